@@ -1,0 +1,1 @@
+#include "kiln/onnx/import.h"

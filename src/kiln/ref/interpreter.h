@@ -1,0 +1,26 @@
+// Runs a whole graph with the reference kernels (float32 golden model).
+#pragma once
+
+#include <vector>
+
+#include "kiln/graph/graph.h"
+
+namespace kiln::ref {
+
+class Interpreter {
+ public:
+  explicit Interpreter(const Graph& graph);
+
+  // `inputs` follow graph.inputs; each must match its value's type exactly
+  // (else InvalidModel naming the input). Returns graph.outputs in order.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+
+  // Number of threads the kernels may use (Eigen); 0 = all cores.
+  static void set_num_threads(int n);
+
+ private:
+  const Graph& graph_;
+  std::vector<int> last_use_;  // per value: index of the last node reading it (frees early)
+};
+
+}  // namespace kiln::ref
