@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything kiln needs from Debian 12's packages. Run as root.
+#   scripts/install-deps.sh          build + default test suite
+#   scripts/install-deps.sh --torch  also PyTorch & co. for scripts/gen_zoo.py and bench/
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libonnx-dev libprotobuf-dev protobuf-compiler  # ONNX protobuf schema
+  libeigen3-dev                                   # reference interpreter GEMM
+  libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-testdata                                # ONNX conformance corpus (tests)
+)
+if [[ "${1:-}" == "--torch" ]]; then
+  packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision)
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends "${packages[@]}"

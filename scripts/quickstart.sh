@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Quick start: install dependencies, build, and run kiln's main job on the
+# bundled LeNet-5 (per-layer summary, then inference with the reference interpreter).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh
+model=models/zoo/lenet5
+set -x
+build/apps/kiln/kiln info "$model/model.onnx"
+build/apps/kiln/kiln run "$model/model.onnx" \
+  --input input="$model/test_data_set_0/input_0.pb" -o out/lenet5 --force
+build/apps/kiln/kiln test-onnx "$model"

@@ -1,0 +1,225 @@
+#include "kiln/commands/test_onnx.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <new>
+
+#include "kiln/onnx/tensor_proto.h"
+#include "kiln/ref/interpreter.h"
+#include "kiln/support/error.h"
+
+namespace kiln::commands {
+
+namespace fs = std::filesystem;
+
+const char* to_string(TestStatus s) {
+  switch (s) {
+    case TestStatus::Pass: return "pass";
+    case TestStatus::Mismatch: return "mismatch";
+    case TestStatus::Unsupported: return "unsupported";
+    case TestStatus::Invalid: return "invalid";
+    case TestStatus::Internal: return "internal-error";
+  }
+  return "?";
+}
+
+int exit_code(TestStatus s) {
+  switch (s) {
+    case TestStatus::Pass: return kExitOk;
+    case TestStatus::Mismatch: return kExitMismatch;
+    case TestStatus::Unsupported: return kExitUnsupported;
+    case TestStatus::Invalid: return kExitInvalid;
+    case TestStatus::Internal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+namespace {
+
+// input_0.pb, input_1.pb, ... in numeric order (input_10 after input_9).
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::pair<int, fs::path>> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || e.path().extension() != ".pb") continue;
+    const std::string num = name.substr(prefix.size(), name.size() - prefix.size() - 3);
+    if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit)) continue;
+    found.emplace_back(std::stoi(num), e.path());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> out;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (found[i].first != static_cast<int>(i))
+      throw_error(ErrorKind::InvalidModel, dir.string(),
+                  fmt::format("{}{}.pb is missing", prefix, i), "data sets number files from 0");
+    out.push_back(found[i].second);
+  }
+  return out;
+}
+
+struct Comparison {
+  bool ok = true;
+  int64_t index = -1;
+  double got = 0, expected = 0, abs_error = 0, max_abs_error = 0;
+  std::string problem;  // shape or type disagreement
+};
+
+Comparison compare(const Tensor& got, const Tensor& expected, const Tolerance& tol) {
+  Comparison c;
+  if (got.dtype() != expected.dtype() || got.shape() != expected.shape()) {
+    c.ok = false;
+    c.problem = "got " + got.type().to_string() + ", expected " + expected.type().to_string();
+    return c;
+  }
+  const bool exact = !is_float(expected.dtype());
+  double worst_excess = -1;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.as_double(i), e = expected.as_double(i);
+    bool ok;
+    double err;
+    if (std::isnan(e) || std::isnan(g)) {
+      ok = std::isnan(e) && std::isnan(g);
+      err = ok ? 0 : INFINITY;
+    } else if (std::isinf(e) || std::isinf(g)) {
+      ok = g == e;
+      err = ok ? 0 : INFINITY;
+    } else {
+      err = std::fabs(g - e);
+      ok = exact ? got.as_int64(i) == expected.as_int64(i) : err <= tol.atol + tol.rtol * std::fabs(e);
+    }
+    c.max_abs_error = std::max(c.max_abs_error, err);
+    // The reported element is the one furthest beyond its allowance.
+    const double excess = err - (exact ? 0 : tol.atol + tol.rtol * std::fabs(e));
+    if (!ok && excess > worst_excess) {
+      worst_excess = excess;
+      c.ok = false;
+      c.index = i;
+      c.got = g;
+      c.expected = e;
+      c.abs_error = err;
+    }
+  }
+  return c;
+}
+
+TestStatus status_of(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::Unsupported: return TestStatus::Unsupported;
+    case ErrorKind::Internal: return TestStatus::Internal;
+    default: return TestStatus::Invalid;
+  }
+}
+
+void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
+                   const onnx_import::ImportOptions& import_options, TestDirResult& r) {
+  const fs::path model = dir / "model.onnx";
+  if (!fs::is_regular_file(model))
+    throw_error(ErrorKind::Usage, dir.string(), "no model.onnx in this directory",
+                "test-onnx expects the ONNX backend-test layout");
+  const Graph graph = onnx_import::import_model(model, import_options);
+  const ref::Interpreter interpreter(graph);
+
+  std::vector<fs::path> sets;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty())
+    throw_error(ErrorKind::Usage, dir.string(), "no test_data_set_* directories",
+                "test-onnx expects the ONNX backend-test layout");
+
+  for (const fs::path& set : sets) {
+    const std::vector<fs::path> in_files = numbered_files(set, "input_");
+    const std::vector<fs::path> out_files = numbered_files(set, "output_");
+    if (in_files.size() != graph.inputs.size())
+      throw_error(ErrorKind::InvalidModel, set.string(),
+                  fmt::format("{} input files but the model has {} runtime inputs", in_files.size(),
+                              graph.inputs.size()),
+                  "inputs that are initializers need no file");
+    if (out_files.size() != graph.outputs.size())
+      throw_error(ErrorKind::InvalidModel, set.string(),
+                  fmt::format("{} output files but the model has {} outputs", out_files.size(),
+                              graph.outputs.size()));
+    std::vector<Tensor> inputs;
+    for (const fs::path& f : in_files) inputs.push_back(onnx_import::read_tensor_pb(f));
+    const std::vector<Tensor> outputs = interpreter.run(inputs);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const Tensor expected = onnx_import::read_tensor_pb(out_files[i]);
+      const Comparison c = compare(outputs[i], expected, tolerance);
+      r.max_abs_error = std::max(r.max_abs_error, c.max_abs_error);
+      if (c.ok) continue;
+      const std::string out_name = graph.value(graph.outputs[i]).onnx_name;
+      if (r.status != TestStatus::Mismatch || c.abs_error > r.abs_error) {
+        r.status = TestStatus::Mismatch;
+        r.worst_output = out_name;
+        r.worst_index = c.index;
+        r.got = c.got;
+        r.expected = c.expected;
+        r.abs_error = c.abs_error;
+        r.message = !c.problem.empty()
+                        ? fmt::format("{}: output '{}' {}", set.filename().string(), out_name,
+                                      c.problem)
+                        : fmt::format("{}: output '{}' element {}: got {:.9g}, expected {:.9g} "
+                                      "(abs error {:.3g}, allowed {:.3g})",
+                                      set.filename().string(), out_name, c.index, c.got,
+                                      c.expected, c.abs_error,
+                                      tolerance.atol + tolerance.rtol * std::fabs(c.expected));
+      }
+    }
+    ++r.data_sets;
+  }
+}
+
+}  // namespace
+
+TestDirResult test_onnx_dir(const fs::path& dir, const Tolerance& tolerance,
+                            const onnx_import::ImportOptions& import_options) {
+  TestDirResult r;
+  r.dir = dir;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    run_data_sets(dir, tolerance, import_options, r);
+  } catch (const Error& e) {
+    r.status = status_of(e.kind());
+    r.message = e.message();
+  } catch (const std::bad_alloc&) {
+    r.status = TestStatus::Invalid;
+    r.message = dir.string() + ": out of memory while running the model";
+  } catch (const std::exception& e) {
+    r.status = TestStatus::Internal;
+    r.message = dir.string() + ": internal error: " + e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string format_test_line(const TestDirResult& r) {
+  std::string line = fmt::format("{:<11} {}", to_string(r.status), r.dir.string());
+  if (r.status == TestStatus::Pass)
+    line += fmt::format(" ({} data set{}, max abs error {:.3g})", r.data_sets,
+                        r.data_sets == 1 ? "" : "s", r.max_abs_error);
+  else
+    line += ": " + r.message;
+  return line;
+}
+
+nlohmann::json test_to_json(const TestDirResult& r) {
+  nlohmann::json j{{"dir", r.dir.string()},
+                   {"status", to_string(r.status)},
+                   {"data_sets", r.data_sets},
+                   {"max_abs_error", r.max_abs_error},
+                   {"seconds", r.seconds}};
+  if (r.status != TestStatus::Pass) j["message"] = r.message;
+  if (r.status == TestStatus::Mismatch && r.worst_index >= 0)
+    j["worst"] = {{"output", r.worst_output},
+                  {"index", r.worst_index},
+                  {"got", r.got},
+                  {"expected", r.expected},
+                  {"abs_error", r.abs_error}};
+  return j;
+}
+
+}  // namespace kiln::commands

@@ -1,0 +1,25 @@
+// Runs the kiln CLI as a child process, as a user would, with a time limit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kiln::testing {
+
+struct ProcessResult {
+  int exit_code = -1;   // valid when !signaled && !timed_out
+  int signal = 0;       // the signal that killed it (a crash), if any
+  bool timed_out = false;
+  std::string out, err;
+  bool crashed() const { return signal != 0 && !timed_out; }
+};
+
+// Runs `argv` (argv[0] is a path) with stdin closed; kills it after `timeout_seconds`.
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds);
+
+// Path of the kiln binary under test (set by CMake).
+std::string kiln_binary();
+// Root of the source tree (models/, tests/data/).
+std::string source_dir();
+
+}  // namespace kiln::testing
