@@ -95,11 +95,26 @@ void Graph::topological_sort() {
       break;
     }
     if (!progressed) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (!done[i])
-          throw_error(ErrorKind::InvalidModel, "node " + nodes_[i].describe(),
-                      "the graph has a cycle through this node",
-                      "ONNX graphs must be acyclic; re-export the model");
+      // Every unfinished node waits for an unfinished producer. Following those
+      // waits from any of them must revisit a node, and that node is on a cycle
+      // (the first unfinished node may merely sit downstream of one).
+      std::size_t i = 0;
+      while (done[i]) ++i;
+      std::vector<bool> visited(n, false);
+      while (!visited[i]) {
+        visited[i] = true;
+        for (ValueId in : nodes_[i].inputs) {
+          if (!in.valid()) continue;
+          const int p = producer_of[static_cast<std::size_t>(in.index)];
+          if (p >= 0 && !done[static_cast<std::size_t>(p)]) {
+            i = static_cast<std::size_t>(p);
+            break;
+          }
+        }
+      }
+      throw_error(ErrorKind::InvalidModel, "node " + nodes_[i].describe(),
+                  "the graph has a cycle through this node",
+                  "ONNX graphs must be acyclic; re-export the model");
     }
     while (scan_from < n && done[scan_from]) ++scan_from;
   }

@@ -1,0 +1,934 @@
+// Static shape and type inference, following the ONNX operator specification in
+// inference mode and reading the canonical typed attributes of ops.h.
+//
+// Every check that bad input can fail throws InvalidModel (Unsupported for
+// valid models kiln does not handle) with the node as location and the
+// offending shapes in the message. Element types are checked against ONNX's
+// type constraints for the op; which of those types a backend implements is
+// the backend's business (the reference kernels raise Unsupported).
+//
+// Canonical input lists: shape-determining ONNX inputs (Reshape's shape,
+// Slice's starts/ends/axes/steps, Pad's pads and constant_value, Squeeze /
+// Unsqueeze / Reduce* axes) are attributes, so those nodes have one input.
+// Data operands (Conv/Gemm bias, BN statistics, PRelu slope, Clip min/max,
+// Gather indices, Dropout ratio/training_mode) remain inputs.
+#include "kiln/graph/shape_inference.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+// Saturating arithmetic: only absurd attributes overflow, and check_shape_sane
+// rejects the saturated result afterwards with a readable message.
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kInt64Max : kInt64Min;
+  return r;
+}
+int64_t sat_mul(int64_t a, int64_t b) {  // a, b >= 0
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return kInt64Max;
+  return r;
+}
+int64_t sat_product(const Shape& s, std::size_t begin, std::size_t end) {
+  int64_t p = 1;
+  for (std::size_t i = begin; i < end; ++i) p = sat_mul(p, s[i]);
+  return p;
+}
+
+std::string join(const std::vector<int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+std::string bracket(const Shape& s) {
+  return "[" + shape_to_string(s) + "]";
+}
+
+// Sets of element types, as bit masks, for ONNX type constraints.
+using DTypeSet = uint32_t;
+constexpr DTypeSet bit(DType t) {
+  return DTypeSet{1} << static_cast<unsigned>(t);
+}
+constexpr DTypeSet kFloats = bit(DType::Float32) | bit(DType::Float64);
+constexpr DTypeSet kSignedInts =
+    bit(DType::Int8) | bit(DType::Int16) | bit(DType::Int32) | bit(DType::Int64);
+constexpr DTypeSet kUnsignedInts =
+    bit(DType::UInt8) | bit(DType::UInt16) | bit(DType::UInt32) | bit(DType::UInt64);
+constexpr DTypeSet kNumeric = kFloats | kSignedInts | kUnsignedInts;
+constexpr DTypeSet kAll = kNumeric | bit(DType::Bool);
+// Gemm, MatMul, PRelu, ReduceMean/ReduceSum: floats and 32/64-bit integers.
+constexpr DTypeSet kFloatsAndWideInts =
+    kFloats | bit(DType::Int32) | bit(DType::Int64) | bit(DType::UInt32) | bit(DType::UInt64);
+constexpr DTypeSet kIndexTypes = bit(DType::Int32) | bit(DType::Int64);
+
+std::string dtype_set_text(DTypeSet set) {
+  if (set == kFloats) return "float32 or float64";
+  if (set == kNumeric) return "a numeric type (not bool)";
+  std::string s;
+  for (int t = 0; t <= static_cast<int>(DType::Bool); ++t) {
+    if (!(set & bit(static_cast<DType>(t)))) continue;
+    if (!s.empty()) s += ", ";
+    s += dtype_name(static_cast<DType>(t));
+  }
+  return s;
+}
+
+// ONNX's name for input i of an op, used in messages ("W float32[8x3x3x3]").
+std::string input_role(OpKind kind, std::size_t i) {
+  auto pick = [&](std::initializer_list<const char*> names) -> std::string {
+    if (i < names.size()) return *(names.begin() + i);
+    return "input " + std::to_string(i);
+  };
+  switch (kind) {
+    case OpKind::Conv: return pick({"X", "W", "B"});
+    case OpKind::Gemm: return pick({"A", "B", "C"});
+    case OpKind::MatMul:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div: return pick({"A", "B"});
+    case OpKind::BatchNormalization: return pick({"X", "scale", "B", "mean", "var"});
+    case OpKind::PRelu: return pick({"X", "slope"});
+    case OpKind::Clip: return pick({"input", "min", "max"});
+    case OpKind::Gather: return pick({"data", "indices"});
+    case OpKind::Dropout: return pick({"data", "ratio", "training_mode"});
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::Concat: return "input " + std::to_string(i);
+    default: return pick({"X"});
+  }
+}
+
+// Per-node context: input access and error helpers that name the node.
+class Ctx {
+ public:
+  Ctx(const Graph& graph, const Node& node) : graph_(graph), node_(node), where_(node.describe()) {}
+
+  const Node& node() const { return node_; }
+  const std::string& where() const { return where_; }
+
+  [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const {
+    throw_error(ErrorKind::InvalidModel, where_, what,
+                hint.empty() ? "fix or re-export the model" : hint);
+  }
+  [[noreturn]] void unsupported(const std::string& what, const std::string& hint) const {
+    throw_error(ErrorKind::Unsupported, where_, what, hint);
+  }
+
+  std::size_t num_inputs() const { return node_.inputs.size(); }
+  bool has(std::size_t i) const { return i < node_.inputs.size() && node_.inputs[i].valid(); }
+  const TensorType& in(std::size_t i) const {
+    KILN_ASSERT(has(i), "missing input checked by expect_inputs");
+    return graph_.value(node_.inputs[i]).type;
+  }
+  const Shape& shape(std::size_t i) const { return in(i).shape; }
+  std::size_t rank(std::size_t i) const { return in(i).shape.size(); }
+  const Tensor* constant(std::size_t i) const {
+    return has(i) ? graph_.constant(node_.inputs[i]) : nullptr;
+  }
+  // "W float32[8x3x3x3]"
+  std::string arg(std::size_t i) const {
+    return input_role(node_.kind, i) + " " + in(i).to_string();
+  }
+
+  // Between min and max inputs, the first `min` present (not kNoValue).
+  void expect_inputs(std::size_t min, std::size_t max) const {
+    const std::size_t n = node_.inputs.size();
+    if (n < min || n > max)
+      fail(count_text("input", n, min, max), "check the node's inputs in the model");
+    for (std::size_t i = 0; i < min; ++i)
+      if (!node_.inputs[i].valid())
+        fail("required input " + std::to_string(i) + " (" + input_role(node_.kind, i) +
+                 ") is missing",
+             "give the node all its required inputs");
+  }
+  void expect_outputs(std::size_t min, std::size_t max) const {
+    const std::size_t n = node_.outputs.size();
+    if (n < min || n > max)
+      fail(count_text("output", n, min, max), "check the node's outputs in the model");
+  }
+
+  void expect_dtype(std::size_t i, DTypeSet allowed) const {
+    if (!(allowed & bit(in(i).dtype)))
+      fail(arg(i) + " has element type " + dtype_name(in(i).dtype) + ", but " +
+               std::string(op_name(node_.kind)) + " requires " + dtype_set_text(allowed),
+           "cast the input to a supported type in the model");
+  }
+  void expect_same_dtype(std::size_t i, std::size_t ref) const {
+    if (in(i).dtype != in(ref).dtype)
+      fail(arg(i) + " and " + arg(ref) + " have different element types",
+           "ONNX requires equal element types here; insert a Cast");
+  }
+  void expect_rank(std::size_t i, std::size_t r) const {
+    if (rank(i) != r)
+      fail(
+          arg(i) + " must have rank " + std::to_string(r) + ", got rank " + std::to_string(rank(i)),
+          "fix the tensor's shape in the model");
+  }
+  void expect_min_rank(std::size_t i, std::size_t r, const std::string& layout) const {
+    if (rank(i) < r)
+      fail(arg(i) + " must have rank >= " + std::to_string(r) + " (" + layout + "), got rank " +
+               std::to_string(rank(i)),
+           "fix the tensor's shape in the model");
+  }
+  // A scalar operand: rank 0, or rank 1 with one element.
+  void expect_scalar(std::size_t i) const {
+    const Shape& s = shape(i);
+    if (!(s.empty() || (s.size() == 1 && s[0] == 1)))
+      fail(arg(i) + " must be a scalar (rank 0 or one element)",
+           "give a single value for this operand");
+  }
+  // An axis attribute in [0, limit).
+  void expect_axis(const char* name, int64_t axis, std::size_t limit, const std::string& of) const {
+    if (axis < 0 || axis >= static_cast<int64_t>(limit))
+      fail(std::string(name) + " " + std::to_string(axis) + " is out of range for " + of +
+               " (valid: 0.." + std::to_string(static_cast<int64_t>(limit) - 1) + ")",
+           "fix the axis attribute in the model");
+  }
+
+ private:
+  static std::string count_text(const char* what, std::size_t n, std::size_t min, std::size_t max) {
+    std::string expected = min == max        ? std::to_string(min)
+                           : max == SIZE_MAX ? "at least " + std::to_string(min)
+                                             : std::to_string(min) + " to " + std::to_string(max);
+    const bool singular = min == 1 && (max == 1 || max == SIZE_MAX);
+    return std::string("expected ") + expected + " " + what + (singular ? "" : "s") + ", got " +
+           std::to_string(n);
+  }
+
+  const Graph& graph_;
+  const Node& node_;
+  std::string where_;
+};
+
+bool try_broadcast(const Shape& a, const Shape& b, Shape& out) {
+  const std::size_t r = std::max(a.size(), b.size());
+  out.assign(r, 1);
+  for (std::size_t i = 0; i < r; ++i) {
+    // Align from the right; missing leading dims act as 1.
+    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// True if `from` broadcasts to `to` without changing `to` (ONNX "unidirectional").
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const std::size_t off = to.size() - from.size();
+  for (std::size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[off + i]) return false;
+  return true;
+}
+
+// Axis lists of Squeeze/Unsqueeze/Reduce*: strictly increasing, below `limit`.
+void check_axes(const Ctx& c, const std::vector<int64_t>& axes, std::size_t limit,
+                const std::string& of) {
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    c.expect_axis("axis", axes[i], limit, of);
+    if (i > 0 && axes[i] <= axes[i - 1])
+      c.fail("axes " + join(axes) + " are not sorted and unique",
+             "list each axis once, in increasing order");
+  }
+}
+
+std::vector<TensorType> same_as_input(const Ctx& c) {
+  return {c.in(0)};
+}
+
+// Absurd outputs (huge pads, strides or targets) are reported as the node's fault.
+void check_output_shape(const Ctx& c, const Shape& s) {
+  try {
+    check_shape_sane(s, c.where());
+  } catch (const Error& e) {
+    c.fail("inferred output: " + e.what_happened(),
+           "check the node's attributes (pads, kernel, strides, target shape)");
+  }
+}
+
+// ---- Convolution and pooling -------------------------------------------------
+
+// Checks the sizes and ranges of window attributes for `nsp` spatial dims.
+void check_window_attrs(const Ctx& c, std::size_t nsp, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                        const std::vector<int64_t>& dilations) {
+  auto check_len = [&](const char* name, const std::vector<int64_t>& v, std::size_t want) {
+    if (v.size() != want)
+      c.fail(std::string(name) + " has " + std::to_string(v.size()) + " entries (" + join(v) +
+                 ") but " + c.arg(0) + " has " + std::to_string(nsp) + " spatial dimensions",
+             "give one entry per spatial dimension (pads: begins then ends)");
+  };
+  check_len("kernel_shape", kernel, nsp);
+  check_len("strides", strides, nsp);
+  check_len("dilations", dilations, nsp);
+  check_len("pads", pads, 2 * nsp);
+  auto check_min = [&](const char* name, const std::vector<int64_t>& v, int64_t min) {
+    for (int64_t x : v)
+      if (x < min)
+        c.fail(std::string(name) + " " + join(v) + " has an entry below " + std::to_string(min),
+               std::string(name) + " must be >= " + std::to_string(min));
+  };
+  check_min("kernel_shape", kernel, 1);
+  check_min("strides", strides, 1);
+  check_min("dilations", dilations, 1);
+  check_min("pads", pads, 0);
+}
+
+// [N, C_out, out...] for a window op over input 0.
+Shape window_output_shape(const Ctx& c, int64_t channels, const std::vector<int64_t>& kernel,
+                          const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                          const std::vector<int64_t>& dilations, bool ceil_mode) {
+  const Shape& x = c.shape(0);
+  const std::size_t nsp = x.size() - 2;
+  Shape out = {x[0], channels};
+  for (std::size_t i = 0; i < nsp; ++i) {
+    const int64_t o = window_output_size(x[2 + i], kernel[i], strides[i], pads[i], pads[nsp + i],
+                                         dilations[i], ceil_mode);
+    if (o < 1)
+      c.fail("the window (kernel " + std::to_string(kernel[i]) + ", dilation " +
+                 std::to_string(dilations[i]) + ") is larger than the padded input along " +
+                 "spatial axis " + std::to_string(i) + " of " + c.arg(0) + " (size " +
+                 std::to_string(x[2 + i]) + ", pads " + std::to_string(pads[i]) + "+" +
+                 std::to_string(pads[nsp + i]) + ")",
+             "use a smaller kernel or dilation, or a larger input");
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::vector<TensorType> infer_conv(const Ctx& c) {
+  c.expect_inputs(2, 3);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ConvAttrs>();
+  c.expect_dtype(0, kFloats);
+  c.expect_same_dtype(1, 0);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  if (c.rank(1) != c.rank(0))
+    c.fail(c.arg(1) + " must have the rank of " + c.arg(0) + " ([M, C/group, kernel...])",
+           "fix the weight shape");
+  const std::size_t nsp = c.rank(0) - 2;
+  check_window_attrs(c, nsp, a.kernel_shape, a.strides, a.pads, a.dilations);
+  const Shape& x = c.shape(0);
+  const Shape& w = c.shape(1);
+  if (a.group < 1)
+    c.fail("group " + std::to_string(a.group) + " is not positive", "use group >= 1");
+  const int64_t channels = x[1];
+  const int64_t m = w[0];
+  if (channels % a.group != 0)
+    c.fail(c.arg(0) + " has " + std::to_string(channels) + " channels, not divisible by group " +
+               std::to_string(a.group),
+           "fix the group attribute or the input channels");
+  if (w[1] != channels / a.group)
+    c.fail(c.arg(1) + " has " + std::to_string(w[1]) + " input channels per group, but " +
+               c.arg(0) + " has " + std::to_string(channels) + " channels / group " +
+               std::to_string(a.group) + " = " + std::to_string(channels / a.group),
+           "the weight must be [M, C/group, kernel...]");
+  if (m % a.group != 0)
+    c.fail(c.arg(1) + " has " + std::to_string(m) + " output channels, not divisible by group " +
+               std::to_string(a.group),
+           "fix the group attribute or the weight shape");
+  for (std::size_t i = 0; i < nsp; ++i)
+    if (a.kernel_shape[i] != w[2 + i])
+      c.fail("kernel_shape " + join(a.kernel_shape) + " does not match " + c.arg(1),
+             "kernel_shape must equal the weight's spatial dimensions");
+  if (c.has(2)) {
+    c.expect_same_dtype(2, 0);
+    if (c.shape(2) != Shape{m})
+      c.fail(
+          c.arg(2) + " must have shape [" + std::to_string(m) + "] (one bias per output channel)",
+          "fix the bias shape");
+  }
+  return {TensorType{c.in(0).dtype, window_output_shape(c, m, a.kernel_shape, a.strides, a.pads,
+                                                        a.dilations, false)}};
+}
+
+std::vector<TensorType> infer_pool(const Ctx& c) {
+  const bool is_max = c.node().kind == OpKind::MaxPool;
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, is_max ? 2 : 1);
+  const auto& a = c.node().attr<PoolAttrs>();
+  // ONNX MaxPool (opset 12) also takes int8 and uint8.
+  c.expect_dtype(0, is_max ? kFloats | bit(DType::Int8) | bit(DType::UInt8) : kFloats);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  const std::size_t nsp = c.rank(0) - 2;
+  check_window_attrs(c, nsp, a.kernel_shape, a.strides, a.pads, a.dilations);
+  // A pad as wide as the kernel allows windows made only of padding, which have
+  // no defined max or average; onnxruntime and PyTorch reject them too.
+  for (std::size_t i = 0; i < 2 * nsp; ++i)
+    if (a.pads[i] >= a.kernel_shape[i % nsp])
+      c.fail("pads " + join(a.pads) + " are not smaller than kernel_shape " + join(a.kernel_shape) +
+                 " (a window could lie entirely in the padding)",
+             "use pads smaller than the kernel");
+  Shape out = window_output_shape(c, c.shape(0)[1], a.kernel_shape, a.strides, a.pads, a.dilations,
+                                  a.ceil_mode);
+  std::vector<TensorType> types = {TensorType{c.in(0).dtype, out}};
+  if (c.node().outputs.size() == 2) types.push_back(TensorType{DType::Int64, out});
+  return types;
+}
+
+std::vector<TensorType> infer_global_pool(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  Shape out(c.rank(0), 1);
+  out[0] = c.shape(0)[0];
+  out[1] = c.shape(0)[1];
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+// ---- Linear algebra ----------------------------------------------------------
+
+std::vector<TensorType> infer_gemm(const Ctx& c) {
+  c.expect_inputs(2, 3);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<GemmAttrs>();
+  c.expect_dtype(0, kFloatsAndWideInts);
+  c.expect_same_dtype(1, 0);
+  c.expect_rank(0, 2);
+  c.expect_rank(1, 2);
+  const Shape& sa = c.shape(0);
+  const Shape& sb = c.shape(1);
+  const int64_t m = a.trans_a ? sa[1] : sa[0];
+  const int64_t k = a.trans_a ? sa[0] : sa[1];
+  const int64_t kb = a.trans_b ? sb[1] : sb[0];
+  const int64_t n = a.trans_b ? sb[0] : sb[1];
+  if (k != kb)
+    c.fail("inner dimensions differ: " + c.arg(0) + (a.trans_a ? " (transposed)" : "") +
+               " has K=" + std::to_string(k) + " but " + c.arg(1) +
+               (a.trans_b ? " (transposed)" : "") + " has K=" + std::to_string(kb),
+           "check the shapes and the transA/transB attributes");
+  const Shape out = {m, n};
+  if (c.has(2)) {
+    c.expect_same_dtype(2, 0);
+    if (!broadcasts_to(c.shape(2), out))
+      c.fail(c.arg(2) + " does not broadcast to the output " + bracket(out),
+             "C must be unidirectionally broadcastable to [M, N]");
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_matmul(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloatsAndWideInts);
+  c.expect_same_dtype(1, 0);
+  if (c.rank(0) == 0 || c.rank(1) == 0)
+    c.fail("MatMul operands must have rank >= 1, got " + c.arg(0) + " and " + c.arg(1),
+           "use Mul for scalars");
+  // numpy semantics: a 1-D A is a row [1, K], a 1-D B a column [K, 1]; the
+  // added dimension is removed from the result again.
+  Shape sa = c.shape(0);
+  Shape sb = c.shape(1);
+  const bool a_vec = sa.size() == 1;
+  const bool b_vec = sb.size() == 1;
+  if (a_vec) sa.insert(sa.begin(), 1);
+  if (b_vec) sb.push_back(1);
+  const int64_t k = sa[sa.size() - 1];
+  const int64_t kb = sb[sb.size() - 2];
+  if (k != kb)
+    c.fail("inner dimensions differ: " + c.arg(0) + " has K=" + std::to_string(k) + " but " +
+               c.arg(1) + " has K=" + std::to_string(kb),
+           "the last dim of A must equal the second-to-last dim of B");
+  Shape batch;
+  if (!try_broadcast(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2), batch))
+    c.fail("batch dimensions of " + c.arg(0) + " and " + c.arg(1) + " do not broadcast",
+           "batch dimensions must be equal or 1");
+  Shape out = batch;
+  if (!a_vec) out.push_back(sa[sa.size() - 2]);
+  if (!b_vec) out.push_back(sb[sb.size() - 1]);
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_batch_norm(const Ctx& c) {
+  c.expect_inputs(5, 5);
+  c.expect_outputs(1, 5);
+  // Outputs 1..4 (running/saved statistics) exist only in training mode, which
+  // the importer rejects.
+  for (std::size_t i = 1; i < c.node().outputs.size(); ++i)
+    KILN_ASSERT(!c.node().outputs[i].valid(),
+                "training-mode BatchNormalization output reached the IR: " + c.where());
+  c.expect_dtype(0, kFloats);
+  c.expect_min_rank(0, 2, "N, C, ...");
+  const int64_t channels = c.shape(0)[1];
+  for (std::size_t i = 1; i < 5; ++i) {
+    c.expect_dtype(i, kFloats);
+    if (c.shape(i) != Shape{channels})
+      c.fail(c.arg(i) + " must have shape [" + std::to_string(channels) + "] to match " + c.arg(0),
+             "BatchNormalization takes one scale, bias, mean and variance per channel");
+  }
+  std::vector<TensorType> types = {c.in(0)};
+  for (std::size_t i = 1; i < c.node().outputs.size(); ++i)
+    types.push_back(TensorType{c.in(3).dtype, Shape{channels}});
+  return types;
+}
+
+// ---- Elementwise -------------------------------------------------------------
+
+DTypeSet unary_dtypes(OpKind kind) {
+  switch (kind) {
+    case OpKind::Relu:
+    case OpKind::Neg: return kFloats | kSignedInts;
+    case OpKind::Abs: return kNumeric;
+    default: return kFloats;  // the other activations and Exp, Log, Sqrt, Reciprocal
+  }
+}
+
+std::vector<TensorType> infer_unary(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, unary_dtypes(c.node().kind));
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_prelu(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloatsAndWideInts);
+  c.expect_same_dtype(1, 0);
+  if (!broadcasts_to(c.shape(1), c.shape(0)))
+    c.fail(c.arg(1) + " does not broadcast to " + c.arg(0),
+           "the slope must be unidirectionally broadcastable to X (e.g. [C, 1, 1])");
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_clip(const Ctx& c) {
+  c.expect_inputs(1, 3);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kNumeric);
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!c.has(i)) continue;
+    c.expect_same_dtype(i, 0);
+    c.expect_scalar(i);
+  }
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_softmax(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_axis("axis", c.node().attr<SoftmaxAttrs>().axis, c.rank(0), c.arg(0));
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_broadcast(const Ctx& c) {
+  const OpKind k = c.node().kind;
+  const bool variadic = is_variadic_elementwise(k);
+  if (variadic) {
+    c.expect_inputs(1, SIZE_MAX);
+  } else {
+    c.expect_inputs(2, 2);
+  }
+  c.expect_outputs(1, 1);
+  for (std::size_t i = 0; i < c.num_inputs(); ++i)
+    if (!c.has(i)) c.fail("input " + std::to_string(i) + " is missing", "give every input");
+  const bool floats_only = k == OpKind::Sum || k == OpKind::Mean;
+  c.expect_dtype(0, floats_only ? kFloats : kNumeric);
+  Shape out = c.shape(0);
+  for (std::size_t i = 1; i < c.num_inputs(); ++i) {
+    c.expect_same_dtype(i, 0);
+    Shape next;
+    if (!try_broadcast(out, c.shape(i), next))
+      c.fail("cannot broadcast " + (i == 1 ? c.arg(0) : bracket(out)) + " with " + c.arg(i),
+             "each dimension pair must be equal or contain a 1 (numpy broadcasting)");
+    out = std::move(next);
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+// ---- Data movement -----------------------------------------------------------
+
+std::vector<TensorType> infer_concat(const Ctx& c) {
+  c.expect_inputs(1, SIZE_MAX);
+  c.expect_outputs(1, 1);
+  for (std::size_t i = 0; i < c.num_inputs(); ++i)
+    if (!c.has(i)) c.fail("input " + std::to_string(i) + " is missing", "give every input");
+  const int64_t axis = c.node().attr<ConcatAttrs>().axis;
+  c.expect_axis("axis", axis, c.rank(0), c.arg(0));
+  Shape out = c.shape(0);
+  for (std::size_t i = 1; i < c.num_inputs(); ++i) {
+    c.expect_same_dtype(i, 0);
+    const Shape& s = c.shape(i);
+    bool ok = s.size() == out.size();
+    for (std::size_t d = 0; ok && d < s.size(); ++d)
+      if (static_cast<int64_t>(d) != axis && s[d] != out[d]) ok = false;
+    if (!ok)
+      c.fail(c.arg(i) + " does not match " + c.arg(0) + " outside axis " + std::to_string(axis),
+             "Concat inputs must have equal rank and equal dimensions except along the axis");
+    const auto ax = static_cast<std::size_t>(axis);
+    out[ax] = sat_add(out[ax], s[ax]);
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_slice(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<SliceAttrs>();
+  const Shape& x = c.shape(0);
+  if (a.starts.size() != x.size() || a.ends.size() != x.size() || a.steps.size() != x.size())
+    c.fail("starts " + join(a.starts) + ", ends " + join(a.ends) + ", steps " + join(a.steps) +
+               " must have one entry per dimension of " + c.arg(0),
+           "the importer should expand Slice bounds to every dimension");
+  Shape out(x.size());
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    const int64_t start = a.starts[d], end = a.ends[d], step = a.steps[d], dim = x[d];
+    const std::string at = "along axis " + std::to_string(d) + " of " + c.arg(0);
+    if (step == 0) c.fail("slice step is 0 " + at, "steps must be non-zero");
+    // Clamped bounds lie in [-1, dim] (-1 is the exclusive end of a backward slice).
+    if (start < -1 || start > dim || end < -1 || end > dim)
+      c.fail("slice bounds " + std::to_string(start) + ":" + std::to_string(end) +
+                 " are not clamped " + at,
+             "bounds must lie in [-1, dim]");
+    const int64_t diff = end - start;  // in [-(dim+1), dim+1]: cannot overflow
+    // |step| saturates for INT64_MIN; any |step| >= |diff| gives one element anyway.
+    const int64_t abs_step = step == kInt64Min ? kInt64Max : (step < 0 ? -step : step);
+    int64_t count = 0;
+    if ((step > 0 && diff > 0) || (step < 0 && diff < 0)) {
+      const int64_t abs_diff = diff < 0 ? -diff : diff;
+      count = abs_diff / abs_step + (abs_diff % abs_step != 0 ? 1 : 0);
+    }
+    if (count > 0) {
+      // Every index read, start + i*step for i < count, must be inside the dim.
+      const int64_t last = start + (count - 1) * step;
+      if (start < 0 || start >= dim || last < 0 || last >= dim)
+        c.fail("slice " + std::to_string(start) + ":" + std::to_string(end) + ":" +
+                   std::to_string(step) + " " + at + " reads outside the dimension",
+               "clamp the slice bounds to the dimension");
+    }
+    out[d] = count;
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_flatten(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const int64_t axis = c.node().attr<FlattenAttrs>().axis;
+  const Shape& x = c.shape(0);
+  c.expect_axis("axis", axis, x.size() + 1, c.arg(0));  // axis == rank is allowed
+  const auto ax = static_cast<std::size_t>(axis);
+  return {TensorType{c.in(0).dtype, {sat_product(x, 0, ax), sat_product(x, ax, x.size())}}};
+}
+
+std::vector<TensorType> infer_reshape(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const Shape& target = c.node().attr<ReshapeAttrs>().shape;
+  for (int64_t d : target)
+    if (d < 0)
+      c.fail("target shape " + bracket(target) + " has a negative dimension",
+             "the importer resolves 0 and -1; the canonical shape is explicit");
+  check_output_shape(c, target);
+  if (shape_numel(target) != c.in(0).numel())
+    c.fail("cannot reshape " + c.arg(0) + " (" + std::to_string(c.in(0).numel()) +
+               " elements) to " + bracket(target) + " (" + std::to_string(shape_numel(target)) +
+               " elements)",
+           "the target shape must have the same number of elements");
+  return {TensorType{c.in(0).dtype, target}};
+}
+
+std::vector<TensorType> infer_transpose(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& perm = c.node().attr<TransposeAttrs>().perm;
+  const Shape& x = c.shape(0);
+  std::vector<bool> seen(x.size(), false);
+  bool ok = perm.size() == x.size();
+  for (std::size_t i = 0; ok && i < perm.size(); ++i) {
+    if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(x.size()) ||
+        seen[static_cast<std::size_t>(perm[i])]) {
+      ok = false;
+    } else {
+      seen[static_cast<std::size_t>(perm[i])] = true;
+    }
+  }
+  if (!ok)
+    c.fail("perm " + join(perm) + " is not a permutation of the " + std::to_string(x.size()) +
+               " axes of " + c.arg(0),
+           "list every axis exactly once");
+  Shape out(x.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) out[i] = x[static_cast<std::size_t>(perm[i])];
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_squeeze(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& axes = c.node().attr<AxesAttrs>().axes;
+  const Shape& x = c.shape(0);
+  check_axes(c, axes, x.size(), c.arg(0));
+  std::vector<bool> drop(x.size(), false);
+  if (axes.empty()) {
+    // ONNX: no axes means every dimension of size 1 (the importer normally lists them).
+    for (std::size_t d = 0; d < x.size(); ++d) drop[d] = x[d] == 1;
+  }
+  for (int64_t ax : axes) {
+    if (x[static_cast<std::size_t>(ax)] != 1)
+      c.fail("cannot squeeze axis " + std::to_string(ax) + " of " + c.arg(0) + ": its size is " +
+                 std::to_string(x[static_cast<std::size_t>(ax)]) + ", not 1",
+             "only dimensions of size 1 can be squeezed");
+    drop[static_cast<std::size_t>(ax)] = true;
+  }
+  Shape out;
+  for (std::size_t d = 0; d < x.size(); ++d)
+    if (!drop[d]) out.push_back(x[d]);
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_unsqueeze(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& axes = c.node().attr<AxesAttrs>().axes;
+  const Shape& x = c.shape(0);
+  const std::size_t out_rank = x.size() + axes.size();
+  check_axes(c, axes, out_rank, "the output of rank " + std::to_string(out_rank));
+  Shape out(out_rank, 1);
+  std::size_t next = 0, a = 0;
+  for (std::size_t d = 0; d < out_rank; ++d) {
+    if (a < axes.size() && axes[a] == static_cast<int64_t>(d)) {
+      ++a;  // a new dimension of size 1
+    } else {
+      out[d] = x[next++];
+    }
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_pad(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<PadAttrs>();
+  const Shape& x = c.shape(0);
+  const std::size_t r = x.size();
+  if (a.pads.size() != 2 * r)
+    c.fail("pads " + join(a.pads) + " must have 2 entries per dimension of " + c.arg(0),
+           "give [begins..., ends...]");
+  Shape out(r);
+  for (std::size_t d = 0; d < r; ++d) {
+    const int64_t begin = a.pads[d], end = a.pads[r + d], dim = x[d];
+    const std::string at = "along axis " + std::to_string(d) + " of " + c.arg(0);
+    // A negative pad crops; it may not crop more than the dimension holds.
+    const int64_t total = sat_add(dim, sat_add(begin, end));
+    if ((begin < 0 && begin < -dim) || (end < 0 && end < -dim) || total < 0)
+      c.fail("pads " + std::to_string(begin) + "," + std::to_string(end) +
+                 " crop more than the whole dimension " + at,
+             "negative pads may remove at most the dimension's size");
+    if (a.mode == PadMode::Edge && dim == 0 && (begin > 0 || end > 0))
+      c.fail("edge padding of an empty dimension " + at, "there is no edge value to repeat");
+    if (a.mode == PadMode::Reflect && (begin >= dim || end >= dim) && (begin > 0 || end > 0))
+      c.unsupported("reflect pads " + std::to_string(begin) + "," + std::to_string(end) +
+                        " are not smaller than the dimension " + at,
+                    "reflect padding must be smaller than the padded dimension");
+    out[d] = total;
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_gather(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(1, kIndexTypes);
+  const int64_t axis = c.node().attr<GatherAttrs>().axis;
+  const Shape& data = c.shape(0);
+  c.expect_axis("axis", axis, data.size(), c.arg(0));
+  const auto ax = static_cast<std::size_t>(axis);
+  // Constant indices are checked now; the kernel checks runtime ones.
+  if (const Tensor* idx = c.constant(1)) {
+    for (int64_t i = 0; i < idx->numel(); ++i) {
+      const int64_t v = idx->as_int64(i);
+      if (v < -data[ax] || v >= data[ax])
+        c.fail("index " + std::to_string(v) + " is out of range for axis " + std::to_string(axis) +
+                   " of " + c.arg(0),
+               "indices must lie in [-dim, dim-1]");
+    }
+  }
+  Shape out(data.begin(), data.begin() + axis);
+  out.insert(out.end(), c.shape(1).begin(), c.shape(1).end());
+  out.insert(out.end(), data.begin() + axis + 1, data.end());
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_cast(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  return {TensorType{c.node().attr<CastAttrs>().to, c.shape(0)}};
+}
+
+std::vector<TensorType> infer_shape_op(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ShapeAttrs>();
+  const auto r = static_cast<int64_t>(c.rank(0));
+  if (a.start < 0 || a.start > r || a.end < 0 || a.end > r)
+    c.fail("start " + std::to_string(a.start) + " / end " + std::to_string(a.end) +
+               " are not clamped to the rank of " + c.arg(0),
+           "the importer should clamp them to [0, rank]");
+  return {TensorType{DType::Int64, {std::max<int64_t>(0, a.end - a.start)}}};
+}
+
+std::vector<TensorType> infer_reduce(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ReduceAttrs>();
+  c.expect_dtype(0, c.node().kind == OpKind::ReduceMax ? kNumeric : kFloatsAndWideInts);
+  const Shape& x = c.shape(0);
+  if (a.axes.empty())
+    c.fail("no axes to reduce", "the importer lists every axis for a full reduction");
+  check_axes(c, a.axes, x.size(), c.arg(0));
+  Shape out;
+  std::size_t next_axis = 0;
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    const bool reduced = next_axis < a.axes.size() && a.axes[next_axis] == static_cast<int64_t>(d);
+    if (reduced) ++next_axis;
+    if (!reduced) {
+      out.push_back(x[d]);
+    } else if (a.keepdims) {
+      out.push_back(1);
+    }
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_identity(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_dropout(const Ctx& c) {
+  c.expect_inputs(1, 3);
+  c.expect_outputs(1, 2);
+  c.expect_dtype(0, kFloats);
+  if (c.has(1)) {
+    c.expect_dtype(1, kFloats);
+    c.expect_scalar(1);
+  }
+  if (c.has(2)) {
+    c.expect_dtype(2, bit(DType::Bool));
+    c.expect_scalar(2);
+    if (const Tensor* t = c.constant(2); t != nullptr && t->as_int64(0) != 0)
+      c.unsupported("training_mode is true", "kiln runs inference only; export in eval mode");
+  }
+  std::vector<TensorType> types = {c.in(0)};
+  if (c.node().outputs.size() == 2) types.push_back(TensorType{DType::Bool, c.shape(0)});
+  return types;
+}
+
+std::vector<TensorType> infer_by_kind(const Ctx& c) {
+  const OpKind k = c.node().kind;
+  if (is_unary_elementwise(k)) return infer_unary(c);
+  switch (k) {
+    case OpKind::Conv: return infer_conv(c);
+    case OpKind::MaxPool:
+    case OpKind::AveragePool: return infer_pool(c);
+    case OpKind::GlobalAveragePool:
+    case OpKind::GlobalMaxPool: return infer_global_pool(c);
+    case OpKind::Gemm: return infer_gemm(c);
+    case OpKind::MatMul: return infer_matmul(c);
+    case OpKind::BatchNormalization: return infer_batch_norm(c);
+    case OpKind::PRelu: return infer_prelu(c);
+    case OpKind::Clip: return infer_clip(c);
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax: return infer_softmax(c);
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Sum:
+    case OpKind::Mean: return infer_broadcast(c);
+    case OpKind::Concat: return infer_concat(c);
+    case OpKind::Slice: return infer_slice(c);
+    case OpKind::Flatten: return infer_flatten(c);
+    case OpKind::Reshape: return infer_reshape(c);
+    case OpKind::Transpose: return infer_transpose(c);
+    case OpKind::Squeeze: return infer_squeeze(c);
+    case OpKind::Unsqueeze: return infer_unsqueeze(c);
+    case OpKind::Pad: return infer_pad(c);
+    case OpKind::Gather: return infer_gather(c);
+    case OpKind::Cast: return infer_cast(c);
+    case OpKind::Shape: return infer_shape_op(c);
+    case OpKind::ReduceMean:
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax: return infer_reduce(c);
+    case OpKind::Identity: return infer_identity(c);
+    case OpKind::Dropout: return infer_dropout(c);
+    default: break;
+  }
+  KILN_ASSERT(false, std::string("no shape inference for ") + std::string(op_name(k)));
+  return {};
+}
+
+}  // namespace
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where) {
+  Shape out;
+  if (!try_broadcast(a, b, out))
+    throw_error(ErrorKind::InvalidModel, where,
+                "cannot broadcast " + bracket(a) + " with " + bracket(b),
+                "each dimension pair must be equal or contain a 1 (numpy broadcasting)");
+  return out;
+}
+
+int64_t window_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                           int64_t pad_end, int64_t dilation, bool ceil_mode) {
+  KILN_ASSERT(
+      in >= 0 && kernel >= 1 && stride >= 1 && dilation >= 1 && pad_begin >= 0 && pad_end >= 0,
+      "window_output_size: attributes not validated");
+  const int64_t effective_kernel = sat_add(sat_mul(dilation, kernel - 1), 1);
+  const int64_t padded = sat_add(in, sat_add(pad_begin, pad_end));
+  if (effective_kernel > padded) return 0;  // not even one window fits
+  const int64_t span = padded - effective_kernel;
+  if (!ceil_mode) return span / stride + 1;
+  int64_t out = span / stride + (span % stride != 0 ? 1 : 0) + 1;
+  // ONNX/PyTorch drop a last window that would start inside the end padding.
+  if (sat_mul(out - 1, stride) >= sat_add(in, pad_begin)) --out;
+  return out;
+}
+
+std::vector<TensorType> infer_node_types(const Graph& graph, const Node& node) {
+  Ctx c(graph, node);
+  for (std::size_t i = 0; i < node.inputs.size(); ++i)
+    if (c.has(i)) check_shape_sane(c.shape(i), c.where());
+  std::vector<TensorType> types = infer_by_kind(c);
+  KILN_ASSERT(types.size() == node.outputs.size(),
+              "shape inference returned the wrong number of outputs for " + c.where());
+  for (const TensorType& t : types) check_output_shape(c, t.shape);
+  return types;
+}
+
+void infer_shapes(Graph& graph) {
+  for (const Node& node : graph.nodes()) {
+    std::vector<TensorType> types = infer_node_types(graph, node);
+    for (std::size_t i = 0; i < node.outputs.size(); ++i)
+      if (node.outputs[i].valid()) graph.value(node.outputs[i]).type = std::move(types[i]);
+  }
+}
+
+}  // namespace kiln
