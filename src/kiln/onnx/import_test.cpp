@@ -1,0 +1,1032 @@
+#include "kiln/onnx/import.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "kiln/onnx/tensor_proto.h"
+
+namespace kiln::onnx_import {
+namespace {
+
+namespace fs = std::filesystem;
+using TP = ::onnx::TensorProto;
+using AP = ::onnx::AttributeProto;
+
+constexpr int64_t kSym = -1;  // a symbolic dimension in declared shapes
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("kiln_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <class F>
+Error catch_error(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no kiln::Error thrown";
+  return Error(ErrorKind::Internal, "", "no error");
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+
+// Builds ModelProtos through the protobuf API, as an exporter would.
+class Model {
+ public:
+  explicit Model(int64_t opset = 13) {
+    m_.set_ir_version(8);
+    m_.set_producer_name("kiln-test");
+    auto* o = m_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    m_.mutable_graph()->set_name("test_graph");
+  }
+  ::onnx::ModelProto& proto() { return m_; }
+  ::onnx::GraphProto& g() { return *m_.mutable_graph(); }
+
+  static void set_type(::onnx::ValueInfoProto* v, int elem, const std::vector<int64_t>& dims,
+                       bool with_shape = true) {
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    if (!with_shape) return;
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : dims) {
+      auto* dim = shape->add_dim();
+      if (d == kSym) {
+        dim->set_dim_param("N");
+      } else {
+        dim->set_dim_value(d);
+      }
+    }
+  }
+  Model& input(const std::string& name, const std::vector<int64_t>& dims, int elem = TP::FLOAT) {
+    auto* v = g().add_input();
+    v->set_name(name);
+    set_type(v, elem, dims);
+    return *this;
+  }
+  Model& output(const std::string& name) {
+    g().add_output()->set_name(name);
+    return *this;
+  }
+  Model& output(const std::string& name, const std::vector<int64_t>& dims, int elem = TP::FLOAT) {
+    auto* v = g().add_output();
+    v->set_name(name);
+    set_type(v, elem, dims);
+    return *this;
+  }
+  Model& value_info(const std::string& name, const std::vector<int64_t>& dims,
+                    int elem = TP::FLOAT) {
+    auto* v = g().add_value_info();
+    v->set_name(name);
+    set_type(v, elem, dims);
+    return *this;
+  }
+  Model& init(const std::string& name, const Tensor& t) {
+    tensor_to_proto(t, name, g().add_initializer());
+    return *this;
+  }
+  ::onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name = "") {
+    auto* n = g().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& i : inputs) n->add_input(i);
+    for (const auto& o : outputs) n->add_output(o);
+    return *n;
+  }
+  Graph import(const ImportOptions& options = {}) {
+    return import_model_proto(m_, fs::temp_directory_path(), options, "test.onnx");
+  }
+  Error import_error(const ImportOptions& options = {}) {
+    return catch_error([&] { import(options); });
+  }
+
+ private:
+  ::onnx::ModelProto m_;
+};
+
+AP* attr(::onnx::NodeProto& n, const std::string& name, AP::AttributeType type) {
+  AP* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(type);
+  return a;
+}
+void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v) {
+  attr(n, name, AP::INT)->set_i(v);
+}
+void set_float(::onnx::NodeProto& n, const std::string& name, float v) {
+  attr(n, name, AP::FLOAT)->set_f(v);
+}
+void set_string(::onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  attr(n, name, AP::STRING)->set_s(v);
+}
+void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  AP* a = attr(n, name, AP::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+Tensor ints(const std::vector<int64_t>& v) {
+  return Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v);
+}
+Tensor ones(Shape shape) {
+  Tensor t(DType::Float32, std::move(shape));
+  for (float& x : t.data<float>()) x = 1.0f;
+  return t;
+}
+
+const Node& only_node(const Graph& g) {
+  EXPECT_EQ(g.nodes().size(), 1u);
+  KILN_ASSERT(!g.nodes().empty(), "graph has no nodes");
+  return g.nodes().front();
+}
+const TensorType& out_type(const Graph& g, std::size_t i = 0) {
+  return g.value(g.outputs.at(i)).type;
+}
+
+// --- whole-model basics ------------------------------------------------------
+
+TEST(Import, ConvWithInitializerWeights) {
+  Model m(13);
+  m.input("x", {kSym, 3, 8, 8})
+      .init("w", ones({4, 3, 3, 3}))
+      .init("b", ints({0, 0, 0, 0}).cast(DType::Float32));
+  auto& n = m.node("Conv", {"x", "w", "b"}, {"y"}, "conv1");
+  set_ints(n, "strides", {2, 2});
+  set_ints(n, "pads", {1, 1, 1, 1});
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(g.name, "test_graph");
+  EXPECT_EQ(g.opset, 13);
+  ASSERT_EQ(g.inputs.size(), 1u);  // w and b are constants, not runtime inputs
+  EXPECT_EQ(g.value(g.inputs[0]).type.to_string(), "float32[1x3x8x8]");  // symbolic N -> 1
+  const Node& conv = only_node(g);
+  EXPECT_EQ(conv.kind, OpKind::Conv);
+  EXPECT_EQ(conv.onnx_name, "conv1");
+  const auto& a = conv.attr<ConvAttrs>();
+  EXPECT_EQ(a.kernel_shape, (std::vector<int64_t>{3, 3}));  // from W
+  EXPECT_EQ(a.strides, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(a.pads, (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(a.dilations, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(a.group, 1);
+  ASSERT_EQ(conv.inputs.size(), 3u);
+  EXPECT_TRUE(g.value(conv.inputs[1]).is_constant());
+  // (8 + 2 - 3) / 2 + 1 = 4
+  EXPECT_EQ(out_type(g).to_string(), "float32[1x4x4x4]");
+  EXPECT_EQ(g.value(g.outputs[0]).onnx_name, "y");
+}
+
+TEST(Import, AutoPadResolvesToExplicitPads) {
+  // H: in 5, stride 2, kernel 3 -> out 3, needs (3-1)*2+3-5 = 2 pad -> 1 + 1.
+  // W: in 6, stride 1, kernel 2 -> out 6, needs 5+2-6 = 1 pad -> end (UPPER) or begin (LOWER).
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> cases = {
+      {"SAME_UPPER", {1, 0, 1, 1}}, {"SAME_LOWER", {1, 1, 1, 0}}, {"VALID", {0, 0, 0, 0}}};
+  for (const auto& [mode, pads] : cases) {
+    Model m(11);
+    m.input("x", {1, 1, 5, 6}).init("w", ones({1, 1, 3, 2}));
+    auto& n = m.node("Conv", {"x", "w"}, {"y"}, "c");
+    set_string(n, "auto_pad", mode);
+    set_ints(n, "strides", {2, 1});
+    m.output("y");
+    const Graph g = m.import();
+    EXPECT_EQ(only_node(g).attr<ConvAttrs>().pads, pads) << mode;
+    if (mode != "VALID") {
+      EXPECT_EQ(out_type(g).to_string(), "float32[1x1x3x6]") << mode;
+    }
+  }
+  // Pooling with dilation: in 7, kernel 3, dilation 2, stride 1 -> needs 6+5-7 = 4 -> 2 + 2.
+  Model m(12);
+  m.input("x", {1, 1, 7});
+  auto& n = m.node("MaxPool", {"x"}, {"y"}, "p");
+  set_ints(n, "kernel_shape", {3});
+  set_ints(n, "dilations", {2});
+  set_string(n, "auto_pad", "SAME_LOWER");
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<PoolAttrs>().pads, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[1x1x7]");
+}
+
+TEST(Import, WindowAttributeLengthsMustMatchSpatialRank) {
+  Model m(13);
+  m.input("x", {1, 1, 5, 5}).init("w", ones({1, 1, 3, 3}));
+  set_ints(m.node("Conv", {"x", "w"}, {"y"}, "c"), "strides", {1, 1, 1});
+  m.output("y");
+  const Error e = m.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "test.onnx: Conv 'c'");
+  EXPECT_CONTAINS(e.message(), "strides");
+}
+
+// --- attribute form vs input form ---------------------------------------------
+
+TEST(Import, ClipAttributesBecomeConstantInputs) {
+  Model old(6);
+  old.input("x", {2, 3});
+  auto& n = old.node("Clip", {"x"}, {"y"}, "clip");
+  set_float(n, "min", 0.0f);
+  set_float(n, "max", 6.0f);
+  old.output("y");
+  const Graph g = old.import();
+  const Node& clip = only_node(g);
+  ASSERT_EQ(clip.inputs.size(), 3u);
+  ASSERT_NE(g.constant(clip.inputs[1]), nullptr);
+  ASSERT_NE(g.constant(clip.inputs[2]), nullptr);
+  EXPECT_EQ(g.constant(clip.inputs[1])->type().to_string(), "float32[scalar]");
+  EXPECT_EQ(g.constant(clip.inputs[1])->data<float>()[0], 0.0f);
+  EXPECT_EQ(g.constant(clip.inputs[2])->data<float>()[0], 6.0f);
+
+  // Only max given: min stays omitted.
+  Model only_max(6);
+  only_max.input("x", {2});
+  set_float(only_max.node("Clip", {"x"}, {"y"}, "clip"), "max", 1.0f);
+  only_max.output("y");
+  const Graph g2 = only_max.import();
+  ASSERT_EQ(only_node(g2).inputs.size(), 3u);
+  EXPECT_FALSE(only_node(g2).inputs[1].valid());
+  EXPECT_EQ(g2.constant(only_node(g2).inputs[2])->data<float>()[0], 1.0f);
+
+  // Opset 13: the bounds are inputs already and stay so.
+  Model now(13);
+  now.input("x", {2, 3}).init("lo", Tensor::scalar<float>(-1.0f));
+  now.node("Clip", {"x", "lo", ""}, {"y"}, "clip");
+  now.output("y");
+  const Graph g3 = now.import();
+  ASSERT_EQ(only_node(g3).inputs.size(), 2u);  // trailing omitted input dropped
+  EXPECT_EQ(g3.constant(only_node(g3).inputs[1])->data<float>()[0], -1.0f);
+}
+
+TEST(Import, SliceAttributeAndInputFormsCanonicalize) {
+  // data 4x10: axis 1 from -3 to "infinity"; axis 0 untouched.
+  Model old(9);
+  old.input("x", {4, 10});
+  auto& n = old.node("Slice", {"x"}, {"y"}, "s");
+  set_ints(n, "starts", {-3});
+  set_ints(n, "ends", {INT64_MAX});
+  set_ints(n, "axes", {1});
+  old.output("y");
+  const Graph g = old.import();
+  const auto& a = only_node(g).attr<SliceAttrs>();
+  EXPECT_EQ(a.starts, (std::vector<int64_t>{0, 7}));
+  EXPECT_EQ(a.ends, (std::vector<int64_t>{4, 10}));
+  EXPECT_EQ(a.steps, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[4x3]");
+
+  // Opset 13 with a negative step on the last axis: start -1 -> 9, end very
+  // negative -> clamped to -1, step -2 -> indices 9,7,5,3,1.
+  Model now(13);
+  now.input("x", {4, 10})
+      .init("st", ints({-1, 1}))
+      .init("en", ints({-INT64_MAX, 100}))
+      .init("ax", ints({-1, 0}))
+      .init("sp", ints({-2, 2}));
+  now.node("Slice", {"x", "st", "en", "ax", "sp"}, {"y"}, "s");
+  now.output("y");
+  const Graph g2 = now.import();
+  const Node& s = only_node(g2);
+  ASSERT_EQ(s.inputs.size(), 1u);  // starts/ends/axes/steps moved into attrs
+  const auto& b = s.attr<SliceAttrs>();
+  EXPECT_EQ(b.starts, (std::vector<int64_t>{1, 9}));
+  EXPECT_EQ(b.ends, (std::vector<int64_t>{4, -1}));
+  EXPECT_EQ(b.steps, (std::vector<int64_t>{2, -2}));
+  EXPECT_EQ(out_type(g2).to_string(), "float32[2x5]");
+}
+
+TEST(Import, SliceErrors) {
+  Model dyn(13);
+  dyn.input("x", {4}).input("st", {1}, TP::INT64).init("en", ints({3}));
+  dyn.node("Slice", {"x", "st", "en"}, {"y"}, "s");
+  dyn.output("y");
+  Error e = dyn.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "Slice with non-constant starts: kiln needs static shapes");
+  EXPECT_CONTAINS(e.message(), "Slice 's'");
+
+  Model zero(13);
+  zero.input("x", {4})
+      .init("st", ints({0}))
+      .init("en", ints({3}))
+      .init("ax", ints({0}))
+      .init("sp", ints({0}));
+  zero.node("Slice", {"x", "st", "en", "ax", "sp"}, {"y"}, "s");
+  zero.output("y");
+  EXPECT_EQ(zero.import_error().kind(), ErrorKind::InvalidModel);
+}
+
+TEST(Import, SqueezeAndUnsqueezeForms) {
+  for (int64_t opset : {11, 13}) {
+    Model m(opset);
+    m.input("x", {1, 3, 1, 2});
+    if (opset < 13) {
+      set_ints(m.node("Squeeze", {"x"}, {"s"}, "sq"), "axes", {-2});
+      set_ints(m.node("Unsqueeze", {"s"}, {"u"}, "un"), "axes", {0, -1});
+    } else {
+      m.init("sq_axes", ints({-2})).init("un_axes", ints({0, -1}));
+      m.node("Squeeze", {"x", "sq_axes"}, {"s"}, "sq");
+      m.node("Unsqueeze", {"s", "un_axes"}, {"u"}, "un");
+    }
+    m.output("u");
+    const Graph g = m.import();
+    ASSERT_EQ(g.nodes().size(), 2u);
+    EXPECT_EQ(g.nodes()[0].attr<AxesAttrs>().axes, (std::vector<int64_t>{2})) << opset;
+    EXPECT_EQ(g.nodes()[0].inputs.size(), 1u);
+    // Unsqueeze axes count against the output rank 3 + 2 = 5: -1 -> 4.
+    EXPECT_EQ(g.nodes()[1].attr<AxesAttrs>().axes, (std::vector<int64_t>{0, 4})) << opset;
+    EXPECT_EQ(g.nodes()[1].inputs.size(), 1u);
+    EXPECT_EQ(out_type(g).to_string(), "float32[1x1x3x2x1]");
+  }
+  // Squeeze without axes removes every size-1 dimension.
+  Model all(13);
+  all.input("x", {1, 3, 1, 2});
+  all.node("Squeeze", {"x"}, {"y"}, "sq");
+  all.output("y");
+  const Graph g = all.import();
+  EXPECT_EQ(only_node(g).attr<AxesAttrs>().axes, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[3x2]");
+
+  Model dup(11);
+  dup.input("x", {3});
+  set_ints(dup.node("Unsqueeze", {"x"}, {"y"}, "u"), "axes", {0, -3});  // output rank 3: both 0
+  dup.output("y");
+  EXPECT_EQ(dup.import_error().kind(), ErrorKind::InvalidModel);
+}
+
+TEST(Import, PadForms) {
+  Model old(2);
+  old.input("x", {2, 3});
+  auto& n = old.node("Pad", {"x"}, {"y"}, "p");
+  set_ints(n, "pads", {0, 1, 1, 2});
+  set_string(n, "mode", "reflect");
+  old.output("y");
+  const Graph g = old.import();
+  const auto& a = only_node(g).attr<PadAttrs>();
+  EXPECT_EQ(a.pads, (std::vector<int64_t>{0, 1, 1, 2}));
+  EXPECT_EQ(a.mode, PadMode::Reflect);
+  EXPECT_EQ(out_type(g).to_string(), "float32[3x6]");
+
+  Model now(13);
+  now.input("x", {2, 3}).init("pads", ints({1, 0, 0, 0})).init("cv", Tensor::scalar<float>(2.5f));
+  now.node("Pad", {"x", "pads", "cv"}, {"y"}, "p");
+  now.output("y");
+  const Graph g2 = now.import();
+  const Node& p = only_node(g2);
+  EXPECT_EQ(p.inputs.size(), 1u);
+  EXPECT_EQ(p.attr<PadAttrs>().mode, PadMode::Constant);
+  EXPECT_EQ(p.attr<PadAttrs>().value, 2.5);
+  EXPECT_EQ(out_type(g2).to_string(), "float32[3x3]");
+
+  Model wrap(13);
+  wrap.input("x", {2, 3}).init("pads", ints({1, 0, 0, 0}));
+  set_string(wrap.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "wrap");
+  wrap.output("y");
+  EXPECT_EQ(wrap.import_error().kind(), ErrorKind::Unsupported);
+
+  Model len(13);
+  len.input("x", {2, 3}).init("pads", ints({1, 0}));
+  len.node("Pad", {"x", "pads"}, {"y"}, "p");
+  len.output("y");
+  EXPECT_EQ(len.import_error().kind(), ErrorKind::InvalidModel);
+}
+
+TEST(Import, ReduceSumForms) {
+  Model old(11);
+  old.input("x", {2, 3, 4});
+  auto& n = old.node("ReduceSum", {"x"}, {"y"}, "r");
+  set_ints(n, "axes", {-1, 0});
+  set_int(n, "keepdims", 0);
+  old.output("y");
+  const Graph g = old.import();
+  EXPECT_EQ(only_node(g).attr<ReduceAttrs>().axes, (std::vector<int64_t>{0, 2}));
+  EXPECT_FALSE(only_node(g).attr<ReduceAttrs>().keepdims);
+  EXPECT_EQ(out_type(g).to_string(), "float32[3]");
+
+  Model now(13);
+  now.input("x", {2, 3, 4}).init("axes", ints({1}));
+  now.node("ReduceSum", {"x", "axes"}, {"y"}, "r");
+  now.output("y");
+  const Graph g2 = now.import();
+  EXPECT_EQ(only_node(g2).inputs.size(), 1u);
+  EXPECT_EQ(only_node(g2).attr<ReduceAttrs>().axes, (std::vector<int64_t>{1}));
+  EXPECT_EQ(out_type(g2).to_string(), "float32[2x1x4]");
+
+  // No axes: all of them.
+  Model all(13);
+  all.input("x", {2, 3});
+  all.node("ReduceSum", {"x"}, {"y"}, "r");
+  all.output("y");
+  const Graph g3 = all.import();
+  EXPECT_EQ(only_node(g3).attr<ReduceAttrs>().axes, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(out_type(g3).to_string(), "float32[1x1]");
+
+  // No axes with noop_with_empty_axes: an Identity.
+  Model noop(13);
+  noop.input("x", {2, 3});
+  set_int(noop.node("ReduceSum", {"x"}, {"y"}, "r"), "noop_with_empty_axes", 1);
+  noop.output("y");
+  const Graph g4 = noop.import();
+  EXPECT_EQ(only_node(g4).kind, OpKind::Identity);
+  EXPECT_EQ(out_type(g4).to_string(), "float32[2x3]");
+
+  Model dyn(13);
+  dyn.input("x", {2, 3}).input("axes", {1}, TP::INT64);
+  dyn.node("ReduceSum", {"x", "axes"}, {"y"}, "r");
+  dyn.output("y");
+  EXPECT_EQ(dyn.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(Import, SoftmaxAxisDefaultsDependOnOpset) {
+  for (int64_t opset : {11, 13}) {
+    Model m(opset);
+    m.input("x", {2, 3, 4});
+    m.node("Softmax", {"x"}, {"y"}, "sm");
+    m.output("y");
+    const Graph g = m.import();
+    const auto& a = only_node(g).attr<SoftmaxAttrs>();
+    EXPECT_EQ(a.axis, opset < 13 ? 1 : 2) << opset;
+    EXPECT_EQ(a.coerce_2d, opset < 13) << opset;
+  }
+  Model neg(11);
+  neg.input("x", {2, 3, 4});
+  set_int(neg.node("LogSoftmax", {"x"}, {"y"}, "sm"), "axis", -1);
+  neg.output("y");
+  const Graph g = neg.import();
+  EXPECT_EQ(only_node(g).kind, OpKind::LogSoftmax);
+  EXPECT_EQ(only_node(g).attr<SoftmaxAttrs>().axis, 2);
+  EXPECT_TRUE(only_node(g).attr<SoftmaxAttrs>().coerce_2d);
+}
+
+TEST(Import, ReshapeResolvesZeroAndMinusOne) {
+  Model m(13);
+  m.input("x", {2, 3, 4}).init("shape", ints({0, -1}));
+  m.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<ReshapeAttrs>().shape, (std::vector<int64_t>{2, 12}));
+  EXPECT_EQ(only_node(g).inputs.size(), 1u);
+
+  Model bad(13);
+  bad.input("x", {2, 3, 4}).init("shape", ints({5, -1}));
+  bad.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  bad.output("y");
+  const Error e = bad.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "Reshape 'r'");
+
+  Model dyn(13);
+  dyn.input("x", {2, 3, 4}).input("shape", {2}, TP::INT64);
+  dyn.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  dyn.output("y");
+  EXPECT_EQ(dyn.import_error().kind(), ErrorKind::Unsupported);
+
+  // Opset < 5 carried the target shape as an attribute.
+  Model legacy(4);
+  legacy.input("x", {2, 3, 4});
+  set_ints(legacy.node("Reshape", {"x"}, {"y"}, "r"), "shape", {4, 6});
+  legacy.output("y");
+  EXPECT_EQ(out_type(legacy.import()).to_string(), "float32[4x6]");
+}
+
+// --- folding -------------------------------------------------------------------
+
+TEST(Import, PyTorchShapeSubgraphFoldsIntoOneReshape) {
+  // x.view(x.size(0), -1) as PyTorch exports it.
+  Model m(13);
+  m.input("x", {2, 3, 4}).init("idx", Tensor::scalar<int64_t>(0)).init("ax0", ints({0}));
+  m.node("Shape", {"x"}, {"shape"}, "shape");
+  set_int(m.node("Gather", {"shape", "idx"}, {"n"}, "gather"), "axis", 0);
+  m.node("Unsqueeze", {"n", "ax0"}, {"n1"}, "unsqueeze");
+  auto& minus_one = m.node("Constant", {}, {"m1"}, "const");
+  tensor_to_proto(ints({-1}), "", attr(minus_one, "value", AP::TENSOR)->mutable_t());
+  set_int(m.node("Concat", {"n1", "m1"}, {"target"}, "concat"), "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.output("y");
+  const Graph g = m.import();
+  const Node& r = only_node(g);
+  EXPECT_EQ(r.kind, OpKind::Reshape);
+  EXPECT_EQ(r.attr<ReshapeAttrs>().shape, (std::vector<int64_t>{2, 12}));
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.inputs[0], g.inputs[0]);
+  EXPECT_EQ(out_type(g).to_string(), "float32[2x12]");
+}
+
+TEST(Import, ConstantCastChainFoldsAndConstantForms) {
+  Model m(13);
+  m.input("x", {3});
+  auto& c = m.node("Constant", {}, {"k"}, "k");
+  AP* vals = attr(c, "value_floats", AP::FLOATS);
+  for (float v : {1.5f, -2.5f, 3.0f}) vals->add_floats(v);
+  set_int(m.node("Cast", {"k"}, {"ki"}, "cast"), "to", TP::INT32);
+  set_int(m.node("Cast", {"ki"}, {"kf"}, "cast2"), "to", TP::FLOAT);
+  m.node("Add", {"x", "kf"}, {"y"}, "add");
+  m.output("y").output("ki");
+  const Graph g = m.import();
+  const Node& add = only_node(g);
+  EXPECT_EQ(add.kind, OpKind::Add);
+  const Tensor* kf = g.constant(add.inputs[1]);
+  ASSERT_NE(kf, nullptr);
+  // float -> int32 truncates toward zero: 1, -2, 3.
+  EXPECT_EQ(kf->data<float>()[0], 1.0f);
+  EXPECT_EQ(kf->data<float>()[1], -2.0f);
+  EXPECT_EQ(kf->data<float>()[2], 3.0f);
+  // A constant may be a graph output.
+  EXPECT_EQ(g.value(g.outputs[1]).type.to_string(), "int32[3]");
+  EXPECT_TRUE(g.value(g.outputs[1]).is_constant());
+
+  Model scalar(13);
+  set_int(scalar.node("Constant", {}, {"k"}, "k"), "value_int", 7);
+  scalar.output("k");
+  const Graph gs = scalar.import();
+  EXPECT_EQ(gs.value(gs.outputs[0]).constant->type().to_string(), "int64[scalar]");
+  EXPECT_EQ(gs.value(gs.outputs[0]).constant->data<int64_t>()[0], 7);
+
+  Model sparse(13);
+  attr(sparse.node("Constant", {}, {"k"}, "k"), "sparse_value", AP::SPARSE_TENSOR);
+  sparse.output("k");
+  EXPECT_EQ(sparse.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(Import, HugeConstantResultsAreNotFolded) {
+  Model m(13);
+  m.init("c", Tensor::from_vector<float>({1}, {1.0f})).init("pads", ints({0, int64_t{1} << 25}));
+  m.node("Pad", {"c", "pads"}, {"y"}, "p");
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).kind, OpKind::Pad);
+  EXPECT_FALSE(g.value(g.outputs[0]).is_constant());
+  EXPECT_EQ(out_type(g).numel(), (int64_t{1} << 25) + 1);
+}
+
+// --- legacy opsets ----------------------------------------------------------------
+
+TEST(Import, LegacyBroadcastAxisAppendsOnes) {
+  // Opset 6: B [3] aligned at axis 1 of A [2,3,4] means B is [3,1] in numpy terms.
+  Model m(6);
+  m.input("a", {2, 3, 4}).input("b", {3});
+  auto& n = m.node("Add", {"a", "b"}, {"y"}, "add");
+  set_int(n, "broadcast", 1);
+  set_int(n, "axis", 1);
+  m.output("y");
+  const Graph g = m.import();
+  ASSERT_EQ(g.nodes().size(), 2u);
+  EXPECT_EQ(g.nodes()[0].kind, OpKind::Reshape);
+  EXPECT_EQ(g.nodes()[0].attr<ReshapeAttrs>().shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(g.nodes()[1].kind, OpKind::Add);
+  EXPECT_EQ(out_type(g).to_string(), "float32[2x3x4]");
+
+  // A constant B is reshaped in place; PRelu's per-channel slope likewise.
+  Model c(6);
+  c.input("x", {2, 3, 4, 5}).init("slope", Tensor::from_vector<float>({3}, {0.1f, 0.2f, 0.3f}));
+  c.node("PRelu", {"x", "slope"}, {"y"}, "prelu");
+  c.output("y");
+  const Graph gc = c.import();
+  const Node& p = only_node(gc);
+  ASSERT_NE(gc.constant(p.inputs[1]), nullptr);
+  EXPECT_EQ(gc.constant(p.inputs[1])->shape(), (Shape{3, 1, 1}));
+  EXPECT_EQ(gc.constant(p.inputs[1])->data<float>()[2], 0.3f);
+}
+
+TEST(Import, OpsetRange) {
+  auto relu_model = [](int64_t opset) {
+    Model m(opset);
+    m.input("x", {2});
+    m.node("Relu", {"x"}, {"y"}, "relu");
+    m.output("y");
+    return m;
+  };
+  EXPECT_EQ(relu_model(1).import().opset, 1);
+  EXPECT_EQ(relu_model(5).import().opset, 5);
+  EXPECT_EQ(relu_model(17).import().opset, 17);
+  Error e = relu_model(18).import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "version_converter");
+  e = relu_model(99).import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "unknown opset");
+  EXPECT_EQ(relu_model(0).import_error().kind(), ErrorKind::InvalidModel);
+  EXPECT_EQ(relu_model(-3).import_error().kind(), ErrorKind::InvalidModel);
+}
+
+TEST(Import, Domains) {
+  Model undeclared(13);
+  undeclared.input("x", {2});
+  auto& n = undeclared.node("FusedGemm", {"x"}, {"y"}, "fg");
+  n.set_domain("com.microsoft");
+  undeclared.output("y");
+  Error e = undeclared.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "unknown domain");
+
+  Model declared = undeclared;
+  auto* o = declared.proto().add_opset_import();
+  o->set_domain("com.microsoft");
+  o->set_version(1);
+  e = declared.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "FusedGemm");
+  EXPECT_CONTAINS(e.message(), "com.microsoft");
+  EXPECT_CONTAINS(e.message(), "'fg'");
+
+  // ai.onnx is the default domain by its other name.
+  Model named(13);
+  named.input("x", {2});
+  named.node("Relu", {"x"}, {"y"}, "r").set_domain("ai.onnx");
+  named.output("y");
+  EXPECT_EQ(only_node(named.import()).kind, OpKind::Relu);
+}
+
+// --- graph structure errors -----------------------------------------------------------
+
+TEST(Import, UnsupportedOpMessage) {
+  Model m(13);
+  m.input("x", {2});
+  m.node("Relu", {"x"}, {"r"}, "ok");
+  m.node("Foo", {"r"}, {"y"}, "X");
+  m.output("y");
+  const Error e = m.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(e.message(),
+            "test.onnx: node 'X': op Foo is not supported by kiln; the supported ops are listed in "
+            "docs/ops.md");
+}
+
+TEST(Import, MissingInitializerNamesNodeAndInput) {
+  Model m(13);
+  m.input("x", {1, 1, 4, 4});
+  m.node("Conv", {"x", "w"}, {"y"}, "conv1");
+  m.output("y");
+  const Error e = m.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(),
+                  "input 'w' of node 'conv1' is not produced by any node, initializer or graph "
+                  "input");
+}
+
+TEST(Import, CycleIsRejectedAndUnsortedNodesAreSorted) {
+  Model cyc(13);
+  cyc.input("x", {2});
+  cyc.node("Add", {"x", "b"}, {"a"}, "first");
+  cyc.node("Relu", {"a"}, {"b"}, "second");
+  cyc.node("Relu", {"x"}, {"y"}, "bystander");
+  cyc.output("y");
+  const Error e = cyc.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "cycle");
+  EXPECT_TRUE(e.message().find("'first'") != std::string::npos ||
+              e.message().find("'second'") != std::string::npos)
+      << e.message();
+
+  Model unsorted(13);
+  unsorted.input("x", {2});
+  unsorted.node("Neg", {"r"}, {"y"}, "late");
+  unsorted.node("Relu", {"x"}, {"r"}, "early");
+  unsorted.output("y");
+  const Graph g = unsorted.import();
+  ASSERT_EQ(g.nodes().size(), 2u);
+  EXPECT_EQ(g.nodes()[0].onnx_name, "early");
+  EXPECT_EQ(g.nodes()[1].onnx_name, "late");
+}
+
+TEST(Import, ValueInfoDisagreementNamesNode) {
+  Model m(13);
+  m.input("x", {1, 1, 30, 30}).init("w", ones({6, 1, 3, 3}));
+  m.node("Conv", {"x", "w"}, {"c"}, "conv1");
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  m.value_info("c", {1, 6, 27, 27});
+  m.output("y");
+  const Error e = m.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(),
+                  "node 'conv1' output 'c': inferred float32[1x6x28x28] but the model declares "
+                  "float32[1x6x27x27]");
+
+  // Symbolic declared dims, unknown element type and missing shape constrain nothing.
+  Model ok(13);
+  ok.input("x", {1, 1, 30, 30}).init("w", ones({6, 1, 3, 3}));
+  ok.node("Conv", {"x", "w"}, {"c"}, "conv1");
+  ok.node("Relu", {"c"}, {"y"}, "relu");
+  ok.value_info("c", {kSym, 6, kSym, 28});
+  ok.output("y", {}, 0);
+  ok.g().mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  EXPECT_EQ(out_type(ok.import()).to_string(), "float32[1x6x28x28]");
+
+  Model dtype(13);
+  dtype.input("x", {2});
+  dtype.node("Relu", {"x"}, {"y"}, "relu");
+  dtype.output("y", {2}, TP::INT32);
+  EXPECT_CONTAINS(dtype.import_error().message(), "declares int32[2]");
+}
+
+TEST(Import, GraphOutputMayBeAnInput) {
+  Model m(13);
+  m.input("x", {2});
+  m.output("x");
+  const Graph g = m.import();
+  EXPECT_TRUE(g.nodes().empty());
+  EXPECT_EQ(g.outputs[0], g.inputs[0]);
+
+  Model missing(13);
+  missing.input("x", {2});
+  missing.output("nowhere");
+  EXPECT_EQ(missing.import_error().kind(), ErrorKind::InvalidModel);
+}
+
+TEST(Import, TrainingModeIsUnsupported) {
+  Model bn(15);
+  bn.input("x", {1, 2, 3})
+      .init("s", ones({2}))
+      .init("b", ones({2}))
+      .init("m", ones({2}))
+      .init("v", ones({2}));
+  bn.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y", "rm", "rv"}, "bn");
+  bn.output("y");
+  Error e = bn.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "training mode");
+
+  Model drop(13);
+  drop.input("x", {2}).init("t", Tensor::scalar<bool>(true));
+  drop.node("Dropout", {"x", "", "t"}, {"y"}, "d");
+  drop.output("y");
+  EXPECT_EQ(drop.import_error().kind(), ErrorKind::Unsupported);
+
+  // Inference-mode Dropout imports; its mask is bool.
+  Model inf(13);
+  inf.input("x", {2}).init("t", Tensor::scalar<bool>(false));
+  inf.node("Dropout", {"x", "", "t"}, {"y", "mask"}, "d");
+  inf.output("y").output("mask");
+  const Graph g = inf.import();
+  EXPECT_EQ(only_node(g).kind, OpKind::Dropout);
+  EXPECT_EQ(out_type(g, 1).to_string(), "bool[2]");
+}
+
+// --- inputs and shapes -------------------------------------------------------------------
+
+TEST(Import, BatchAndInputShapes) {
+  auto make = [] {
+    Model m(13);
+    m.input("img", {kSym, 3, 4}).input("aux", {5, 2});
+    m.node("Relu", {"img"}, {"y"}, "r");
+    m.node("Relu", {"aux"}, {"z"}, "r2");
+    m.output("y", {kSym, 3, 4}).output("z", {5, 2});
+    return m;
+  };
+  Graph g = make().import();
+  EXPECT_EQ(g.value(g.inputs[0]).type.shape, (Shape{1, 3, 4}));
+  EXPECT_EQ(g.value(g.inputs[1]).type.shape, (Shape{5, 2}));
+
+  ImportOptions batch;
+  batch.batch = 4;
+  g = make().import(batch);  // the fixed declared output 5x2 no longer binds
+  EXPECT_EQ(g.value(g.inputs[0]).type.shape, (Shape{4, 3, 4}));
+  EXPECT_EQ(g.value(g.inputs[1]).type.shape, (Shape{4, 2}));
+  EXPECT_EQ(out_type(g, 1).shape, (Shape{4, 2}));
+
+  ImportOptions shapes;
+  shapes.batch = 4;
+  shapes.input_shapes["img"] = {2, 3, 9};
+  g = make().import(shapes);
+  EXPECT_EQ(g.value(g.inputs[0]).type.shape, (Shape{2, 3, 9}));
+
+  ImportOptions unknown;
+  unknown.input_shapes["image"] = {1, 3, 4};
+  Error e = make().import_error(unknown);
+  EXPECT_EQ(e.kind(), ErrorKind::Usage);
+  EXPECT_CONTAINS(e.message(), "'img', 'aux'");
+
+  ImportOptions rank;
+  rank.input_shapes["img"] = {1, 3};
+  EXPECT_EQ(make().import_error(rank).kind(), ErrorKind::Usage);
+
+  Model sym(13);
+  sym.input("x", {1, kSym});
+  sym.node("Relu", {"x"}, {"y"}, "r");
+  sym.output("y");
+  e = sym.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Usage);
+  EXPECT_CONTAINS(e.message(), "--input-shape x=");
+  ImportOptions fix;
+  fix.input_shapes["x"] = {1, 7};
+  EXPECT_EQ(out_type(sym.import(fix)).shape, (Shape{1, 7}));
+}
+
+TEST(Import, AbsurdAndUnsupportedInputs) {
+  Model huge(13);
+  huge.input("x", {100000, 100000, 100000});
+  huge.node("Relu", {"x"}, {"y"}, "r");
+  huge.output("y");
+  Error e = huge.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "input 'x'");
+
+  Model half(13);
+  half.input("x", {2}, TP::FLOAT16);
+  half.node("Relu", {"x"}, {"y"}, "r");
+  half.output("y");
+  EXPECT_EQ(half.import_error().kind(), ErrorKind::Unsupported);
+
+  Model seq(13);
+  auto* in = seq.g().add_input();
+  in->set_name("s");
+  in->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(TP::FLOAT);
+  seq.output("s");
+  EXPECT_EQ(seq.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(Import, ParseShape) {
+  EXPECT_EQ(parse_shape("1x3x224x224", "s"), (Shape{1, 3, 224, 224}));
+  EXPECT_EQ(parse_shape("1,3,5", "s"), (Shape{1, 3, 5}));
+  EXPECT_EQ(parse_shape("7", "s"), (Shape{7}));
+  for (const char* bad : {"", "1x", "x1", "1xx2", "1x-2", "a", "1x3 ", "99999999999x99999999999"})
+    EXPECT_EQ(catch_error([&] { parse_shape(bad, "--input-shape"); }).kind(), ErrorKind::Usage)
+        << bad;
+}
+
+// --- files ------------------------------------------------------------------------------
+
+TEST(ImportFile, ExternalDataRoundTrip) {
+  TempDir dir;
+  Model m(13);
+  m.input("x", {2, 2});
+  m.node("Add", {"x", "w"}, {"y"}, "add");
+  m.output("y");
+  TP* w = m.g().add_initializer();
+  w->set_name("w");
+  w->set_data_type(TP::FLOAT);
+  w->add_dims(2);
+  w->add_dims(2);
+  w->set_data_location(TP::EXTERNAL);
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"location", "weights.bin"}, {"offset", "4"}, {"length", "16"}}) {
+    auto* kv = w->add_external_data();
+    kv->set_key(k);
+    kv->set_value(v);
+  }
+  const float vals[4] = {1.0f, 2.0f, 3.0f, 4.5f};
+  write_bytes(dir.path() / "weights.bin",
+              "skip" + std::string(reinterpret_cast<const char*>(vals), sizeof vals));
+  write_bytes(dir.path() / "model.onnx", m.proto().SerializeAsString());
+  const Graph g = import_model(dir.path() / "model.onnx");
+  const Tensor* t = g.constant(only_node(g).inputs[1]);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->data<float>()[3], 4.5f);
+
+  // A missing external file is an invalid model naming the tensor.
+  fs::remove(dir.path() / "weights.bin");
+  const Error e = catch_error([&] { import_model(dir.path() / "model.onnx"); });
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "model.onnx");
+  EXPECT_CONTAINS(e.message(), "'w'");
+}
+
+TEST(ImportFile, BadFiles) {
+  TempDir dir;
+  Model m(13);
+  m.input("x", {4}).init("w", Tensor::from_vector<float>({4}, {1, 2, 3, 4}));
+  m.node("Add", {"x", "w"}, {"y"}, "add");
+  m.output("y");
+  const std::string good = m.proto().SerializeAsString();
+  write_bytes(dir.path() / "good.onnx", good);
+  EXPECT_EQ(import_model(dir.path() / "good.onnx").nodes().size(), 1u);
+
+  // Every proper prefix of the file is rejected cleanly.
+  for (std::size_t len = 0; len < good.size(); len += 3) {
+    write_bytes(dir.path() / "cut.onnx", good.substr(0, len));
+    const Error e = catch_error([&] { import_model(dir.path() / "cut.onnx"); });
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel) << len << ": " << e.message();
+  }
+  write_bytes(dir.path() / "garbage.onnx", std::string("\x0f\xff\xfe garbage \x01\x02", 14));
+  Error e = catch_error([&] { import_model(dir.path() / "garbage.onnx"); });
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "not an ONNX model");
+
+  // A TensorProto parses as a ModelProto with no graph.
+  write_tensor_pb(dir.path() / "tensor.pb", Tensor::from_vector<float>({2}, {1, 2}), "t");
+  e = catch_error([&] { import_model(dir.path() / "tensor.pb"); });
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "not an ONNX model");
+
+  EXPECT_EQ(catch_error([&] { import_model(dir.path() / "missing.onnx"); }).kind(), ErrorKind::Io);
+}
+
+// Corrupted files never crash the importer or trip an internal assertion.
+TEST(ImportFile, MutatedModelsFailCleanly) {
+  Model m(11);
+  m.input("x", {1, 2, 6, 6}).init("w", ones({3, 2, 3, 3})).init("shape", ints({1, -1}));
+  auto& conv = m.node("Conv", {"x", "w"}, {"c"}, "conv");
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  set_string(conv, "auto_pad", "NOTSET");
+  auto& pool = m.node("MaxPool", {"c"}, {"p"}, "pool");
+  set_ints(pool, "kernel_shape", {2, 2});
+  set_ints(pool, "strides", {2, 2});
+  m.node("Shape", {"p"}, {"s"}, "shape");
+  m.node("Reshape", {"p", "shape"}, {"r"}, "reshape");
+  set_int(m.node("Softmax", {"r"}, {"y"}, "softmax"), "axis", 1);
+  m.output("y").output("s");
+  const std::string good = m.proto().SerializeAsString();
+  ::onnx::ModelProto check;
+  ASSERT_TRUE(check.ParseFromString(good));
+  EXPECT_EQ(import_model_proto(check, {}, {}).nodes().size(), 4u);
+
+  uint32_t state = 12345;  // deterministic LCG: reproducible failures
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  int parsed = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bytes = good;
+    for (uint32_t k = 0, n = 1 + next() % 4; k < n; ++k) {
+      const std::size_t pos = next() % bytes.size();
+      bytes[pos] = static_cast<char>(next() % 3 == 0 ? next() : bytes[pos] ^ (1u << (next() % 8)));
+    }
+    ::onnx::ModelProto mutated;
+    if (!mutated.ParseFromString(bytes)) continue;
+    ++parsed;
+    try {
+      import_model_proto(mutated, fs::temp_directory_path(), {});
+    } catch (const Error& e) {
+      ASSERT_NE(e.kind(), ErrorKind::Internal) << "iteration " << iter << ": " << e.message();
+    }
+  }
+  EXPECT_GT(parsed, 100);
+}
+
+// --- the conformance corpus -----------------------------------------------------------------
+
+const fs::path kCorpus = "/usr/share/libonnx-testdata/data";
+
+TEST(ImportCorpus, SmokeModels) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "libonnx-testdata not installed";
+  Graph g = import_model(kCorpus / "node/test_conv_with_strides_padding/model.onnx");
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attr<ConvAttrs>().pads, (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[1x1x4x3]");
+
+  g = import_model(kCorpus / "pytorch-converted/test_Conv2d/model.onnx");
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].kind, OpKind::Conv);
+  EXPECT_EQ(g.inputs.size(), 1u);  // weights are initializers
+
+  // Opset 6 legacy broadcast of a [3] operand at axis 1 of [2x3].
+  g = import_model(kCorpus / "pytorch-operator/test_operator_add_broadcast/model.onnx");
+  EXPECT_EQ(out_type(g).to_string(), "float64[2x3]");
+}
+
+// Every valid corpus model is imported or rejected as unsupported, never as invalid.
+TEST(ImportCorpus, EveryModelImportsOrIsUnsupported) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "libonnx-testdata not installed";
+  int imported = 0, unsupported = 0;
+  std::string failures;
+  for (const auto& suite : fs::directory_iterator(kCorpus)) {
+    for (const auto& test : fs::directory_iterator(suite.path())) {
+      const fs::path model = test.path() / "model.onnx";
+      if (!fs::exists(model)) continue;
+      try {
+        import_model(model);
+        ++imported;
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Unsupported) {
+          ++unsupported;
+        } else {
+          failures += e.message() + "\n";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, "");
+  EXPECT_GT(imported, 300);
+  RecordProperty("imported", imported);
+  RecordProperty("unsupported", unsupported);
+  std::printf("corpus: %d imported, %d unsupported\n", imported, unsupported);
+}
+
+}  // namespace
+}  // namespace kiln::onnx_import

@@ -1,0 +1,807 @@
+#include "kiln/onnx/op_attributes.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "kiln/onnx/proto_util.h"
+#include "kiln/onnx/tensor_proto.h"
+
+namespace kiln::onnx_import {
+
+namespace {
+
+using AP = ::onnx::AttributeProto;
+
+const char* attr_type_name(int type) {
+  switch (type) {
+    case AP::FLOAT: return "a float";
+    case AP::INT: return "an int";
+    case AP::STRING: return "a string";
+    case AP::TENSOR: return "a tensor";
+    case AP::GRAPH: return "a graph";
+    case AP::SPARSE_TENSOR: return "a sparse tensor";
+    case AP::TYPE_PROTO: return "a type";
+    case AP::FLOATS: return "a list of floats";
+    case AP::INTS: return "a list of ints";
+    case AP::STRINGS: return "a list of strings";
+    case AP::TENSORS: return "a list of tensors";
+    case AP::GRAPHS: return "a list of graphs";
+    case AP::SPARSE_TENSORS: return "a list of sparse tensors";
+    case AP::TYPE_PROTOS: return "a list of types";
+    default: return "of undefined type";
+  }
+}
+
+std::string join(const std::vector<int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(v[i]);
+  }
+  return "[" + s + "]";
+}
+
+// Per-node helper: typed access to inputs and error helpers naming the node.
+class Lowering {
+ public:
+  explicit Lowering(const NodeContext& ctx) : c_(ctx), attrs_(ctx.proto, ctx.where) {}
+
+  LoweredNode run();
+
+ private:
+  [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const {
+    throw_error(ErrorKind::InvalidModel, c_.where, what,
+                hint.empty() ? "fix or re-export the model" : hint);
+  }
+  [[noreturn]] void unsupported(const std::string& what, const std::string& hint) const {
+    throw_error(ErrorKind::Unsupported, c_.where, what, hint);
+  }
+  [[noreturn]] void not_constant(const std::string& input) const {
+    unsupported(std::string(op_name(c_.kind)) + " with non-constant " + input +
+                    ": kiln needs static shapes",
+                "make '" + input +
+                    "' an initializer or a constant expression (e.g. re-export "
+                    "with a fixed input size and constant folding)");
+  }
+
+  bool has_input(std::size_t i) const { return i < c_.inputs.size() && c_.inputs[i].valid(); }
+  const TensorType& type(std::size_t i) const { return c_.graph.value(c_.inputs[i]).type; }
+  const TensorType& required_type(std::size_t i, const char* role) const {
+    if (!has_input(i))
+      fail("required input " + std::to_string(i) + " (" + role + ") is missing",
+           "give the node all its required inputs");
+    return type(i);
+  }
+  int64_t rank(std::size_t i, const char* role) const {
+    return static_cast<int64_t>(required_type(i, role).shape.size());
+  }
+  const Tensor* constant(std::size_t i) const {
+    return has_input(i) ? c_.graph.constant(c_.inputs[i]) : nullptr;
+  }
+  // An integer parameter input that must be constant (Slice starts, Reshape shape, ...).
+  std::optional<std::vector<int64_t>> const_ints(std::size_t i, const char* role) const {
+    if (!has_input(i)) return std::nullopt;
+    const Tensor* t = constant(i);
+    if (!t) not_constant(role);
+    if (t->dtype() != DType::Int64 && t->dtype() != DType::Int32)
+      fail(std::string("input '") + role + "' must be int64 (or int32), got " +
+           dtype_name(t->dtype()));
+    if (t->rank() > 1)
+      fail(std::string("input '") + role + "' must be a 1-D tensor, got shape [" +
+           shape_to_string(t->shape()) + "]");
+    return t->to_int64_vector(c_.where);
+  }
+
+  // Normalizes an axis in [-r, r) (or [-r, r] with `inclusive`) to [0, r).
+  int64_t normalize_axis(int64_t axis, int64_t r, const char* what, bool inclusive = false) const {
+    const int64_t hi = inclusive ? r : r - 1;
+    if (axis < -r || axis > hi)
+      fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+               std::to_string(r) + " (valid: " + std::to_string(-r) + ".." + std::to_string(hi) +
+               ")",
+           "fix the axis in the model");
+    return axis < 0 ? axis + r : axis;
+  }
+  // Normalized, sorted, duplicate-free axes.
+  std::vector<int64_t> normalize_axes(std::vector<int64_t> axes, int64_t r,
+                                      const char* what) const {
+    for (int64_t& a : axes) a = normalize_axis(a, r, what);
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+      fail(std::string(what) + " " + join(axes) + " repeat an axis", "list every axis once");
+    return axes;
+  }
+
+  std::vector<ValueId> data_inputs(std::size_t n) const {
+    std::vector<ValueId> v;
+    for (std::size_t i = 0; i < n && i < c_.inputs.size(); ++i) v.push_back(c_.inputs[i]);
+    return v;
+  }
+  std::vector<ValueId> all_inputs() const { return c_.inputs; }
+
+  ConvAttrs window_attrs(bool is_conv);
+  LoweredNode conv();
+  LoweredNode pool();
+  LoweredNode gemm();
+  LoweredNode batch_norm();
+  LoweredNode softmax();
+  LoweredNode clip();
+  LoweredNode legacy_broadcast();
+  LoweredNode prelu();
+  LoweredNode concat();
+  LoweredNode flatten();
+  LoweredNode gather();
+  LoweredNode transpose();
+  LoweredNode cast();
+  LoweredNode shape();
+  LoweredNode slice();
+  LoweredNode reshape();
+  LoweredNode squeeze(bool unsqueeze);
+  LoweredNode pad();
+  LoweredNode reduce();
+  LoweredNode dropout();
+
+  // A value with the data of `id` viewed in `shape`: a new constant for a
+  // constant, else a Reshape node added to the graph.
+  ValueId reshaped(ValueId id, const Shape& shape, const std::string& suffix);
+
+  const NodeContext& c_;
+  AttrReader attrs_;
+};
+
+ConvAttrs Lowering::window_attrs(bool is_conv) {
+  const TensorType& x = required_type(0, "X");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  if (r < 3)
+    fail("input X " + x.to_string() + " must have rank >= 3 (N, C, spatial...)",
+         "fix the input's shape in the model");
+  const std::size_t nsp = static_cast<std::size_t>(r - 2);
+  ConvAttrs a;
+  if (auto k = attrs_.get_ints("kernel_shape")) {
+    a.kernel_shape = *k;
+  } else if (is_conv) {
+    const TensorType& w = required_type(1, "W");
+    if (w.shape.size() != static_cast<std::size_t>(r))
+      fail("weight W " + w.to_string() + " must have the same rank as X " + x.to_string(),
+           "fix the weight's shape in the model");
+    a.kernel_shape.assign(w.shape.begin() + 2, w.shape.end());
+  } else {
+    fail("attribute 'kernel_shape' is required", "give the pooling window size");
+  }
+  a.strides = attrs_.get_ints("strides").value_or(std::vector<int64_t>(nsp, 1));
+  a.dilations = attrs_.get_ints("dilations").value_or(std::vector<int64_t>(nsp, 1));
+  a.pads = attrs_.get_ints("pads").value_or(std::vector<int64_t>(2 * nsp, 0));
+  auto check_len = [&](const std::vector<int64_t>& v, const char* name, std::size_t n) {
+    if (v.size() != n)
+      fail(std::string("attribute '") + name + "' " + join(v) + " has " + std::to_string(v.size()) +
+               " values but X " + x.to_string() + " has " + std::to_string(nsp) +
+               " spatial dimensions (expected " + std::to_string(n) + ")",
+           "give one value per spatial dimension (pads: begins then ends)");
+  };
+  check_len(a.kernel_shape, "kernel_shape", nsp);
+  check_len(a.strides, "strides", nsp);
+  check_len(a.dilations, "dilations", nsp);
+  check_len(a.pads, "pads", 2 * nsp);
+  for (std::size_t i = 0; i < nsp; ++i) {
+    if (a.strides[i] < 1) fail("strides " + join(a.strides) + " must be >= 1");
+    if (a.dilations[i] < 1) fail("dilations " + join(a.dilations) + " must be >= 1");
+    if (a.kernel_shape[i] < 1) fail("kernel_shape " + join(a.kernel_shape) + " must be >= 1");
+  }
+  for (int64_t p : a.pads)
+    if (p < 0) fail("pads " + join(a.pads) + " must be >= 0");
+
+  const std::string auto_pad = attrs_.get_string("auto_pad").value_or("NOTSET");
+  if (auto_pad == "VALID") {
+    a.pads.assign(2 * nsp, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // Output size ceil(in / stride); the padding that achieves it is split
+    // evenly, the odd element at the end (UPPER) or the beginning (LOWER).
+    for (std::size_t i = 0; i < nsp; ++i) {
+      const int64_t in = x.shape[2 + i];
+      const int64_t s = a.strides[i];
+      const int64_t out = (in + s - 1) / s;
+      const int64_t needed = (out - 1) * s + (a.kernel_shape[i] - 1) * a.dilations[i] + 1;
+      const int64_t total = std::max<int64_t>(0, needed - in);
+      const int64_t small = total / 2, large = total - small;
+      a.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      a.pads[nsp + i] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad != "NOTSET") {
+    fail("unknown auto_pad '" + auto_pad + "'", "use NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  }
+  return a;
+}
+
+LoweredNode Lowering::conv() {
+  ConvAttrs a = window_attrs(true);
+  a.group = attrs_.int_or("group", 1);
+  if (a.group < 1) fail("group " + std::to_string(a.group) + " must be >= 1");
+  return {OpKind::Conv, a, data_inputs(3)};
+}
+
+LoweredNode Lowering::pool() {
+  const bool is_max = c_.kind == OpKind::MaxPool;
+  const ConvAttrs w = window_attrs(false);
+  PoolAttrs a;
+  a.kernel_shape = w.kernel_shape;
+  a.strides = w.strides;
+  a.pads = w.pads;
+  a.dilations = w.dilations;
+  if (c_.opset >= 10) a.ceil_mode = attrs_.int_or("ceil_mode", 0) != 0;
+  if (!is_max && c_.opset >= 7) a.count_include_pad = attrs_.int_or("count_include_pad", 0) != 0;
+  // storage_order only changes the Indices output.
+  if (is_max && attrs_.int_or("storage_order", 0) != 0 && c_.proto.output_size() > 1 &&
+      !c_.proto.output(1).empty())
+    unsupported("MaxPool Indices with storage_order=1 (column-major) is not supported",
+                "drop the Indices output or use storage_order=0");
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::gemm() {
+  GemmAttrs a;
+  a.alpha = attrs_.float_or("alpha", 1.0f);
+  a.beta = attrs_.float_or("beta", 1.0f);
+  a.trans_a = attrs_.int_or("transA", 0) != 0;
+  a.trans_b = attrs_.int_or("transB", 0) != 0;
+  // Opset < 7 "broadcast" only permitted what opset 7 always allows.
+  return {OpKind::Gemm, a, data_inputs(3)};
+}
+
+LoweredNode Lowering::batch_norm() {
+  const std::string hint = "export the model in inference (eval) mode";
+  if (c_.opset < 9 && attrs_.int_or("spatial", 1) == 0)
+    unsupported("BatchNormalization with spatial=0 (per-activation statistics) is not supported",
+                hint);
+  if (c_.opset < 7 && attrs_.int_or("is_test", 0) == 0)
+    unsupported("BatchNormalization in training mode (is_test=0) is not supported", hint);
+  if (attrs_.int_or("training_mode", 0) != 0)
+    unsupported("BatchNormalization in training mode (training_mode=1) is not supported", hint);
+  if (count_used_outputs(c_.proto) > 1)
+    unsupported(
+        "BatchNormalization in training mode (running statistics outputs) is not "
+        "supported",
+        hint);
+  BatchNormAttrs a;
+  a.epsilon = attrs_.float_or("epsilon", 1e-5f);
+  return {OpKind::BatchNormalization, a, data_inputs(5)};
+}
+
+LoweredNode Lowering::softmax() {
+  const int64_t r = rank(0, "input");
+  SoftmaxAttrs a;
+  a.coerce_2d = c_.opset < 13;
+  a.axis = normalize_axis(attrs_.int_or("axis", a.coerce_2d ? 1 : -1), r, "axis");
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::clip() {
+  std::vector<ValueId> in = data_inputs(3);
+  if (c_.opset < 11) {
+    // Bounds were attributes; they become scalar constant inputs of X's type.
+    const DType t = required_type(0, "input").dtype;
+    in.assign(3, kNoValue);
+    in[0] = c_.inputs[0];
+    const char* names[2] = {"min", "max"};
+    for (int i = 0; i < 2; ++i) {
+      const auto v = attrs_.get_float(names[i]);
+      if (!v) continue;
+      const Tensor bound = Tensor::scalar<double>(*v).cast(t);
+      const std::string base = !c_.proto.name().empty()     ? c_.proto.name()
+                               : c_.proto.output_size() > 0 ? c_.proto.output(0)
+                                                            : "clip";
+      const ValueId id = c_.graph.add_constant(base + "_" + names[i], bound);
+      c_.graph.value(id).onnx_name.clear();  // made by kiln, not in the model
+      in[static_cast<std::size_t>(i) + 1] = id;
+    }
+  }
+  return {OpKind::Clip, std::monostate{}, in};
+}
+
+LoweredNode Lowering::legacy_broadcast() {
+  std::vector<ValueId> in = data_inputs(2);
+  if (c_.opset >= 7) return {c_.kind, std::monostate{}, in};
+  // Opset < 7: with broadcast=1 and an axis, B's dims line up with A's dims
+  // starting at `axis`, not at the end as numpy (and opset 7) does. Append
+  // ones to B so numpy broadcasting gives the same result.
+  if (attrs_.int_or("broadcast", 0) == 0 || !attrs_.has("axis"))
+    return {c_.kind, std::monostate{}, in};
+  const TensorType& a = required_type(0, "A");
+  const TensorType& b = required_type(1, "B");
+  const int64_t ra = static_cast<int64_t>(a.shape.size());
+  const int64_t rb = static_cast<int64_t>(b.shape.size());
+  const int64_t axis = normalize_axis(attrs_.int_or("axis", 0), ra, "axis");
+  const int64_t trailing = ra - axis - rb;
+  if (trailing < 0)
+    fail("B " + b.to_string() + " does not fit into A " + a.to_string() + " at axis " +
+             std::to_string(axis),
+         "fix the broadcast axis in the model");
+  if (trailing > 0) {
+    Shape s = b.shape;
+    s.insert(s.end(), static_cast<std::size_t>(trailing), 1);
+    in[1] = reshaped(in[1], s, "_bcast");
+  }
+  return {c_.kind, std::monostate{}, in};
+}
+
+LoweredNode Lowering::prelu() {
+  std::vector<ValueId> in = data_inputs(2);
+  if (c_.opset >= 7 || !has_input(0) || !has_input(1)) return {OpKind::PRelu, std::monostate{}, in};
+  // Opset < 7: a 1-D slope of C values is per channel (axis 1), not aligned
+  // with the last axis; give it trailing ones.
+  const TensorType& x = type(0);
+  const TensorType& slope = type(1);
+  if (slope.shape.size() == 1 && slope.shape[0] != 1 && x.shape.size() > 2) {
+    Shape s = slope.shape;
+    s.insert(s.end(), x.shape.size() - 2, 1);
+    in[1] = reshaped(in[1], s, "_per_channel");
+  }
+  return {OpKind::PRelu, std::monostate{}, in};
+}
+
+LoweredNode Lowering::concat() {
+  if (c_.inputs.empty() || !has_input(0)) fail("Concat needs at least one input");
+  ConcatAttrs a;
+  std::optional<int64_t> axis = attrs_.get_int("axis");
+  if (!axis) {
+    if (c_.opset >= 4) fail("attribute 'axis' is required", "give the concatenation axis");
+    axis = 1;  // opset < 4 default
+  }
+  a.axis = normalize_axis(*axis, rank(0, "inputs"), "axis");
+  return {OpKind::Concat, a, all_inputs()};
+}
+
+LoweredNode Lowering::flatten() {
+  FlattenAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", 1), rank(0, "input"), "axis", true);
+  return {OpKind::Flatten, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::gather() {
+  GatherAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
+  return {OpKind::Gather, a, data_inputs(2)};
+}
+
+LoweredNode Lowering::transpose() {
+  const int64_t r = rank(0, "data");
+  TransposeAttrs a;
+  if (auto perm = attrs_.get_ints("perm")) {
+    a.perm = *perm;
+  } else {
+    for (int64_t i = r - 1; i >= 0; --i) a.perm.push_back(i);
+  }
+  std::vector<int64_t> sorted = a.perm;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> iota(static_cast<std::size_t>(r));
+  std::iota(iota.begin(), iota.end(), 0);
+  if (sorted != iota)
+    fail("perm " + join(a.perm) + " is not a permutation of the " + std::to_string(r) +
+             " axes of " + type(0).to_string(),
+         "fix the perm attribute");
+  return {OpKind::Transpose, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::cast() {
+  const AP* to = attrs_.find("to");
+  if (!to) fail("attribute 'to' is required", "give the target element type");
+  CastAttrs a;
+  if (to->type() == AP::STRING || (to->type() == AP::UNDEFINED && to->has_s())) {
+    // Opset < 6 named the type ("FLOAT").
+    ::onnx::TensorProto_DataType code;
+    if (!::onnx::TensorProto_DataType_Parse(to->s(), &code))
+      fail("attribute 'to' names unknown type '" + to->s() + "'");
+    a.to = dtype_from_onnx(code, c_.where);
+  } else {
+    a.to = dtype_from_onnx(static_cast<int32_t>(attrs_.required_int("to")), c_.where);
+  }
+  return {OpKind::Cast, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::shape() {
+  const int64_t r = rank(0, "data");
+  auto clamp_bound = [&](int64_t v) {
+    if (v < 0) v += r;
+    return std::clamp<int64_t>(v, 0, r);
+  };
+  ShapeAttrs a;
+  a.start = clamp_bound(attrs_.int_or("start", 0));
+  a.end = attrs_.has("end") ? clamp_bound(attrs_.int_or("end", r)) : r;
+  return {OpKind::Shape, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::slice() {
+  const TensorType& x = required_type(0, "data");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> starts, ends, steps;
+  std::optional<std::vector<int64_t>> axes;
+  if (c_.opset < 10) {
+    starts = attrs_.required_ints("starts");
+    ends = attrs_.required_ints("ends");
+    axes = attrs_.get_ints("axes");
+  } else {
+    if (!has_input(1)) fail("required input 1 (starts) is missing");
+    if (!has_input(2)) fail("required input 2 (ends) is missing");
+    starts = *const_ints(1, "starts");
+    ends = *const_ints(2, "ends");
+    axes = const_ints(3, "axes");
+    if (auto s = const_ints(4, "steps")) steps = *s;
+  }
+  const std::size_t n = starts.size();
+  if (ends.size() != n || (axes && axes->size() != n) || (!steps.empty() && steps.size() != n))
+    fail("starts " + join(starts) + ", ends " + join(ends) + (axes ? ", axes " + join(*axes) : "") +
+             (steps.empty() ? "" : ", steps " + join(steps)) + " differ in length",
+         "give one value per sliced axis in each");
+  if (steps.empty()) steps.assign(n, 1);
+  std::vector<int64_t> ax;
+  if (axes) {
+    ax = *axes;
+    for (int64_t& a : ax) a = normalize_axis(a, r, "axes");
+  } else {
+    if (static_cast<int64_t>(n) > r)
+      fail("slices " + std::to_string(n) + " axes but data " + x.to_string() + " has rank " +
+           std::to_string(r));
+    for (std::size_t i = 0; i < n; ++i) ax.push_back(static_cast<int64_t>(i));
+  }
+
+  SliceAttrs a;
+  a.starts.assign(static_cast<std::size_t>(r), 0);
+  a.ends.assign(x.shape.begin(), x.shape.end());
+  a.steps.assign(static_cast<std::size_t>(r), 1);
+  std::vector<bool> seen(static_cast<std::size_t>(r), false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto d = static_cast<std::size_t>(ax[i]);
+    if (seen[d]) fail("axes " + join(ax) + " repeat axis " + std::to_string(d));
+    seen[d] = true;
+    const int64_t dim = x.shape[d];
+    const int64_t step = steps[i];
+    if (step == 0) fail("steps " + join(steps) + " contain 0", "a slice step must be non-zero");
+    int64_t start = starts[i], end = ends[i];
+    // Negative bounds count from the end; then clamp as the ONNX spec says.
+    if (start < 0) start += dim;
+    if (end < 0) end += dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+    } else if (dim == 0) {
+      start = 0;
+      end = 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+    a.starts[d] = start;
+    a.ends[d] = end;
+    a.steps[d] = step;
+  }
+  return {OpKind::Slice, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::reshape() {
+  const TensorType& x = required_type(0, "data");
+  std::vector<int64_t> target;
+  if (c_.opset < 5) {
+    target = attrs_.required_ints("shape");
+  } else {
+    if (!has_input(1)) fail("required input 1 (shape) is missing");
+    target = *const_ints(1, "shape");
+  }
+  const bool allow_zero = c_.opset >= 14 && attrs_.int_or("allowzero", 0) != 0;
+  const std::string desc = "cannot reshape " + x.to_string() + " to " + join(target);
+  Shape out(target.size());
+  std::optional<std::size_t> infer_at;
+  int64_t known = 1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    int64_t v = target[i];
+    if (v == 0 && !allow_zero) {
+      if (i >= x.shape.size())
+        fail(desc + ": 0 at position " + std::to_string(i) + " copies a dimension the input lacks");
+      v = x.shape[i];
+    } else if (v == -1) {
+      if (infer_at) fail(desc + ": more than one -1");
+      if (allow_zero && std::find(target.begin(), target.end(), 0) != target.end())
+        fail(desc + ": -1 together with 0 under allowzero=1 is ambiguous");
+      infer_at = i;
+      continue;
+    } else if (v < -1) {
+      fail(desc + ": negative dimension " + std::to_string(v));
+    }
+    out[i] = v;
+    if (v != 0 && known > kMaxTensorElements / v) fail(desc + ": absurd target size");
+    known *= v;
+  }
+  const int64_t numel = x.numel();
+  if (infer_at) {
+    if (known == 0 || numel % known != 0)
+      fail(desc + ": " + std::to_string(numel) + " elements cannot fill it",
+           "the target shape must have the same number of elements as the input");
+    out[*infer_at] = numel / known;
+  } else if (known != numel) {
+    fail(desc + ": " + std::to_string(numel) + " elements vs " + std::to_string(known),
+         "the target shape must have the same number of elements as the input");
+  }
+  return {OpKind::Reshape, ReshapeAttrs{out}, data_inputs(1)};
+}
+
+LoweredNode Lowering::squeeze(bool unsqueeze) {
+  const TensorType& x = required_type(0, "data");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  std::optional<std::vector<int64_t>> axes;
+  if (c_.opset < 13) {
+    axes = attrs_.get_ints("axes");
+  } else {
+    axes = const_ints(1, "axes");
+  }
+  AxesAttrs a;
+  if (unsqueeze) {
+    if (!axes) fail("axes are required", "give the axes to insert");
+    a.axes = normalize_axes(*axes, r + static_cast<int64_t>(axes->size()), "axes");
+  } else if (axes) {
+    a.axes = normalize_axes(*axes, r, "axes");
+    for (int64_t ax : a.axes)
+      if (x.shape[static_cast<std::size_t>(ax)] != 1)
+        fail("cannot squeeze axis " + std::to_string(ax) + " of " + x.to_string() +
+                 ": its size is not 1",
+             "squeeze only dimensions of size 1");
+  } else {
+    for (int64_t d = 0; d < r; ++d)
+      if (x.shape[static_cast<std::size_t>(d)] == 1) a.axes.push_back(d);
+  }
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::pad() {
+  const TensorType& x = required_type(0, "data");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  PadAttrs a;
+  const std::string mode = attrs_.get_string("mode").value_or("constant");
+  if (mode == "constant") {
+    a.mode = PadMode::Constant;
+  } else if (mode == "reflect") {
+    a.mode = PadMode::Reflect;
+  } else if (mode == "edge") {
+    a.mode = PadMode::Edge;
+  } else {
+    unsupported("Pad mode '" + mode + "' is not supported", "use constant, reflect or edge");
+  }
+  if (c_.opset < 11) {
+    a.pads = attrs_.required_ints(c_.opset < 2 ? "paddings" : "pads");
+    a.value = attrs_.float_or("value", 0.0f);
+  } else {
+    if (!has_input(1)) fail("required input 1 (pads) is missing");
+    a.pads = *const_ints(1, "pads");
+    if (has_input(2)) {
+      const Tensor* v = constant(2);
+      if (!v) not_constant("constant_value");
+      if (v->numel() != 1)
+        fail("constant_value must be a scalar, got shape [" + shape_to_string(v->shape()) + "]");
+      a.value = v->as_double(0);
+    }
+  }
+  if (static_cast<int64_t>(a.pads.size()) != 2 * r)
+    fail("pads " + join(a.pads) + " has " + std::to_string(a.pads.size()) + " values but " +
+             x.to_string() + " needs " + std::to_string(2 * r) + " (begins then ends)",
+         "give a begin and an end pad per dimension");
+  return {OpKind::Pad, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::reduce() {
+  const int64_t r = rank(0, "data");
+  std::optional<std::vector<int64_t>> axes;
+  bool noop_empty = false;
+  if (c_.kind == OpKind::ReduceSum && c_.opset >= 13) {
+    axes = const_ints(1, "axes");
+    noop_empty = attrs_.int_or("noop_with_empty_axes", 0) != 0;
+  } else {
+    axes = attrs_.get_ints("axes");
+  }
+  ReduceAttrs a;
+  a.keepdims = attrs_.int_or("keepdims", 1) != 0;
+  if (axes && !axes->empty()) {
+    a.axes = normalize_axes(*axes, r, "axes");
+  } else {
+    // No axes: reduce all of them (a scalar input reduces to itself), unless
+    // the op was asked to do nothing.
+    if (noop_empty || r == 0) return {OpKind::Identity, std::monostate{}, data_inputs(1)};
+    for (int64_t d = 0; d < r; ++d) a.axes.push_back(d);
+  }
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::dropout() {
+  if (c_.opset >= 12 && has_input(2)) {
+    const Tensor* t = constant(2);
+    if (!t)
+      unsupported("Dropout with a non-constant training_mode is not supported",
+                  "kiln runs inference only; make training_mode a constant false");
+    if (t->numel() != 1) fail("training_mode must be a scalar");
+    if (t->as_int64(0) != 0)
+      unsupported("Dropout in training mode (training_mode=true) is not supported",
+                  "kiln runs inference only; export the model in eval mode");
+  }
+  return {OpKind::Dropout, std::monostate{}, all_inputs()};
+}
+
+ValueId Lowering::reshaped(ValueId id, const Shape& shape, const std::string& suffix) {
+  Graph& g = c_.graph;
+  const std::string name = g.value(id).onnx_name + suffix;
+  ValueId out;
+  if (const Tensor* t = g.constant(id)) {
+    out = g.add_constant(name, t->reshaped(shape));
+  } else {
+    out = g.add_value(name, TensorType{g.value(id).type.dtype, shape});
+    g.add_node(OpKind::Reshape, "", {id}, {out}, ReshapeAttrs{shape});
+  }
+  g.value(out).onnx_name.clear();  // made by kiln, not in the model
+  return out;
+}
+
+LoweredNode Lowering::run() {
+  switch (c_.kind) {
+    case OpKind::Conv: return conv();
+    case OpKind::MaxPool:
+    case OpKind::AveragePool: return pool();
+    case OpKind::Gemm: return gemm();
+    case OpKind::BatchNormalization: return batch_norm();
+    case OpKind::LeakyRelu:
+      return {c_.kind, LeakyReluAttrs{attrs_.float_or("alpha", 0.01f)}, data_inputs(1)};
+    case OpKind::Elu: return {c_.kind, EluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+    case OpKind::Selu: {
+      SeluAttrs a;
+      if (c_.opset < 6) {  // version 1 had rounded defaults
+        a.alpha = 1.6732f;
+        a.gamma = 1.0507f;
+      }
+      a.alpha = attrs_.float_or("alpha", a.alpha);
+      a.gamma = attrs_.float_or("gamma", a.gamma);
+      return {c_.kind, a, data_inputs(1)};
+    }
+    case OpKind::HardSigmoid:
+      return {c_.kind,
+              HardSigmoidAttrs{attrs_.float_or("alpha", 0.2f), attrs_.float_or("beta", 0.5f)},
+              data_inputs(1)};
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax: return softmax();
+    case OpKind::Clip: return clip();
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div: return legacy_broadcast();
+    case OpKind::PRelu: return prelu();
+    case OpKind::Concat: return concat();
+    case OpKind::Slice: return slice();
+    case OpKind::Flatten: return flatten();
+    case OpKind::Reshape: return reshape();
+    case OpKind::Transpose: return transpose();
+    case OpKind::Squeeze: return squeeze(false);
+    case OpKind::Unsqueeze: return squeeze(true);
+    case OpKind::Pad: return pad();
+    case OpKind::Gather: return gather();
+    case OpKind::Cast: return cast();
+    case OpKind::Shape: return shape();
+    case OpKind::ReduceMean:
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax: return reduce();
+    case OpKind::Dropout: return dropout();
+    default:
+      // No parameters (Relu, MatMul, Sum, Identity, ...): every input is data.
+      return {c_.kind, std::monostate{}, all_inputs()};
+  }
+}
+
+}  // namespace
+
+const AP* AttrReader::find(const std::string& name) const {
+  for (const AP& a : node_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+void AttrReader::wrong_type(const AP& a, const char* expected) const {
+  throw_error(
+      ErrorKind::InvalidModel, where_,
+      "attribute '" + a.name() + "' must be " + expected + ", got " + attr_type_name(a.type()),
+      "fix the attribute in the model");
+}
+
+// Very old exporters left AttributeProto.type unset; then the filled field decides.
+std::optional<int64_t> AttrReader::get_int(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::INT && !(a->type() == AP::UNDEFINED && a->has_i())) wrong_type(*a, "an int");
+  return a->i();
+}
+
+std::optional<float> AttrReader::get_float(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::FLOAT && !(a->type() == AP::UNDEFINED && a->has_f()))
+    wrong_type(*a, "a float");
+  return a->f();
+}
+
+std::optional<std::string> AttrReader::get_string(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::STRING && !(a->type() == AP::UNDEFINED && a->has_s()))
+    wrong_type(*a, "a string");
+  return a->s();
+}
+
+std::optional<std::vector<int64_t>> AttrReader::get_ints(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::INTS && a->type() != AP::UNDEFINED) wrong_type(*a, "a list of ints");
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<float>> AttrReader::get_floats(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::FLOATS && a->type() != AP::UNDEFINED) wrong_type(*a, "a list of floats");
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+const ::onnx::TensorProto* AttrReader::get_tensor(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return nullptr;
+  if (a->type() != AP::TENSOR && !(a->type() == AP::UNDEFINED && a->has_t()))
+    wrong_type(*a, "a tensor");
+  return &a->t();
+}
+
+int64_t AttrReader::required_int(const std::string& name) const {
+  auto v = get_int(name);
+  if (!v)
+    throw_error(ErrorKind::InvalidModel, where_, "attribute '" + name + "' is required",
+                "fix or re-export the model");
+  return *v;
+}
+
+std::vector<int64_t> AttrReader::required_ints(const std::string& name) const {
+  auto v = get_ints(name);
+  if (!v)
+    throw_error(ErrorKind::InvalidModel, where_, "attribute '" + name + "' is required",
+                "fix or re-export the model");
+  return *v;
+}
+
+LoweredNode lower_node(const NodeContext& ctx) {
+  LoweredNode out = Lowering(ctx).run();
+  // Omitted trailing optional inputs carry no information.
+  while (!out.inputs.empty() && !out.inputs.back().valid()) out.inputs.pop_back();
+  return out;
+}
+
+Tensor constant_node_value(const ::onnx::NodeProto& node, const std::filesystem::path& base_dir,
+                           const std::string& where) {
+  const AttrReader attrs(node, where);
+  for (const char* name : {"sparse_value", "value_string", "value_strings"})
+    if (attrs.has(name))
+      throw_error(ErrorKind::Unsupported, where,
+                  std::string("Constant with '") + name + "' is not supported",
+                  "kiln handles dense numeric constants only");
+  int given = 0;
+  for (const char* name : {"value", "value_float", "value_floats", "value_int", "value_ints"})
+    given += attrs.has(name) ? 1 : 0;
+  if (given != 1)
+    throw_error(ErrorKind::InvalidModel, where,
+                "a Constant needs exactly one value attribute, got " + std::to_string(given),
+                "give one of value, value_float(s), value_int(s)");
+  if (const auto* t = attrs.get_tensor("value")) return tensor_from_proto(*t, base_dir, where);
+  if (auto f = attrs.get_float("value_float")) return Tensor::scalar<float>(*f);
+  if (auto i = attrs.get_int("value_int")) return Tensor::scalar<int64_t>(*i);
+  if (auto fs = attrs.get_floats("value_floats"))
+    return Tensor::from_vector<float>({static_cast<int64_t>(fs->size())}, *fs);
+  auto is = attrs.get_ints("value_ints");
+  return Tensor::from_vector<int64_t>({static_cast<int64_t>(is->size())}, *is);
+}
+
+int count_used_outputs(const ::onnx::NodeProto& node) {
+  int n = 0;
+  for (const std::string& o : node.output()) n += o.empty() ? 0 : 1;
+  return n;
+}
+
+}  // namespace kiln::onnx_import
