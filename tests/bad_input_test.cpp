@@ -36,7 +36,8 @@ class BadInput : public ::testing::Test {
 
   // Runs `kiln run` and `kiln info` on the model; both must fail with `code`,
   // print one line that contains `expected_text`, and write nothing.
-  void expect_rejected(const fs::path& model, const std::string& expected_text, int code = 2) {
+  void expect_rejected(const fs::path& model, const std::string& expected_text, int code = 2,
+                       bool model_is_bad = true) {
     const fs::path out = dir_ / "out";
     const ProcessResult run = run_process({kiln_binary(), "run", model.string(), "--input",
                                            "x=" + input_.string(), "-o", out.string()},
@@ -51,6 +52,7 @@ class BadInput : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(dir_))
       EXPECT_EQ(e.path().filename().string().find(".kiln-tmp"), std::string::npos);
 
+    if (!model_is_bad) return;
     const ProcessResult info = run_process({kiln_binary(), "info", model.string()}, 60);
     EXPECT_EQ(info.exit_code, code) << info.err;
     EXPECT_NE(info.err.find(expected_text), std::string::npos) << info.err;
@@ -169,7 +171,7 @@ TEST_F(BadInput, NegativeDeclaredDimension) {
 TEST_F(BadInput, InputFileOfWrongShape) {
   const fs::path model = write(small_conv_model());
   onnx_import::write_npy(input_, Tensor(DType::Float32, {1, 1, 5, 4}));
-  expect_rejected(model, "x");
+  expect_rejected(model, "expects float32[1x1x4x4], got float32[1x1x5x4]", 2, /*model_is_bad=*/false);
 }
 
 TEST_F(BadInput, UnsupportedOpIsExitThree) {
@@ -191,7 +193,7 @@ TEST_F(BadInput, UsageErrors) {
         {kiln_binary(), "test-onnx", dir_.string()}}) {
     const ProcessResult r = run_process(args, 60);
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
-    EXPECT_FALSE(r.err.empty());
+    EXPECT_FALSE(r.err.empty() && r.out.empty()) << args.back();
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -25,6 +26,20 @@ std::pair<std::string, fs::path> parse_input_binding(const std::string& text) {
 }
 
 namespace {
+// A file name for an output: the ONNX name where it is a plain file name,
+// otherwise with every other character replaced; clashes get a numeric suffix.
+std::string file_stem(const std::string& onnx_name, std::set<std::string>& used) {
+  std::string stem;
+  for (char c : onnx_name)
+    stem.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'
+                       ? c
+                       : '_');
+  if (stem.empty() || stem.front() == '.') stem = "output_" + stem;
+  std::string candidate = stem;
+  for (int n = 2; !used.insert(candidate).second; ++n) candidate = stem + "_" + std::to_string(n);
+  return candidate;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -89,8 +104,7 @@ RunResult run_model(const fs::path& model, const RunOptions& options) {
     AtomicDir dir(*options.output_dir, options.overwrite);
     std::set<std::string> used;
     for (std::size_t i = 0; i < result.outputs.size(); ++i) {
-      // Files are named after the sanitized output so any ONNX name is a safe file name.
-      const std::string stem = graph.value(graph.outputs[i]).name;
+      const std::string stem = file_stem(result.outputs[i].name, used);
       const fs::path file = dir.staging() / (stem + ext);
       onnx_import::write_tensor_file(file, result.outputs[i].tensor, result.outputs[i].name);
       result.written.push_back(*options.output_dir / (stem + ext));
