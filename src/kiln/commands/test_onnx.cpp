@@ -1,11 +1,13 @@
 #include "kiln/commands/test_onnx.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <new>
+#include <optional>
 
 #include "kiln/onnx/tensor_proto.h"
 #include "kiln/ref/interpreter.h"
@@ -119,39 +121,80 @@ void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
   if (!fs::is_regular_file(model))
     throw_error(ErrorKind::Usage, dir.string(), "no model.onnx in this directory",
                 "test-onnx expects the ONNX backend-test layout");
-  const Graph graph = onnx_import::import_model(model, import_options);
-  const ref::Interpreter interpreter(graph);
+  std::optional<Graph> graph;
+  std::optional<Error> unsupported;
+  try {
+    graph = onnx_import::import_model(model, import_options);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported) throw;
+    unsupported = e;
+  }
 
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
       sets.push_back(e.path());
   std::sort(sets.begin(), sets.end());
-  if (sets.empty())
+  if (sets.empty()) {
+    if (unsupported) throw *unsupported;
     throw_error(ErrorKind::Usage, dir.string(), "no test_data_set_* directories",
                 "test-onnx expects the ONNX backend-test layout");
+  }
 
   for (const fs::path& set : sets) {
     const std::vector<fs::path> in_files = numbered_files(set, "input_");
     const std::vector<fs::path> out_files = numbered_files(set, "output_");
-    if (in_files.size() != graph.inputs.size())
+    std::vector<std::string> in_names(in_files.size());
+    std::vector<Tensor> in_tensors;
+    try {
+      for (std::size_t i = 0; i < in_files.size(); ++i)
+        in_tensors.push_back(onnx_import::read_tensor_pb(in_files[i], &in_names[i]));
+    } catch (const Error&) {
+      // Inputs of an unsupported model may be sequences or optionals, which
+      // are not TensorProto files; the reason to report is the model's.
+      if (unsupported) throw *unsupported;
+      throw;
+    }
+
+    // A model refused only because integer inputs decide shapes (slice bounds,
+    // target shapes, axes) is specialized to this data set's values: that is
+    // how kiln compiles it, with those inputs fixed. The result line says so.
+    std::optional<Graph> specialized;
+    std::vector<Tensor> inputs;
+    if (!graph) {
+      onnx_import::ImportOptions frozen = import_options;
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < in_tensors.size(); ++i)
+        if (is_integer(in_tensors[i].dtype()) && !in_names[i].empty()) {
+          frozen.constant_inputs[in_names[i]] = in_tensors[i];
+          names.push_back(in_names[i]);
+        }
+      if (names.empty()) throw *unsupported;
+      specialized = onnx_import::import_model(model, frozen);
+      r.frozen_inputs = names;
+      for (std::size_t i = 0; i < in_tensors.size(); ++i)
+        if (!frozen.constant_inputs.count(in_names[i])) inputs.push_back(in_tensors[i]);
+    } else {
+      inputs = std::move(in_tensors);
+    }
+    const Graph& g = graph ? *graph : *specialized;
+    if (inputs.size() != g.inputs.size())
       throw_error(ErrorKind::InvalidModel, set.string(),
-                  fmt::format("{} input files but the model has {} runtime inputs", in_files.size(),
-                              graph.inputs.size()),
+                  fmt::format("{} input files but the model has {} runtime inputs", inputs.size(),
+                              g.inputs.size()),
                   "inputs that are initializers need no file");
-    if (out_files.size() != graph.outputs.size())
+    if (out_files.size() != g.outputs.size())
       throw_error(ErrorKind::InvalidModel, set.string(),
                   fmt::format("{} output files but the model has {} outputs", out_files.size(),
-                              graph.outputs.size()));
-    std::vector<Tensor> inputs;
-    for (const fs::path& f : in_files) inputs.push_back(onnx_import::read_tensor_pb(f));
+                              g.outputs.size()));
+    const ref::Interpreter interpreter(g);
     const std::vector<Tensor> outputs = interpreter.run(inputs);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const Tensor expected = onnx_import::read_tensor_pb(out_files[i]);
       const Comparison c = compare(outputs[i], expected, tolerance);
       r.max_abs_error = std::max(r.max_abs_error, c.max_abs_error);
       if (c.ok) continue;
-      const std::string out_name = graph.value(graph.outputs[i]).onnx_name;
+      const std::string out_name = g.value(g.outputs[i]).onnx_name;
       if (r.status != TestStatus::Mismatch || c.abs_error > r.abs_error) {
         r.status = TestStatus::Mismatch;
         r.worst_output = out_name;
@@ -199,8 +242,12 @@ TestDirResult test_onnx_dir(const fs::path& dir, const Tolerance& tolerance,
 std::string format_test_line(const TestDirResult& r) {
   std::string line = fmt::format("{:<11} {}", to_string(r.status), r.dir.string());
   if (r.status == TestStatus::Pass)
-    line += fmt::format(" ({} data set{}, max abs error {:.3g})", r.data_sets,
-                        r.data_sets == 1 ? "" : "s", r.max_abs_error);
+    line += fmt::format(" ({} data set{}, max abs error {:.3g}{})", r.data_sets,
+                        r.data_sets == 1 ? "" : "s", r.max_abs_error,
+                        r.frozen_inputs.empty()
+                            ? ""
+                            : ", specialized to the data sets' integer inputs " +
+                                  fmt::format("{}", fmt::join(r.frozen_inputs, ", ")));
   else
     line += ": " + r.message;
   return line;
@@ -213,6 +260,7 @@ nlohmann::json test_to_json(const TestDirResult& r) {
                    {"max_abs_error", r.max_abs_error},
                    {"seconds", r.seconds}};
   if (r.status != TestStatus::Pass) j["message"] = r.message;
+  if (!r.frozen_inputs.empty()) j["specialized_inputs"] = r.frozen_inputs;
   if (r.status == TestStatus::Mismatch && r.worst_index >= 0)
     j["worst"] = {{"output", r.worst_output},
                   {"index", r.worst_index},

@@ -285,6 +285,11 @@ void Importer::add_inputs() {
       throw_error(ErrorKind::Usage, "--input-shape " + name,
                   "the model has no input '" + name + "'",
                   "its inputs are " + join_names(runtime_names));
+  for (const auto& [name, tensor] : options_.constant_inputs)
+    if (std::find(runtime_names.begin(), runtime_names.end(), name) == runtime_names.end())
+      throw_error(ErrorKind::Usage, "constant input " + name,
+                  "the model has no input '" + name + "'",
+                  "its inputs are " + join_names(runtime_names));
   for (const auto& in : g_.input()) {
     if (values_.count(in.name())) continue;
     const std::string where = "input '" + in.name() + "'";
@@ -292,6 +297,20 @@ void Importer::add_inputs() {
       throw_error(ErrorKind::InvalidModel, "graph input", "a graph input has no name",
                   "name every input");
     const DType dtype = dtype_from_onnx(in.type().tensor_type().elem_type(), where);
+    if (auto c = options_.constant_inputs.find(in.name()); c != options_.constant_inputs.end()) {
+      const Tensor& t = c->second;
+      const auto& tt = in.type().tensor_type();
+      bool fits = t.dtype() == dtype && (!tt.has_shape() || tt.shape().dim_size() == t.rank());
+      for (int d = 0; fits && tt.has_shape() && d < tt.shape().dim_size(); ++d)
+        fits = !tt.shape().dim(d).has_dim_value() || tt.shape().dim(d).dim_value() == t.shape()[d];
+      if (!fits)
+        throw_error(ErrorKind::InvalidModel, where,
+                    "declared " + declared_to_string(tt) + " but the constant given for it is " +
+                        t.type().to_string(),
+                    "give a tensor of the declared type and shape");
+      values_[in.name()] = graph_.add_constant(in.name(), t);
+      continue;
+    }
     const ValueId id = graph_.add_value(in.name(), TensorType{dtype, input_shape(in, where)});
     values_[in.name()] = id;
     graph_.inputs.push_back(id);

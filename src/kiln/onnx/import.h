@@ -21,6 +21,10 @@ struct ImportOptions {
   std::optional<int64_t> batch;
   // Full shapes for named inputs (--input-shape NAME=1x3x32x32); wins over batch.
   std::map<std::string, Shape> input_shapes;
+  // Graph inputs to treat as constants with these values: specializes a model
+  // whose shape parameters (slice bounds, target shapes, axes) arrive as
+  // runtime inputs. Each tensor must match the input's declared type.
+  std::map<std::string, Tensor> constant_inputs;
 };
 
 // Reads `path` (and any external-data files next to it). Throws kiln::Error:
