@@ -1,1 +1,151 @@
+// Dispatch of one node to its reference kernel.
 #include "kiln/ref/evaluate.h"
+
+#include "kiln/ref/kernels/kernels.h"
+
+namespace kiln::ref {
+
+namespace {
+
+// The node's operands, checked for presence where the op requires them.
+class Operands {
+ public:
+  Operands(const Node& node, std::span<const Tensor* const> inputs, const std::string& where)
+      : inputs_(inputs), where_(where) {
+    KILN_ASSERT(inputs.size() == node.inputs.size(), "input count mismatch for " + where);
+  }
+  const Tensor& required(std::size_t i) const {
+    if (i >= inputs_.size() || inputs_[i] == nullptr)
+      throw_error(ErrorKind::InvalidModel, where_,
+                  "required input " + std::to_string(i) + " is missing");
+    return *inputs_[i];
+  }
+  const Tensor* optional(std::size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  std::span<const Tensor* const> all() const { return inputs_; }
+
+ private:
+  std::span<const Tensor* const> inputs_;
+  const std::string& where_;
+};
+
+// True if the model uses output i of the node.
+bool wants_output(const Node& node, std::size_t i) {
+  return i < node.outputs.size() && node.outputs[i].valid();
+}
+
+std::vector<Tensor> dispatch(const Node& node, const Operands& in, std::span<const TensorType> out,
+                             const std::string& where) {
+  namespace k = kernels;
+  const TensorType& out0 = out[0];
+  switch (node.kind) {
+    case OpKind::Conv:
+      return {k::conv(in.required(0), in.required(1), in.optional(2), node.attr<ConvAttrs>(), out0,
+                      where)};
+    case OpKind::MaxPool:
+      return k::max_pool(in.required(0), node.attr<PoolAttrs>(), out0, wants_output(node, 1),
+                         where);
+    case OpKind::AveragePool:
+      return {k::average_pool(in.required(0), node.attr<PoolAttrs>(), out0, where)};
+    case OpKind::GlobalAveragePool:
+    case OpKind::GlobalMaxPool:
+      return {k::global_pool(in.required(0), node.kind == OpKind::GlobalMaxPool, out0, where)};
+    case OpKind::Gemm:
+      return {k::gemm(in.required(0), in.required(1), in.optional(2), node.attr<GemmAttrs>(), out0,
+                      where)};
+    case OpKind::MatMul: return {k::matmul(in.required(0), in.required(1), out0, where)};
+    case OpKind::BatchNormalization:
+      return {k::batch_norm(in.required(0), in.required(1), in.required(2), in.required(3),
+                            in.required(4), node.attr<BatchNormAttrs>(), where)};
+
+    case OpKind::Relu:
+    case OpKind::LeakyRelu:
+    case OpKind::Elu:
+    case OpKind::Selu:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::Tanh: return {k::activation(node, in.required(0), where)};
+    case OpKind::PRelu: return {k::prelu(in.required(0), in.required(1), where)};
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax:
+      return {k::softmax(in.required(0), node.attr<SoftmaxAttrs>(), node.kind == OpKind::LogSoftmax,
+                         where)};
+    case OpKind::Clip: return {k::clip(in.required(0), in.optional(1), in.optional(2), where)};
+
+    case OpKind::Exp:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Abs:
+    case OpKind::Neg:
+    case OpKind::Reciprocal: return {k::unary_math(node.kind, in.required(0), where)};
+
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div: return {k::binary(node.kind, in.required(0), in.required(1), out0, where)};
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Sum:
+    case OpKind::Mean: return {k::variadic(node.kind, in.all(), out0, where)};
+
+    case OpKind::Concat:
+      for (std::size_t i = 0; i < in.all().size(); ++i) in.required(i);
+      return {k::concat(in.all(), node.attr<ConcatAttrs>().axis, out0, where)};
+    case OpKind::Slice: return {k::slice(in.required(0), node.attr<SliceAttrs>(), out0, where)};
+    case OpKind::Transpose:
+      return {k::transpose(in.required(0), node.attr<TransposeAttrs>(), out0, where)};
+    case OpKind::Pad: return {k::pad(in.required(0), node.attr<PadAttrs>(), out0, where)};
+    case OpKind::Gather:
+      return {
+          k::gather(in.required(0), in.required(1), node.attr<GatherAttrs>().axis, out0, where)};
+    case OpKind::Cast: return {in.required(0).cast(node.attr<CastAttrs>().to)};
+    case OpKind::Shape: return {k::shape_of(in.required(0), node.attr<ShapeAttrs>())};
+    case OpKind::Flatten:
+    case OpKind::Reshape:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Identity: return {k::reshape_to(in.required(0), out0, where)};
+    case OpKind::Dropout: {
+      // Inference mode: the data passes through and the mask is all true.
+      std::vector<Tensor> r{k::reshape_to(in.required(0), out0, where)};
+      if (wants_output(node, 1)) {
+        Tensor mask(DType::Bool, out[1].shape);
+        for (bool& b : mask.data<bool>()) b = true;
+        r.push_back(std::move(mask));
+      }
+      return r;
+    }
+
+    case OpKind::ReduceMean:
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+      return {k::reduce(node.kind, in.required(0), node.attr<ReduceAttrs>(), out0, where)};
+  }
+  KILN_ASSERT(false, "unhandled op kind in " + where);
+  return {};
+}
+
+}  // namespace
+
+std::vector<Tensor> evaluate_node(const Node& node, std::span<const Tensor* const> inputs,
+                                  std::span<const TensorType> output_types) {
+  const std::string where = node.describe();
+  KILN_ASSERT(!output_types.empty() && output_types.size() == node.outputs.size(),
+              "output types do not match the outputs of " + where);
+  std::vector<Tensor> results = dispatch(node, Operands(node, inputs, where), output_types, where);
+  results.resize(node.outputs.size());
+  // A kernel and shape inference disagreeing is a kiln bug; catch it here
+  // rather than as a wrong answer downstream.
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!wants_output(node, i)) {
+      results[i] = Tensor();
+      continue;
+    }
+    if (results[i].type() != output_types[i])
+      throw_error(ErrorKind::Internal, where,
+                  "output " + std::to_string(i) + " is " + results[i].type().to_string() +
+                      " but shape inference said " + output_types[i].to_string());
+  }
+  return results;
+}
+
+}  // namespace kiln::ref

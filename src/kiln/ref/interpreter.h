@@ -15,7 +15,7 @@ class Interpreter {
   // (else InvalidModel naming the input). Returns graph.outputs in order.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
 
-  // Number of threads the kernels may use (Eigen); 0 = all cores.
+  // Number of threads the kernels may use (OpenMP); 0 = all cores.
   static void set_num_threads(int n);
 
  private:
