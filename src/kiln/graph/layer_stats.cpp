@@ -28,7 +28,8 @@ int64_t product(const Shape& s, std::size_t begin) {
 }
 
 int64_t count_macs(const Graph& graph, const Node& node) {
-  if (node.kind != OpKind::Conv && node.kind != OpKind::Gemm && node.kind != OpKind::MatMul)
+  if (node.kind != OpKind::Conv && node.kind != OpKind::Gemm && node.kind != OpKind::MatMul &&
+      node.kind != OpKind::ConvTranspose)
     return 0;
   // Inference validates the node, so the shapes below are consistent.
   const Shape out = infer_node_types(graph, node)[0].shape;
@@ -43,6 +44,10 @@ int64_t count_macs(const Graph& graph, const Node& node) {
       const int64_t k = node.attr<GemmAttrs>().trans_a ? a[0] : a[1];
       return sat_mul(product(out, 0), k);  // M*N*K
     }
+    case OpKind::ConvTranspose:
+      // Every input element (N*C*spatial) is multiplied by the M/group * kernel
+      // weights it scatters to: W's per-input-channel size.
+      return sat_mul(product(a, 0), product(b, 1));
     case OpKind::MatMul:
       // The output holds batch*M*N elements (1-D operands contribute 1), each a K-long dot.
       return sat_mul(product(out, 0), a.back());

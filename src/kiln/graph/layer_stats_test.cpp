@@ -46,6 +46,16 @@ TEST_F(LayerStatsTest, GroupedConv1D) {
   EXPECT_EQ(s.macs, 48 * 6);
 }
 
+TEST_F(LayerStatsTest, ConvTranspose) {
+  // X 1x4x5x5, W 4x3x3x3 (C=4, M/group=3), group 1, stride 2: each of the
+  // 100 input elements scatters into 3 channels x 9 taps = 27 MACs -> 2700.
+  ConvTransposeAttrs a{{3, 3}, {2, 2}, {0, 0, 0, 0}, {0, 0}, {1, 1}, 1};
+  LayerStats s =
+      stats(OpKind::ConvTranspose, {in({1, 4, 5, 5}), weight({4, 3, 3, 3}), weight({3})}, a);
+  EXPECT_EQ(s.params, 111);
+  EXPECT_EQ(s.macs, 2700);
+}
+
 TEST_F(LayerStatsTest, Gemm) {
   GemmAttrs tb;
   tb.trans_b = true;

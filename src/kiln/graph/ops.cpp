@@ -8,19 +8,37 @@ namespace kiln {
 
 namespace {
 constexpr std::array<std::string_view, kNumOpKinds> kNames = {
-    "Conv",       "MaxPool",    "AveragePool", "GlobalAveragePool",
-    "GlobalMaxPool", "Gemm",    "MatMul",      "BatchNormalization",
-    "Relu",       "LeakyRelu",  "PRelu",       "Elu",
-    "Selu",       "Sigmoid",    "HardSigmoid", "Tanh",
-    "Softmax",    "LogSoftmax", "Clip",        "Exp",
-    "Log",        "Sqrt",       "Abs",         "Neg",
-    "Reciprocal", "Add",        "Sub",         "Mul",
-    "Div",        "Max",        "Min",         "Sum",
-    "Mean",       "Concat",     "Slice",       "Flatten",
-    "Reshape",    "Transpose",  "Squeeze",     "Unsqueeze",
-    "Pad",        "Gather",     "Cast",        "Shape",
-    "ReduceMean", "ReduceSum",  "ReduceMax",   "Identity",
-    "Dropout"};
+    "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul",
+    "BatchNormalization", "Relu", "LeakyRelu", "PRelu", "Elu", "Selu", "Sigmoid", "HardSigmoid",
+    "Tanh", "Softmax", "LogSoftmax", "Clip", "Exp", "Log", "Sqrt", "Abs", "Neg", "Reciprocal",
+    "Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean", "Concat", "Slice", "Flatten",
+    "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Pad", "Gather", "Cast", "Shape", "ReduceMean",
+    "ReduceSum", "ReduceMax", "Identity", "Dropout",
+    // Unary math
+    "Floor", "Ceil", "Round", "Sign", "Erf", "Softplus", "Softsign", "Sin", "Cos", "Tan", "Asin",
+    "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Not",
+    // Activations with attributes, predicates
+    "ThresholdedRelu", "Celu", "HardSwish", "Shrink", "IsNaN", "IsInf",
+    // Binary and Where
+    "Pow", "Mod", "BitShift", "And", "Or", "Xor", "Equal", "Less", "LessOrEqual", "Greater",
+    "GreaterOrEqual", "Where",
+    // Reductions
+    "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+    "ReduceLogSumExp", "ArgMax", "ArgMin",
+    // Shape-ish
+    "Split", "Expand", "Tile", "ConstantOfShape", "Range", "Size", "CastLike", "EyeLike", "Trilu",
+    "DepthToSpace", "SpaceToDepth", "GatherElements", "CumSum", "OneHot",
+    // Network layers
+    "LayerNormalization", "InstanceNormalization", "LRN", "ConvTranspose", "Resize", "Upsample",
+    "MaxUnpool"};
+
+// A name left out of the table would leave a trailing empty entry.
+constexpr bool all_named() {
+  for (std::string_view n : kNames)
+    if (n.empty()) return false;
+  return true;
+}
+static_assert(all_named(), "kNames must list every OpKind in enum order");
 
 std::string join(const std::vector<int64_t>& v, char sep) {
   std::string s;
@@ -32,7 +50,9 @@ std::string join(const std::vector<int64_t>& v, char sep) {
 }
 }  // namespace
 
-std::string_view op_name(OpKind kind) { return kNames[static_cast<std::size_t>(kind)]; }
+std::string_view op_name(OpKind kind) {
+  return kNames[static_cast<std::size_t>(kind)];
+}
 
 std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type) {
   for (int i = 0; i < kNumOpKinds; ++i)
@@ -42,18 +62,59 @@ std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type) {
 
 bool is_unary_elementwise(OpKind k) {
   switch (k) {
-    case OpKind::Relu: case OpKind::LeakyRelu: case OpKind::Elu: case OpKind::Selu:
-    case OpKind::Sigmoid: case OpKind::HardSigmoid: case OpKind::Tanh: case OpKind::Exp:
-    case OpKind::Log: case OpKind::Sqrt: case OpKind::Abs: case OpKind::Neg:
+    case OpKind::Relu:
+    case OpKind::LeakyRelu:
+    case OpKind::Elu:
+    case OpKind::Selu:
+    case OpKind::Sigmoid:
+    case OpKind::HardSigmoid:
+    case OpKind::Tanh:
+    case OpKind::Exp:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Abs:
+    case OpKind::Neg:
     case OpKind::Reciprocal:
-      return true;
-    default:
-      return false;
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Sign:
+    case OpKind::Erf:
+    case OpKind::Softplus:
+    case OpKind::Softsign:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Tan:
+    case OpKind::Asin:
+    case OpKind::Acos:
+    case OpKind::Atan:
+    case OpKind::Sinh:
+    case OpKind::Cosh:
+    case OpKind::Asinh:
+    case OpKind::Acosh:
+    case OpKind::Atanh:
+    case OpKind::Not:
+    case OpKind::ThresholdedRelu:
+    case OpKind::Celu:
+    case OpKind::HardSwish:
+    case OpKind::Shrink: return true;
+    default: return false;
   }
 }
 
+bool is_comparison(OpKind k) {
+  return k == OpKind::Equal || k == OpKind::Less || k == OpKind::LessOrEqual ||
+         k == OpKind::Greater || k == OpKind::GreaterOrEqual;
+}
+
+bool is_logical(OpKind k) {
+  return k == OpKind::And || k == OpKind::Or || k == OpKind::Xor;
+}
+
 bool is_broadcast_binary(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div;
+  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div ||
+         k == OpKind::Pow || k == OpKind::Mod || k == OpKind::BitShift || is_logical(k) ||
+         is_comparison(k);
 }
 
 bool is_variadic_elementwise(OpKind k) {
@@ -61,7 +122,19 @@ bool is_variadic_elementwise(OpKind k) {
 }
 
 bool is_reduction(OpKind k) {
-  return k == OpKind::ReduceMean || k == OpKind::ReduceSum || k == OpKind::ReduceMax;
+  switch (k) {
+    case OpKind::ReduceMean:
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp: return true;
+    default: return false;
+  }
 }
 
 std::string attrs_to_string(const Attrs& attrs) {
@@ -104,7 +177,7 @@ std::string attrs_to_string(const Attrs& attrs) {
         } else if constexpr (std::is_same_v<A, AxesAttrs>) {
           os << "axes=" << join(a.axes, ',');
         } else if constexpr (std::is_same_v<A, PadAttrs>) {
-          const char* mode = a.mode == PadMode::Constant ? "constant"
+          const char* mode = a.mode == PadMode::Constant  ? "constant"
                              : a.mode == PadMode::Reflect ? "reflect"
                                                           : "edge";
           os << "pads=" << join(a.pads, ',') << " mode=" << mode;
@@ -115,6 +188,70 @@ std::string attrs_to_string(const Attrs& attrs) {
           os << "start=" << a.start << " end=" << a.end;
         } else if constexpr (std::is_same_v<A, CastAttrs>) {
           os << "to=" << dtype_name(a.to);
+        } else if constexpr (std::is_same_v<A, ThresholdedReluAttrs> ||
+                             std::is_same_v<A, CeluAttrs>) {
+          os << "alpha=" << a.alpha;
+        } else if constexpr (std::is_same_v<A, ShrinkAttrs>) {
+          os << "bias=" << a.bias << " lambd=" << a.lambd;
+        } else if constexpr (std::is_same_v<A, IsInfAttrs>) {
+          os << "detect_positive=" << (a.detect_positive ? 1 : 0)
+             << " detect_negative=" << (a.detect_negative ? 1 : 0);
+        } else if constexpr (std::is_same_v<A, ModAttrs>) {
+          os << "fmod=" << (a.fmod ? 1 : 0);
+        } else if constexpr (std::is_same_v<A, BitShiftAttrs>) {
+          os << "direction=" << (a.left ? "LEFT" : "RIGHT");
+        } else if constexpr (std::is_same_v<A, SplitAttrs>) {
+          os << "axis=" << a.axis << " split=" << join(a.split, ',');
+        } else if constexpr (std::is_same_v<A, ExpandAttrs>) {
+          os << "shape=" << join(a.shape, 'x');
+        } else if constexpr (std::is_same_v<A, TileAttrs>) {
+          os << "repeats=" << join(a.repeats, ',');
+        } else if constexpr (std::is_same_v<A, ConstantOfShapeAttrs>) {
+          os << "shape=" << join(a.shape, 'x') << " value=" << a.value << " "
+             << dtype_name(a.dtype);
+        } else if constexpr (std::is_same_v<A, RangeAttrs>) {
+          os << "start=" << a.start << " limit=" << a.limit << " delta=" << a.delta << " "
+             << dtype_name(a.dtype);
+        } else if constexpr (std::is_same_v<A, EyeLikeAttrs>) {
+          os << "k=" << a.k << " dtype=" << dtype_name(a.dtype);
+        } else if constexpr (std::is_same_v<A, TriluAttrs>) {
+          os << (a.upper ? "upper" : "lower") << " k=" << a.k;
+        } else if constexpr (std::is_same_v<A, BlockAttrs>) {
+          os << "blocksize=" << a.blocksize << (a.crd ? " CRD" : "");
+        } else if constexpr (std::is_same_v<A, CumSumAttrs>) {
+          os << "axis=" << a.axis << (a.exclusive ? " exclusive" : "")
+             << (a.reverse ? " reverse" : "");
+        } else if constexpr (std::is_same_v<A, OneHotAttrs>) {
+          os << "axis=" << a.axis << " depth=" << a.depth;
+        } else if constexpr (std::is_same_v<A, LayerNormAttrs>) {
+          os << "axis=" << a.axis << " epsilon=" << a.epsilon;
+        } else if constexpr (std::is_same_v<A, InstanceNormAttrs>) {
+          os << "epsilon=" << a.epsilon;
+        } else if constexpr (std::is_same_v<A, LrnAttrs>) {
+          os << "size=" << a.size << " alpha=" << a.alpha << " beta=" << a.beta
+             << " bias=" << a.bias;
+        } else if constexpr (std::is_same_v<A, ConvTransposeAttrs>) {
+          os << "kernel=" << join(a.kernel_shape, 'x') << " strides=" << join(a.strides, 'x')
+             << " pads=" << join(a.pads, ',') << " output_padding=" << join(a.output_padding, ',')
+             << " dilations=" << join(a.dilations, 'x') << " group=" << a.group;
+        } else if constexpr (std::is_same_v<A, ResizeAttrs>) {
+          static constexpr const char* kModes[] = {"nearest", "linear", "cubic"};
+          static constexpr const char* kCoords[] = {"half_pixel",           "pytorch_half_pixel",
+                                                    "align_corners",        "asymmetric",
+                                                    "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+          static constexpr const char* kNearest[] = {"round_prefer_floor", "round_prefer_ceil",
+                                                     "floor", "ceil"};
+          os << "mode=" << kModes[static_cast<int>(a.mode)]
+             << " coord=" << kCoords[static_cast<int>(a.coord)];
+          if (a.mode == ResizeMode::Nearest)
+            os << " nearest=" << kNearest[static_cast<int>(a.nearest)];
+          os << " sizes=" << join(a.sizes, 'x');
+        } else if constexpr (std::is_same_v<A, MaxUnpoolAttrs>) {
+          os << "kernel=" << join(a.kernel_shape, 'x') << " strides=" << join(a.strides, 'x')
+             << " pads=" << join(a.pads, ',') << " output_shape=" << join(a.output_shape, 'x');
+        } else if constexpr (std::is_same_v<A, ArgAttrs>) {
+          os << "axis=" << a.axis << " keepdims=" << (a.keepdims ? 1 : 0)
+             << (a.select_last_index ? " select_last_index" : "");
         }
       },
       attrs);

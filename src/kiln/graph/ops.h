@@ -78,19 +78,99 @@ enum class OpKind : uint8_t {
   // Pass-through
   Identity,
   Dropout,
+  // Unary math (float unless noted)
+  Floor,
+  Ceil,
+  Round,  // half to even
+  Sign,   // numeric
+  Erf,
+  Softplus,
+  Softsign,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Not,  // bool
+  // Activations with attributes
+  ThresholdedRelu,
+  Celu,
+  HardSwish,
+  Shrink,
+  // Predicates: bool output of the input's shape
+  IsNaN,
+  IsInf,
+  // Broadcasting binary ops beyond arithmetic; Where broadcasts three ways
+  Pow,
+  Mod,
+  BitShift,
+  And,
+  Or,
+  Xor,
+  Equal,
+  Less,
+  LessOrEqual,
+  Greater,
+  GreaterOrEqual,
+  Where,
+  // More reductions
+  ReduceMin,
+  ReduceProd,
+  ReduceL1,
+  ReduceL2,
+  ReduceSumSquare,
+  ReduceLogSum,
+  ReduceLogSumExp,
+  ArgMax,
+  ArgMin,
+  // Shape-ish ops (mostly folded at import)
+  Split,
+  Expand,
+  Tile,
+  ConstantOfShape,
+  Range,
+  Size,
+  CastLike,  // imported as Cast
+  EyeLike,
+  Trilu,
+  DepthToSpace,
+  SpaceToDepth,
+  GatherElements,
+  CumSum,
+  OneHot,
+  // Network layers
+  LayerNormalization,
+  InstanceNormalization,
+  LRN,
+  ConvTranspose,
+  Resize,
+  Upsample,  // imported as Resize
+  MaxUnpool,
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Dropout) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::MaxUnpool) + 1;
 
 // The ONNX op_type of a kind ("Conv").
 std::string_view op_name(OpKind kind);
 // Reverse of op_name for the default ONNX domain; nullopt if kiln lacks the op.
 std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type);
 
-bool is_unary_elementwise(OpKind kind);   // Relu ... Reciprocal, incl. activations with attrs
-bool is_broadcast_binary(OpKind kind);    // Add Sub Mul Div (and 2-input Max/Min)
+// Element-wise ops whose output has the input's type: Relu ... Reciprocal,
+// Floor ... Not, and the activations with attributes.
+bool is_unary_elementwise(OpKind kind);
+// Two broadcast operands: Add Sub Mul Div Pow Mod BitShift And Or Xor and the
+// comparisons (Max/Min with two inputs behave alike but are variadic).
+bool is_broadcast_binary(OpKind kind);
+bool is_comparison(OpKind kind);  // Equal Less LessOrEqual Greater GreaterOrEqual (bool output)
+bool is_logical(OpKind kind);     // And Or Xor (bool operands)
 bool is_variadic_elementwise(OpKind kind);  // Max Min Sum Mean
-bool is_reduction(OpKind kind);
+bool is_reduction(OpKind kind);             // Reduce* (not ArgMax/ArgMin)
 
 // Convolution (1-D, 2-D and beyond). auto_pad is resolved into explicit pads.
 struct ConvAttrs {
@@ -200,8 +280,9 @@ struct PadAttrs {
   bool operator==(const PadAttrs&) const = default;
 };
 
-// ReduceMean / ReduceSum / ReduceMax: the reduced axes, sorted (never empty:
-// a no-op reduction is imported as Identity).
+// Reduce*: the reduced axes, sorted. Never empty except for a rank-0 input
+// (where e.g. ReduceL2 still computes |x|); a no-op reduction is imported as
+// Identity.
 struct ReduceAttrs {
   std::vector<int64_t> axes;
   bool keepdims = true;
@@ -224,10 +305,203 @@ struct CastAttrs {
   bool operator==(const CastAttrs&) const = default;
 };
 
-using Attrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, GemmAttrs, BatchNormAttrs,
-                           LeakyReluAttrs, EluAttrs, SeluAttrs, HardSigmoidAttrs, SoftmaxAttrs,
-                           ConcatAttrs, SliceAttrs, FlattenAttrs, ReshapeAttrs, TransposeAttrs,
-                           AxesAttrs, PadAttrs, ReduceAttrs, ShapeAttrs, GatherAttrs, CastAttrs>;
+// y = x > alpha ? x : 0
+struct ThresholdedReluAttrs {
+  float alpha = 1.0f;
+  bool operator==(const ThresholdedReluAttrs&) const = default;
+};
+// y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+struct CeluAttrs {
+  float alpha = 1.0f;
+  bool operator==(const CeluAttrs&) const = default;
+};
+// y = x < -lambd ? x + bias : x > lambd ? x - bias : 0
+struct ShrinkAttrs {
+  float bias = 0.0f;
+  float lambd = 0.5f;
+  bool operator==(const ShrinkAttrs&) const = default;
+};
+struct IsInfAttrs {
+  bool detect_positive = true;
+  bool detect_negative = true;
+  bool operator==(const IsInfAttrs&) const = default;
+};
+// fmod: the remainder takes the dividend's sign (C fmod); otherwise the
+// divisor's (Python %), which ONNX allows for integers only.
+struct ModAttrs {
+  bool fmod = false;
+  bool operator==(const ModAttrs&) const = default;
+};
+struct BitShiftAttrs {
+  bool left = true;  // direction "LEFT"; false is "RIGHT"
+  bool operator==(const BitShiftAttrs&) const = default;
+};
+// ArgMax / ArgMin along one axis; int64 output.
+struct ArgAttrs {
+  int64_t axis = 0;
+  bool keepdims = true;
+  bool select_last_index = false;
+  bool operator==(const ArgAttrs&) const = default;
+};
+
+// Split along `axis` into outputs of the given sizes (one per output).
+struct SplitAttrs {
+  int64_t axis = 0;
+  std::vector<int64_t> split;
+  bool operator==(const SplitAttrs&) const = default;
+};
+
+// Expand: the output shape (the input broadcast with the target shape).
+struct ExpandAttrs {
+  std::vector<int64_t> shape;
+  bool operator==(const ExpandAttrs&) const = default;
+};
+
+// Tile: one repeat count per input dimension.
+struct TileAttrs {
+  std::vector<int64_t> repeats;
+  bool operator==(const TileAttrs&) const = default;
+};
+
+// ConstantOfShape: no inputs; `shape` filled with `value` of type `dtype`.
+struct ConstantOfShapeAttrs {
+  std::vector<int64_t> shape;
+  DType dtype = DType::Float32;
+  double value = 0.0;
+  bool operator==(const ConstantOfShapeAttrs&) const = default;
+};
+
+// Range: no inputs; start + i * delta for i < max(ceil((limit - start) / delta), 0).
+struct RangeAttrs {
+  double start = 0.0;
+  double limit = 0.0;
+  double delta = 1.0;
+  DType dtype = DType::Float32;
+  bool operator==(const RangeAttrs&) const = default;
+};
+
+// EyeLike: ones on diagonal k of a 2-D tensor of the input's shape, type `dtype`.
+struct EyeLikeAttrs {
+  int64_t k = 0;
+  DType dtype = DType::Float32;
+  bool operator==(const EyeLikeAttrs&) const = default;
+};
+
+// Trilu: keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dims.
+struct TriluAttrs {
+  bool upper = true;
+  int64_t k = 0;
+  bool operator==(const TriluAttrs&) const = default;
+};
+
+// DepthToSpace (crd: CRD mode, else DCR) and SpaceToDepth (crd unused).
+struct BlockAttrs {
+  int64_t blocksize = 1;
+  bool crd = false;
+  bool operator==(const BlockAttrs&) const = default;
+};
+
+struct CumSumAttrs {
+  int64_t axis = 0;
+  bool exclusive = false;
+  bool reverse = false;
+  bool operator==(const CumSumAttrs&) const = default;
+};
+
+// OneHot: inputs indices and values ([off, on]); `axis` indexes the output.
+struct OneHotAttrs {
+  int64_t axis = 0;
+  int64_t depth = 1;
+  bool operator==(const OneHotAttrs&) const = default;
+};
+
+// LayerNormalization: normalizes over dims [axis, rank); outputs Y and, if
+// used, Mean and InvStdDev (float32, X's shape with dims >= axis set to 1).
+struct LayerNormAttrs {
+  int64_t axis = 0;
+  float epsilon = 1e-5f;
+  bool operator==(const LayerNormAttrs&) const = default;
+};
+
+// InstanceNormalization: per (n, c) statistics over the spatial dims.
+struct InstanceNormAttrs {
+  float epsilon = 1e-5f;
+  bool operator==(const InstanceNormAttrs&) const = default;
+};
+
+// LRN across channels: y = x / (bias + alpha / size * sum of x^2 over the window)^beta.
+struct LrnAttrs {
+  float alpha = 1e-4f;
+  float beta = 0.75f;
+  float bias = 1.0f;
+  int64_t size = 1;
+  bool operator==(const LrnAttrs&) const = default;
+};
+
+// ConvTranspose; inputs X [N, C, in...], W [C, M/group, kernel...], optional
+// B [M]. output_shape and auto_pad are resolved into pads (which may be
+// negative: extra output rows that receive only the bias). Output size per
+// spatial dim: stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1
+// - pad_begin - pad_end.
+struct ConvTransposeAttrs {
+  std::vector<int64_t> kernel_shape;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> pads;  // [begins..., ends...]
+  std::vector<int64_t> output_padding;
+  std::vector<int64_t> dilations;
+  int64_t group = 1;
+  bool operator==(const ConvTransposeAttrs&) const = default;
+};
+
+enum class ResizeMode : uint8_t { Nearest, Linear, Cubic };
+// How an output coordinate maps to an input coordinate (ONNX
+// coordinate_transformation_mode).
+enum class ResizeCoord : uint8_t {
+  HalfPixel,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfHalfPixelForNn,
+  TfCropAndResize,
+};
+enum class NearestMode : uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+
+// Resize (and Upsample): the output shape and the per-dimension scales the
+// coordinate mapping uses, both resolved from the constant scales/sizes
+// inputs; roi only for TfCropAndResize ([starts..., ends...]).
+struct ResizeAttrs {
+  ResizeMode mode = ResizeMode::Nearest;
+  ResizeCoord coord = ResizeCoord::HalfPixel;
+  NearestMode nearest = NearestMode::RoundPreferFloor;
+  std::vector<int64_t> sizes;
+  std::vector<double> scales;
+  std::vector<double> roi;
+  float cubic_coeff_a = -0.75f;
+  bool exclude_outside = false;
+  float extrapolation_value = 0.0f;
+  bool operator==(const ResizeAttrs&) const = default;
+};
+
+// MaxUnpool: inputs X and I (flat indices into the output, as MaxPool's
+// Indices output gives them); output_shape is resolved (from the constant
+// input or from the window attributes).
+struct MaxUnpoolAttrs {
+  std::vector<int64_t> kernel_shape;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> pads;  // [begins..., ends...]
+  std::vector<int64_t> output_shape;
+  bool operator==(const MaxUnpoolAttrs&) const = default;
+};
+
+using Attrs =
+    std::variant<std::monostate, ConvAttrs, PoolAttrs, GemmAttrs, BatchNormAttrs, LeakyReluAttrs,
+                 EluAttrs, SeluAttrs, HardSigmoidAttrs, SoftmaxAttrs, ConcatAttrs, SliceAttrs,
+                 FlattenAttrs, ReshapeAttrs, TransposeAttrs, AxesAttrs, PadAttrs, ReduceAttrs,
+                 ShapeAttrs, GatherAttrs, CastAttrs, ThresholdedReluAttrs, CeluAttrs, ShrinkAttrs,
+                 IsInfAttrs, ModAttrs, BitShiftAttrs, ArgAttrs, SplitAttrs, ExpandAttrs, TileAttrs,
+                 ConstantOfShapeAttrs, RangeAttrs, EyeLikeAttrs, TriluAttrs, BlockAttrs,
+                 CumSumAttrs, OneHotAttrs, LayerNormAttrs, InstanceNormAttrs, LrnAttrs,
+                 ConvTransposeAttrs, ResizeAttrs, MaxUnpoolAttrs>;
 
 // One-line text of the attributes ("kernel=3x3 strides=1x1 pads=1,1,1,1 group=1").
 std::string attrs_to_string(const Attrs& attrs);

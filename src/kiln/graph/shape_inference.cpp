@@ -15,6 +15,7 @@
 #include "kiln/graph/shape_inference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -100,7 +101,26 @@ std::string input_role(OpKind kind, std::size_t i) {
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
-    case OpKind::Div: return pick({"A", "B"});
+    case OpKind::Div:
+    case OpKind::Mod:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::LessOrEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterOrEqual: return pick({"A", "B"});
+    case OpKind::Pow:
+    case OpKind::BitShift: return pick({"X", "Y"});
+    case OpKind::Where: return pick({"condition", "X", "Y"});
+    case OpKind::GatherElements: return pick({"data", "indices"});
+    case OpKind::OneHot: return pick({"indices", "values"});
+    case OpKind::CastLike: return pick({"input", "target_type"});
+    case OpKind::LayerNormalization: return pick({"X", "Scale", "B"});
+    case OpKind::InstanceNormalization: return pick({"input", "scale", "B"});
+    case OpKind::ConvTranspose: return pick({"X", "W", "B"});
+    case OpKind::MaxUnpool: return pick({"X", "I"});
     case OpKind::BatchNormalization: return pick({"X", "scale", "B", "mean", "var"});
     case OpKind::PRelu: return pick({"X", "slope"});
     case OpKind::Clip: return pick({"input", "min", "max"});
@@ -492,8 +512,12 @@ DTypeSet unary_dtypes(OpKind kind) {
   switch (kind) {
     case OpKind::Relu:
     case OpKind::Neg: return kFloats | kSignedInts;
-    case OpKind::Abs: return kNumeric;
-    default: return kFloats;  // the other activations and Exp, Log, Sqrt, Reciprocal
+    case OpKind::Abs:
+    case OpKind::Sign:
+    case OpKind::Shrink:
+    case OpKind::Erf: return kNumeric;
+    case OpKind::Not: return bit(DType::Bool);
+    default: return kFloats;  // the other activations and unary math ops
   }
 }
 
@@ -502,6 +526,31 @@ std::vector<TensorType> infer_unary(const Ctx& c) {
   c.expect_outputs(1, 1);
   c.expect_dtype(0, unary_dtypes(c.node().kind));
   return same_as_input(c);
+}
+
+// IsNaN, IsInf: a bool mask of the input's shape.
+std::vector<TensorType> infer_predicate(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  return {TensorType{DType::Bool, c.shape(0)}};
+}
+
+std::vector<TensorType> infer_where(const Ctx& c) {
+  c.expect_inputs(3, 3);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, bit(DType::Bool));
+  c.expect_same_dtype(2, 1);
+  Shape out = c.shape(0);
+  for (std::size_t i = 1; i < 3; ++i) {
+    Shape next;
+    if (!try_broadcast(out, c.shape(i), next))
+      c.fail("cannot broadcast condition " + c.in(0).to_string() + ", X " + c.in(1).to_string() +
+                 " and Y " + c.in(2).to_string(),
+             "each dimension must be equal or 1 across the three inputs (numpy broadcasting)");
+    out = std::move(next);
+  }
+  return {TensorType{c.in(1).dtype, out}};
 }
 
 std::vector<TensorType> infer_prelu(const Ctx& c) {
@@ -546,18 +595,26 @@ std::vector<TensorType> infer_broadcast(const Ctx& c) {
   c.expect_outputs(1, 1);
   for (std::size_t i = 0; i < c.num_inputs(); ++i)
     if (!c.has(i)) c.fail("input " + std::to_string(i) + " is missing", "give every input");
-  const bool floats_only = k == OpKind::Sum || k == OpKind::Mean;
-  c.expect_dtype(0, floats_only ? kFloats : kNumeric);
+  DTypeSet allowed = kNumeric;
+  if (k == OpKind::Sum || k == OpKind::Mean) allowed = kFloats;
+  if (is_logical(k)) allowed = bit(DType::Bool);
+  if (k == OpKind::Equal) allowed = kAll;
+  if (k == OpKind::BitShift) allowed = kUnsignedInts;
+  c.expect_dtype(0, allowed);
   Shape out = c.shape(0);
   for (std::size_t i = 1; i < c.num_inputs(); ++i) {
-    c.expect_same_dtype(i, 0);
+    // Pow's exponent may have its own numeric type (opset >= 12).
+    if (k == OpKind::Pow)
+      c.expect_dtype(i, kNumeric);
+    else
+      c.expect_same_dtype(i, 0);
     Shape next;
     if (!try_broadcast(out, c.shape(i), next))
       c.fail("cannot broadcast " + (i == 1 ? c.arg(0) : bracket(out)) + " with " + c.arg(i),
              "each dimension pair must be equal or contain a 1 (numpy broadcasting)");
     out = std::move(next);
   }
-  return {TensorType{c.in(0).dtype, out}};
+  return {TensorType{is_comparison(k) ? DType::Bool : c.in(0).dtype, out}};
 }
 
 // ---- Data movement -----------------------------------------------------------
@@ -795,9 +852,11 @@ std::vector<TensorType> infer_reduce(const Ctx& c) {
   c.expect_inputs(1, 1);
   c.expect_outputs(1, 1);
   const auto& a = c.node().attr<ReduceAttrs>();
-  c.expect_dtype(0, c.node().kind == OpKind::ReduceMax ? kNumeric : kFloatsAndWideInts);
+  const OpKind k = c.node().kind;
+  c.expect_dtype(0,
+                 k == OpKind::ReduceMax || k == OpKind::ReduceMin ? kNumeric : kFloatsAndWideInts);
   const Shape& x = c.shape(0);
-  if (a.axes.empty())
+  if (a.axes.empty() && !x.empty())
     c.fail("no axes to reduce", "the importer lists every axis for a full reduction");
   check_axes(c, a.axes, x.size(), c.arg(0));
   Shape out;
@@ -811,6 +870,349 @@ std::vector<TensorType> infer_reduce(const Ctx& c) {
       out.push_back(1);
     }
   }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_arg_reduce(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kNumeric);
+  const auto& a = c.node().attr<ArgAttrs>();
+  Shape x = c.shape(0);
+  c.expect_axis("axis", a.axis, x.size(), c.arg(0));
+  const auto ax = static_cast<std::size_t>(a.axis);
+  if (x[ax] == 0)
+    c.fail("cannot take the arg-extreme of an empty axis " + std::to_string(a.axis) + " of " +
+               c.arg(0),
+           "the reduced axis needs at least one element");
+  if (a.keepdims) {
+    x[ax] = 1;
+  } else {
+    x.erase(x.begin() + a.axis);
+  }
+  return {TensorType{DType::Int64, x}};
+}
+
+// ---- Shape-ish ops -------------------------------------------------------------
+
+std::vector<TensorType> infer_split(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  const auto& a = c.node().attr<SplitAttrs>();
+  c.expect_outputs(1, SIZE_MAX);
+  const Shape& x = c.shape(0);
+  c.expect_axis("axis", a.axis, x.size(), c.arg(0));
+  const auto ax = static_cast<std::size_t>(a.axis);
+  int64_t total = 0;
+  for (int64_t v : a.split) total = v < 0 ? -1 : sat_add(total, v);
+  if (a.split.size() != c.node().outputs.size() || total != x[ax])
+    c.fail("split sizes " + join(a.split) + " do not divide axis " + std::to_string(a.axis) +
+               " of " + c.arg(0) + " into " + std::to_string(c.node().outputs.size()) + " outputs",
+           "give one non-negative size per output, summing to the axis size");
+  std::vector<TensorType> types;
+  for (int64_t v : a.split) {
+    Shape s = x;
+    s[ax] = v;
+    types.push_back(TensorType{c.in(0).dtype, s});
+  }
+  return types;
+}
+
+std::vector<TensorType> infer_expand(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const Shape& target = c.node().attr<ExpandAttrs>().shape;
+  if (!broadcasts_to(c.shape(0), target))
+    c.fail(c.arg(0) + " does not broadcast to the expanded shape " + bracket(target),
+           "the importer resolves the target; input dims must be 1 or equal");
+  return {TensorType{c.in(0).dtype, target}};
+}
+
+std::vector<TensorType> infer_tile(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& r = c.node().attr<TileAttrs>().repeats;
+  const Shape& x = c.shape(0);
+  if (r.size() != x.size())
+    c.fail("repeats " + join(r) + " must have one entry per dimension of " + c.arg(0),
+           "give one repeat count per dimension");
+  Shape out(x.size());
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    if (r[d] < 0) c.fail("repeats " + join(r) + " has a negative count", "counts must be >= 0");
+    out[d] = sat_mul(x[d], r[d]);
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_constant_of_shape(const Ctx& c) {
+  c.expect_inputs(0, 0);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ConstantOfShapeAttrs>();
+  for (int64_t d : a.shape)
+    if (d < 0) c.fail("shape " + bracket(a.shape) + " has a negative dimension", "fix the shape");
+  return {TensorType{a.dtype, a.shape}};
+}
+
+// Number of elements of a Range; InvalidModel for steps that never end.
+int64_t range_count(const Ctx& c, const RangeAttrs& a) {
+  if (a.delta == 0.0 || !std::isfinite(a.start) || !std::isfinite(a.limit) ||
+      !std::isfinite(a.delta))
+    c.fail("start " + std::to_string(a.start) + ", limit " + std::to_string(a.limit) + ", delta " +
+               std::to_string(a.delta) + " do not describe a finite range",
+           "delta must be non-zero and all three finite");
+  const double n = std::ceil((a.limit - a.start) / a.delta);
+  if (n > static_cast<double>(kMaxTensorElements))
+    c.fail("the range has " + std::to_string(n) + " elements", "use a larger delta");
+  return n > 0 ? static_cast<int64_t>(n) : 0;
+}
+
+std::vector<TensorType> infer_range(const Ctx& c) {
+  c.expect_inputs(0, 0);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<RangeAttrs>();
+  return {TensorType{a.dtype, {range_count(c, a)}}};
+}
+
+std::vector<TensorType> infer_size(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  return {TensorType{DType::Int64, {}}};
+}
+
+std::vector<TensorType> infer_cast_like(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  return {TensorType{c.in(1).dtype, c.shape(0)}};
+}
+
+std::vector<TensorType> infer_eye_like(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_rank(0, 2);
+  return {TensorType{c.node().attr<EyeLikeAttrs>().dtype, c.shape(0)}};
+}
+
+std::vector<TensorType> infer_trilu(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_min_rank(0, 2, "..., rows, columns");
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_block(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_rank(0, 4);
+  const int64_t b = c.node().attr<BlockAttrs>().blocksize;
+  if (b < 1) c.fail("blocksize " + std::to_string(b) + " must be >= 1", "fix the blocksize");
+  const Shape& x = c.shape(0);
+  const int64_t bb = sat_mul(b, b);
+  if (c.node().kind == OpKind::DepthToSpace) {
+    if (x[1] % bb != 0)
+      c.fail(c.arg(0) + " has " + std::to_string(x[1]) +
+                 " channels, not divisible by blocksize^2 " + std::to_string(bb),
+             "the channels must be a multiple of blocksize * blocksize");
+    return {TensorType{c.in(0).dtype, {x[0], x[1] / bb, sat_mul(x[2], b), sat_mul(x[3], b)}}};
+  }
+  if (x[2] % b != 0 || x[3] % b != 0)
+    c.fail(
+        "the spatial size of " + c.arg(0) + " is not divisible by blocksize " + std::to_string(b),
+        "height and width must be multiples of the blocksize");
+  return {TensorType{c.in(0).dtype, {x[0], sat_mul(x[1], bb), x[2] / b, x[3] / b}}};
+}
+
+std::vector<TensorType> infer_gather_elements(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(1, kIndexTypes);
+  const int64_t axis = c.node().attr<GatherAttrs>().axis;
+  c.expect_axis("axis", axis, c.rank(0), c.arg(0));
+  if (c.rank(1) != c.rank(0))
+    c.fail(c.arg(1) + " must have the rank of " + c.arg(0), "indices and data have equal rank");
+  if (const Tensor* idx = c.constant(1)) {
+    const int64_t dim = c.shape(0)[static_cast<std::size_t>(axis)];
+    for (int64_t i = 0; i < idx->numel(); ++i)
+      if (idx->as_int64(i) < -dim || idx->as_int64(i) >= dim)
+        c.fail("index " + std::to_string(idx->as_int64(i)) + " is out of range for axis " +
+                   std::to_string(axis) + " of " + c.arg(0),
+               "indices must lie in [-dim, dim-1]");
+  }
+  return {TensorType{c.in(0).dtype, c.shape(1)}};
+}
+
+std::vector<TensorType> infer_cum_sum(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloatsAndWideInts);
+  c.expect_axis("axis", c.node().attr<CumSumAttrs>().axis, c.rank(0), c.arg(0));
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_one_hot(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kNumeric);
+  const auto& a = c.node().attr<OneHotAttrs>();
+  if (c.in(1).numel() != 2)
+    c.fail(c.arg(1) + " must hold two values [off, on]", "give values as a 2-element tensor");
+  c.expect_axis("axis", a.axis, c.rank(0) + 1,
+                "the output of rank " + std::to_string(c.rank(0) + 1));
+  if (a.depth < 1) c.fail("depth " + std::to_string(a.depth) + " must be >= 1", "fix depth");
+  Shape out = c.shape(0);
+  out.insert(out.begin() + a.axis, a.depth);
+  return {TensorType{c.in(1).dtype, out}};
+}
+
+// ---- Network layers --------------------------------------------------------------
+
+std::vector<TensorType> infer_layer_norm(const Ctx& c) {
+  c.expect_inputs(2, 3);
+  c.expect_outputs(1, 3);
+  c.expect_dtype(0, kFloats);
+  const int64_t axis = c.node().attr<LayerNormAttrs>().axis;
+  const Shape& x = c.shape(0);
+  c.expect_axis("axis", axis, x.size(), c.arg(0));
+  const Shape normalized(x.begin() + axis, x.end());
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!c.has(i)) continue;
+    c.expect_same_dtype(i, 0);
+    if (!broadcasts_to(c.shape(i), normalized))
+      c.fail(c.arg(i) + " does not broadcast to the normalized shape " + bracket(normalized),
+             "Scale and B must match X's dimensions from axis on");
+  }
+  std::vector<TensorType> types = {c.in(0)};
+  Shape stats = x;
+  for (std::size_t d = static_cast<std::size_t>(axis); d < stats.size(); ++d) stats[d] = 1;
+  for (std::size_t i = 1; i < c.node().outputs.size(); ++i)
+    types.push_back(TensorType{DType::Float32, stats});
+  return types;
+}
+
+std::vector<TensorType> infer_instance_norm(const Ctx& c) {
+  c.expect_inputs(3, 3);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  const int64_t channels = c.shape(0)[1];
+  for (std::size_t i = 1; i < 3; ++i) {
+    c.expect_same_dtype(i, 0);
+    if (c.shape(i) != Shape{channels})
+      c.fail(c.arg(i) + " must have shape [" + std::to_string(channels) + "] to match " + c.arg(0),
+             "InstanceNormalization takes one scale and bias per channel");
+  }
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_lrn(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  if (c.node().attr<LrnAttrs>().size < 1) c.fail("size must be >= 1", "fix the size attribute");
+  return same_as_input(c);
+}
+
+std::vector<TensorType> infer_conv_transpose(const Ctx& c) {
+  c.expect_inputs(2, 3);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ConvTransposeAttrs>();
+  c.expect_dtype(0, kFloats);
+  c.expect_same_dtype(1, 0);
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  if (c.rank(1) != c.rank(0))
+    c.fail(c.arg(1) + " must have the rank of " + c.arg(0) + " ([C, M/group, kernel...])",
+           "fix the weight shape");
+  const Shape& x = c.shape(0);
+  const Shape& w = c.shape(1);
+  const std::size_t nsp = x.size() - 2;
+  auto check_len = [&](const char* name, const std::vector<int64_t>& v, std::size_t want) {
+    if (v.size() != want)
+      c.fail(std::string(name) + " has " + std::to_string(v.size()) + " entries (" + join(v) +
+                 ") but " + c.arg(0) + " has " + std::to_string(nsp) + " spatial dimensions",
+             "give one entry per spatial dimension (pads: begins then ends)");
+  };
+  check_len("kernel_shape", a.kernel_shape, nsp);
+  check_len("strides", a.strides, nsp);
+  check_len("dilations", a.dilations, nsp);
+  check_len("pads", a.pads, 2 * nsp);
+  check_len("output_padding", a.output_padding, nsp);
+  if (a.group < 1)
+    c.fail("group " + std::to_string(a.group) + " is not positive", "use group >= 1");
+  if (x[1] != w[0])
+    c.fail(c.arg(0) + " has " + std::to_string(x[1]) + " channels but " + c.arg(1) + " expects " +
+               std::to_string(w[0]),
+           "the weight must be [C, M/group, kernel...]");
+  if (x[1] % a.group != 0)
+    c.fail(c.arg(0) + " has " + std::to_string(x[1]) + " channels, not divisible by group " +
+               std::to_string(a.group),
+           "fix the group attribute or the input channels");
+  const int64_t m = sat_mul(w[1], a.group);
+  Shape out = {x[0], m};
+  for (std::size_t i = 0; i < nsp; ++i) {
+    if (a.kernel_shape[i] != w[2 + i])
+      c.fail("kernel_shape " + join(a.kernel_shape) + " does not match " + c.arg(1),
+             "kernel_shape must equal the weight's spatial dimensions");
+    if (a.strides[i] < 1 || a.dilations[i] < 1 || a.output_padding[i] < 0 ||
+        a.pads[i] < -kMaxTensorElements || a.pads[nsp + i] < -kMaxTensorElements ||
+        a.pads[i] > kMaxTensorElements || a.pads[nsp + i] > kMaxTensorElements)
+      c.fail("strides " + join(a.strides) + ", dilations " + join(a.dilations) +
+                 ", output_padding " + join(a.output_padding) + ", pads " + join(a.pads) +
+                 " are out of range",
+             "strides and dilations must be >= 1, output_padding >= 0");
+    if (x[2 + i] < 1 || a.kernel_shape[i] < 1)
+      c.fail(c.arg(0) + " has an empty spatial axis " + std::to_string(i),
+             "ConvTranspose needs at least one input element per spatial axis");
+    const int64_t full = sat_add(sat_add(sat_mul(a.strides[i], x[2 + i] - 1), a.output_padding[i]),
+                                 sat_add(sat_mul(a.kernel_shape[i] - 1, a.dilations[i]), 1));
+    const int64_t o = sat_add(sat_add(full, -a.pads[i]), -a.pads[nsp + i]);
+    if (o < 1)
+      c.fail("pads " + join(a.pads) + " leave no output along spatial axis " + std::to_string(i) +
+                 " of " + c.arg(0),
+             "use smaller pads or output_shape");
+    out.push_back(o);
+  }
+  if (c.has(2)) {
+    c.expect_same_dtype(2, 0);
+    if (c.shape(2) != Shape{m})
+      c.fail(
+          c.arg(2) + " must have shape [" + std::to_string(m) + "] (one bias per output channel)",
+          "fix the bias shape");
+  }
+  return {TensorType{c.in(0).dtype, out}};
+}
+
+std::vector<TensorType> infer_resize(const Ctx& c) {
+  c.expect_inputs(1, 1);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<ResizeAttrs>();
+  const std::size_t r = c.rank(0);
+  if (a.sizes.size() != r || a.scales.size() != r ||
+      (a.coord == ResizeCoord::TfCropAndResize && a.roi.size() != 2 * r))
+    c.fail(
+        "sizes " + join(a.sizes) + " and scales must have one entry per dimension of " + c.arg(0),
+        "the importer resolves scales and sizes to the output shape");
+  if (a.mode != ResizeMode::Nearest) c.expect_dtype(0, kFloats);
+  for (std::size_t d = 0; d < r; ++d)
+    if (a.sizes[d] < 0 || !(a.scales[d] > 0.0))
+      c.fail("sizes " + join(a.sizes) + " must be >= 0 and scales positive",
+             "fix the scales or sizes input");
+  return {TensorType{c.in(0).dtype, a.sizes}};
+}
+
+std::vector<TensorType> infer_max_unpool(const Ctx& c) {
+  c.expect_inputs(2, 2);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_dtype(1, bit(DType::Int64));
+  c.expect_min_rank(0, 3, "N, C, spatial...");
+  if (c.shape(1) != c.shape(0))
+    c.fail(c.arg(1) + " must have the shape of " + c.arg(0), "I is MaxPool's Indices output");
+  const auto& a = c.node().attr<MaxUnpoolAttrs>();
+  const Shape& out = a.output_shape;
+  if (out.size() != c.rank(0) || out[0] != c.shape(0)[0] || out[1] != c.shape(0)[1])
+    c.fail("output_shape " + bracket(out) + " must keep the batch and channels of " + c.arg(0),
+           "give [N, C, spatial...]");
+  for (int64_t d : out)
+    if (d < 0) c.fail("output_shape " + bracket(out) + " has a negative dimension", "fix it");
   return {TensorType{c.in(0).dtype, out}};
 }
 
@@ -862,7 +1264,21 @@ std::vector<TensorType> infer_by_kind(const Ctx& c) {
     case OpKind::Max:
     case OpKind::Min:
     case OpKind::Sum:
-    case OpKind::Mean: return infer_broadcast(c);
+    case OpKind::Mean:
+    case OpKind::Pow:
+    case OpKind::Mod:
+    case OpKind::BitShift:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::LessOrEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterOrEqual: return infer_broadcast(c);
+    case OpKind::IsNaN:
+    case OpKind::IsInf: return infer_predicate(c);
+    case OpKind::Where: return infer_where(c);
     case OpKind::Concat: return infer_concat(c);
     case OpKind::Slice: return infer_slice(c);
     case OpKind::Flatten: return infer_flatten(c);
@@ -876,7 +1292,37 @@ std::vector<TensorType> infer_by_kind(const Ctx& c) {
     case OpKind::Shape: return infer_shape_op(c);
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
-    case OpKind::ReduceMax: return infer_reduce(c);
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp: return infer_reduce(c);
+    case OpKind::ArgMax:
+    case OpKind::ArgMin: return infer_arg_reduce(c);
+    case OpKind::Split: return infer_split(c);
+    case OpKind::Expand: return infer_expand(c);
+    case OpKind::Tile: return infer_tile(c);
+    case OpKind::ConstantOfShape: return infer_constant_of_shape(c);
+    case OpKind::Range: return infer_range(c);
+    case OpKind::Size: return infer_size(c);
+    case OpKind::CastLike: return infer_cast_like(c);
+    case OpKind::EyeLike: return infer_eye_like(c);
+    case OpKind::Trilu: return infer_trilu(c);
+    case OpKind::DepthToSpace:
+    case OpKind::SpaceToDepth: return infer_block(c);
+    case OpKind::GatherElements: return infer_gather_elements(c);
+    case OpKind::CumSum: return infer_cum_sum(c);
+    case OpKind::OneHot: return infer_one_hot(c);
+    case OpKind::LayerNormalization: return infer_layer_norm(c);
+    case OpKind::InstanceNormalization: return infer_instance_norm(c);
+    case OpKind::LRN: return infer_lrn(c);
+    case OpKind::ConvTranspose: return infer_conv_transpose(c);
+    case OpKind::Resize:
+    case OpKind::Upsample: return infer_resize(c);
+    case OpKind::MaxUnpool: return infer_max_unpool(c);
     case OpKind::Identity: return infer_identity(c);
     case OpKind::Dropout: return infer_dropout(c);
     default: break;

@@ -597,5 +597,192 @@ TEST_F(ShapeInference, InferShapesReportsTheFailingNode) {
   }
 }
 
+// ---- ops added for wider coverage ----------------------------------------------
+
+TEST_F(ShapeInference, MoreUnaryOps) {
+  EXPECT_EQ(infer(OpKind::Floor, {in({2, 3})})[0], (TensorType{F32, {2, 3}}));
+  EXPECT_EQ(infer(OpKind::Sign, {in({2}, DType::Int16)})[0], (TensorType{DType::Int16, {2}}));
+  EXPECT_EQ(infer(OpKind::Not, {in({4}, DType::Bool)})[0], (TensorType{DType::Bool, {4}}));
+  EXPECT_EQ(infer(OpKind::Celu, {in({1})}, CeluAttrs{})[0], (TensorType{F32, {1}}));
+  EXPECT_EQ(infer(OpKind::IsNaN, {in({2, 2})})[0], (TensorType{DType::Bool, {2, 2}}));
+  EXPECT_EQ(infer(OpKind::IsInf, {in({3}, DType::Float64)}, IsInfAttrs{})[0],
+            (TensorType{DType::Bool, {3}}));
+  expect_error(OpKind::Not, {in({2})}, {}, {"float32", "requires bool"});
+  expect_error(OpKind::Sin, {in({2}, DType::Int32)}, {}, {"int32", "float32 or float64"});
+  expect_error(OpKind::IsNaN, {in({2}, DType::Int32)}, {}, {"int32"});
+}
+
+TEST_F(ShapeInference, ComparisonsLogicalAndPow) {
+  EXPECT_EQ(infer(OpKind::Less, {in({2, 1}), in({3})})[0], (TensorType{DType::Bool, {2, 3}}));
+  EXPECT_EQ(infer(OpKind::Equal, {in({2}, DType::Bool), in({2}, DType::Bool)})[0],
+            (TensorType{DType::Bool, {2}}));
+  EXPECT_EQ(infer(OpKind::And, {in({2}, DType::Bool), in({}, DType::Bool)})[0],
+            (TensorType{DType::Bool, {2}}));
+  // Pow keeps the base's type; the exponent may differ.
+  EXPECT_EQ(infer(OpKind::Pow, {in({2}, DType::Int32), in({1})})[0],
+            (TensorType{DType::Int32, {2}}));
+  EXPECT_EQ(
+      infer(OpKind::BitShift, {in({2}, DType::UInt8), in({2}, DType::UInt8)}, BitShiftAttrs{})[0],
+      (TensorType{DType::UInt8, {2}}));
+  expect_error(OpKind::Or, {in({2}), in({2})}, {}, {"requires bool"});
+  expect_error(OpKind::Greater, {in({2}), in({2}, DType::Int32)}, {}, {"different element types"});
+  expect_error(OpKind::BitShift, {in({2}, DType::Int8), in({2}, DType::Int8)}, BitShiftAttrs{},
+               {"int8"});
+  expect_error(OpKind::Mod, {in({2, 3}), in({3, 3})}, ModAttrs{true},
+               {"cannot broadcast A float32[2x3] with B float32[3x3]"});
+}
+
+TEST_F(ShapeInference, Where) {
+  // [2,1,1] x [3,1] x [4] -> [2,3,4], X's type.
+  EXPECT_EQ(infer(OpKind::Where,
+                  {in({2, 1, 1}, DType::Bool), in({3, 1}, DType::Int64), in({4}, DType::Int64)})[0],
+            (TensorType{DType::Int64, {2, 3, 4}}));
+  expect_error(OpKind::Where, {in({2}), in({2}), in({2})}, {}, {"condition float32[2]", "bool"});
+  expect_error(OpKind::Where, {in({2}, DType::Bool), in({2}), in({2}, DType::Int32)}, {},
+               {"different element types"});
+  expect_error(OpKind::Where, {in({2}, DType::Bool), in({3}), in({3})}, {}, {"cannot broadcast"});
+}
+
+TEST_F(ShapeInference, MoreReductionsAndArgMax) {
+  EXPECT_EQ(shape_of(OpKind::ReduceL2, {in({2, 3, 4})}, ReduceAttrs{{1}, false}), (Shape{2, 4}));
+  EXPECT_EQ(infer(OpKind::ReduceMin, {in({2, 3}, DType::Int8)}, ReduceAttrs{{0, 1}, true})[0],
+            (TensorType{DType::Int8, {1, 1}}));
+  // A scalar input keeps empty axes.
+  EXPECT_EQ(shape_of(OpKind::ReduceSumSquare, {in({})}, ReduceAttrs{{}, true}), (Shape{}));
+  expect_error(OpKind::ReduceLogSum, {in({2})}, ReduceAttrs{{}, true}, {"no axes"});
+  expect_error(OpKind::ReduceProd, {in({2}, DType::Int8)}, ReduceAttrs{{0}, true}, {"int8"});
+
+  EXPECT_EQ(infer(OpKind::ArgMax, {in({2, 3, 4})}, ArgAttrs{1, true, false})[0],
+            (TensorType{DType::Int64, {2, 1, 4}}));
+  EXPECT_EQ(infer(OpKind::ArgMin, {in({2, 3, 4})}, ArgAttrs{2, false, false})[0],
+            (TensorType{DType::Int64, {2, 3}}));
+  expect_error(OpKind::ArgMax, {in({2, 3})}, ArgAttrs{2, true, false}, {"axis 2 is out of range"});
+  expect_error(OpKind::ArgMax, {in({2, 0})}, ArgAttrs{1, true, false}, {"empty axis 1"});
+}
+
+TEST_F(ShapeInference, SplitOutputs) {
+  auto types = infer(OpKind::Split, {in({2, 7})}, SplitAttrs{1, {3, 4}}, 2);
+  ASSERT_EQ(types.size(), 2u);
+  EXPECT_EQ(types[0].shape, (Shape{2, 3}));
+  EXPECT_EQ(types[1].shape, (Shape{2, 4}));
+  expect_error(OpKind::Split, {in({2, 7})}, SplitAttrs{1, {3, 3}}, {"do not divide axis 1"}, 2);
+  expect_error(OpKind::Split, {in({2, 7})}, SplitAttrs{1, {7}}, {"into 2 outputs"}, 2);
+}
+
+TEST_F(ShapeInference, ExpandTileAndConstants) {
+  EXPECT_EQ(shape_of(OpKind::Expand, {in({3, 1})}, ExpandAttrs{{2, 3, 4}}), (Shape{2, 3, 4}));
+  expect_error(OpKind::Expand, {in({3, 2})}, ExpandAttrs{{3, 4}}, {"does not broadcast"});
+  EXPECT_EQ(shape_of(OpKind::Tile, {in({2, 3})}, TileAttrs{{3, 0}}), (Shape{6, 0}));
+  expect_error(OpKind::Tile, {in({2, 3})}, TileAttrs{{3}}, {"one entry per dimension"});
+  ConstantOfShapeAttrs c;
+  c.shape = {2, 0, 3};
+  c.dtype = DType::Int8;
+  EXPECT_EQ(infer(OpKind::ConstantOfShape, {}, c)[0], (TensorType{DType::Int8, {2, 0, 3}}));
+  // ceil((10 - 1) / 4) = 3; an empty range has 0 elements.
+  EXPECT_EQ(infer(OpKind::Range, {}, RangeAttrs{1, 10, 4, DType::Int64})[0],
+            (TensorType{DType::Int64, {3}}));
+  EXPECT_EQ(shape_of(OpKind::Range, {}, RangeAttrs{5, 1, 1, DType::Float32}), (Shape{0}));
+  expect_error(OpKind::Range, {}, RangeAttrs{0, 1, 0, DType::Float32}, {"finite range"});
+  EXPECT_EQ(infer(OpKind::Size, {in({2, 3})})[0], (TensorType{DType::Int64, {}}));
+  EXPECT_EQ(infer(OpKind::CastLike, {in({2}), in({1}, DType::Int8)})[0],
+            (TensorType{DType::Int8, {2}}));
+}
+
+TEST_F(ShapeInference, EyeLikeTriluBlocks) {
+  EXPECT_EQ(infer(OpKind::EyeLike, {in({2, 3})}, EyeLikeAttrs{0, DType::Int32})[0],
+            (TensorType{DType::Int32, {2, 3}}));
+  expect_error(OpKind::EyeLike, {in({2})}, EyeLikeAttrs{}, {"must have rank 2"});
+  expect_error(OpKind::Trilu, {in({4})}, TriluAttrs{}, {"rank >= 2"});
+  // DepthToSpace: [1, 8, 2, 3] blocksize 2 -> [1, 2, 4, 6]; SpaceToDepth inverts it.
+  EXPECT_EQ(shape_of(OpKind::DepthToSpace, {in({1, 8, 2, 3})}, BlockAttrs{2, true}),
+            (Shape{1, 2, 4, 6}));
+  EXPECT_EQ(shape_of(OpKind::SpaceToDepth, {in({1, 2, 4, 6})}, BlockAttrs{2, false}),
+            (Shape{1, 8, 2, 3}));
+  expect_error(OpKind::DepthToSpace, {in({1, 6, 2, 2})}, BlockAttrs{2, false},
+               {"6 channels, not divisible by blocksize^2 4"});
+  expect_error(OpKind::SpaceToDepth, {in({1, 1, 3, 4})}, BlockAttrs{2, false},
+               {"not divisible by blocksize 2"});
+}
+
+TEST_F(ShapeInference, GatherElementsCumSumOneHot) {
+  EXPECT_EQ(
+      shape_of(OpKind::GatherElements, {in({3, 4}), in({2, 4}, DType::Int64)}, GatherAttrs{0}),
+      (Shape{2, 4}));
+  expect_error(OpKind::GatherElements, {in({3, 4}), in({4}, DType::Int64)}, GatherAttrs{0},
+               {"indices int64[4] must have the rank of data float32[3x4]"});
+  ValueId idx = cst(Tensor::from_vector<int64_t>({1, 1}, {3}));
+  expect_error(OpKind::GatherElements, {in({3, 4}), idx}, GatherAttrs{0},
+               {"index 3 is out of range"});
+  EXPECT_EQ(shape_of(OpKind::CumSum, {in({2, 3})}, CumSumAttrs{1, true, false}), (Shape{2, 3}));
+  expect_error(OpKind::CumSum, {in({2, 3})}, CumSumAttrs{2, false, false}, {"axis 2"});
+  // indices [2, 3], depth 5, axis 1 -> [2, 5, 3] of the values' type.
+  EXPECT_EQ(infer(OpKind::OneHot, {in({2, 3}, DType::Int64), in({2}, DType::Int32)},
+                  OneHotAttrs{1, 5})[0],
+            (TensorType{DType::Int32, {2, 5, 3}}));
+  expect_error(OpKind::OneHot, {in({2}, DType::Int64), in({3})}, OneHotAttrs{0, 5}, {"two values"});
+}
+
+TEST_F(ShapeInference, NormalizationLayers) {
+  // LayerNormalization axis 1 of [2, 3, 4]: statistics [2, 1, 1].
+  auto types = infer(OpKind::LayerNormalization, {in({2, 3, 4}), in({3, 4}), in({4})},
+                     LayerNormAttrs{1, 1e-5f}, 3);
+  ASSERT_EQ(types.size(), 3u);
+  EXPECT_EQ(types[0], (TensorType{F32, {2, 3, 4}}));
+  EXPECT_EQ(types[1], (TensorType{F32, {2, 1, 1}}));
+  EXPECT_EQ(types[2], (TensorType{F32, {2, 1, 1}}));
+  expect_error(OpKind::LayerNormalization, {in({2, 3, 4}), in({3})}, LayerNormAttrs{1, 1e-5f},
+               {"Scale float32[3] does not broadcast to the normalized shape [3x4]"});
+  EXPECT_EQ(shape_of(OpKind::InstanceNormalization, {in({2, 3, 5}), in({3}), in({3})},
+                     InstanceNormAttrs{}),
+            (Shape{2, 3, 5}));
+  expect_error(OpKind::InstanceNormalization, {in({2, 3, 5}), in({2}), in({3})},
+               InstanceNormAttrs{}, {"scale float32[2] must have shape [3]"});
+  EXPECT_EQ(shape_of(OpKind::LRN, {in({1, 5, 2, 2})}, LrnAttrs{}), (Shape{1, 5, 2, 2}));
+  expect_error(OpKind::LRN, {in({5, 2})}, LrnAttrs{}, {"rank >= 3"});
+}
+
+TEST_F(ShapeInference, ConvTransposeOutputSize) {
+  // H: 2 * (3 - 1) + 1 + (3 - 1) * 1 + 1 - 1 - 0 = 7; W: 1 * (4 - 1) + 0 + 2 * 2 + 1 - 0 - 0 = 8.
+  ConvTransposeAttrs a{{3, 3}, {2, 1}, {1, 0, 0, 0}, {1, 0}, {1, 2}, 2};
+  EXPECT_EQ(shape_of(OpKind::ConvTranspose, {in({1, 4, 3, 4}), in({4, 3, 3, 3}), in({6})}, a),
+            (Shape{1, 6, 7, 8}));
+  // Negative pads add output (output_shape larger than the natural size).
+  ConvTransposeAttrs grow{{3}, {1}, {0, -2}, {0}, {1}, 1};
+  EXPECT_EQ(shape_of(OpKind::ConvTranspose, {in({1, 1, 3}), in({1, 1, 3})}, grow),
+            (Shape{1, 1, 7}));
+  expect_error(OpKind::ConvTranspose, {in({1, 4, 3, 4}), in({3, 3, 3, 3})}, a,
+               {"4 channels but W float32[3x3x3x3] expects 3"});
+  expect_error(OpKind::ConvTranspose, {in({1, 4, 3, 4}), in({4, 3, 3, 3}), in({3})}, a,
+               {"B float32[3] must have shape [6]"});
+  ConvTransposeAttrs crop{{1}, {1}, {1, 1}, {0}, {1}, 1};
+  expect_error(OpKind::ConvTranspose, {in({1, 1, 2}), in({1, 1, 1})}, crop, {"leave no output"});
+}
+
+TEST_F(ShapeInference, ResizeUsesResolvedSizes) {
+  ResizeAttrs a;
+  a.sizes = {1, 3, 8, 8};
+  a.scales = {1, 1, 2, 2};
+  EXPECT_EQ(shape_of(OpKind::Resize, {in({1, 3, 4, 4})}, a), (Shape{1, 3, 8, 8}));
+  a.mode = ResizeMode::Linear;
+  expect_error(OpKind::Resize, {in({1, 3, 4, 4}, DType::Int32)}, a, {"int32"});
+  ResizeAttrs bad;
+  bad.sizes = {8, 8};
+  bad.scales = {2, 2};
+  expect_error(OpKind::Resize, {in({1, 3, 4, 4})}, bad, {"one entry per dimension"});
+}
+
+TEST_F(ShapeInference, MaxUnpool) {
+  const MaxUnpoolAttrs a{{2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 3, 5, 5}};
+  ValueId x = in({1, 3, 2, 2});
+  EXPECT_EQ(shape_of(OpKind::MaxUnpool, {x, in({1, 3, 2, 2}, DType::Int64)}, a),
+            (Shape{1, 3, 5, 5}));
+  expect_error(OpKind::MaxUnpool, {x, in({1, 3, 2, 2}, DType::Int32)}, a, {"I int32", "int64"});
+  expect_error(OpKind::MaxUnpool, {x, in({1, 3, 2, 1}, DType::Int64)}, a,
+               {"must have the shape of X"});
+  const MaxUnpoolAttrs c{{2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 4, 5, 5}};
+  expect_error(OpKind::MaxUnpool, {x, in({1, 3, 2, 2}, DType::Int64)}, c,
+               {"keep the batch and channels"});
+}
+
 }  // namespace
 }  // namespace kiln

@@ -462,7 +462,8 @@ void Importer::import_node(int index) {
 
   // Fold: a Shape node only needs its input's (static) type; a node whose
   // inputs are all constant is computed now by the reference kernels.
-  bool all_constant = false;
+  // Nodes without inputs (ConstantOfShape, Range) are constants too.
+  bool all_constant = true;
   for (ValueId in : lowered.inputs) {
     if (!in.valid()) continue;
     all_constant = graph_.value(in).is_constant();
@@ -477,7 +478,8 @@ void Importer::import_node(int index) {
   int64_t result_elements = 0;
   for (const TensorType& t : types) result_elements += t.numel();
   if (result_elements > kMaxFoldElements) all_constant = false;
-  if (lowered.kind != OpKind::Shape && !all_constant) {
+  const bool shape_only = lowered.kind == OpKind::Shape || lowered.kind == OpKind::Size;
+  if (!shape_only && !all_constant) {
     for (std::size_t k = 0; k < outputs.size(); ++k)
       if (outputs[k].valid()) check_declared(outputs[k], label, check_dtype(k));
     return;
@@ -491,6 +493,8 @@ void Importer::import_node(int index) {
     results.push_back(Tensor::from_vector<int64_t>(
         {std::max<int64_t>(0, a.end - a.start)},
         std::vector<int64_t>(s.begin() + a.start, s.begin() + std::max(a.start, a.end))));
+  } else if (node.kind == OpKind::Size) {
+    results.push_back(Tensor::scalar<int64_t>(graph_.value(node.inputs[0]).type.numel()));
   } else {
     std::vector<const Tensor*> ptrs;
     for (ValueId in : node.inputs) ptrs.push_back(in.valid() ? graph_.constant(in) : nullptr);

@@ -583,6 +583,306 @@ TEST(Import, HugeConstantResultsAreNotFolded) {
   EXPECT_EQ(out_type(g).numel(), (int64_t{1} << 25) + 1);
 }
 
+// --- ops added for wider coverage ---------------------------------------------------
+
+TEST(Import, ComparisonAndLogicalOpsUseLegacyBroadcast) {
+  // Opset 6 Less with broadcast=1, axis=0: B [2] lines up with A's first dim.
+  Model m(6);
+  m.input("a", {2, 3}).input("b", {2});
+  auto& n = m.node("Less", {"a", "b"}, {"y"}, "lt");
+  set_int(n, "broadcast", 1);
+  set_int(n, "axis", 0);
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(out_type(g).to_string(), "bool[2x3]");
+  ASSERT_EQ(g.nodes().size(), 2u);  // the Reshape of B to [2,1], then Less
+  EXPECT_EQ(g.value(g.nodes()[1].inputs[1]).type.shape, (Shape{2, 1}));
+}
+
+TEST(Import, ModAndBitShiftAttributes) {
+  Model m(13);
+  m.input("a", {3}, TP::INT32).input("b", {3}, TP::INT32);
+  set_int(m.node("Mod", {"a", "b"}, {"y"}, "mod"), "fmod", 1);
+  m.output("y");
+  EXPECT_TRUE(only_node(m.import()).attr<ModAttrs>().fmod);
+
+  Model f(13);
+  f.input("a", {3}).input("b", {3});
+  f.node("Mod", {"a", "b"}, {"y"}, "mod");
+  f.output("y");
+  const Error e = f.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "Mod 'mod': ");
+  EXPECT_CONTAINS(e.message(), "fmod=1");
+
+  Model s(11);
+  s.input("a", {3}, TP::UINT8).input("b", {3}, TP::UINT8);
+  set_string(s.node("BitShift", {"a", "b"}, {"y"}, "sh"), "direction", "RIGHT");
+  s.output("y");
+  EXPECT_FALSE(only_node(s.import()).attr<BitShiftAttrs>().left);
+
+  Model bad(11);
+  bad.input("a", {3}, TP::UINT8).input("b", {3}, TP::UINT8);
+  set_string(bad.node("BitShift", {"a", "b"}, {"y"}, "sh"), "direction", "UP");
+  bad.output("y");
+  EXPECT_CONTAINS(bad.import_error().message(), "direction 'UP'");
+}
+
+TEST(Import, ArgMaxAndNewReductions) {
+  Model m(12);
+  m.input("x", {2, 3, 4});
+  auto& n = m.node("ArgMax", {"x"}, {"y"}, "am");
+  set_int(n, "axis", -1);
+  set_int(n, "keepdims", 0);
+  set_int(n, "select_last_index", 1);
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<ArgAttrs>(), (ArgAttrs{2, false, true}));
+  EXPECT_EQ(out_type(g).to_string(), "int64[2x3]");
+
+  // Opset 11 has no select_last_index: it is ignored.
+  Model old(11);
+  old.input("x", {2, 3});
+  set_int(old.node("ArgMin", {"x"}, {"y"}, "am"), "select_last_index", 1);
+  old.output("y");
+  EXPECT_EQ(only_node(old.import()).attr<ArgAttrs>(), (ArgAttrs{0, true, false}));
+
+  // ReduceL2 keeps its axes attribute at opset 13 (only ReduceSum moved to an input).
+  Model r(13);
+  r.input("x", {2, 3});
+  set_ints(r.node("ReduceL2", {"x"}, {"y"}, "r"), "axes", {-1});
+  r.output("y");
+  EXPECT_EQ(out_type(r.import()).to_string(), "float32[2x1]");
+}
+
+TEST(Import, SplitForms) {
+  // Opset 11: split attribute.
+  Model a(11);
+  a.input("x", {2, 6});
+  auto& n = a.node("Split", {"x"}, {"p", "q"}, "s");
+  set_int(n, "axis", 1);
+  set_ints(n, "split", {2, 4});
+  a.output("p").output("q");
+  const Graph ga = a.import();
+  EXPECT_EQ(only_node(ga).attr<SplitAttrs>(), (SplitAttrs{1, {2, 4}}));
+  EXPECT_EQ(out_type(ga, 1).to_string(), "float32[2x4]");
+
+  // Opset 13: split input; without it, equal parts.
+  Model b(13);
+  b.input("x", {6}).init("sizes", ints({1, 5}));
+  b.node("Split", {"x", "sizes"}, {"p", "q"}, "s");
+  b.output("p").output("q");
+  EXPECT_EQ(only_node(b.import()).attr<SplitAttrs>().split, (std::vector<int64_t>{1, 5}));
+
+  Model c(13);
+  c.input("x", {6});
+  c.node("Split", {"x"}, {"p", "q", "r"}, "s");
+  c.output("p").output("q").output("r");
+  EXPECT_EQ(only_node(c.import()).attr<SplitAttrs>().split, (std::vector<int64_t>{2, 2, 2}));
+
+  Model bad(13);
+  bad.input("x", {6}).init("sizes", ints({1, 4}));
+  bad.node("Split", {"x", "sizes"}, {"p", "q"}, "s");
+  bad.output("p").output("q");
+  EXPECT_CONTAINS(bad.import_error().message(), "summing to the axis size 6");
+}
+
+TEST(Import, ShapeOpsFoldToConstants) {
+  // ConstantOfShape and Range have no data inputs: they fold. Size of a
+  // runtime input folds like Shape.
+  Model m(13);
+  m.input("x", {2, 3}).init("shape", ints({2, 2}));
+  auto& cos = m.node("ConstantOfShape", {"shape"}, {"c"}, "cos");
+  tensor_to_proto(Tensor::from_vector<int32_t>({1}, {5}), "",
+                  attr(cos, "value", AP::TENSOR)->mutable_t());
+  m.init("start", Tensor::scalar<int64_t>(1))
+      .init("limit", Tensor::scalar<int64_t>(7))
+      .init("delta", Tensor::scalar<int64_t>(2));
+  m.node("Range", {"start", "limit", "delta"}, {"r"}, "range");
+  m.node("Size", {"x"}, {"n"}, "size");
+  m.output("c").output("r").output("n");
+  const Graph g = m.import();
+  EXPECT_TRUE(g.nodes().empty());
+  const Tensor* c = g.value(g.outputs[0]).constant.get();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->type().to_string(), "int32[2x2]");
+  EXPECT_EQ(c->data<int32_t>()[3], 5);
+  const Tensor* r = g.value(g.outputs[1]).constant.get();
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->to_int64_vector(""), (std::vector<int64_t>{1, 3, 5}));
+  EXPECT_EQ(g.value(g.outputs[2]).constant->data<int64_t>()[0], 6);
+
+  Model dyn(13);
+  dyn.input("shape", {2}, TP::INT64);
+  dyn.node("ConstantOfShape", {"shape"}, {"c"}, "cos");
+  dyn.output("c");
+  EXPECT_EQ(dyn.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(Import, TileExpandCastLikeOneHotCumSum) {
+  // Tile-1: a scalar count along one axis.
+  Model t1(1);
+  t1.input("x", {2, 3})
+      .init("tiles", Tensor::scalar<int64_t>(3))
+      .init("axis", Tensor::scalar<int64_t>(1));
+  t1.node("Tile", {"x", "tiles", "axis"}, {"y"}, "t");
+  t1.output("y");
+  const Graph g1 = t1.import();
+  EXPECT_EQ(only_node(g1).attr<TileAttrs>().repeats, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(out_type(g1).to_string(), "float32[2x9]");
+
+  Model e(13);
+  e.input("x", {3, 1}).init("shape", ints({2, 1, 4}));
+  e.node("Expand", {"x", "shape"}, {"y"}, "e");
+  e.output("y");
+  EXPECT_EQ(out_type(e.import()).to_string(), "float32[2x3x4]");
+
+  Model cl(15);
+  cl.input("x", {2}).input("like", {1}, TP::INT64);
+  cl.node("CastLike", {"x", "like"}, {"y"}, "cl");
+  cl.output("y");
+  const Graph gc = cl.import();
+  EXPECT_EQ(only_node(gc).kind, OpKind::Cast);
+  EXPECT_EQ(only_node(gc).inputs.size(), 1u);
+  EXPECT_EQ(out_type(gc).to_string(), "int64[2]");
+
+  Model oh(11);
+  oh.input("i", {4}, TP::INT64)
+      .init("depth", Tensor::scalar<float>(3.0f))
+      .init("values", Tensor::from_vector<float>({2}, {0.0f, 1.0f}));
+  set_int(oh.node("OneHot", {"i", "depth", "values"}, {"y"}, "oh"), "axis", 0);
+  oh.output("y");
+  const Graph go = oh.import();
+  EXPECT_EQ(only_node(go).attr<OneHotAttrs>(), (OneHotAttrs{0, 3}));
+  EXPECT_EQ(only_node(go).inputs.size(), 2u);
+  EXPECT_EQ(out_type(go).to_string(), "float32[3x4]");
+
+  Model cs(14);
+  cs.input("x", {2, 3}).init("axis", Tensor::scalar<int32_t>(-1));
+  set_int(cs.node("CumSum", {"x", "axis"}, {"y"}, "cs"), "reverse", 1);
+  cs.output("y");
+  EXPECT_EQ(only_node(cs.import()).attr<CumSumAttrs>(), (CumSumAttrs{1, false, true}));
+}
+
+TEST(Import, ConvTransposeResolvesOutputShapeAndAutoPad) {
+  // Natural output 2 * (3 - 1) + 3 = 7; output_shape 8 needs total padding -1:
+  // floor(-1 / 2) = -1 at the end, 0 at the beginning (NOTSET).
+  Model m(11);
+  m.input("x", {1, 1, 3}).init("w", ones({1, 2, 3}));
+  auto& n = m.node("ConvTranspose", {"x", "w"}, {"y"}, "ct");
+  set_ints(n, "strides", {2});
+  set_ints(n, "output_shape", {8});
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<ConvTransposeAttrs>().pads, (std::vector<int64_t>{0, -1}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[1x2x8]");
+
+  // SAME_UPPER: output = input * stride = 6; total padding 1 goes to the end.
+  Model same(11);
+  same.input("x", {1, 1, 3}).init("w", ones({1, 1, 3}));
+  auto& s = same.node("ConvTranspose", {"x", "w"}, {"y"}, "ct");
+  set_ints(s, "strides", {2});
+  set_string(s, "auto_pad", "SAME_UPPER");
+  same.output("y");
+  const Graph gs = same.import();
+  EXPECT_EQ(only_node(gs).attr<ConvTransposeAttrs>().pads, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(out_type(gs).to_string(), "float32[1x1x6]");
+
+  Model bad(11);
+  bad.input("x", {1, 1, 3}).init("w", ones({1, 1, 3}));
+  set_ints(bad.node("ConvTranspose", {"x", "w"}, {"y"}, "ct"), "output_padding", {0, 0});
+  bad.output("y");
+  EXPECT_CONTAINS(bad.import_error().message(), "'output_padding' [0,0] has 2 values");
+}
+
+TEST(Import, ResizeAndUpsampleForms) {
+  // Upsample-7: scales attribute, asymmetric nearest.
+  Model u7(7);
+  u7.input("x", {1, 1, 2, 2});
+  AP* sc = attr(u7.node("Upsample", {"x"}, {"y"}, "up"), "scales", AP::FLOATS);
+  for (float v : {1.0f, 1.0f, 2.0f, 3.0f}) sc->add_floats(v);
+  u7.output("y");
+  const Graph g7 = u7.import();
+  EXPECT_EQ(only_node(g7).kind, OpKind::Resize);
+  EXPECT_EQ(only_node(g7).attr<ResizeAttrs>().coord, ResizeCoord::Asymmetric);
+  EXPECT_EQ(only_node(g7).attr<ResizeAttrs>().nearest, NearestMode::Floor);
+  EXPECT_EQ(out_type(g7).to_string(), "float32[1x1x4x6]");
+
+  // Resize-13 with sizes and omitted roi/scales.
+  Model r13(13);
+  r13.input("x", {1, 1, 4, 4}).init("sizes", ints({1, 1, 3, 2}));
+  auto& n = r13.node("Resize", {"x", "", "", "sizes"}, {"y"}, "rs");
+  set_string(n, "mode", "linear");
+  set_string(n, "coordinate_transformation_mode", "align_corners");
+  r13.output("y");
+  const Graph g13 = r13.import();
+  const auto& a = only_node(g13).attr<ResizeAttrs>();
+  EXPECT_EQ(a.mode, ResizeMode::Linear);
+  EXPECT_EQ(a.coord, ResizeCoord::AlignCorners);
+  EXPECT_DOUBLE_EQ(a.scales[2], 0.75);
+  EXPECT_EQ(only_node(g13).inputs.size(), 1u);
+  EXPECT_EQ(out_type(g13).to_string(), "float32[1x1x3x2]");
+
+  // Resize-11 with scales: floor(5 * 0.6) = 3, defaults half_pixel / round_prefer_floor.
+  Model r11(11);
+  r11.input("x", {1, 1, 5})
+      .init("roi", Tensor(DType::Float32, {0}))
+      .init("scales", Tensor::from_vector<float>({3}, {1.0f, 1.0f, 0.6f}));
+  r11.node("Resize", {"x", "roi", "scales"}, {"y"}, "rs");
+  r11.output("y");
+  const Graph g11 = r11.import();
+  EXPECT_EQ(only_node(g11).attr<ResizeAttrs>().coord, ResizeCoord::HalfPixel);
+  EXPECT_EQ(out_type(g11).to_string(), "float32[1x1x3]");
+
+  Model dyn(13);
+  dyn.input("x", {1, 1, 4}).input("scales", {3});
+  dyn.node("Resize", {"x", "", "scales"}, {"y"}, "rs");
+  dyn.output("y");
+  EXPECT_EQ(dyn.import_error().kind(), ErrorKind::Unsupported);
+
+  Model odd(13);
+  odd.input("x", {1, 1, 4}).init("sizes", ints({1, 1, 8}));
+  set_string(odd.node("Resize", {"x", "", "", "sizes"}, {"y"}, "rs"), "nearest_mode", "sideways");
+  odd.output("y");
+  EXPECT_CONTAINS(odd.import_error().message(), "unknown nearest_mode 'sideways'");
+}
+
+TEST(Import, NormalizationLayers) {
+  Model ln(17);
+  ln.input("x", {2, 3, 4}).init("scale", ones({4}));
+  auto& n = ln.node("LayerNormalization", {"x", "scale"}, {"y", "", "inv"}, "ln");
+  set_float(n, "epsilon", 1e-3f);
+  ln.output("y").output("inv");
+  const Graph g = ln.import();
+  EXPECT_EQ(only_node(g).attr<LayerNormAttrs>(), (LayerNormAttrs{2, 1e-3f}));
+  EXPECT_EQ(out_type(g, 1).to_string(), "float32[2x3x1]");
+
+  Model lrn(13);
+  lrn.input("x", {1, 3, 2, 2});
+  lrn.node("LRN", {"x"}, {"y"}, "lrn");
+  lrn.output("y");
+  EXPECT_CONTAINS(lrn.import_error().message(), "attribute 'size' is required");
+}
+
+TEST(Import, MaxUnpoolOutputShape) {
+  // Default: (2 - 1) * 2 + 3 - 1 - 0 = 4 per spatial dim.
+  Model m(11);
+  m.input("x", {1, 2, 2, 2}).input("i", {1, 2, 2, 2}, TP::INT64);
+  auto& n = m.node("MaxUnpool", {"x", "i"}, {"y"}, "up");
+  set_ints(n, "kernel_shape", {3, 3});
+  set_ints(n, "strides", {2, 2});
+  set_ints(n, "pads", {1, 1, 0, 0});
+  m.output("y");
+  EXPECT_EQ(out_type(m.import()).to_string(), "float32[1x2x4x4]");
+
+  Model given(11);
+  given.input("x", {1, 2, 2, 2}).input("i", {1, 2, 2, 2}, TP::INT64);
+  given.init("shape", ints({1, 2, 5, 6}));
+  set_ints(given.node("MaxUnpool", {"x", "i", "shape"}, {"y"}, "up"), "kernel_shape", {2, 2});
+  given.output("y");
+  EXPECT_EQ(out_type(given.import()).to_string(), "float32[1x2x5x6]");
+}
+
 // --- legacy opsets ----------------------------------------------------------------
 
 TEST(Import, LegacyBroadcastAxisAppendsOnes) {

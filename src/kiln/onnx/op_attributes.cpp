@@ -1,6 +1,7 @@
 #include "kiln/onnx/op_attributes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -141,6 +142,28 @@ class Lowering {
   LoweredNode squeeze(bool unsqueeze);
   LoweredNode pad();
   LoweredNode reduce();
+  LoweredNode arg_reduce();
+  LoweredNode mod();
+  LoweredNode bit_shift();
+  LoweredNode split();
+  LoweredNode expand();
+  LoweredNode tile();
+  LoweredNode constant_of_shape();
+  LoweredNode range();
+  LoweredNode eye_like();
+  LoweredNode trilu();
+  LoweredNode block(bool to_space);
+  LoweredNode cum_sum();
+  LoweredNode one_hot();
+  LoweredNode layer_norm();
+  LoweredNode lrn();
+  LoweredNode conv_transpose();
+  LoweredNode resize();
+  LoweredNode max_unpool();
+  // Constant float list input (Resize scales / roi); nullopt if absent or empty.
+  std::optional<std::vector<double>> const_floats(std::size_t i, const char* role) const;
+  // A scalar (one-element) parameter input that must be constant.
+  const Tensor& const_scalar(std::size_t i, const char* role) const;
   LoweredNode dropout();
 
   // A value with the data of `id` viewed in `shape`: a new constant for a
@@ -601,12 +624,44 @@ LoweredNode Lowering::reduce() {
   if (axes && !axes->empty()) {
     a.axes = normalize_axes(*axes, r, "axes");
   } else {
-    // No axes: reduce all of them (a scalar input reduces to itself), unless
-    // the op was asked to do nothing.
-    if (noop_empty || r == 0) return {OpKind::Identity, std::monostate{}, data_inputs(1)};
+    // No axes: reduce all of them, unless the op was asked to do nothing. A
+    // scalar reduces to itself under Sum/Mean/Max/Min/Prod; the others still
+    // map the one element (|x|, x*x, log x, ...), so they keep empty axes.
+    const bool plain = c_.kind == OpKind::ReduceSum || c_.kind == OpKind::ReduceMean ||
+                       c_.kind == OpKind::ReduceMax || c_.kind == OpKind::ReduceMin ||
+                       c_.kind == OpKind::ReduceProd;
+    if (noop_empty || (r == 0 && plain))
+      return {OpKind::Identity, std::monostate{}, data_inputs(1)};
     for (int64_t d = 0; d < r; ++d) a.axes.push_back(d);
   }
   return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::arg_reduce() {
+  const int64_t r = rank(0, "data");
+  if (r == 0) fail("data must have rank >= 1", "ArgMax/ArgMin reduce along an axis");
+  ArgAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", 0), r, "axis");
+  a.keepdims = attrs_.int_or("keepdims", 1) != 0;
+  if (c_.opset >= 12) a.select_last_index = attrs_.int_or("select_last_index", 0) != 0;
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::mod() {
+  ModAttrs a;
+  a.fmod = attrs_.int_or("fmod", 0) != 0;
+  if (!a.fmod && has_input(0) && is_float(type(0).dtype))
+    fail("Mod of " + type(0).to_string() + " needs fmod=1",
+         "ONNX defines the integer remainder only for integers; set fmod=1 for floats");
+  return {OpKind::Mod, a, data_inputs(2)};
+}
+
+LoweredNode Lowering::bit_shift() {
+  const auto dir = attrs_.get_string("direction");
+  if (!dir) fail("attribute 'direction' is required", "give LEFT or RIGHT");
+  if (*dir != "LEFT" && *dir != "RIGHT")
+    fail("direction '" + *dir + "' is neither LEFT nor RIGHT", "give LEFT or RIGHT");
+  return {OpKind::BitShift, BitShiftAttrs{*dir == "LEFT"}, data_inputs(2)};
 }
 
 LoweredNode Lowering::dropout() {
@@ -621,6 +676,434 @@ LoweredNode Lowering::dropout() {
                   "kiln runs inference only; export the model in eval mode");
   }
   return {OpKind::Dropout, std::monostate{}, all_inputs()};
+}
+
+const Tensor& Lowering::const_scalar(std::size_t i, const char* role) const {
+  if (!has_input(i))
+    fail("required input " + std::to_string(i) + " (" + role + ") is missing",
+         "give the node all its required inputs");
+  const Tensor* t = constant(i);
+  if (!t) not_constant(role);
+  if (t->numel() != 1)
+    fail(std::string("input '") + role + "' must be a scalar, got shape [" +
+         shape_to_string(t->shape()) + "]");
+  return *t;
+}
+
+LoweredNode Lowering::split() {
+  const TensorType& x = required_type(0, "input");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  SplitAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", 0), r, "axis");
+  std::optional<std::vector<int64_t>> sizes;
+  if (c_.opset >= 13 || (c_.opset < 2 && has_input(1)))
+    sizes = const_ints(1, "split");
+  else
+    sizes = attrs_.get_ints("split");
+  const int64_t n = c_.proto.output_size();
+  const int64_t dim = x.shape[static_cast<std::size_t>(a.axis)];
+  if (n < 1) fail("Split needs at least one output");
+  if (sizes && !sizes->empty()) {
+    int64_t total = 0;
+    for (int64_t v : *sizes) {
+      if (v < 0) fail("split " + join(*sizes) + " has a negative size");
+      total += v;
+    }
+    if (static_cast<int64_t>(sizes->size()) != n || total != dim)
+      fail("split " + join(*sizes) + " must give " + std::to_string(n) +
+               " sizes summing to the axis size " + std::to_string(dim) + " of " + x.to_string(),
+           "one size per output");
+    a.split = *sizes;
+  } else {
+    if (dim % n != 0)
+      unsupported("splitting axis " + std::to_string(a.axis) + " of " + x.to_string() + " into " +
+                      std::to_string(n) + " equal parts is not possible",
+                  "give explicit split sizes");
+    a.split.assign(static_cast<std::size_t>(n), dim / n);
+  }
+  return {OpKind::Split, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::expand() {
+  const TensorType& x = required_type(0, "input");
+  if (!has_input(1)) fail("required input 1 (shape) is missing");
+  const std::vector<int64_t> target = *const_ints(1, "shape");
+  // Multidirectional broadcast of the input with the target shape.
+  const std::size_t r = std::max(x.shape.size(), target.size());
+  ExpandAttrs a;
+  a.shape.assign(r, 1);
+  for (std::size_t i = 0; i < r; ++i) {
+    const int64_t dx = i < r - x.shape.size() ? 1 : x.shape[i - (r - x.shape.size())];
+    const int64_t dt = i < r - target.size() ? 1 : target[i - (r - target.size())];
+    if (dt < 0) fail("shape " + join(target) + " has a negative dimension");
+    if (dx != dt && dx != 1 && dt != 1)
+      fail("cannot expand " + x.to_string() + " to " + join(target),
+           "each dimension pair must be equal or contain a 1");
+    a.shape[i] = dx == 1 ? dt : dx;
+  }
+  return {OpKind::Expand, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::tile() {
+  const TensorType& x = required_type(0, "input");
+  TileAttrs a;
+  if (c_.opset < 6) {
+    // Tile-1: a scalar count of tiles along one scalar axis.
+    const int64_t tiles = const_scalar(1, "tiles").as_int64(0);
+    const int64_t axis = normalize_axis(const_scalar(2, "axis").as_int64(0),
+                                        static_cast<int64_t>(x.shape.size()), "axis");
+    a.repeats.assign(x.shape.size(), 1);
+    a.repeats[static_cast<std::size_t>(axis)] = tiles;
+  } else {
+    if (!has_input(1)) fail("required input 1 (repeats) is missing");
+    a.repeats = *const_ints(1, "repeats");
+  }
+  if (a.repeats.size() != x.shape.size())
+    fail("repeats " + join(a.repeats) + " must have one entry per dimension of " + x.to_string());
+  for (int64_t v : a.repeats)
+    if (v < 0) fail("repeats " + join(a.repeats) + " has a negative count");
+  return {OpKind::Tile, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::constant_of_shape() {
+  if (!has_input(0)) fail("required input 0 (input) is missing");
+  ConstantOfShapeAttrs a;
+  a.shape = *const_ints(0, "input");
+  for (int64_t d : a.shape)
+    if (d < 0) fail("shape " + join(a.shape) + " has a negative dimension");
+  if (const auto* t = attrs_.get_tensor("value")) {
+    const Tensor v = tensor_from_proto(*t, {}, c_.where);
+    if (v.numel() != 1)
+      fail("attribute 'value' must hold one element, got shape [" + shape_to_string(v.shape()) +
+           "]");
+    a.dtype = v.dtype();
+    a.value = v.as_double(0);
+  }
+  return {OpKind::ConstantOfShape, a, {}};
+}
+
+LoweredNode Lowering::range() {
+  RangeAttrs a;
+  const Tensor& start = const_scalar(0, "start");
+  const Tensor& limit = const_scalar(1, "limit");
+  const Tensor& delta = const_scalar(2, "delta");
+  if (limit.dtype() != start.dtype() || delta.dtype() != start.dtype())
+    fail("start, limit and delta must have one element type");
+  if (start.dtype() == DType::Bool || is_unsigned_int(start.dtype()) ||
+      start.dtype() == DType::Int8)
+    fail(std::string("Range does not take ") + dtype_name(start.dtype()),
+         "use float32, float64, int16, int32 or int64");
+  a.dtype = start.dtype();
+  a.start = start.as_double(0);
+  a.limit = limit.as_double(0);
+  a.delta = delta.as_double(0);
+  if (a.delta == 0.0) fail("delta is 0", "a Range step must be non-zero");
+  return {OpKind::Range, a, {}};
+}
+
+LoweredNode Lowering::eye_like() {
+  const TensorType& x = required_type(0, "input");
+  if (x.shape.size() != 2) fail("input " + x.to_string() + " must be 2-D");
+  EyeLikeAttrs a;
+  a.k = attrs_.int_or("k", 0);
+  a.dtype = x.dtype;
+  if (auto d = attrs_.get_int("dtype"))
+    a.dtype = dtype_from_onnx(static_cast<int32_t>(*d), c_.where);
+  return {OpKind::EyeLike, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::trilu() {
+  const TensorType& x = required_type(0, "input");
+  if (x.shape.size() < 2) fail("input " + x.to_string() + " must have rank >= 2");
+  TriluAttrs a;
+  a.upper = attrs_.int_or("upper", 1) != 0;
+  if (has_input(1)) a.k = const_scalar(1, "k").as_int64(0);
+  return {OpKind::Trilu, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::block(bool to_space) {
+  const TensorType& x = required_type(0, "input");
+  if (x.shape.size() != 4) fail("input " + x.to_string() + " must be 4-D [N, C, H, W]");
+  BlockAttrs a;
+  a.blocksize = attrs_.required_int("blocksize");
+  if (a.blocksize < 1) fail("blocksize " + std::to_string(a.blocksize) + " must be >= 1");
+  if (to_space && c_.opset >= 11) {
+    const std::string mode = attrs_.get_string("mode").value_or("DCR");
+    if (mode != "DCR" && mode != "CRD") fail("mode '" + mode + "' is neither DCR nor CRD");
+    a.crd = mode == "CRD";
+  }
+  return {c_.kind, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::cum_sum() {
+  const int64_t r = rank(0, "x");
+  CumSumAttrs a;
+  a.axis = normalize_axis(const_scalar(1, "axis").as_int64(0), r, "axis");
+  a.exclusive = attrs_.int_or("exclusive", 0) != 0;
+  a.reverse = attrs_.int_or("reverse", 0) != 0;
+  return {OpKind::CumSum, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::one_hot() {
+  const int64_t r = rank(0, "indices");
+  OneHotAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", -1), r + 1, "axis");
+  const Tensor& depth = const_scalar(1, "depth");
+  const double d = depth.as_double(0);
+  if (!(d >= 1.0) || d > static_cast<double>(kMaxTensorElements))
+    fail("depth " + std::to_string(d) + " must be a positive count");
+  a.depth = static_cast<int64_t>(d);
+  if (!has_input(2)) fail("required input 2 (values) is missing");
+  return {OpKind::OneHot, a, {c_.inputs[0], c_.inputs[2]}};
+}
+
+LoweredNode Lowering::layer_norm() {
+  const int64_t r = rank(0, "X");
+  LayerNormAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", -1), r, "axis");
+  a.epsilon = attrs_.float_or("epsilon", 1e-5f);
+  if (attrs_.int_or("stash_type", 1) != 1)
+    unsupported("LayerNormalization with stash_type other than 1 (float) is not supported",
+                "export with the default stash_type");
+  return {OpKind::LayerNormalization, a, data_inputs(3)};
+}
+
+LoweredNode Lowering::lrn() {
+  LrnAttrs a;
+  a.size = attrs_.required_int("size");
+  if (a.size < 1) fail("size " + std::to_string(a.size) + " must be >= 1");
+  a.alpha = attrs_.float_or("alpha", 1e-4f);
+  a.beta = attrs_.float_or("beta", 0.75f);
+  a.bias = attrs_.float_or("bias", 1.0f);
+  return {OpKind::LRN, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::conv_transpose() {
+  const TensorType& x = required_type(0, "X");
+  const TensorType& w = required_type(1, "W");
+  const int64_t r = static_cast<int64_t>(x.shape.size());
+  if (r < 3 || w.shape.size() != x.shape.size())
+    fail("X " + x.to_string() + " and W " + w.to_string() +
+             " must have equal rank >= 3 (N, C, spatial...)",
+         "fix the input or weight shape");
+  const std::size_t nsp = static_cast<std::size_t>(r - 2);
+  ConvTransposeAttrs a;
+  a.kernel_shape = attrs_.get_ints("kernel_shape")
+                       .value_or(std::vector<int64_t>(w.shape.begin() + 2, w.shape.end()));
+  a.strides = attrs_.get_ints("strides").value_or(std::vector<int64_t>(nsp, 1));
+  a.dilations = attrs_.get_ints("dilations").value_or(std::vector<int64_t>(nsp, 1));
+  a.pads = attrs_.get_ints("pads").value_or(std::vector<int64_t>(2 * nsp, 0));
+  a.output_padding = attrs_.get_ints("output_padding").value_or(std::vector<int64_t>(nsp, 0));
+  a.group = attrs_.int_or("group", 1);
+  auto check_len = [&](const std::vector<int64_t>& v, const char* name, std::size_t n) {
+    if (v.size() != n)
+      fail(std::string("attribute '") + name + "' " + join(v) + " has " + std::to_string(v.size()) +
+               " values but X " + x.to_string() + " has " + std::to_string(nsp) +
+               " spatial dimensions (expected " + std::to_string(n) + ")",
+           "give one value per spatial dimension (pads: begins then ends)");
+  };
+  check_len(a.kernel_shape, "kernel_shape", nsp);
+  check_len(a.strides, "strides", nsp);
+  check_len(a.dilations, "dilations", nsp);
+  check_len(a.pads, "pads", 2 * nsp);
+  check_len(a.output_padding, "output_padding", nsp);
+  // Bounds that keep the size arithmetic below far from overflow.
+  const auto in_range = [](int64_t v, int64_t lo) { return v >= lo && v <= kMaxTensorElements; };
+  constexpr int64_t kMaxWindow = int64_t{1} << 20;
+  const auto small = [](int64_t v, int64_t lo) { return v >= lo && v <= kMaxWindow; };
+  for (std::size_t i = 0; i < nsp; ++i)
+    if (!small(a.strides[i], 1) || !small(a.dilations[i], 1) || !small(a.kernel_shape[i], 1) ||
+        !small(a.output_padding[i], 0))
+      fail("kernel_shape " + join(a.kernel_shape) + ", strides " + join(a.strides) +
+           ", dilations " + join(a.dilations) + ", output_padding " + join(a.output_padding) +
+           " are out of range (kernel, strides, dilations >= 1, output_padding >= 0)");
+  for (int64_t p : a.pads)
+    if (!in_range(p, -kMaxTensorElements)) fail("pads " + join(a.pads) + " are absurd");
+  if (a.group < 1) fail("group " + std::to_string(a.group) + " must be >= 1");
+
+  const std::string auto_pad = attrs_.get_string("auto_pad").value_or("NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER")
+    fail("unknown auto_pad '" + auto_pad + "'", "use NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  std::optional<std::vector<int64_t>> out_shape = attrs_.get_ints("output_shape");
+  if (out_shape && out_shape->size() == nsp + 2)  // some exporters give N and C too
+    out_shape->erase(out_shape->begin(), out_shape->begin() + 2);
+  if (out_shape) {
+    check_len(*out_shape, "output_shape", nsp);
+    for (int64_t v : *out_shape)
+      if (!in_range(v, 1)) fail("output_shape " + join(*out_shape) + " is out of range");
+  }
+  if (auto_pad == "VALID") a.pads.assign(2 * nsp, 0);
+  if (!out_shape && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
+    out_shape = std::vector<int64_t>(nsp);
+    for (std::size_t i = 0; i < nsp; ++i) (*out_shape)[i] = x.shape[2 + i] * a.strides[i];
+  }
+  if (out_shape) {
+    // Pads that make the output exactly output_shape; the odd one goes to
+    // the end for SAME_UPPER, else to the beginning (ONNX's rule).
+    for (std::size_t i = 0; i < nsp; ++i) {
+      const int64_t full = a.strides[i] * (x.shape[2 + i] - 1) + a.output_padding[i] +
+                           (a.kernel_shape[i] - 1) * a.dilations[i] + 1;
+      const int64_t total = full - (*out_shape)[i];
+      // Floor division, as ONNX specifies it in Python: -1 // 2 == -1.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      if (auto_pad == "SAME_UPPER") {
+        a.pads[i] = half;
+        a.pads[nsp + i] = total - half;
+      } else {
+        a.pads[i] = total - half;
+        a.pads[nsp + i] = half;
+      }
+    }
+  }
+  return {OpKind::ConvTranspose, a, data_inputs(3)};
+}
+
+std::optional<std::vector<double>> Lowering::const_floats(std::size_t i, const char* role) const {
+  if (!has_input(i)) return std::nullopt;
+  const Tensor* t = constant(i);
+  if (!t) not_constant(role);
+  if (t->numel() == 0) return std::nullopt;
+  if (t->rank() != 1)
+    fail(std::string("input '") + role + "' must be 1-D, got shape [" +
+         shape_to_string(t->shape()) + "]");
+  std::vector<double> v;
+  for (int64_t k = 0; k < t->numel(); ++k) v.push_back(t->as_double(k));
+  return v;
+}
+
+LoweredNode Lowering::resize() {
+  const TensorType& x = required_type(0, "X");
+  const std::size_t r = x.shape.size();
+  ResizeAttrs a;
+  const std::string mode = attrs_.get_string("mode").value_or("nearest");
+  if (mode == "nearest") {
+    a.mode = ResizeMode::Nearest;
+  } else if (mode == "linear" || mode == "bilinear") {
+    a.mode = ResizeMode::Linear;
+  } else if (mode == "cubic" && c_.kind == OpKind::Resize && c_.opset >= 11) {
+    a.mode = ResizeMode::Cubic;
+  } else {
+    fail("unknown mode '" + mode + "'", "use nearest, linear or cubic");
+  }
+  std::optional<std::vector<double>> scales, roi;
+  std::optional<std::vector<int64_t>> sizes;
+  if (c_.kind == OpKind::Upsample || c_.opset < 11) {
+    // Upsample-7..9 and Resize-10: asymmetric coordinates, nearest rounds down.
+    a.coord = ResizeCoord::Asymmetric;
+    a.nearest = NearestMode::Floor;
+    if (c_.kind == OpKind::Upsample && c_.opset < 9) {
+      if (auto f = attrs_.get_floats("scales"))
+        scales = std::vector<double>(f->begin(), f->end());
+      else
+        fail("attribute 'scales' is required", "give one scale per dimension");
+    } else {
+      scales = const_floats(1, "scales");
+    }
+    if (!scales) fail("scales are required", "give one scale per dimension");
+  } else {
+    const std::string coord =
+        attrs_.get_string("coordinate_transformation_mode").value_or("half_pixel");
+    if (coord == "half_pixel") {
+      a.coord = ResizeCoord::HalfPixel;
+    } else if (coord == "pytorch_half_pixel") {
+      a.coord = ResizeCoord::PytorchHalfPixel;
+    } else if (coord == "align_corners") {
+      a.coord = ResizeCoord::AlignCorners;
+    } else if (coord == "asymmetric") {
+      a.coord = ResizeCoord::Asymmetric;
+    } else if (coord == "tf_half_pixel_for_nn") {
+      a.coord = ResizeCoord::TfHalfPixelForNn;
+    } else if (coord == "tf_crop_and_resize") {
+      a.coord = ResizeCoord::TfCropAndResize;
+    } else {
+      fail("unknown coordinate_transformation_mode '" + coord + "'");
+    }
+    const std::string nearest = attrs_.get_string("nearest_mode").value_or("round_prefer_floor");
+    if (nearest == "round_prefer_floor") {
+      a.nearest = NearestMode::RoundPreferFloor;
+    } else if (nearest == "round_prefer_ceil") {
+      a.nearest = NearestMode::RoundPreferCeil;
+    } else if (nearest == "floor") {
+      a.nearest = NearestMode::Floor;
+    } else if (nearest == "ceil") {
+      a.nearest = NearestMode::Ceil;
+    } else {
+      fail("unknown nearest_mode '" + nearest + "'");
+    }
+    a.cubic_coeff_a = attrs_.float_or("cubic_coeff_a", -0.75f);
+    a.exclude_outside = attrs_.int_or("exclude_outside", 0) != 0;
+    a.extrapolation_value = attrs_.float_or("extrapolation_value", 0.0f);
+    if (a.coord == ResizeCoord::TfCropAndResize) roi = const_floats(1, "roi");
+    scales = const_floats(2, "scales");
+    if (!scales) {
+      sizes = const_ints(3, "sizes");
+      if (!sizes) fail("one of scales and sizes is required", "give scales or sizes");
+    } else if (has_input(3) && constant(3) && constant(3)->numel() > 0) {
+      fail("both scales and sizes are given", "give only one of them");
+    }
+  }
+  if (a.coord == ResizeCoord::TfCropAndResize) {
+    if (!roi) fail("tf_crop_and_resize needs a roi input");
+    if (roi->size() != 2 * r)
+      fail("roi has " + std::to_string(roi->size()) + " values but X " + x.to_string() + " needs " +
+           std::to_string(2 * r) + " (starts then ends)");
+    for (double v : *roi)
+      if (!std::isfinite(v)) fail("roi " + std::to_string(v) + " is not finite");
+    a.roi = *roi;
+  }
+  a.sizes.resize(r);
+  a.scales.resize(r);
+  if (scales) {
+    if (scales->size() != r)
+      fail("scales has " + std::to_string(scales->size()) + " values but X " + x.to_string() +
+           " has rank " + std::to_string(r));
+    for (std::size_t d = 0; d < r; ++d) {
+      const double s = (*scales)[d];
+      if (!(s > 0.0) || s > 1e6) fail("scale " + std::to_string(s) + " must be positive");
+      // floor(in * scale), multiplied in float like the ONNX reference.
+      float len = static_cast<float>(x.shape[d]);
+      if (a.coord == ResizeCoord::TfCropAndResize)
+        len *= static_cast<float>(a.roi[r + d] - a.roi[d]);
+      a.sizes[d] = static_cast<int64_t>(std::floor(len * static_cast<float>(s)));
+      a.scales[d] = s;
+    }
+  } else {
+    if (sizes->size() != r)
+      fail("sizes has " + std::to_string(sizes->size()) + " values but X " + x.to_string() +
+           " has rank " + std::to_string(r));
+    for (std::size_t d = 0; d < r; ++d) {
+      if ((*sizes)[d] < 0) fail("sizes " + join(*sizes) + " has a negative size");
+      a.sizes[d] = (*sizes)[d];
+      a.scales[d] = x.shape[d] == 0
+                        ? 1.0
+                        : static_cast<double>((*sizes)[d]) / static_cast<double>(x.shape[d]);
+    }
+  }
+  return {OpKind::Resize, a, data_inputs(1)};
+}
+
+LoweredNode Lowering::max_unpool() {
+  // The window attributes read like a pooling node's (auto_pad is not part of MaxUnpool).
+  const ConvAttrs w = window_attrs(false);
+  const TensorType& x = required_type(0, "X");
+  const std::size_t nsp = x.shape.size() - 2;
+  MaxUnpoolAttrs a{w.kernel_shape, w.strides, w.pads, {}};
+  if (auto shape = const_ints(2, "output_shape")) {
+    a.output_shape = *shape;
+    if (a.output_shape.size() != x.shape.size())
+      fail("output_shape " + join(a.output_shape) + " must have the rank of X " + x.to_string());
+  } else {
+    a.output_shape = {x.shape[0], x.shape[1]};
+    for (std::size_t i = 0; i < nsp; ++i) {
+      if (a.strides[i] > (int64_t{1} << 20) || a.kernel_shape[i] > (int64_t{1} << 20))
+        fail("kernel_shape " + join(a.kernel_shape) + " / strides " + join(a.strides) +
+             " are absurd");
+      a.output_shape.push_back((x.shape[2 + i] - 1) * a.strides[i] + a.kernel_shape[i] - a.pads[i] -
+                               a.pads[nsp + i]);
+    }
+  }
+  return {OpKind::MaxUnpool, a, data_inputs(2)};
 }
 
 ValueId Lowering::reshaped(ValueId id, const Shape& shape, const std::string& suffix) {
@@ -667,7 +1150,27 @@ LoweredNode Lowering::run() {
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
-    case OpKind::Div: return legacy_broadcast();
+    case OpKind::Div:
+    case OpKind::Pow:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::Greater: return legacy_broadcast();
+    case OpKind::Mod: return mod();
+    case OpKind::BitShift: return bit_shift();
+    case OpKind::ThresholdedRelu:
+      return {c_.kind, ThresholdedReluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+    case OpKind::Celu: return {c_.kind, CeluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+    case OpKind::Shrink:
+      return {c_.kind, ShrinkAttrs{attrs_.float_or("bias", 0.0f), attrs_.float_or("lambd", 0.5f)},
+              data_inputs(1)};
+    case OpKind::IsInf:
+      return {c_.kind,
+              IsInfAttrs{attrs_.int_or("detect_positive", 1) != 0,
+                         attrs_.int_or("detect_negative", 1) != 0},
+              data_inputs(1)};
     case OpKind::PRelu: return prelu();
     case OpKind::Concat: return concat();
     case OpKind::Slice: return slice();
@@ -682,7 +1185,48 @@ LoweredNode Lowering::run() {
     case OpKind::Shape: return shape();
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
-    case OpKind::ReduceMax: return reduce();
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp: return reduce();
+    case OpKind::ArgMax:
+    case OpKind::ArgMin: return arg_reduce();
+    case OpKind::Split: return split();
+    case OpKind::Expand: return expand();
+    case OpKind::Tile: return tile();
+    case OpKind::ConstantOfShape: return constant_of_shape();
+    case OpKind::Range: return range();
+    case OpKind::CastLike: {
+      const TensorType& target = required_type(1, "target_type");
+      return {OpKind::Cast, CastAttrs{target.dtype}, data_inputs(1)};
+    }
+    case OpKind::EyeLike: return eye_like();
+    case OpKind::Trilu: return trilu();
+    case OpKind::DepthToSpace: return block(true);
+    case OpKind::SpaceToDepth: return block(false);
+    case OpKind::GatherElements: {
+      GatherAttrs a;
+      a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
+      return {c_.kind, a, data_inputs(2)};
+    }
+    case OpKind::CumSum: return cum_sum();
+    case OpKind::OneHot: return one_hot();
+    case OpKind::LayerNormalization: return layer_norm();
+    case OpKind::InstanceNormalization:
+      return {c_.kind, InstanceNormAttrs{attrs_.float_or("epsilon", 1e-5f)}, data_inputs(3)};
+    case OpKind::LRN: return lrn();
+    case OpKind::ConvTranspose: return conv_transpose();
+    case OpKind::Resize: return resize();
+    case OpKind::Upsample:
+      if (c_.opset < 7)
+        unsupported("Upsample before opset 7 (experimental form) is not supported",
+                    "convert the model to opset 9 or later");
+      return resize();
+    case OpKind::MaxUnpool: return max_unpool();
     case OpKind::Dropout: return dropout();
     default:
       // No parameters (Relu, MatMul, Sum, Identity, ...): every input is data.

@@ -118,7 +118,94 @@ std::vector<Tensor> dispatch(const Node& node, const Operands& in, std::span<con
     case OpKind::ReduceMean:
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare:
+    case OpKind::ReduceLogSum:
+    case OpKind::ReduceLogSumExp:
       return {k::reduce(node.kind, in.required(0), node.attr<ReduceAttrs>(), out0, where)};
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return {k::arg_reduce(node.kind, in.required(0), node.attr<ArgAttrs>(), out0, where)};
+
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Sign:
+    case OpKind::Erf:
+    case OpKind::Softplus:
+    case OpKind::Softsign:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Tan:
+    case OpKind::Asin:
+    case OpKind::Acos:
+    case OpKind::Atan:
+    case OpKind::Sinh:
+    case OpKind::Cosh:
+    case OpKind::Asinh:
+    case OpKind::Acosh:
+    case OpKind::Atanh:
+    case OpKind::Not:
+    case OpKind::ThresholdedRelu:
+    case OpKind::Celu:
+    case OpKind::HardSwish:
+    case OpKind::Shrink:
+    case OpKind::IsNaN:
+    case OpKind::IsInf: return {k::unary_more(node, in.required(0), out0, where)};
+    case OpKind::Pow:
+    case OpKind::Mod:
+    case OpKind::BitShift:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::LessOrEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterOrEqual:
+      return {k::binary_more(node, in.required(0), in.required(1), out0, where)};
+    case OpKind::Where:
+      return {k::where_select(in.required(0), in.required(1), in.required(2), out0, where)};
+
+    case OpKind::Split: return k::split(in.required(0), node.attr<SplitAttrs>(), out, where);
+    case OpKind::Expand: return {k::expand(in.required(0), out0, where)};
+    case OpKind::Tile: return {k::tile(in.required(0), out0, where)};
+    case OpKind::ConstantOfShape:
+      return {k::constant_of_shape(node.attr<ConstantOfShapeAttrs>(), out0)};
+    case OpKind::Range: return {k::range(node.attr<RangeAttrs>(), out0, where)};
+    case OpKind::Size: return {Tensor::scalar<int64_t>(in.required(0).numel())};
+    case OpKind::CastLike: return {in.required(0).cast(in.required(1).dtype())};
+    case OpKind::EyeLike: return {k::eye_like(node.attr<EyeLikeAttrs>(), out0)};
+    case OpKind::Trilu: return {k::trilu(in.required(0), node.attr<TriluAttrs>(), where)};
+    case OpKind::DepthToSpace:
+    case OpKind::SpaceToDepth:
+      return {k::depth_space(node.kind, in.required(0), node.attr<BlockAttrs>(), out0, where)};
+    case OpKind::GatherElements:
+      return {k::gather_elements(in.required(0), in.required(1), node.attr<GatherAttrs>().axis,
+                                 out0, where)};
+    case OpKind::CumSum: return {k::cum_sum(in.required(0), node.attr<CumSumAttrs>(), where)};
+    case OpKind::OneHot:
+      return {k::one_hot(in.required(0), in.required(1), node.attr<OneHotAttrs>(), out0, where)};
+
+    case OpKind::LayerNormalization:
+      return k::layer_norm(in.required(0), in.required(1), in.optional(2),
+                           node.attr<LayerNormAttrs>(), out, where);
+    case OpKind::InstanceNormalization:
+      return {k::instance_norm(in.required(0), in.required(1), in.required(2),
+                               node.attr<InstanceNormAttrs>(), where)};
+    case OpKind::LRN: return {k::lrn(in.required(0), node.attr<LrnAttrs>(), where)};
+    case OpKind::ConvTranspose:
+      return {k::conv_transpose(in.required(0), in.required(1), in.optional(2),
+                                node.attr<ConvTransposeAttrs>(), out0, where)};
+    case OpKind::Resize:
+    case OpKind::Upsample:
+      return {k::resize(in.required(0), node.attr<ResizeAttrs>(), out0, where)};
+    case OpKind::MaxUnpool:
+      return {
+          k::max_unpool(in.required(0), in.required(1), node.attr<MaxUnpoolAttrs>(), out0, where)};
   }
   KILN_ASSERT(false, "unhandled op kind in " + where);
   return {};

@@ -66,6 +66,16 @@ Tensor variadic(OpKind kind, std::span<const Tensor* const> inputs, const Tensor
 // Abs Neg (numeric) and Exp Log Sqrt Reciprocal (float).
 Tensor unary_math(OpKind kind, const Tensor& x, const std::string& where);
 
+// ---- math.cpp
+// Floor ... Atanh, Sign, Not, ThresholdedRelu, Celu, HardSwish, Shrink, IsNaN, IsInf.
+Tensor unary_more(const Node& node, const Tensor& x, const TensorType& out,
+                  const std::string& where);
+// Pow Mod BitShift And Or Xor and the comparisons, with broadcasting.
+Tensor binary_more(const Node& node, const Tensor& a, const Tensor& b, const TensorType& out,
+                   const std::string& where);
+Tensor where_select(const Tensor& cond, const Tensor& x, const Tensor& y, const TensorType& out,
+                    const std::string& where);
+
 // ---- activation.cpp
 // Relu (numeric) and LeakyRelu Elu Selu Sigmoid HardSigmoid Tanh (float); attrs of `node`.
 Tensor activation(const Node& node, const Tensor& x, const std::string& where);
@@ -79,6 +89,8 @@ Tensor softmax(const Tensor& x, const SoftmaxAttrs& attrs, bool log, const std::
 // ---- reduce.cpp
 Tensor reduce(OpKind kind, const Tensor& x, const ReduceAttrs& attrs, const TensorType& out,
               const std::string& where);
+Tensor arg_reduce(OpKind kind, const Tensor& x, const ArgAttrs& attrs, const TensorType& out,
+                  const std::string& where);
 
 // ---- normalization.cpp
 Tensor batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean,
@@ -98,6 +110,45 @@ Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis, const Ten
 Tensor shape_of(const Tensor& x, const ShapeAttrs& attrs);
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: same data, shape of `out`.
 Tensor reshape_to(const Tensor& x, const TensorType& out, const std::string& where);
+
+// ---- shape_ops.cpp
+std::vector<Tensor> split(const Tensor& x, const SplitAttrs& attrs, std::span<const TensorType> out,
+                          const std::string& where);
+Tensor expand(const Tensor& x, const TensorType& out, const std::string& where);
+Tensor tile(const Tensor& x, const TensorType& out, const std::string& where);
+Tensor constant_of_shape(const ConstantOfShapeAttrs& attrs, const TensorType& out);
+Tensor range(const RangeAttrs& attrs, const TensorType& out, const std::string& where);
+Tensor eye_like(const EyeLikeAttrs& attrs, const TensorType& out);
+Tensor trilu(const Tensor& x, const TriluAttrs& attrs, const std::string& where);
+// DepthToSpace or SpaceToDepth by `kind`.
+Tensor depth_space(OpKind kind, const Tensor& x, const BlockAttrs& attrs, const TensorType& out,
+                   const std::string& where);
+Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis,
+                       const TensorType& out, const std::string& where);
+Tensor cum_sum(const Tensor& x, const CumSumAttrs& attrs, const std::string& where);
+Tensor one_hot(const Tensor& indices, const Tensor& values, const OneHotAttrs& attrs,
+               const TensorType& out, const std::string& where);
+// Scatters x to the flat positions in `indices` of the unpooled tensor (zeros elsewhere).
+Tensor max_unpool(const Tensor& x, const Tensor& indices, const MaxUnpoolAttrs& attrs,
+                  const TensorType& out, const std::string& where);
+
+// ---- layers.cpp
+// Returns {Y} plus Mean and InvStdDev when `out` lists them.
+std::vector<Tensor> layer_norm(const Tensor& x, const Tensor& scale, const Tensor* bias,
+                               const LayerNormAttrs& attrs, std::span<const TensorType> out,
+                               const std::string& where);
+Tensor instance_norm(const Tensor& x, const Tensor& scale, const Tensor& bias,
+                     const InstanceNormAttrs& attrs, const std::string& where);
+Tensor lrn(const Tensor& x, const LrnAttrs& attrs, const std::string& where);
+
+// ---- conv_transpose.cpp
+Tensor conv_transpose(const Tensor& x, const Tensor& w, const Tensor* bias,
+                      const ConvTransposeAttrs& attrs, const TensorType& out,
+                      const std::string& where);
+
+// ---- resize.cpp
+Tensor resize(const Tensor& x, const ResizeAttrs& attrs, const TensorType& out,
+              const std::string& where);
 
 // ---- shared helpers ------------------------------------------------------
 
