@@ -34,16 +34,17 @@ struct TestDirResult {
   double got = 0, expected = 0, abs_error = 0;
   double max_abs_error = 0;  // over everything compared (also on a pass)
   double seconds = 0;
-  // Integer graph inputs that were fixed to each data set's values because the
-  // model needs them as constants (see test_onnx_dir).
+  // Graph inputs fixed to each data set's values because the model needs them
+  // as constants (see test_onnx_dir).
   std::vector<std::string> frozen_inputs;
 };
 
 // Never throws for problems with the model or data: they become the result's
-// status and message. A model that kiln refuses only because integer inputs
-// decide its shapes (Slice bounds, Reshape targets, axes fed at run time, as
-// many ONNX node tests do) is specialized to each data set's values of those
-// inputs, which is how kiln would compile it; frozen_inputs lists them.
+// status and message. A model that kiln refuses only because some graph inputs
+// decide its shapes (Slice bounds, Reshape targets, Resize scales fed at run
+// time, as many ONNX node tests do) is specialized to each data set's values of
+// exactly the inputs the importer names, which is how kiln would compile it;
+// frozen_inputs lists them.
 TestDirResult test_onnx_dir(const std::filesystem::path& dir, const Tolerance& tolerance,
                             const onnx_import::ImportOptions& import_options = {});
 

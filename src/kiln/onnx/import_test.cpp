@@ -503,7 +503,21 @@ TEST(Import, ReshapeResolvesZeroAndMinusOne) {
   dyn.input("x", {2, 3, 4}).input("shape", {2}, TP::INT64);
   dyn.node("Reshape", {"x", "shape"}, {"y"}, "r");
   dyn.output("y");
-  EXPECT_EQ(dyn.import_error().kind(), ErrorKind::Unsupported);
+  const Error dyn_error = dyn.import_error();
+  EXPECT_EQ(dyn_error.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(dyn_error.needs_constant(), "shape");  // what test-onnx specializes
+
+  // The same model specialized to a value of its shape input.
+  ImportOptions specialize;
+  specialize.constant_inputs["shape"] = ints({4, -1});
+  const Graph fixed = dyn.import(specialize);
+  EXPECT_EQ(only_node(fixed).attr<ReshapeAttrs>().shape, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(fixed.inputs.size(), 1u);
+  specialize.constant_inputs["shape"] = ints({4, -1, 1});  // declared as [2]
+  EXPECT_EQ(dyn.import_error(specialize).kind(), ErrorKind::InvalidModel);
+  specialize.constant_inputs.clear();
+  specialize.constant_inputs["nosuch"] = ints({4, -1});
+  EXPECT_EQ(dyn.import_error(specialize).kind(), ErrorKind::Usage);
 
   // Opset < 5 carried the target shape as an attribute.
   Model legacy(4);

@@ -59,12 +59,14 @@ class Lowering {
   [[noreturn]] void unsupported(const std::string& what, const std::string& hint) const {
     throw_error(ErrorKind::Unsupported, c_.where, what, hint);
   }
-  [[noreturn]] void not_constant(const std::string& input) const {
-    unsupported(std::string(op_name(c_.kind)) + " with non-constant " + input +
-                    ": kiln needs static shapes",
-                "make '" + input +
-                    "' an initializer or a constant expression (e.g. re-export "
-                    "with a fixed input size and constant folding)");
+  [[noreturn]] void not_constant(std::size_t i, const std::string& input) const {
+    Error e(ErrorKind::Unsupported, c_.where,
+            std::string(op_name(c_.kind)) + " with non-constant " + input +
+                ": kiln needs static shapes",
+            "make '" + input +
+                "' an initializer or a constant expression (e.g. re-export "
+                "with a fixed input size and constant folding)");
+    throw e.set_needs_constant(c_.graph.value(c_.inputs[i]).onnx_name);
   }
 
   bool has_input(std::size_t i) const { return i < c_.inputs.size() && c_.inputs[i].valid(); }
@@ -85,7 +87,7 @@ class Lowering {
   std::optional<std::vector<int64_t>> const_ints(std::size_t i, const char* role) const {
     if (!has_input(i)) return std::nullopt;
     const Tensor* t = constant(i);
-    if (!t) not_constant(role);
+    if (!t) not_constant(i, role);
     if (t->dtype() != DType::Int64 && t->dtype() != DType::Int32)
       fail(std::string("input '") + role + "' must be int64 (or int32), got " +
            dtype_name(t->dtype()));
@@ -596,7 +598,7 @@ LoweredNode Lowering::pad() {
     a.pads = *const_ints(1, "pads");
     if (has_input(2)) {
       const Tensor* v = constant(2);
-      if (!v) not_constant("constant_value");
+      if (!v) not_constant(2, "constant_value");
       if (v->numel() != 1)
         fail("constant_value must be a scalar, got shape [" + shape_to_string(v->shape()) + "]");
       a.value = v->as_double(0);
@@ -683,7 +685,7 @@ const Tensor& Lowering::const_scalar(std::size_t i, const char* role) const {
     fail("required input " + std::to_string(i) + " (" + role + ") is missing",
          "give the node all its required inputs");
   const Tensor* t = constant(i);
-  if (!t) not_constant(role);
+  if (!t) not_constant(i, role);
   if (t->numel() != 1)
     fail(std::string("input '") + role + "' must be a scalar, got shape [" +
          shape_to_string(t->shape()) + "]");
@@ -962,7 +964,7 @@ LoweredNode Lowering::conv_transpose() {
 std::optional<std::vector<double>> Lowering::const_floats(std::size_t i, const char* role) const {
   if (!has_input(i)) return std::nullopt;
   const Tensor* t = constant(i);
-  if (!t) not_constant(role);
+  if (!t) not_constant(i, role);
   if (t->numel() == 0) return std::nullopt;
   if (t->rank() != 1)
     fail(std::string("input '") + role + "' must be 1-D, got shape [" +

@@ -49,7 +49,9 @@ Error::Error(ErrorKind kind, std::string where, std::string what, std::string hi
 
 Error Error::within(const std::string& outer) const {
   std::string w = where_.empty() ? outer : outer + ": " + where_;
-  return Error(kind_, w, what_, hint_);
+  Error e(kind_, w, what_, hint_);
+  e.needs_constant_ = needs_constant_;
+  return e;
 }
 
 void throw_error(ErrorKind kind, std::string where, std::string what, std::string hint) {

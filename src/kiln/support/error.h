@@ -43,9 +43,18 @@ class Error : public std::runtime_error {
   // Returns a copy whose location is prefixed with `outer` ("model.onnx: node 'x'").
   Error within(const std::string& outer) const;
 
+  // For an Unsupported error that goes away once one value is a constant (a
+  // Slice bound or Resize scale fed at run time): that value's model name.
+  const std::string& needs_constant() const { return needs_constant_; }
+  Error& set_needs_constant(std::string value_name) {
+    needs_constant_ = std::move(value_name);
+    return *this;
+  }
+
  private:
   ErrorKind kind_;
   std::string where_, what_, hint_, message_;
+  std::string needs_constant_;
 };
 
 [[noreturn]] void throw_error(ErrorKind kind, std::string where, std::string what,
