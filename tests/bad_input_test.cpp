@@ -71,9 +71,13 @@ TEST_F(BadInput, ValidModelRuns) {
   EXPECT_TRUE(fs::exists(dir_ / "ok" / "y.npy"));
 }
 
-TEST_F(BadInput, MissingFile) { expect_rejected(dir_ / "nope.onnx", "nope.onnx"); }
+TEST_F(BadInput, MissingFile) {
+  expect_rejected(dir_ / "nope.onnx", "nope.onnx");
+}
 
-TEST_F(BadInput, EmptyFile) { expect_rejected(write_bytes("", "empty.onnx"), "not an ONNX model"); }
+TEST_F(BadInput, EmptyFile) {
+  expect_rejected(write_bytes("", "empty.onnx"), "not an ONNX model");
+}
 
 TEST_F(BadInput, GarbageBytes) {
   std::string junk;
@@ -120,8 +124,13 @@ TEST_F(BadInput, ValueInfoDisagreesWithInference) {
 
 TEST_F(BadInput, DeclaredOutputShapeWrong) {
   auto m = small_conv_model();
-  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
-      ->mutable_dim(1)->set_dim_value(5);
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(5);
   expect_rejected(write(m), "relu1");
 }
 
@@ -154,8 +163,8 @@ TEST_F(BadInput, UnknownOpset) {
 
 TEST_F(BadInput, AbsurdDeclaredDimensions) {
   auto m = small_conv_model();
-  auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-                    ->mutable_shape();
+  auto* shape =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->mutable_dim(2)->set_dim_value(int64_t{1} << 40);
   shape->mutable_dim(3)->set_dim_value(int64_t{1} << 40);
   expect_rejected(write(m), "absurd");
@@ -163,15 +172,21 @@ TEST_F(BadInput, AbsurdDeclaredDimensions) {
 
 TEST_F(BadInput, NegativeDeclaredDimension) {
   auto m = small_conv_model();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
-      ->mutable_dim(2)->set_dim_value(-4);
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(2)
+      ->set_dim_value(-4);
   expect_rejected(write(m), "negative");
 }
 
 TEST_F(BadInput, InputFileOfWrongShape) {
   const fs::path model = write(small_conv_model());
   onnx_import::write_npy(input_, Tensor(DType::Float32, {1, 1, 5, 4}));
-  expect_rejected(model, "expects float32[1x1x4x4], got float32[1x1x5x4]", 2, /*model_is_bad=*/false);
+  expect_rejected(model, "expects float32[1x1x4x4], got float32[1x1x5x4]", 2,
+                  /*model_is_bad=*/false);
 }
 
 TEST_F(BadInput, UnsupportedOpIsExitThree) {

@@ -1,10 +1,9 @@
 // The CLI as a user drives it, on the bundled LeNet-5.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "kiln/onnx/npy.h"
 #include "kiln/onnx/tensor_proto.h"
@@ -16,7 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path lenet() { return fs::path(source_dir()) / "models" / "zoo" / "lenet5"; }
+fs::path lenet() {
+  return fs::path(source_dir()) / "models" / "zoo" / "lenet5";
+}
 
 TEST(CliInfo, LeNet5TotalsMatchHandCount) {
   const ProcessResult r =
@@ -35,7 +36,8 @@ TEST(CliInfo, LeNet5TotalsMatchHandCount) {
 }
 
 TEST(CliInfo, TableHasOneRowPerLayerAndTotals) {
-  const ProcessResult r = run_process({kiln_binary(), "info", (lenet() / "model.onnx").string()}, 60);
+  const ProcessResult r =
+      run_process({kiln_binary(), "info", (lenet() / "model.onnx").string()}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Conv"), std::string::npos);
   EXPECT_NE(r.out.find("Gemm"), std::string::npos);
@@ -57,7 +59,9 @@ TEST(CliInfo, BatchOptionChangesShapes) {
   }
 }
 
-Tensor read(const fs::path& p) { return onnx_import::read_tensor_file(p); }
+Tensor read(const fs::path& p) {
+  return onnx_import::read_tensor_file(p);
+}
 
 void expect_close(const Tensor& got, const Tensor& want) {
   ASSERT_EQ(got.type(), want.type());
@@ -70,31 +74,31 @@ TEST(CliRun, WritesOutputsInTheInputFormat) {
   const fs::path in_pb = lenet() / "test_data_set_0" / "input_0.pb";
   const Tensor expected = read(lenet() / "test_data_set_0" / "output_0.pb");
 
-  const ProcessResult pb = run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(),
-                                        "--input", "input=" + in_pb.string(), "-o",
-                                        (tmp / "pb").string()},
-                                       60);
+  const ProcessResult pb =
+      run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(), "--input",
+                   "input=" + in_pb.string(), "-o", (tmp / "pb").string()},
+                  60);
   ASSERT_EQ(pb.exit_code, 0) << pb.err;
   expect_close(read(tmp / "pb" / "output.pb"), expected);
 
   onnx_import::write_npy(tmp / "in.npy", read(in_pb));
-  const ProcessResult npy = run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(),
-                                         "--input", "input=" + (tmp / "in.npy").string(), "-o",
-                                         (tmp / "npy").string()},
-                                        60);
+  const ProcessResult npy =
+      run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(), "--input",
+                   "input=" + (tmp / "in.npy").string(), "-o", (tmp / "npy").string()},
+                  60);
   ASSERT_EQ(npy.exit_code, 0) << npy.err;
   expect_close(read(tmp / "npy" / "output.npy"), expected);
 
   // An existing output directory is not overwritten without --force.
-  const ProcessResult again = run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(),
-                                           "--input", "input=" + in_pb.string(), "-o",
-                                           (tmp / "pb").string()},
-                                          60);
+  const ProcessResult again =
+      run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(), "--input",
+                   "input=" + in_pb.string(), "-o", (tmp / "pb").string()},
+                  60);
   EXPECT_EQ(again.exit_code, 2);
-  const ProcessResult forced = run_process(
-      {kiln_binary(), "run", (lenet() / "model.onnx").string(), "--input",
-       "input=" + in_pb.string(), "-o", (tmp / "pb").string(), "--force"},
-      60);
+  const ProcessResult forced =
+      run_process({kiln_binary(), "run", (lenet() / "model.onnx").string(), "--input",
+                   "input=" + in_pb.string(), "-o", (tmp / "pb").string(), "--force"},
+                  60);
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   fs::remove_all(tmp);
 }
@@ -106,7 +110,8 @@ TEST(CliTestOnnx, ReportsTheWorstMismatchAndExitsOne) {
   out.data<float>()[3] += 0.5f;
   out.data<float>()[7] += 0.01f;
   onnx_import::write_tensor_pb(tmp / "lenet5" / "test_data_set_0" / "output_0.pb", out, "output");
-  const ProcessResult r = run_process({kiln_binary(), "test-onnx", (tmp / "lenet5").string(), "--json"}, 60);
+  const ProcessResult r =
+      run_process({kiln_binary(), "test-onnx", (tmp / "lenet5").string(), "--json"}, 60);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["results"][0]["status"], "mismatch");

@@ -72,7 +72,8 @@ TEST(OnnxConformanceCorpus, SupportedModelsMatchAndTheRestAreCleanlyUnsupported)
   std::vector<std::string> failures;
   for (const Outcome& o : outcomes) {
     const ProcessResult& r = o.result;
-    const std::string name = o.dir.parent_path().filename().string() + "/" + o.dir.filename().string();
+    const std::string name =
+        o.dir.parent_path().filename().string() + "/" + o.dir.filename().string();
     if (r.timed_out) {
       failures.push_back(name + ": HANG (killed after 120 s)");
     } else if (r.signal) {
@@ -82,7 +83,8 @@ TEST(OnnxConformanceCorpus, SupportedModelsMatchAndTheRestAreCleanlyUnsupported)
       continue;
     } else if (r.exit_code == 3) {
       // test-onnx reports on stdout: "unsupported <dir>: <where>: <what>; <hint>".
-      const bool one_line = r.out.rfind("unsupported", 0) == 0 && r.out.find(": ") != std::string::npos &&
+      const bool one_line = r.out.rfind("unsupported", 0) == 0 &&
+                            r.out.find(": ") != std::string::npos &&
                             r.out.find('\n') == r.out.size() - 1;
       if (one_line) {
         ++unsupported;

@@ -68,8 +68,8 @@ void save_model(const ::onnx::ModelProto& m, const fs::path& path) {
 
 fs::path fresh_temp_dir(const std::string& tag) {
   static int counter = 0;
-  fs::path p = fs::temp_directory_path() /
-               ("kiln_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::path p = fs::temp_directory_path() / ("kiln_test_" + tag + "_" + std::to_string(::getpid()) +
+                                            "_" + std::to_string(counter++));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;

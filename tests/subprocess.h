@@ -7,8 +7,8 @@
 namespace kiln::testing {
 
 struct ProcessResult {
-  int exit_code = -1;   // valid when !signaled && !timed_out
-  int signal = 0;       // the signal that killed it (a crash), if any
+  int exit_code = -1;  // valid when !signaled && !timed_out
+  int signal = 0;      // the signal that killed it (a crash), if any
   bool timed_out = false;
   std::string out, err;
   bool crashed() const { return signal != 0 && !timed_out; }

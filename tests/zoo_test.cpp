@@ -37,9 +37,9 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooModel, ::testing::ValuesIn(zoo_models()),
 TEST(Zoo, HasTheSmallTier) {
   // The seed zoo's small models are committed; losing them would silently skip the tests above.
   const std::vector<std::string> models = zoo_models();
-  for (const char* required : {"lenet5", "mlp", "model4", "model8", "model32", "model64",
-                               "conv2d_a", "vecmul_a", "softmax_a", "maxpool_a", "dense_a",
-                               "thxprlsg"})
+  for (const char* required :
+       {"lenet5", "mlp", "model4", "model8", "model32", "model64", "conv2d_a", "vecmul_a",
+        "softmax_a", "maxpool_a", "dense_a", "thxprlsg"})
     EXPECT_NE(std::find(models.begin(), models.end(), required), models.end()) << required;
 }
 

@@ -1,8 +1,8 @@
 // The kiln command line: parses arguments, calls the library, prints results.
 // No logic lives here; every command is a function in src/kiln/commands/.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -27,9 +27,12 @@ struct ImportFlags {
   std::vector<std::string> input_shapes;
 
   void add_to(CLI::App* cmd) {
-    cmd->add_option("--batch", batch, "Batch size: dimension 0 of every input (default: 1 where the model leaves it open)")
+    cmd->add_option(
+           "--batch", batch,
+           "Batch size: dimension 0 of every input (default: 1 where the model leaves it open)")
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-    cmd->add_option("--input-shape", input_shapes, "Full shape of one input, NAME=1x3x224x224 (repeatable)");
+    cmd->add_option("--input-shape", input_shapes,
+                    "Full shape of one input, NAME=1x3x224x224 (repeatable)");
   }
 
   onnx_import::ImportOptions options() const {
@@ -40,7 +43,8 @@ struct ImportFlags {
       if (eq == std::string::npos || eq == 0)
         throw_error(ErrorKind::Usage, "--input-shape " + s, "expected NAME=SHAPE",
                     "e.g. --input-shape input=1x3x224x224");
-      o.input_shapes[s.substr(0, eq)] = onnx_import::parse_shape(s.substr(eq + 1), "--input-shape " + s);
+      o.input_shapes[s.substr(0, eq)] =
+          onnx_import::parse_shape(s.substr(eq + 1), "--input-shape " + s);
     }
     return o;
   }
@@ -103,9 +107,10 @@ int cmd_test_onnx(const std::vector<std::string>& dirs, const ImportFlags& flags
                      .dump(2)
               << "\n";
   } else if (dirs.size() > 1) {
-    std::cout << fmt::format("total {}: {} passed, {} mismatched, {} unsupported, {} invalid, {} internal errors\n",
-                             dirs.size(), counts[S::Pass], counts[S::Mismatch], counts[S::Unsupported],
-                             counts[S::Invalid], counts[S::Internal]);
+    std::cout << fmt::format(
+        "total {}: {} passed, {} mismatched, {} unsupported, {} invalid, {} internal errors\n",
+        dirs.size(), counts[S::Pass], counts[S::Mismatch], counts[S::Unsupported],
+        counts[S::Invalid], counts[S::Internal]);
   }
   if (counts[S::Internal]) return kExitInternal;
   if (counts[S::Mismatch]) return kExitMismatch;
@@ -137,21 +142,28 @@ int main(int argc, char** argv) {
   int run_threads = 0, run_repeat = 1;
   CLI::App* run = app.add_subcommand("run", "Run a model with the float32 reference interpreter");
   run->add_option("MODEL", run_model_path, "ONNX model file")->required();
-  run->add_option("--input,-i", run_inputs, "NAME=FILE, FILE a TensorProto .pb or .npy (one per input)");
+  run->add_option("--input,-i", run_inputs,
+                  "NAME=FILE, FILE a TensorProto .pb or .npy (one per input)");
   run->add_option("-o,--output-dir", run_out, "Write outputs here (same format as the inputs)");
   run->add_flag("--force", run_force, "Replace an existing output directory");
-  run->add_option("--threads", run_threads, "Threads for the kernels (0 = all cores)")->check(CLI::Range(0, 1024));
-  run->add_option("--repeat", run_repeat, "Time this many runs and report the median")->check(CLI::Range(1, 100000));
+  run->add_option("--threads", run_threads, "Threads for the kernels (0 = all cores)")
+      ->check(CLI::Range(0, 1024));
+  run->add_option("--repeat", run_repeat, "Time this many runs and report the median")
+      ->check(CLI::Range(1, 100000));
   run->add_flag("--json", run_json, "Machine-readable output");
   run_flags.add_to(run);
 
   std::vector<std::string> test_dirs;
   bool test_json = false;
   double rtol = 1e-3, atol = 1e-5;
-  CLI::App* test = app.add_subcommand("test-onnx", "Check models in the ONNX backend-test layout against their expected outputs");
-  test->add_option("DIR", test_dirs, "Directories holding model.onnx and test_data_set_*/")->required();
-  test->add_option("--rtol", rtol, "Relative tolerance (default 1e-3)")->check(CLI::NonNegativeNumber);
-  test->add_option("--atol", atol, "Absolute tolerance (default 1e-5)")->check(CLI::NonNegativeNumber);
+  CLI::App* test = app.add_subcommand(
+      "test-onnx", "Check models in the ONNX backend-test layout against their expected outputs");
+  test->add_option("DIR", test_dirs, "Directories holding model.onnx and test_data_set_*/")
+      ->required();
+  test->add_option("--rtol", rtol, "Relative tolerance (default 1e-3)")
+      ->check(CLI::NonNegativeNumber);
+  test->add_option("--atol", atol, "Absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
   test->add_flag("--json", test_json, "Machine-readable output");
   test_flags.add_to(test);
 

@@ -78,7 +78,8 @@ std::string format_info_table(const ModelInfo& info) {
   }
   std::string out;
   out += fmt::format("model {} (opset {})\n", info.model.empty() ? "-" : info.model, info.opset);
-  for (const PortInfo& p : info.inputs) out += fmt::format("input  {}: {}\n", p.name, p.type.to_string());
+  for (const PortInfo& p : info.inputs)
+    out += fmt::format("input  {}: {}\n", p.name, p.type.to_string());
   for (const PortInfo& p : info.outputs)
     out += fmt::format("output {}: {}\n", p.name, p.type.to_string());
   out += "\n";

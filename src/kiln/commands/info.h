@@ -1,10 +1,9 @@
 // `kiln info`: a per-layer summary of a model (shapes, parameters, MACs).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/graph/graph.h"
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -31,9 +31,8 @@ namespace {
 std::string file_stem(const std::string& onnx_name, std::set<std::string>& used) {
   std::string stem;
   for (char c : onnx_name)
-    stem.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'
-                       ? c
-                       : '_');
+    stem.push_back(
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_');
   if (stem.empty() || stem.front() == '.') stem = "output_" + stem;
   std::string candidate = stem;
   for (int n = 2; !used.insert(candidate).second; ++n) candidate = stem + "_" + std::to_string(n);
@@ -72,8 +71,7 @@ std::vector<Tensor> bind_inputs(const Graph& graph, const RunOptions& options) {
 }  // namespace
 
 RunResult run_model(const fs::path& model, const RunOptions& options) {
-  if (options.repeat < 1)
-    throw_error(ErrorKind::Usage, "--repeat", "must be at least 1", "");
+  if (options.repeat < 1) throw_error(ErrorKind::Usage, "--repeat", "must be at least 1", "");
   RunResult result;
   auto t0 = std::chrono::steady_clock::now();
   const Graph graph = onnx_import::import_model(model, options.import);
@@ -100,7 +98,7 @@ RunResult run_model(const fs::path& model, const RunOptions& options) {
   if (options.output_dir) {
     const std::string ext =
         !options.inputs.empty() && options.inputs.front().second.extension() == ".npy" ? ".npy"
-                                                                                        : ".pb";
+                                                                                       : ".pb";
     AtomicDir dir(*options.output_dir, options.overwrite);
     std::set<std::string> used;
     for (std::size_t i = 0; i < result.outputs.size(); ++i) {
@@ -134,7 +132,10 @@ std::string format_run_summary(const RunResult& result) {
       int64_t argmax = 0;
       for (int64_t i = 0; i < t.numel(); ++i) {
         const double v = t.as_double(i);
-        if (v > hi) { hi = v; argmax = i; }
+        if (v > hi) {
+          hi = v;
+          argmax = i;
+        }
         lo = std::min(lo, v);
         sum += v;
       }

@@ -2,12 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/graph/tensor.h"
 #include "kiln/onnx/import.h"
@@ -22,8 +21,8 @@ struct RunOptions {
   // format of the first input file.
   std::optional<std::filesystem::path> output_dir;
   bool overwrite = false;  // replace an existing non-empty output_dir
-  int threads = 0;  // 0 = all cores
-  int repeat = 1;   // timed runs (after one warm-up run when repeat > 1)
+  int threads = 0;         // 0 = all cores
+  int repeat = 1;          // timed runs (after one warm-up run when repeat > 1)
 };
 
 struct NamedTensor {

@@ -90,7 +90,8 @@ Comparison compare(const Tensor& got, const Tensor& expected, const Tolerance& t
       err = ok ? 0 : INFINITY;
     } else {
       err = std::fabs(g - e);
-      ok = exact ? got.as_int64(i) == expected.as_int64(i) : err <= tol.atol + tol.rtol * std::fabs(e);
+      ok = exact ? got.as_int64(i) == expected.as_int64(i)
+                 : err <= tol.atol + tol.rtol * std::fabs(e);
     }
     c.max_abs_error = std::max(c.max_abs_error, err);
     // The reported element is the one furthest beyond its allowance.
@@ -210,14 +211,14 @@ void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
         r.got = c.got;
         r.expected = c.expected;
         r.abs_error = c.abs_error;
-        r.message = !c.problem.empty()
-                        ? fmt::format("{}: output '{}' {}", set.filename().string(), out_name,
-                                      c.problem)
-                        : fmt::format("{}: output '{}' element {}: got {:.9g}, expected {:.9g} "
-                                      "(abs error {:.3g}, allowed {:.3g})",
-                                      set.filename().string(), out_name, c.index, c.got,
-                                      c.expected, c.abs_error,
-                                      tolerance.atol + tolerance.rtol * std::fabs(c.expected));
+        r.message =
+            !c.problem.empty()
+                ? fmt::format("{}: output '{}' {}", set.filename().string(), out_name, c.problem)
+                : fmt::format(
+                      "{}: output '{}' element {}: got {:.9g}, expected {:.9g} "
+                      "(abs error {:.3g}, allowed {:.3g})",
+                      set.filename().string(), out_name, c.index, c.got, c.expected, c.abs_error,
+                      tolerance.atol + tolerance.rtol * std::fabs(c.expected));
       }
     }
     ++r.data_sets;

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kiln/onnx/import.h"
 
@@ -26,8 +25,8 @@ int exit_code(TestStatus s);
 struct TestDirResult {
   std::filesystem::path dir;
   TestStatus status = TestStatus::Pass;
-  int data_sets = 0;       // data sets compared
-  std::string message;     // why it is not a pass (one line)
+  int data_sets = 0;    // data sets compared
+  std::string message;  // why it is not a pass (one line)
   // For a mismatch: the worst element over all outputs and data sets.
   std::string worst_output;
   int64_t worst_index = -1;

@@ -23,7 +23,9 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool is_float(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
 
 bool is_signed_int(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;

@@ -29,38 +29,109 @@ const char* dtype_name(DType t);  // "float32", "int64", ...
 bool is_float(DType t);
 bool is_signed_int(DType t);
 bool is_unsigned_int(DType t);
-inline bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
+inline bool is_integer(DType t) {
+  return is_signed_int(t) || is_unsigned_int(t);
+}
 
 // The C++ type that stores one element of a DType (bool is stored as uint8_t-sized bool).
-template <DType T> struct DTypeTraits;
-template <> struct DTypeTraits<DType::Float32> { using type = float; };
-template <> struct DTypeTraits<DType::Float64> { using type = double; };
-template <> struct DTypeTraits<DType::Int8> { using type = int8_t; };
-template <> struct DTypeTraits<DType::Int16> { using type = int16_t; };
-template <> struct DTypeTraits<DType::Int32> { using type = int32_t; };
-template <> struct DTypeTraits<DType::Int64> { using type = int64_t; };
-template <> struct DTypeTraits<DType::UInt8> { using type = uint8_t; };
-template <> struct DTypeTraits<DType::UInt16> { using type = uint16_t; };
-template <> struct DTypeTraits<DType::UInt32> { using type = uint32_t; };
-template <> struct DTypeTraits<DType::UInt64> { using type = uint64_t; };
-template <> struct DTypeTraits<DType::Bool> { using type = bool; };
+template <DType T>
+struct DTypeTraits;
+template <>
+struct DTypeTraits<DType::Float32> {
+  using type = float;
+};
+template <>
+struct DTypeTraits<DType::Float64> {
+  using type = double;
+};
+template <>
+struct DTypeTraits<DType::Int8> {
+  using type = int8_t;
+};
+template <>
+struct DTypeTraits<DType::Int16> {
+  using type = int16_t;
+};
+template <>
+struct DTypeTraits<DType::Int32> {
+  using type = int32_t;
+};
+template <>
+struct DTypeTraits<DType::Int64> {
+  using type = int64_t;
+};
+template <>
+struct DTypeTraits<DType::UInt8> {
+  using type = uint8_t;
+};
+template <>
+struct DTypeTraits<DType::UInt16> {
+  using type = uint16_t;
+};
+template <>
+struct DTypeTraits<DType::UInt32> {
+  using type = uint32_t;
+};
+template <>
+struct DTypeTraits<DType::UInt64> {
+  using type = uint64_t;
+};
+template <>
+struct DTypeTraits<DType::Bool> {
+  using type = bool;
+};
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::Float32; }
-template <> constexpr DType dtype_of<double>() { return DType::Float64; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::Int8; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::Int16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::Int32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::Int64; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::UInt8; }
-template <> constexpr DType dtype_of<uint16_t>() { return DType::UInt16; }
-template <> constexpr DType dtype_of<uint32_t>() { return DType::UInt32; }
-template <> constexpr DType dtype_of<uint64_t>() { return DType::UInt64; }
-template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::Float32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::Float64;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::Int8;
+}
+template <>
+constexpr DType dtype_of<int16_t>() {
+  return DType::Int16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::Int32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::Int64;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::UInt8;
+}
+template <>
+constexpr DType dtype_of<uint16_t>() {
+  return DType::UInt16;
+}
+template <>
+constexpr DType dtype_of<uint32_t>() {
+  return DType::UInt32;
+}
+template <>
+constexpr DType dtype_of<uint64_t>() {
+  return DType::UInt64;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::Bool;
+}
 
 // Calls f(T{}) with T the element type of `t`: the one place that turns a
 // runtime DType into a compile-time type, so kernels are written once.
-template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
+template <class F>
+decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
     case DType::Float32: return f(float{});
     case DType::Float64: return f(double{});
@@ -80,7 +151,8 @@ template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
 
 // Like visit_dtype, restricted to numeric (non-bool) types; `what` names the op
 // for the error raised on bool.
-template <class F> decltype(auto) visit_numeric_dtype(DType t, const std::string& where, F&& f) {
+template <class F>
+decltype(auto) visit_numeric_dtype(DType t, const std::string& where, F&& f) {
   if (t == DType::Bool)
     throw_error(ErrorKind::Unsupported, where, "element type bool is not supported here",
                 "cast the tensor to a numeric type in the model");
@@ -94,7 +166,8 @@ template <class F> decltype(auto) visit_numeric_dtype(DType t, const std::string
 }
 
 // Float types only (float32, float64).
-template <class F> decltype(auto) visit_float_dtype(DType t, const std::string& where, F&& f) {
+template <class F>
+decltype(auto) visit_float_dtype(DType t, const std::string& where, F&& f) {
   if (t == DType::Float64) return f(double{});
   if (t != DType::Float32)
     throw_error(ErrorKind::Unsupported, where,

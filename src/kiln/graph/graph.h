@@ -32,8 +32,8 @@ struct Value {
 
 struct Node {
   OpKind kind = OpKind::Identity;
-  std::string onnx_name;  // node name in the model (may be empty)
-  std::string name;       // unique C/Verilog identifier
+  std::string onnx_name;         // node name in the model (may be empty)
+  std::string name;              // unique C/Verilog identifier
   std::vector<ValueId> inputs;   // kNoValue marks an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue marks an output the model does not use
   Attrs attrs;

@@ -12,50 +12,19 @@
 #include <vector>
 
 #include "kiln/onnx/tensor_proto.h"
+#include "kiln/support/test_helpers.h"
 
 namespace kiln::onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
+using kiln::testing::catch_error;
+using kiln::testing::TempDir;
+using kiln::testing::write_bytes;
 using TP = ::onnx::TensorProto;
 using AP = ::onnx::AttributeProto;
 
 constexpr int64_t kSym = -1;  // a symbolic dimension in declared shapes
-
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("kiln_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <class F>
-Error catch_error(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no kiln::Error thrown";
-  return Error(ErrorKind::Internal, "", "no error");
-}
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 // Builds ModelProtos through the protobuf API, as an exporter would.
 class Model {

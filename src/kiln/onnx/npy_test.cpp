@@ -9,48 +9,21 @@
 #include <sstream>
 #include <string>
 
+#include "kiln/support/test_helpers.h"
+
 namespace kiln::onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("kiln_npy_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using kiln::testing::catch_error;
+using kiln::testing::TempDir;
+using kiln::testing::write_bytes;
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-template <class F>
-Error catch_error(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no kiln::Error thrown";
-  return Error(ErrorKind::Internal, "", "no error");
 }
 
 // A .npy file as numpy writes it: magic, version, header length, dict, data.

@@ -10,45 +10,16 @@
 #include <optional>
 #include <string>
 
+#include "kiln/support/test_helpers.h"
+
 namespace kiln::onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
+using kiln::testing::catch_error;
+using kiln::testing::TempDir;
+using kiln::testing::write_bytes;
 using TP = ::onnx::TensorProto;
-
-// A fresh directory under the system temp dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() / ("kiln_tensor_proto_test_" + std::to_string(::getpid()) +
-                                         "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// Runs f and returns the kiln::Error it throws (fails the test if none).
-template <class F>
-Error catch_error(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no kiln::Error thrown";
-  return Error(ErrorKind::Internal, "", "no error");
-}
 
 std::string le_bytes_f32(std::initializer_list<float> vals) {
   std::string s;

@@ -8,12 +8,9 @@ int exit_code(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::Usage:
     case ErrorKind::InvalidModel:
-    case ErrorKind::Io:
-      return kExitInvalid;
-    case ErrorKind::Unsupported:
-      return kExitUnsupported;
-    case ErrorKind::Internal:
-      return kExitInternal;
+    case ErrorKind::Io: return kExitInvalid;
+    case ErrorKind::Unsupported: return kExitUnsupported;
+    case ErrorKind::Internal: return kExitInternal;
   }
   return kExitInternal;
 }

@@ -66,7 +66,7 @@ class Error : public std::runtime_error {
 }  // namespace kiln
 
 // Internal invariant. Never reachable from user input; fuzzing keeps it so.
-#define KILN_ASSERT(cond, detail)                                         \
-  do {                                                                    \
+#define KILN_ASSERT(cond, detail)                                             \
+  do {                                                                        \
     if (!(cond)) ::kiln::assertion_failed(#cond, __FILE__, __LINE__, detail); \
   } while (0)

@@ -35,7 +35,8 @@ TEST(SanitizeIdentifier, AvoidsKeywordsOfCAndVerilog) {
 
 TEST(SanitizeIdentifier, AlwaysValid) {
   for (const char* raw : {"x", "_x", "__init__", "a-b", "ü", "1.2.3", "onnx::Conv_12", "reg", " "})
-    EXPECT_TRUE(valid_identifier(sanitize_identifier(raw))) << raw << " -> " << sanitize_identifier(raw);
+    EXPECT_TRUE(valid_identifier(sanitize_identifier(raw)))
+        << raw << " -> " << sanitize_identifier(raw);
 }
 
 TEST(NameTable, MakesCollisionsUnique) {
