@@ -2,6 +2,7 @@
 # Installs what is needed, builds, and runs a test tier.
 #   scripts/test.sh            the default suite (unit, ONNX corpus, zoo, CLI, bad input)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
+#   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-default}"
@@ -14,13 +15,14 @@ case "$tier" in
   large)
     bash scripts/install-deps.sh --torch
     bash scripts/build.sh
-    /usr/bin/python3 scripts/gen_zoo.py --tier large --out models/large
-    for m in alexnet zfnet vgg16; do
-      build/apps/kiln/kiln test-onnx "models/large/$m"
-    done
+    /usr/bin/python3 scripts/gen_zoo.py --tier large  # into models/large (git-ignored)
+    build/apps/kiln/kiln test-onnx models/large/alexnet models/large/zfnet models/large/vgg16
+    ;;
+  fuzz)
+    bash scripts/fuzz.sh "${2:-600}"
     ;;
   *)
-    echo "usage: scripts/test.sh [default|large]" >&2
+    echo "usage: scripts/test.sh [default|large|fuzz [SECONDS]]" >&2
     exit 2
     ;;
 esac

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@
 namespace kiln {
 
 using Shape = std::vector<int64_t>;
+
+// memcpy that accepts empty ranges: an empty tensor's data() may be null, and
+// memcpy with a null pointer is undefined even for zero bytes.
+inline void copy_bytes(void* dst, const void* src, std::size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
 
 // Number of elements; 1 for a scalar (rank 0).
 int64_t shape_numel(const Shape& s);

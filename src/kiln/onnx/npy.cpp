@@ -241,7 +241,7 @@ Tensor read_npy(const std::filesystem::path& path) {
     auto out = t.data<bool>();
     for (std::size_t i = 0; i < need; ++i) out[i] = src[i] != 0;
   } else if (need > 0) {
-    std::memcpy(t.raw().data(), src, need);
+    copy_bytes(t.raw().data(), src, need);
     if (d.swap) {
       auto raw = t.raw();
       for (std::size_t i = 0; i < need; i += elem) std::reverse(&raw[i], &raw[i] + elem);

@@ -45,7 +45,7 @@ Tensor tensor_from_bytes(DType dtype, const Shape& shape, const char* data, std:
     auto out = t.data<bool>();
     for (std::size_t i = 0; i < size; ++i) out[i] = data[i] != 0;
   } else if (size > 0) {
-    std::memcpy(t.raw().data(), data, size);
+    copy_bytes(t.raw().data(), data, size);
   }
   return t;
 }

@@ -58,7 +58,7 @@ void im2col_2d(const T* x, const ConvGeom& g, int64_t oh0, int64_t oh1, T* col) 
       const T* src = plane + ih * W + iw0;
       std::fill(dst, dst + lo, T{0});
       if (sw == 1) {
-        std::memcpy(dst + lo, src + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+        copy_bytes(dst + lo, src + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
       } else {
         for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * sw];
       }

@@ -47,7 +47,7 @@ Tensor concat(std::span<const Tensor* const> inputs, int64_t axis, const TensorT
     for (const Tensor* t : inputs) {
       const std::size_t chunk =
           static_cast<std::size_t>(dims_product(t->shape(), ax, t->shape().size())) * esize;
-      std::memcpy(dst, t->raw().data() + static_cast<std::size_t>(o) * chunk, chunk);
+      copy_bytes(dst, t->raw().data() + static_cast<std::size_t>(o) * chunk, chunk);
       dst += chunk;
     }
   }
@@ -220,7 +220,7 @@ Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis, const Ten
   for (int64_t o = 0; o < outer; ++o) {
     const std::byte* base = src + static_cast<std::size_t>(o * n) * chunk;
     for (int64_t k : idx) {
-      std::memcpy(dst, base + static_cast<std::size_t>(k) * chunk, chunk);
+      copy_bytes(dst, base + static_cast<std::size_t>(k) * chunk, chunk);
       dst += chunk;
     }
   }

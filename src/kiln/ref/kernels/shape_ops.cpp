@@ -55,7 +55,7 @@ std::vector<Tensor> split(const Tensor& x, const SplitAttrs& attrs, std::span<co
                 "Split output does not match the input: " + where);
     const std::size_t chunk = static_cast<std::size_t>(len * inner) * esize;
     for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(y.raw().data() + static_cast<std::size_t>(o) * chunk,
+      copy_bytes(y.raw().data() + static_cast<std::size_t>(o) * chunk,
                   x.raw().data() + static_cast<std::size_t>((o * dim + begin) * inner) * esize,
                   chunk);
     begin += len;
@@ -147,7 +147,7 @@ Tensor trilu(const Tensor& x, const TriluAttrs& attrs, const std::string& where)
         const bool keep = attrs.upper ? j - i >= attrs.k : j - i <= attrs.k;
         if (!keep) continue;
         const auto off = static_cast<std::size_t>((m * rows + i) * cols + j) * esize;
-        std::memcpy(y.raw().data() + off, x.raw().data() + off, esize);
+        copy_bytes(y.raw().data() + off, x.raw().data() + off, esize);
       }
   return y;
 }
@@ -301,7 +301,7 @@ Tensor max_unpool(const Tensor& x, const Tensor& indices, const MaxUnpoolAttrs& 
       throw_error(ErrorKind::InvalidModel, where,
                   "index " + std::to_string(at) + " is outside the unpooled tensor [" +
                       shape_to_string(natural) + "]");
-    std::memcpy(full.raw().data() + static_cast<std::size_t>(at) * esize,
+    copy_bytes(full.raw().data() + static_cast<std::size_t>(at) * esize,
                 x.raw().data() + static_cast<std::size_t>(i) * esize, esize);
   }
   if (natural == out.shape) return full;
