@@ -546,11 +546,16 @@ Graph import_model(const std::filesystem::path& path, const ImportOptions& optio
     throw_error(ErrorKind::Unsupported, path.string(),
                 "model file is larger than 2 GiB, the protobuf limit",
                 "save the weights as external data (onnx.save(..., save_as_external_data=True))");
-  const std::string bytes = read_file_bytes(path);
   ::onnx::ModelProto model;
-  if (!parse_proto(bytes, &model))
-    throw_error(ErrorKind::InvalidModel, path.string(), "not an ONNX model (protobuf parse failed)",
-                "expected an .onnx model file; the file may be truncated or corrupt");
+  {
+    // Scoped so the file's bytes are freed before the weights are converted:
+    // the peak is then two copies of the weights, not three.
+    const std::string bytes = read_file_bytes(path);
+    if (!parse_proto(bytes, &model))
+      throw_error(ErrorKind::InvalidModel, path.string(),
+                  "not an ONNX model (protobuf parse failed)",
+                  "expected an .onnx model file; the file may be truncated or corrupt");
+  }
   return import_model_proto(model, path.parent_path(), options, path.string());
 }
 
