@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
@@ -119,6 +120,74 @@ int cmd_test_onnx(const std::vector<std::string>& dirs, const ImportFlags& flags
   return kExitOk;
 }
 
+int cmd_config(const std::string& model, const ImportFlags& flags, const std::string& granularity,
+               const std::string& out, bool force) {
+  const std::string yaml =
+      commands::default_config(model, flags.options(), commands::parse_granularity(granularity));
+  if (out.empty()) {
+    std::cout << yaml;
+    return kExitOk;
+  }
+  commands::write_text_file(out, yaml, force);
+  std::cerr << "kiln config: wrote " << out << "\n";
+  return kExitOk;
+}
+
+int cmd_compile(const std::string& model, const ImportFlags& flags, const std::string& config,
+                const std::vector<std::string>& sets, const std::string& out, bool force,
+                bool json) {
+  commands::CompileOptions o;
+  o.import = flags.options();
+  if (!config.empty()) o.config = config;
+  o.sets = sets;
+  o.output_dir = out;
+  o.overwrite = force;
+  const commands::CompileResult r = commands::compile_model(model, o);
+  if (json)
+    std::cout << commands::compile_to_json(r).dump(2) << "\n";
+  else
+    std::cout << commands::format_compile_summary(r);
+  return kExitOk;
+}
+
+int cmd_csim(const std::string& dir, int samples, uint64_t seed, bool werror, bool rebuild,
+             bool json) {
+  commands::CsimCommandOptions o;
+  o.samples = samples;
+  o.seed = seed;
+  o.werror = werror;
+  o.rebuild = rebuild;
+  const commands::CsimCommandResult r = commands::csim_project(dir, o);
+  if (json)
+    std::cout << commands::csim_to_json(r).dump(2) << "\n";
+  else
+    std::cout << commands::format_csim_summary(r);
+  return r.csim.bit_exact() ? kExitOk : kExitMismatch;
+}
+
+int cmd_profile(const std::string& model, const ImportFlags& flags, int samples,
+                const std::vector<std::string>& inputs, bool json) {
+  commands::ProfileOptions o;
+  o.import = flags.options();
+  o.samples = samples;
+  for (const std::string& b : inputs) o.inputs.push_back(commands::parse_input_binding(b));
+  const commands::ProfileResult r = commands::profile_model(model, o);
+  if (json)
+    std::cout << commands::profile_to_json(r).dump(2) << "\n";
+  else
+    std::cout << commands::format_profile_table(r);
+  return kExitOk;
+}
+
+int cmd_report(const std::string& dir, bool json) {
+  const commands::ReportResult r = commands::report_project(dir);
+  if (json)
+    std::cout << estimate::to_json(r.estimate).dump(2) << "\n";
+  else
+    std::cout << commands::format_report(r);
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +236,69 @@ int main(int argc, char** argv) {
   test->add_flag("--json", test_json, "Machine-readable output");
   test_flags.add_to(test);
 
+  ImportFlags config_flags, compile_flags, profile_flags;
+
+  std::string config_model, config_out, config_granularity = "model";
+  bool config_force = false;
+  CLI::App* config = app.add_subcommand(
+      "config", "Write a complete default HLS config (YAML) for a model, to stdout or -o FILE");
+  config->add_option("MODEL", config_model, "ONNX model file")->required();
+  config->add_option("--granularity", config_granularity,
+                     "model: one Model block; type: also per layer type; name: also per layer");
+  config->add_option("-o,--output", config_out, "Write to this file instead of stdout");
+  config->add_flag("--force", config_force, "Replace an existing file");
+  config_flags.add_to(config);
+
+  std::string compile_model_path, compile_config, compile_out;
+  std::vector<std::string> compile_sets;
+  bool compile_force = false, compile_json = false;
+  CLI::App* compile = app.add_subcommand(
+      "compile", "Write an HLS C++ project (Vitis HLS, Bambu, g++ C simulation) and estimates");
+  compile->add_option("MODEL", compile_model_path, "ONNX model file")->required();
+  compile->add_option("-c,--config", compile_config, "YAML config (see `kiln config`)");
+  compile->add_option("--set", compile_sets,
+                      "Override one config key, e.g. IOType=io_stream, "
+                      "Model.Precision.result=ap_fixed<18,8> (repeatable)");
+  compile->add_option("-o,--output-dir", compile_out, "Project directory to create")->required();
+  compile->add_flag("--force", compile_force, "Replace an existing project directory");
+  compile->add_flag("--json", compile_json, "Machine-readable output");
+  compile_flags.add_to(compile);
+
+  std::string csim_dir;
+  int csim_samples = 10;
+  uint64_t csim_seed = 1;
+  bool csim_werror = false, csim_rebuild = false, csim_json = false;
+  CLI::App* csim = app.add_subcommand(
+      "csim", "C-simulate a project with g++ and check it bit for bit against kiln's emulator");
+  csim->add_option("DIR", csim_dir, "Project directory written by `kiln compile`")->required();
+  csim->add_option("--samples", csim_samples, "Random inputs, uniform in [-1, 1) (default 10)")
+      ->check(CLI::Range(1, 1000000));
+  csim->add_option("--seed", csim_seed, "Seed of the random inputs");
+  csim->add_flag("--werror", csim_werror, "Build the testbench with -Werror");
+  csim->add_flag("--rebuild", csim_rebuild, "Rebuild the testbench even if it is up to date");
+  csim->add_flag("--json", csim_json, "Machine-readable output");
+
+  std::string profile_model_path;
+  std::vector<std::string> profile_inputs;
+  int profile_samples = 100;
+  bool profile_json = false;
+  CLI::App* profile =
+      app.add_subcommand("profile", "Per-layer value ranges and suggested fixed-point precisions");
+  profile->add_option("MODEL", profile_model_path, "ONNX model file")->required();
+  profile->add_option("--samples", profile_samples, "Random inputs in [-1, 1) (default 100)")
+      ->check(CLI::Range(1, 1000000));
+  profile->add_option("--input,-i", profile_inputs,
+                      "NAME=FILE (.pb or .npy): profile this input instead of random ones");
+  profile->add_flag("--json", profile_json, "Machine-readable output");
+  profile_flags.add_to(profile);
+
+  std::string report_dir;
+  bool report_json = false;
+  CLI::App* report =
+      app.add_subcommand("report", "Print a project's layers and its latency/resource estimate");
+  report->add_option("DIR", report_dir, "Project directory written by `kiln compile`")->required();
+  report->add_flag("--json", report_json, "Machine-readable output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -186,6 +318,17 @@ int main(int argc, char** argv) {
       return cmd_run(run_model_path, run_flags, run_inputs, run_out, run_force, run_threads,
                      run_repeat, run_json);
     if (*test) return cmd_test_onnx(test_dirs, test_flags, rtol, atol, test_json);
+    if (*config)
+      return cmd_config(config_model, config_flags, config_granularity, config_out, config_force);
+    if (*compile)
+      return cmd_compile(compile_model_path, compile_flags, compile_config, compile_sets,
+                         compile_out, compile_force, compile_json);
+    if (*csim)
+      return cmd_csim(csim_dir, csim_samples, csim_seed, csim_werror, csim_rebuild, csim_json);
+    if (*profile)
+      return cmd_profile(profile_model_path, profile_flags, profile_samples, profile_inputs,
+                         profile_json);
+    if (*report) return cmd_report(report_dir, report_json);
   } catch (const Error& e) {
     std::cerr << "kiln: " << to_string(e.kind()) << ": " << e.message() << "\n";
     return exit_code(e.kind());

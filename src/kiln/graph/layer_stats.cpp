@@ -29,7 +29,7 @@ int64_t product(const Shape& s, std::size_t begin) {
 
 int64_t count_macs(const Graph& graph, const Node& node) {
   if (node.kind != OpKind::Conv && node.kind != OpKind::Gemm && node.kind != OpKind::MatMul &&
-      node.kind != OpKind::ConvTranspose)
+      node.kind != OpKind::ConvTranspose && node.kind != OpKind::Dense)
     return 0;
   // Inference validates the node, so the shapes below are consistent.
   const Shape out = infer_node_types(graph, node)[0].shape;
@@ -37,8 +37,8 @@ int64_t count_macs(const Graph& graph, const Node& node) {
   const Shape& b = graph.value(node.inputs[1]).type.shape;
   switch (node.kind) {
     case OpKind::Conv:
-      // Each output element (N*M*spatial) sums over C/group channels times the kernel,
-      // which is exactly W's per-output-channel size.
+      // Each output element (N*M*spatial, in either layout) sums over C/group
+      // channels times the kernel, which is exactly W's per-output-channel size.
       return sat_mul(product(out, 0), product(b, 1));
     case OpKind::Gemm: {
       const int64_t k = node.attr<GemmAttrs>().trans_a ? a[0] : a[1];
@@ -51,6 +51,9 @@ int64_t count_macs(const Graph& graph, const Node& node) {
     case OpKind::MatMul:
       // The output holds batch*M*N elements (1-D operands contribute 1), each a K-long dot.
       return sat_mul(product(out, 0), a.back());
+    case OpKind::Dense:
+      // Every output element is a K-long dot product (W is [K, N]).
+      return sat_mul(product(out, 0), b[0]);
     default: return 0;
   }
 }

@@ -30,7 +30,9 @@ constexpr std::array<std::string_view, kNumOpKinds> kNames = {
     "DepthToSpace", "SpaceToDepth", "GatherElements", "CumSum", "OneHot",
     // Network layers
     "LayerNormalization", "InstanceNormalization", "LRN", "ConvTranspose", "Resize", "Upsample",
-    "MaxUnpool"};
+    "MaxUnpool",
+    // kiln's own
+    "Dense"};
 
 // A name left out of the table would leave a trailing empty entry.
 constexpr bool all_named() {
@@ -48,6 +50,22 @@ std::string join(const std::vector<int64_t>& v, char sep) {
   }
   return s;
 }
+
+// " act=leaky_relu(0.1)": the fused activation, empty for none.
+std::string activation_text(const FusedActivation& a) {
+  std::ostringstream os;
+  switch (a.kind) {
+    case FusedActivation::Kind::None: return "";
+    case FusedActivation::Kind::Relu: return " act=relu";
+    case FusedActivation::Kind::LeakyRelu: os << " act=leaky_relu(" << a.alpha << ")"; break;
+    case FusedActivation::Kind::Clip: os << " act=clip(" << a.lo << "," << a.hi << ")"; break;
+  }
+  return os.str();
+}
+
+const char* layout_text(bool channels_last) {
+  return channels_last ? " channels_last" : "";
+}
 }  // namespace
 
 std::string_view op_name(OpKind kind) {
@@ -55,7 +73,8 @@ std::string_view op_name(OpKind kind) {
 }
 
 std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type) {
-  for (int i = 0; i < kNumOpKinds; ++i)
+  // Dense is kiln's own kind (the last one), not an ONNX op.
+  for (int i = 0; i < static_cast<int>(OpKind::Dense); ++i)
     if (kNames[static_cast<std::size_t>(i)] == onnx_op_type) return static_cast<OpKind>(i);
   return std::nullopt;
 }
@@ -145,17 +164,24 @@ std::string attrs_to_string(const Attrs& attrs) {
         if constexpr (std::is_same_v<A, ConvAttrs>) {
           os << "kernel=" << join(a.kernel_shape, 'x') << " strides=" << join(a.strides, 'x')
              << " pads=" << join(a.pads, ',') << " dilations=" << join(a.dilations, 'x')
-             << " group=" << a.group;
+             << " group=" << a.group << activation_text(a.activation)
+             << layout_text(a.channels_last);
         } else if constexpr (std::is_same_v<A, PoolAttrs>) {
           os << "kernel=" << join(a.kernel_shape, 'x') << " strides=" << join(a.strides, 'x')
              << " pads=" << join(a.pads, ',') << " dilations=" << join(a.dilations, 'x');
           if (a.ceil_mode) os << " ceil_mode";
           if (a.count_include_pad) os << " count_include_pad";
+          os << layout_text(a.channels_last);
+        } else if constexpr (std::is_same_v<A, GlobalPoolAttrs>) {
+          os << (a.channels_last ? "channels_last" : "");
+        } else if constexpr (std::is_same_v<A, DenseAttrs>) {
+          const std::string act = activation_text(a.activation);
+          os << (act.empty() ? act : act.substr(1));
         } else if constexpr (std::is_same_v<A, GemmAttrs>) {
           os << "alpha=" << a.alpha << " beta=" << a.beta << (a.trans_a ? " transA" : "")
              << (a.trans_b ? " transB" : "");
         } else if constexpr (std::is_same_v<A, BatchNormAttrs>) {
-          os << "epsilon=" << a.epsilon;
+          os << "epsilon=" << a.epsilon << layout_text(a.channels_last);
         } else if constexpr (std::is_same_v<A, LeakyReluAttrs> || std::is_same_v<A, EluAttrs>) {
           os << "alpha=" << a.alpha;
         } else if constexpr (std::is_same_v<A, SeluAttrs>) {
@@ -182,6 +208,7 @@ std::string attrs_to_string(const Attrs& attrs) {
                                                           : "edge";
           os << "pads=" << join(a.pads, ',') << " mode=" << mode;
           if (a.mode == PadMode::Constant) os << " value=" << a.value;
+          os << layout_text(a.channels_last);
         } else if constexpr (std::is_same_v<A, ReduceAttrs>) {
           os << "axes=" << join(a.axes, ',') << " keepdims=" << (a.keepdims ? 1 : 0);
         } else if constexpr (std::is_same_v<A, ShapeAttrs>) {

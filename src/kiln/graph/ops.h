@@ -152,13 +152,17 @@ enum class OpKind : uint8_t {
   Resize,
   Upsample,  // imported as Resize
   MaxUnpool,
+  // kiln's own kinds, made by graph passes (never imported from ONNX)
+  Dense,  // inputs X [..., K], W [K, N] and bias [N], both constant; y = x W + bias on the last
+          // axis
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::MaxUnpool) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Dense) + 1;
 
 // The ONNX op_type of a kind ("Conv").
 std::string_view op_name(OpKind kind);
-// Reverse of op_name for the default ONNX domain; nullopt if kiln lacks the op.
+// Reverse of op_name for the default ONNX domain; nullopt if kiln lacks the op
+// (and for kiln's own kinds such as Dense, which are not ONNX ops).
 std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type);
 
 // Element-wise ops whose output has the input's type: Relu ... Reciprocal,
@@ -172,17 +176,34 @@ bool is_logical(OpKind kind);     // And Or Xor (bool operands)
 bool is_variadic_elementwise(OpKind kind);  // Max Min Sum Mean
 bool is_reduction(OpKind kind);             // Reduce* (not ArgMax/ArgMin)
 
+// An activation fused into the node that produces its input (Conv, Dense) by
+// the fuse_activation pass; applied to the node's output after the bias.
+struct FusedActivation {
+  enum class Kind : uint8_t { None, Relu, LeakyRelu, Clip };
+  Kind kind = Kind::None;
+  float alpha = 0.0f;  // LeakyRelu slope
+  float lo = 0.0f;     // Clip bounds (-inf / +inf when the Clip had none)
+  float hi = 0.0f;
+  bool operator==(const FusedActivation&) const = default;
+};
+
 // Convolution (1-D, 2-D and beyond). auto_pad is resolved into explicit pads.
+// channels_last (set by the channels_last pass) means X and Y are [N, spatial..., C]
+// instead of [N, C, spatial...]; W keeps the ONNX layout [M, C/group, kernel...]
+// and the window attributes stay in spatial order.
 struct ConvAttrs {
   std::vector<int64_t> kernel_shape;  // spatial dims only
   std::vector<int64_t> strides;
   std::vector<int64_t> pads;  // [begin_0, begin_1, ..., end_0, end_1, ...]
   std::vector<int64_t> dilations;
   int64_t group = 1;
+  FusedActivation activation{};
+  bool channels_last = false;
   bool operator==(const ConvAttrs&) const = default;
 };
 
-// MaxPool and AveragePool.
+// MaxPool and AveragePool. channels_last: X and Y are [N, spatial..., C] (the
+// Indices output of a channels-last MaxPool is not supported).
 struct PoolAttrs {
   std::vector<int64_t> kernel_shape;
   std::vector<int64_t> strides;
@@ -190,7 +211,22 @@ struct PoolAttrs {
   std::vector<int64_t> dilations;
   bool ceil_mode = false;
   bool count_include_pad = false;  // AveragePool only
+  bool channels_last = false;
   bool operator==(const PoolAttrs&) const = default;
+};
+
+// GlobalAveragePool and GlobalMaxPool (imported without attributes; the
+// channels_last pass adds these). channels_last: X [N, spatial..., C] and
+// Y [N, 1..., C].
+struct GlobalPoolAttrs {
+  bool channels_last = false;
+  bool operator==(const GlobalPoolAttrs&) const = default;
+};
+
+// Dense (kiln's fully connected layer, made from Gemm/MatMul by form_dense).
+struct DenseAttrs {
+  FusedActivation activation{};
+  bool operator==(const DenseAttrs&) const = default;
 };
 
 struct GemmAttrs {
@@ -202,8 +238,10 @@ struct GemmAttrs {
 };
 
 // Inference-mode batch normalization; inputs X, scale, B, mean, var.
+// channels_last: the channel axis of X is the last one instead of axis 1.
 struct BatchNormAttrs {
   float epsilon = 1e-5f;
+  bool channels_last = false;
   bool operator==(const BatchNormAttrs&) const = default;
 };
 
@@ -277,6 +315,10 @@ struct PadAttrs {
   std::vector<int64_t> pads;  // [begins..., ends...], one pair per input dimension; may be negative
   PadMode mode = PadMode::Constant;
   double value = 0.0;
+  // Records that the tensor is [N, spatial..., C] (set by the channels_last
+  // pass). The pads always follow the tensor's own axis order, so the flag
+  // changes no semantics; it tells backends which layout the pad works in.
+  bool channels_last = false;
   bool operator==(const PadAttrs&) const = default;
 };
 
@@ -501,7 +543,7 @@ using Attrs =
                  IsInfAttrs, ModAttrs, BitShiftAttrs, ArgAttrs, SplitAttrs, ExpandAttrs, TileAttrs,
                  ConstantOfShapeAttrs, RangeAttrs, EyeLikeAttrs, TriluAttrs, BlockAttrs,
                  CumSumAttrs, OneHotAttrs, LayerNormAttrs, InstanceNormAttrs, LrnAttrs,
-                 ConvTransposeAttrs, ResizeAttrs, MaxUnpoolAttrs>;
+                 ConvTransposeAttrs, ResizeAttrs, MaxUnpoolAttrs, GlobalPoolAttrs, DenseAttrs>;
 
 // One-line text of the attributes ("kernel=3x3 strides=1x1 pads=1,1,1,1 group=1").
 std::string attrs_to_string(const Attrs& attrs);

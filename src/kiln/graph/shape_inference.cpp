@@ -97,6 +97,7 @@ std::string input_role(OpKind kind, std::size_t i) {
   switch (kind) {
     case OpKind::Conv: return pick({"X", "W", "B"});
     case OpKind::Gemm: return pick({"A", "B", "C"});
+    case OpKind::Dense: return pick({"X", "W", "bias"});
     case OpKind::MatMul:
     case OpKind::Add:
     case OpKind::Sub:
@@ -317,11 +318,35 @@ void check_window_attrs(const Ctx& c, std::size_t nsp, const std::vector<int64_t
   check_min("pads", pads, 0);
 }
 
-// [N, C_out, out...] for a window op over input 0.
-Shape window_output_shape(const Ctx& c, int64_t channels, const std::vector<int64_t>& kernel,
-                          const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
-                          const std::vector<int64_t>& dilations, bool ceil_mode) {
-  const Shape& x = c.shape(0);
+// Layout helpers for channels-last nodes: [N, spatial..., C] <-> [N, C, spatial...].
+// Inference works on the channels-first view and converts the result back.
+Shape to_channels_first(const Shape& s) {
+  if (s.size() < 2) return s;
+  Shape r = {s[0], s.back()};
+  r.insert(r.end(), s.begin() + 1, s.end() - 1);
+  return r;
+}
+Shape to_channels_last(const Shape& s) {
+  if (s.size() < 2) return s;
+  Shape r = {s[0]};
+  r.insert(r.end(), s.begin() + 2, s.end());
+  r.push_back(s[1]);
+  return r;
+}
+
+// Input 0 in the channels-first view.
+Shape input_nc(const Ctx& c, bool channels_last) {
+  return channels_last ? to_channels_first(c.shape(0)) : c.shape(0);
+}
+Shape output_layout(Shape nc, bool channels_last) {
+  return channels_last ? to_channels_last(nc) : nc;
+}
+
+// [N, C_out, out...] for a window op over input 0 (`x` in the channels-first view).
+Shape window_output_shape(const Ctx& c, const Shape& x, int64_t channels,
+                          const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                          const std::vector<int64_t>& pads, const std::vector<int64_t>& dilations,
+                          bool ceil_mode) {
   const std::size_t nsp = x.size() - 2;
   Shape out = {x[0], channels};
   for (std::size_t i = 0; i < nsp; ++i) {
@@ -351,7 +376,7 @@ std::vector<TensorType> infer_conv(const Ctx& c) {
            "fix the weight shape");
   const std::size_t nsp = c.rank(0) - 2;
   check_window_attrs(c, nsp, a.kernel_shape, a.strides, a.pads, a.dilations);
-  const Shape& x = c.shape(0);
+  const Shape x = input_nc(c, a.channels_last);
   const Shape& w = c.shape(1);
   if (a.group < 1)
     c.fail("group " + std::to_string(a.group) + " is not positive", "use group >= 1");
@@ -381,8 +406,10 @@ std::vector<TensorType> infer_conv(const Ctx& c) {
           c.arg(2) + " must have shape [" + std::to_string(m) + "] (one bias per output channel)",
           "fix the bias shape");
   }
-  return {TensorType{c.in(0).dtype, window_output_shape(c, m, a.kernel_shape, a.strides, a.pads,
-                                                        a.dilations, false)}};
+  return {TensorType{c.in(0).dtype,
+                     output_layout(window_output_shape(c, x, m, a.kernel_shape, a.strides, a.pads,
+                                                       a.dilations, false),
+                                   a.channels_last)}};
 }
 
 std::vector<TensorType> infer_pool(const Ctx& c) {
@@ -402,8 +429,13 @@ std::vector<TensorType> infer_pool(const Ctx& c) {
       c.fail("pads " + join(a.pads) + " are not smaller than kernel_shape " + join(a.kernel_shape) +
                  " (a window could lie entirely in the padding)",
              "use pads smaller than the kernel");
-  Shape out = window_output_shape(c, c.shape(0)[1], a.kernel_shape, a.strides, a.pads, a.dilations,
-                                  a.ceil_mode);
+  const Shape x = input_nc(c, a.channels_last);
+  if (a.channels_last && c.node().outputs.size() == 2 && c.node().outputs[1].valid())
+    c.unsupported("a channels-last MaxPool cannot produce Indices",
+                  "kiln's channels_last pass keeps such pools channels-first");
+  Shape out = output_layout(
+      window_output_shape(c, x, x[1], a.kernel_shape, a.strides, a.pads, a.dilations, a.ceil_mode),
+      a.channels_last);
   std::vector<TensorType> types = {TensorType{c.in(0).dtype, out}};
   if (c.node().outputs.size() == 2) types.push_back(TensorType{DType::Int64, out});
   return types;
@@ -414,10 +446,13 @@ std::vector<TensorType> infer_global_pool(const Ctx& c) {
   c.expect_outputs(1, 1);
   c.expect_dtype(0, kFloats);
   c.expect_min_rank(0, 3, "N, C, spatial...");
+  const auto* a = std::get_if<GlobalPoolAttrs>(&c.node().attrs);
+  const bool channels_last = a != nullptr && a->channels_last;
+  const Shape x = input_nc(c, channels_last);
   Shape out(c.rank(0), 1);
-  out[0] = c.shape(0)[0];
-  out[1] = c.shape(0)[1];
-  return {TensorType{c.in(0).dtype, out}};
+  out[0] = x[0];
+  out[1] = x[1];
+  return {TensorType{c.in(0).dtype, output_layout(out, channels_last)}};
 }
 
 // ---- Linear algebra ----------------------------------------------------------
@@ -483,6 +518,29 @@ std::vector<TensorType> infer_matmul(const Ctx& c) {
   return {TensorType{c.in(0).dtype, out}};
 }
 
+// Dense: X [..., K] times constant W [K, N] plus bias [N] on the last axis.
+std::vector<TensorType> infer_dense(const Ctx& c) {
+  c.expect_inputs(3, 3);
+  c.expect_outputs(1, 1);
+  c.expect_dtype(0, kFloats);
+  c.expect_same_dtype(1, 0);
+  c.expect_same_dtype(2, 0);
+  c.expect_min_rank(0, 1, "..., K");
+  c.expect_rank(1, 2);
+  c.expect_rank(2, 1);
+  const int64_t k = c.shape(0).back();
+  const int64_t n = c.shape(1)[1];
+  if (c.shape(1)[0] != k)
+    c.fail(c.arg(1) + " must have " + std::to_string(k) + " rows to match " + c.arg(0),
+           "Dense weights are [K, N]");
+  if (c.shape(2)[0] != n)
+    c.fail(c.arg(2) + " must have " + std::to_string(n) + " entries to match " + c.arg(1),
+           "Dense bias is [N]");
+  Shape out = c.shape(0);
+  out.back() = n;
+  return {TensorType{c.in(0).dtype, out}};
+}
+
 std::vector<TensorType> infer_batch_norm(const Ctx& c) {
   c.expect_inputs(5, 5);
   c.expect_outputs(1, 5);
@@ -493,7 +551,8 @@ std::vector<TensorType> infer_batch_norm(const Ctx& c) {
                 "training-mode BatchNormalization output reached the IR: " + c.where());
   c.expect_dtype(0, kFloats);
   c.expect_min_rank(0, 2, "N, C, ...");
-  const int64_t channels = c.shape(0)[1];
+  const bool channels_last = c.node().attr<BatchNormAttrs>().channels_last;
+  const int64_t channels = channels_last ? c.shape(0).back() : c.shape(0)[1];
   for (std::size_t i = 1; i < 5; ++i) {
     c.expect_dtype(i, kFloats);
     if (c.shape(i) != Shape{channels})
@@ -1325,6 +1384,7 @@ std::vector<TensorType> infer_by_kind(const Ctx& c) {
     case OpKind::MaxUnpool: return infer_max_unpool(c);
     case OpKind::Identity: return infer_identity(c);
     case OpKind::Dropout: return infer_dropout(c);
+    case OpKind::Dense: return infer_dense(c);
     default: break;
   }
   KILN_ASSERT(false, std::string("no shape inference for ") + std::string(op_name(k)));

@@ -33,29 +33,72 @@ bool wants_output(const Node& node, std::size_t i) {
   return i < node.outputs.size() && node.outputs[i].valid();
 }
 
+// Runs a channels-last node on its channels-first kernel: `run` gets input 0
+// and the output type in the channels-first layout and returns output 0 in it.
+template <class Run>
+Tensor channels_last_adapter(bool channels_last, const Tensor& x, const TensorType& out,
+                             const std::string& where, Run&& run) {
+  namespace k = kernels;
+  if (!channels_last) return run(x, out);
+  const Tensor x_first = k::move_channels(x, false, where);
+  const TensorType out_first{out.dtype, k::channels_first_shape(out.shape)};
+  return k::move_channels(run(x_first, out_first), true, where);
+}
+
 std::vector<Tensor> dispatch(const Node& node, const Operands& in, std::span<const TensorType> out,
                              const std::string& where) {
   namespace k = kernels;
   const TensorType& out0 = out[0];
   switch (node.kind) {
-    case OpKind::Conv:
-      return {k::conv(in.required(0), in.required(1), in.optional(2), node.attr<ConvAttrs>(), out0,
-                      where)};
-    case OpKind::MaxPool:
-      return k::max_pool(in.required(0), node.attr<PoolAttrs>(), out0, wants_output(node, 1),
-                         where);
-    case OpKind::AveragePool:
-      return {k::average_pool(in.required(0), node.attr<PoolAttrs>(), out0, where)};
+    case OpKind::Conv: {
+      const auto& a = node.attr<ConvAttrs>();
+      Tensor y = channels_last_adapter(
+          a.channels_last, in.required(0), out0, where, [&](const Tensor& x, const TensorType& t) {
+            return k::conv(x, in.required(1), in.optional(2), a, t, where);
+          });
+      k::apply_activation(y, a.activation, where);
+      return {std::move(y)};
+    }
+    case OpKind::MaxPool: {
+      const auto& a = node.attr<PoolAttrs>();
+      if (!a.channels_last)
+        return k::max_pool(in.required(0), a, out0, wants_output(node, 1), where);
+      // Shape inference rejects Indices of a channels-last pool.
+      return {channels_last_adapter(true, in.required(0), out0, where,
+                                    [&](const Tensor& x, const TensorType& t) {
+                                      return std::move(k::max_pool(x, a, t, false, where)[0]);
+                                    })};
+    }
+    case OpKind::AveragePool: {
+      const auto& a = node.attr<PoolAttrs>();
+      return {channels_last_adapter(
+          a.channels_last, in.required(0), out0, where,
+          [&](const Tensor& x, const TensorType& t) { return k::average_pool(x, a, t, where); })};
+    }
     case OpKind::GlobalAveragePool:
-    case OpKind::GlobalMaxPool:
-      return {k::global_pool(in.required(0), node.kind == OpKind::GlobalMaxPool, out0, where)};
+    case OpKind::GlobalMaxPool: {
+      const auto* a = std::get_if<GlobalPoolAttrs>(&node.attrs);
+      return {channels_last_adapter(a != nullptr && a->channels_last, in.required(0), out0, where,
+                                    [&](const Tensor& x, const TensorType& t) {
+                                      return k::global_pool(x, node.kind == OpKind::GlobalMaxPool,
+                                                            t, where);
+                                    })};
+    }
+    case OpKind::Dense:
+      return {k::dense(in.required(0), in.required(1), in.required(2), node.attr<DenseAttrs>(),
+                       out0, where)};
     case OpKind::Gemm:
       return {k::gemm(in.required(0), in.required(1), in.optional(2), node.attr<GemmAttrs>(), out0,
                       where)};
     case OpKind::MatMul: return {k::matmul(in.required(0), in.required(1), out0, where)};
-    case OpKind::BatchNormalization:
-      return {k::batch_norm(in.required(0), in.required(1), in.required(2), in.required(3),
-                            in.required(4), node.attr<BatchNormAttrs>(), where)};
+    case OpKind::BatchNormalization: {
+      const auto& a = node.attr<BatchNormAttrs>();
+      return {channels_last_adapter(
+          a.channels_last, in.required(0), out0, where, [&](const Tensor& x, const TensorType&) {
+            return k::batch_norm(x, in.required(1), in.required(2), in.required(3), in.required(4),
+                                 a, where);
+          })};
+    }
 
     case OpKind::Relu:
     case OpKind::LeakyRelu:

@@ -29,6 +29,11 @@ Interpreter::Interpreter(const Graph& graph) : graph_(graph) {
 }
 
 std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs) const {
+  return run(inputs, NodeObserver{});
+}
+
+std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs,
+                                     const NodeObserver& observer) const {
   const Graph& g = graph_;
   if (inputs.size() != g.inputs.size())
     throw_error(ErrorKind::InvalidModel, "inputs",
@@ -69,6 +74,7 @@ std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs) const {
     types.clear();
     for (ValueId v : node.outputs) types.push_back(v.valid() ? g.value(v).type : TensorType{});
     std::vector<Tensor> results = evaluate_node(node, args, types);
+    if (observer) observer(static_cast<int>(n), args, results);
     for (std::size_t i = 0; i < node.outputs.size(); ++i) {
       const ValueId v = node.outputs[i];
       if (!v.valid()) continue;

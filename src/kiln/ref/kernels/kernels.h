@@ -150,6 +150,18 @@ Tensor conv_transpose(const Tensor& x, const Tensor& w, const Tensor* bias,
 Tensor resize(const Tensor& x, const ResizeAttrs& attrs, const TensorType& out,
               const std::string& where);
 
+// ---- fused.cpp
+// Dense: matmul(x, w) + bias on the last axis, then the fused activation.
+Tensor dense(const Tensor& x, const Tensor& w, const Tensor& bias, const DenseAttrs& attrs,
+             const TensorType& out, const std::string& where);
+// Applies a fused activation in place (float types).
+void apply_activation(Tensor& y, const FusedActivation& act, const std::string& where);
+// [N, s..., C] -> [N, C, s...] and back; rank < 3 shapes are returned unchanged.
+Shape channels_first_shape(const Shape& s);
+Shape channels_last_shape(const Shape& s);
+// Transposes x between the two layouts (to_last: [N, C, s...] -> [N, s..., C]).
+Tensor move_channels(const Tensor& x, bool to_last, const std::string& where);
+
 // ---- shared helpers ------------------------------------------------------
 
 // Below this many elements a loop runs on one thread: forking costs more.

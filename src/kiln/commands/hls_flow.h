@@ -1,0 +1,123 @@
+// The HLS commands: `kiln config`, `kiln compile`, `kiln csim`, `kiln profile`
+// and `kiln report`. Each is one library call the CLI and the tests make.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/estimate/estimate.h"
+#include "kiln/graph/graph.h"
+#include "kiln/hls/config.h"
+#include "kiln/hls/csim.h"
+#include "kiln/hls/model.h"
+#include "kiln/hls/profile.h"
+#include "kiln/onnx/import.h"
+#include "kiln/passes/pass.h"
+
+namespace kiln::commands {
+
+// The graph the HLS flow starts from: imported, then through the pass pipeline.
+struct PreparedGraph {
+  Graph original;  // as imported: the float reference
+  Graph passed;    // after passes::run_hls_pipeline
+  std::vector<passes::PassRecord> passes;
+};
+PreparedGraph prepare_graph(const std::filesystem::path& onnx,
+                            const onnx_import::ImportOptions& import);
+
+// `n` random inputs for `graph`, uniform in [-1, 1) (the distribution `kiln
+// csim` draws from), one tensor per graph input.
+std::vector<std::vector<Tensor>> random_graph_inputs(const Graph& graph, int n, uint64_t seed);
+
+// ---- kiln config --------------------------------------------------------------
+std::string default_config(const std::filesystem::path& onnx,
+                           const onnx_import::ImportOptions& import, hls::Granularity granularity);
+// "model" | "type" | "name" (Usage error otherwise).
+hls::Granularity parse_granularity(const std::string& text);
+
+// ---- kiln compile -------------------------------------------------------------
+struct CompileOptions {
+  onnx_import::ImportOptions import;
+  std::optional<std::filesystem::path> config;
+  std::vector<std::string> sets;  // KEY=VALUE overrides, applied in order after the file
+  std::filesystem::path output_dir;
+  bool overwrite = false;
+  int profile_samples = 100;  // random inputs profiled when a precision is "auto"
+  uint64_t seed = 1;
+};
+
+struct CompileResult {
+  hls::Model model;
+  estimate::ModelEstimate estimate;
+  std::filesystem::path project;
+  std::vector<passes::PassRecord> passes;
+  bool profiled = false;
+  double seconds = 0;
+};
+
+// Everything is validated (model, config, overrides) before anything is
+// written; the project appears whole or not at all.
+CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options);
+std::string format_compile_summary(const CompileResult& result);
+nlohmann::json compile_to_json(const CompileResult& result);
+
+// ---- kiln csim ----------------------------------------------------------------
+struct CsimCommandOptions {
+  int samples = 10;
+  uint64_t seed = 1;
+  bool werror = false;        // build the testbench with -Werror
+  bool rebuild = false;       // ignore a cached testbench binary
+  bool compare_float = true;  // needs the ONNX model recorded in the project
+};
+
+struct CsimCommandResult {
+  std::string model;
+  hls::CsimResult csim;
+  std::string float_reference;  // the ONNX file compared against, empty if none
+};
+
+CsimCommandResult csim_project(const std::filesystem::path& project,
+                               const CsimCommandOptions& options);
+std::string format_csim_summary(const CsimCommandResult& result);
+nlohmann::json csim_to_json(const CsimCommandResult& result);
+
+// ---- kiln profile -------------------------------------------------------------
+struct ProfileOptions {
+  onnx_import::ImportOptions import;
+  int samples = 100;
+  uint64_t seed = 1;
+  // NAME=FILE inputs (one sample) instead of random ones.
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  int width = 16;
+  int accum_width = 32;
+};
+
+struct ProfileResult {
+  hls::Profile profile;
+  std::vector<hls::PrecisionSuggestion> suggestions;
+};
+
+ProfileResult profile_model(const std::filesystem::path& onnx, const ProfileOptions& options);
+std::string format_profile_table(const ProfileResult& result);
+nlohmann::json profile_to_json(const ProfileResult& result);
+
+// ---- kiln report --------------------------------------------------------------
+struct ReportResult {
+  hls::Model model;
+  estimate::ModelEstimate estimate;
+};
+ReportResult report_project(const std::filesystem::path& project);
+std::string format_report(const ReportResult& result);
+
+}  // namespace kiln::commands
+
+namespace kiln::commands {
+// Writes `text` to `path` (via a temporary file and rename). Refuses to replace
+// an existing file unless `overwrite` (Usage error naming the file).
+void write_text_file(const std::filesystem::path& path, const std::string& text, bool overwrite);
+}  // namespace kiln::commands

@@ -1,0 +1,619 @@
+#include "kiln/estimate/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "kiln/estimate/devices.h"
+
+namespace kiln::estimate {
+
+using hls::ActKind;
+using hls::ConvImpl;
+using hls::IOType;
+using hls::Layer;
+using hls::LayerKind;
+using hls::Model;
+using hls::Strategy;
+
+namespace {
+
+// ---- the constants (docs/estimates.md explains each) ------------------------
+
+// Pipeline depth of a DSP multiply (A/B input, M and P registers).
+constexpr int64_t kMultLatency = 3;
+// Control of one layer: loop counters, FSM, stream handshakes.
+constexpr int64_t kLayerLut = 150;
+constexpr int64_t kLayerFf = 150;
+// Control of one FIFO (pointers, full/empty flags); fitted to the per-stream
+// LUT/FF difference between encoded and line buffer in seed 002 Tables 3, 5.
+constexpr int64_t kFifoLut = 24;
+constexpr int64_t kFifoFf = 8;
+// Operands at most this wide multiply in LUTs.
+constexpr int kNarrowWidth = 10;
+// Width of param_t (activation parameters, average-pool reciprocals).
+constexpr int kParamWidth = 24;
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return b <= 0 ? 0 : (a + b - 1) / b;
+}
+
+int64_t ceil_log2(int64_t n) {
+  int64_t bits = 0;
+  while ((int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+const char* kind_name(LayerKind k) {
+  switch (k) {
+    case LayerKind::Input: return "Input";
+    case LayerKind::Dense: return "Dense";
+    case LayerKind::Conv: return "Conv";
+    case LayerKind::Pool: return "Pool";
+    case LayerKind::ZeroPad: return "ZeroPad";
+    case LayerKind::BatchNorm: return "BatchNorm";
+    case LayerKind::Activation: return "Activation";
+    case LayerKind::Softmax: return "Softmax";
+    case LayerKind::Binary: return "Binary";
+    case LayerKind::Concat: return "Concat";
+    case LayerKind::Transpose: return "Transpose";
+    case LayerKind::MatMul: return "MatMul";
+    case LayerKind::Reshape: return "Reshape";
+  }
+  return "?";
+}
+
+// Shape facts of a tensor as it streams: elements (pixels) of `channels` each.
+struct StreamShape {
+  int64_t numel = 1;
+  int64_t channels = 1;
+  int64_t elements = 1;
+  int width = 16;
+};
+
+StreamShape stream_shape(const Model& model, int tensor) {
+  StreamShape s;
+  if (tensor < 0 || tensor >= static_cast<int>(model.tensors.size())) return s;
+  const hls::TensorInfo& t = model.tensors[tensor];
+  s.numel = 1;
+  for (int64_t d : t.shape) s.numel *= std::max<int64_t>(d, 1);
+  s.channels = t.shape.empty() ? 1 : std::max<int64_t>(t.shape.back(), 1);
+  s.elements = s.numel / s.channels;
+  s.width = t.type.width;
+  return s;
+}
+
+// Timing of one layer in io_stream, in the terms of the dataflow recurrence
+// used by estimate(): a layer runs `iterations` iterations of `cost` cycles.
+struct StreamTiming {
+  int64_t iterations = 1;
+  int64_t cost = 1;        // cycles per iteration
+  int64_t extra = 0;       // cycles outside the iteration loop (dense compute)
+  int64_t depth = 1;       // pipeline depth: input to its output
+  int64_t fill_iters = 1;  // iterations before the first output
+  int64_t pre_iters = 0;   // iterations needing no input (top/left padding)
+  int64_t tail_iters = 1;  // iterations left after the last input arrives
+  bool needs_all = false;  // first output only after the whole input
+};
+
+struct Work {
+  LayerEstimate est;
+  StreamTiming timing;
+};
+
+// Resources of the activation applied to `lanes` values in parallel whose
+// input is `in_width` bits wide.
+void add_activation(const hls::Activation& act, const Layer& layer, int64_t lanes, int in_width,
+                    LayerEstimate& e) {
+  int rw = layer.precision.result.width;
+  switch (act.kind) {
+    case ActKind::None: return;
+    case ActKind::Relu:
+    case ActKind::Clip:
+      e.lut += lanes * rw;  // compare + select
+      return;
+    case ActKind::LeakyRelu:
+    case ActKind::PRelu: {
+      int64_t d = dsp_per_multiplier(in_width, kParamWidth);
+      e.dsp += lanes * d;
+      if (d == 0) e.lut += lanes * in_width * kParamWidth / 2;
+      e.lut += lanes * rw;
+      e.ff += lanes * rw;
+      return;
+    }
+    case ActKind::Elu:
+    case ActKind::Selu:
+      e.dsp += lanes * dsp_per_multiplier(layer.precision.table.width, kParamWidth);
+      [[fallthrough]];
+    case ActKind::Sigmoid:
+    case ActKind::Tanh:
+    case ActKind::Exp: {
+      // One dual-port table ROM per two lanes.
+      int64_t copies = ceil_div(lanes, 2);
+      int64_t size = layer.tables.table_size;
+      int64_t tw = layer.precision.table.width;
+      if (size > kSrlMaxDepth) {
+        e.bram18 += copies * bram18_for(tw, size);
+      } else {
+        e.lut += copies * tw;
+      }
+      e.lut += lanes * (in_width + rw);  // index computation and clamp
+      e.ff += lanes * rw;
+      return;
+    }
+  }
+}
+
+// Dense kernel (shared by Dense and Conv): multipliers, weight storage, adders.
+void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int64_t n_out,
+                      int in_width, LayerEstimate& e, std::string& notes) {
+  const hls::Precision& p = layer.precision;
+  int64_t rf = std::clamp<int64_t>(layer.reuse_factor, 1, std::max<int64_t>(n_in * n_out, 1));
+  int64_t m = multipliers(n_in, n_out, rf);
+  int ww = p.weight.width;
+  int aw = p.accum.width;
+  int64_t d = dsp_per_multiplier(in_width, ww);
+  e.dsp += m * d;
+  if (d == 0) e.lut += m * in_width * ww / 2;  // LUT array multiplier
+  // Per multiplier: operand registers, and the operand select over RF cycles.
+  e.ff += m * (in_width + ww);
+  e.lut += m * in_width / 4;
+  if (layer.strategy == Strategy::Latency) {
+    // Every product gets its own adder in the unrolled tree; partial sums are
+    // registered every other level.
+    e.lut += n_in * n_out * aw;
+    e.ff += n_in * n_out * aw / 2;
+  } else {
+    // One accumulating adder per multiplier, plus the n_out accumulators.
+    e.lut += m * aw + n_out * aw;
+    e.ff += m * aw + n_out * aw;
+  }
+  // Weights: a memory of RF words of m * ww bits (word r feeds every
+  // multiplier in cycle r). Resource strategy keeps it in BRAM; Latency keeps
+  // constants in logic, a LUT ROM while RF <= 64, BRAM beyond.
+  int64_t wbits = m * ww;
+  if (rf == 1 && layer.strategy == Strategy::Latency) {
+    notes += "weights in logic; ";
+  } else if (layer.strategy == Strategy::Resource || rf > kSrlMaxDepth) {
+    e.bram18 += bram18_for(wbits, rf);
+    notes += "weights BRAM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
+  } else {
+    e.lut += wbits;  // a 64-deep ROM per LUT6 and bit
+    notes += "weights LUT ROM; ";
+  }
+  notes += std::to_string(m) + " mult x " + std::to_string(d) + " DSP; ";
+  (void)model;
+}
+
+int64_t kernel_depth(const Layer& layer, int64_t n_in) {
+  int64_t adds = layer.strategy == Strategy::Latency ? ceil_log2(n_in) : 2;
+  return kMultLatency + adds + 2;  // + bias/activation, write
+}
+
+Work estimate_layer(const Model& model, const Layer& layer) {
+  Work w;
+  LayerEstimate& e = w.est;
+  StreamTiming& t = w.timing;
+  e.layer = layer.name;
+  std::string notes = std::string(kind_name(layer.kind)) + ": ";
+  const bool stream = model.io_type == IOType::Stream;
+  StreamShape in = layer.inputs.empty() ? stream_shape(model, layer.output)
+                                        : stream_shape(model, layer.inputs[0]);
+  StreamShape out = stream_shape(model, layer.output);
+  int64_t rf = std::max<int64_t>(layer.reuse_factor, 1);
+  int64_t par_ii = 1, par_latency = 1;
+
+  e.lut += kLayerLut;
+  e.ff += kLayerFf;
+
+  switch (layer.kind) {
+    case LayerKind::Dense: {
+      const auto& dp = layer.as<hls::DenseParams>();
+      rf = std::clamp<int64_t>(rf, 1, std::max<int64_t>(dp.n_in * dp.n_out, 1));
+      add_dense_kernel(model, layer, dp.n_in, dp.n_out, in.width, e, notes);
+      add_activation(dp.act, layer, dp.n_out, layer.precision.accum.width, e);
+      int64_t depth = kernel_depth(layer, dp.n_in);
+      // io_stream: reads the whole vector (element by element), then computes.
+      int64_t reads = in.elements;
+      if (stream) e.ff += dp.n_in * in.width;  // the collected input vector
+      t.iterations = reads;
+      t.cost = 1;
+      t.extra = rf;
+      t.depth = depth;
+      t.needs_all = true;
+      t.tail_iters = 1;
+      par_ii = rf;
+      par_latency = rf + depth;
+      break;
+    }
+    case LayerKind::Conv: {
+      const auto& cp = layer.as<hls::ConvParams>();
+      int64_t groups = std::max<int64_t>(cp.groups, 1);
+      int64_t n_in = cp.kernel_h * cp.kernel_w * cp.c_in / groups;
+      int64_t n_out = cp.c_out;
+      // Depthwise/grouped: one kernel per group of c_out / groups outputs; the
+      // multipliers are counted over all groups.
+      rf = std::clamp<int64_t>(rf, 1, std::max<int64_t>(n_in * n_out, 1));
+      add_dense_kernel(model, layer, n_in, n_out, in.width, e, notes);
+      add_activation(cp.act, layer, n_out, layer.precision.accum.width, e);
+      int64_t hp = cp.in_h + cp.pad_top + cp.pad_bottom;
+      int64_t wp = cp.in_w + cp.pad_left + cp.pad_right;
+      int64_t depth = kernel_depth(layer, n_in);
+      t.iterations = hp * wp;
+      t.cost = rf;
+      t.depth = depth;
+      t.fill_iters = (cp.kernel_h - 1) * wp + cp.kernel_w;
+      t.pre_iters = cp.pad_top * wp + cp.pad_left;
+      t.tail_iters = cp.pad_bottom * wp + cp.pad_right + 1;
+      par_ii = cp.out_h * cp.out_w * rf;
+      par_latency = par_ii + depth;
+      if (stream) {
+        int64_t window_bits = cp.kernel_h * cp.kernel_w * cp.c_in * in.width;
+        e.ff += window_bits;
+        e.lut += window_bits / 2;
+        WindowBuffer b = layer.conv_impl == ConvImpl::Encoded
+                             ? encoded_buffer(cp.kernel_h, cp.kernel_w, wp, cp.c_in, in.width)
+                             : line_buffer(cp.kernel_h, wp, cp.c_in, in.width);
+        e.bram18 += b.bram18;
+        e.srl += b.srl;
+        if (layer.conv_impl == ConvImpl::Encoded) {
+          e.lut += b.count * kFifoLut;
+          e.ff += b.count * kFifoFf;
+        } else {
+          e.lut += b.count * 2;  // shift enables
+        }
+        notes += std::string(layer.conv_impl == ConvImpl::Encoded ? "encoded " : "line buffer ") +
+                 std::to_string(b.count) + " x " + std::to_string(b.depth) + " x " +
+                 std::to_string(b.width) + "b; ";
+      }
+      break;
+    }
+    case LayerKind::Pool: {
+      const auto& pp = layer.as<hls::PoolParams>();
+      int64_t hp = pp.in_h + pp.pad_top + pp.pad_bottom;
+      int64_t wp = pp.in_w + pp.pad_left + pp.pad_right;
+      int64_t k = pp.kernel_h * pp.kernel_w;
+      int64_t ch = pp.channels;
+      if (pp.kind == hls::PoolKind::Max) {
+        e.lut += ch * (k - 1) * 2 * in.width;  // compare + select per window pixel
+      } else {
+        e.lut += ch * (k - 1) * layer.precision.accum.width;
+        e.dsp += ch * dsp_per_multiplier(layer.precision.accum.width, kParamWidth);
+      }
+      e.ff += ch * out.width;
+      t.iterations = hp * wp;
+      t.cost = 1;
+      t.depth = 3;
+      t.fill_iters = (pp.kernel_h - 1) * wp + pp.kernel_w;
+      t.pre_iters = pp.pad_top * wp + pp.pad_left;
+      t.tail_iters = pp.pad_bottom * wp + pp.pad_right + 1;
+      par_ii = 1;
+      par_latency = ceil_log2(k) + 2;
+      if (stream) {
+        int64_t window_bits = k * ch * in.width;
+        e.ff += window_bits;
+        e.lut += window_bits / 2;
+        WindowBuffer b = layer.conv_impl == ConvImpl::Encoded
+                             ? encoded_buffer(pp.kernel_h, pp.kernel_w, wp, ch, in.width)
+                             : line_buffer(pp.kernel_h, wp, ch, in.width);
+        e.bram18 += b.bram18;
+        e.srl += b.srl;
+        if (layer.conv_impl == ConvImpl::Encoded) {
+          e.lut += b.count * kFifoLut;
+          e.ff += b.count * kFifoFf;
+        } else {
+          e.lut += b.count * 2;
+        }
+        notes += std::string(layer.conv_impl == ConvImpl::Encoded ? "encoded " : "line buffer ") +
+                 std::to_string(b.count) + " x " + std::to_string(b.depth) + " x " +
+                 std::to_string(b.width) + "b; ";
+      }
+      break;
+    }
+    case LayerKind::BatchNorm: {
+      int64_t lanes = stream ? in.channels : in.numel;
+      e.dsp += lanes * dsp_per_multiplier(in.width, layer.precision.weight.width);
+      e.lut += lanes * layer.precision.result.width;
+      e.ff += lanes * layer.precision.result.width;
+      t.iterations = in.elements;
+      t.depth = kMultLatency + 2;
+      par_latency = kMultLatency + 2;
+      break;
+    }
+    case LayerKind::Activation: {
+      const auto& ap = layer.as<hls::ActivationParams>();
+      int64_t lanes = stream ? in.channels : in.numel;
+      add_activation(ap.act, layer, lanes, in.width, e);
+      t.iterations = in.elements;
+      t.depth = 2;
+      par_latency = 2;
+      break;
+    }
+    case LayerKind::Softmax: {
+      const auto& sp = layer.as<hls::SoftmaxParams>();
+      int64_t lanes = sp.length;
+      int tw = layer.precision.table.width;
+      e.bram18 += ceil_div(lanes, 2) *
+                  (bram18_for(tw, layer.tables.table_size) +
+                   bram18_for(layer.precision.inv_table.width, layer.tables.inv_table_size));
+      e.dsp += lanes * dsp_per_multiplier(tw, layer.precision.inv_table.width);
+      e.lut += lanes * (2 * in.width + layer.precision.accum.width);
+      e.ff += lanes * (in.width + tw);
+      int64_t depth = 2 * ceil_log2(lanes) + kMultLatency + 6;
+      t.iterations = in.elements;
+      t.depth = depth;
+      t.needs_all = sp.rows == 1;
+      par_ii = std::max<int64_t>(sp.rows, 1);
+      par_latency = par_ii + depth;
+      break;
+    }
+    case LayerKind::Binary: {
+      const auto& bp = layer.as<hls::BinaryParams>();
+      int64_t lanes = stream ? in.channels : in.numel;
+      if (bp.op == hls::BinaryOp::Mul) {
+        e.dsp += lanes * dsp_per_multiplier(in.width, in.width);
+      }
+      e.lut += lanes * out.width;
+      e.ff += lanes * out.width;
+      t.iterations = out.elements;
+      t.depth = bp.op == hls::BinaryOp::Mul ? kMultLatency + 1 : 2;
+      par_latency = t.depth;
+      break;
+    }
+    case LayerKind::MatMul: {
+      const auto& mp = layer.as<hls::MatMulParams>();
+      int64_t macs = mp.batch * mp.m * mp.k * mp.n;
+      int64_t m = ceil_div(macs, rf);
+      int64_t d = dsp_per_multiplier(in.width, in.width);
+      e.dsp += m * d;
+      e.lut += m * layer.precision.accum.width;
+      e.ff += m * (2 * in.width + layer.precision.accum.width);
+      int64_t depth = kMultLatency + ceil_log2(mp.k) + 1;
+      t.iterations = in.elements;
+      t.extra = rf;
+      t.depth = depth;
+      t.needs_all = true;
+      par_ii = rf;
+      par_latency = rf + depth;
+      break;
+    }
+    case LayerKind::Input:
+      t.iterations = out.elements;
+      t.depth = 1;
+      t.fill_iters = 1;
+      break;
+    case LayerKind::ZeroPad:
+      t.iterations = out.elements;
+      t.depth = 1;
+      break;
+    case LayerKind::Concat:
+    case LayerKind::Transpose:
+    case LayerKind::Reshape:
+      // Reshape/Flatten and Concat move data through; Transpose buffers it.
+      t.iterations = std::max(in.elements, out.elements);
+      t.depth = 1;
+      t.needs_all = layer.kind == LayerKind::Transpose;
+      if (layer.kind == LayerKind::Transpose) e.ff += in.numel * in.width;
+      break;
+  }
+
+  // The layer's output FIFO (io_stream): one image deep (out.elements words of
+  // C * width bits), so no schedule can deadlock; SRLs up to 64 deep, BRAM
+  // beyond. io_parallel: the output array is partitioned into registers.
+  bool is_output =
+      std::find(model.outputs.begin(), model.outputs.end(), layer.output) != model.outputs.end();
+  if (stream) {
+    // Reshape relabels its input stream: no FIFO of its own.
+    if (!is_output && layer.kind != LayerKind::Reshape) {
+      int64_t width = out.channels * out.width;
+      if (out.elements > kSrlMaxDepth) {
+        e.bram18 += bram18_for(width, out.elements);
+      } else {
+        e.srl += srl_for(width, out.elements);
+      }
+      e.lut += kFifoLut;
+      e.ff += kFifoFf;
+    }
+    e.ii = t.iterations * t.cost + t.extra;
+    e.latency = e.ii + t.depth;
+  } else {
+    if (layer.kind != LayerKind::Reshape) e.ff += out.numel * out.width;
+    e.ii = par_ii;
+    e.latency = par_latency;
+  }
+  e.notes = notes;
+  if (!e.notes.empty() && e.notes.back() == ' ') e.notes.resize(e.notes.size() - 2);
+  return w;
+}
+
+}  // namespace
+
+// ---- building blocks ----------------------------------------------------------
+
+int64_t multipliers(int64_t n_in, int64_t n_out, int64_t reuse_factor) {
+  int64_t macs = n_in * n_out;
+  if (macs <= 0) return 0;
+  int64_t rf = std::clamp<int64_t>(reuse_factor, 1, macs);
+  return ceil_div(macs, rf);
+}
+
+int64_t dsp_per_multiplier(int width_a, int width_b) {
+  int a = std::max(width_a, width_b);
+  int b = std::min(width_a, width_b);
+  if (b <= kNarrowWidth) return 0;
+  if (a <= 27 && b <= 18) return 1;
+  // Wider products are split into 26x17 unsigned partial products.
+  return ceil_div(a, 26) * ceil_div(b, 17);
+}
+
+int64_t bram18_for(int64_t width, int64_t depth) {
+  if (width <= 0 || depth <= 0) return 0;
+  struct Mode {
+    int64_t depth, width;
+  };
+  static constexpr Mode kModes[] = {{512, 36}, {1024, 18}, {2048, 9},
+                                    {4096, 4}, {8192, 2},  {16384, 1}};
+  for (const Mode& m : kModes) {
+    if (depth <= m.depth) return ceil_div(width, m.width);
+  }
+  return width * ceil_div(depth, 16384);
+}
+
+int64_t srl_for(int64_t width, int64_t depth) {
+  if (width <= 0 || depth <= 0) return 0;
+  return width * ceil_div(depth, 32);
+}
+
+namespace {
+WindowBuffer place(WindowBuffer b) {
+  if (b.depth > kSrlMaxDepth) {
+    // At least one BRAM per buffer: each has its own ports and pointers.
+    b.bram18 = b.count * std::max<int64_t>(1, bram18_for(b.width, b.depth));
+  } else {
+    b.srl = b.count * srl_for(b.width, b.depth);
+  }
+  return b;
+}
+}  // namespace
+
+WindowBuffer line_buffer(int64_t kernel_h, int64_t padded_w, int64_t channels, int width) {
+  WindowBuffer b;
+  b.count = std::max<int64_t>(kernel_h - 1, 0) * channels;
+  b.depth = padded_w;
+  b.width = width;
+  return place(b);
+}
+
+WindowBuffer encoded_buffer(int64_t kernel_h, int64_t kernel_w, int64_t padded_w, int64_t channels,
+                            int width) {
+  WindowBuffer b;
+  b.count = kernel_h * kernel_w * channels;
+  b.depth = kernel_h * std::max<int64_t>(padded_w - kernel_w + 1, 1);
+  b.width = width;
+  return place(b);
+}
+
+// ---- the model -------------------------------------------------------------------
+
+ModelEstimate estimate(const Model& model) {
+  ModelEstimate result;
+  result.clock_ns = model.clock_period_ns;
+  LayerEstimate& total = result.total;
+  total.layer = "total";
+
+  // Per tensor: when its first and last element leave the producer (io_stream),
+  // or when it is complete (io_parallel).
+  std::map<int, std::pair<int64_t, int64_t>> times;
+  int64_t end = 0;
+  for (const Layer& layer : model.layers) {
+    Work w = estimate_layer(model, layer);
+    const LayerEstimate& e = w.est;
+    const StreamTiming& t = w.timing;
+    int64_t first_in = 0, last_in = 0;
+    for (int in : layer.inputs) {
+      auto it = times.find(in);
+      if (it == times.end()) continue;
+      first_in = std::max(first_in, it->second.first);
+      last_in = std::max(last_in, it->second.second);
+    }
+    int64_t first_out = 0, last_out = 0;
+    if (model.io_type == IOType::Stream) {
+      // The layer is either input bound (it finishes `tail` after its last
+      // input) or compute bound (it runs its iterations back to back from
+      // its first input, the padding iterations before it).
+      int64_t span = last_in - first_in;
+      int64_t tail = t.tail_iters * t.cost + t.extra;
+      int64_t busy = (t.iterations - t.pre_iters) * t.cost + t.extra;
+      last_out = std::max(last_in + tail, first_in + busy) + t.depth;
+      if (t.needs_all) {
+        first_out = last_out;
+      } else {
+        int64_t it = std::max<int64_t>(t.iterations, 1);
+        int64_t fill = std::max(t.fill_iters * t.cost, span * t.fill_iters / it);
+        first_out = std::min(first_in + fill + t.depth, last_out);
+      }
+    } else {
+      first_out = last_out = last_in + e.latency;
+    }
+    times[layer.output] = {first_out, last_out};
+    end = std::max(end, last_out);
+
+    total.ii = std::max(total.ii, e.ii);
+    total.dsp += e.dsp;
+    total.bram18 += e.bram18;
+    total.lut += e.lut;
+    total.ff += e.ff;
+    total.srl += e.srl;
+    result.layers.push_back(e);
+  }
+  int64_t out_end = 0;
+  for (int o : model.outputs) {
+    auto it = times.find(o);
+    if (it != times.end()) out_end = std::max(out_end, it->second.second);
+  }
+  total.latency = out_end > 0 ? out_end : end;
+  total.latency = std::max(total.latency, total.ii);
+  total.notes = model.io_type == IOType::Stream ? "dataflow: II = max layer II"
+                                                : "II = max layer II; latency = critical path";
+  return result;
+}
+
+nlohmann::json to_json(const ModelEstimate& est) {
+  auto row = [](const LayerEstimate& e) {
+    return nlohmann::json{{"layer", e.layer}, {"ii", e.ii},         {"latency", e.latency},
+                          {"dsp", e.dsp},     {"bram18", e.bram18}, {"lut", e.lut},
+                          {"ff", e.ff},       {"srl", e.srl},       {"notes", e.notes}};
+  };
+  nlohmann::json layers = nlohmann::json::array();
+  for (const LayerEstimate& e : est.layers) layers.push_back(row(e));
+  return nlohmann::json{{"clock_ns", est.clock_ns}, {"layers", layers}, {"total", row(est.total)}};
+}
+
+std::string to_table(const ModelEstimate& est, const std::string& part) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"layer", "II", "latency", "DSP", "BRAM18", "LUT", "FF", "SRL"});
+  auto add = [&rows](const LayerEstimate& e) {
+    rows.push_back({e.layer, std::to_string(e.ii), std::to_string(e.latency), std::to_string(e.dsp),
+                    std::to_string(e.bram18), std::to_string(e.lut), std::to_string(e.ff),
+                    std::to_string(e.srl)});
+  };
+  for (const LayerEstimate& e : est.layers) add(e);
+  add(est.total);
+  std::optional<Device> dev = find_device(part);
+  if (dev) {
+    auto pct = [](int64_t used, int64_t avail) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f%%",
+                    100.0 * static_cast<double>(used) / static_cast<double>(avail));
+      return std::string(buf);
+    };
+    const LayerEstimate& t = est.total;
+    rows.push_back({dev->name, "", "", pct(t.dsp, dev->dsp), pct(t.bram18, dev->bram18),
+                    pct(t.lut, dev->lut), pct(t.ff, dev->ff), ""});
+  }
+  std::vector<size_t> w(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::ostringstream os;
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) {
+      std::string cell = r[i];
+      std::string pad(w[i] - cell.size(), ' ');
+      if (i == 0) {
+        os << cell << pad;
+      } else {
+        os << "  " << pad << cell;  // numbers right-aligned
+      }
+    }
+    os << '\n';
+  }
+  char clk[64];
+  std::snprintf(clk, sizeof clk, "clock %.2f ns; latency %.2f us\n", est.clock_ns,
+                static_cast<double>(est.total.latency) * est.clock_ns / 1000.0);
+  os << clk;
+  return os.str();
+}
+
+}  // namespace kiln::estimate

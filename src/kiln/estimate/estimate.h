@@ -1,0 +1,83 @@
+// Latency and resource estimates for an hls::Model with no vendor tool.
+//
+// Every number comes from a closed formula over the layer's shape and resolved
+// configuration (precision, reuse factor, strategy, conv implementation, io
+// type). The formulas and the reasoning behind each constant are documented in
+// docs/estimates.md; estimate_test.cpp checks them on hand-computed cases.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kiln/hls/model.h"
+
+namespace kiln::estimate {
+
+struct LayerEstimate {
+  std::string layer;
+  int64_t ii = 0;       // initiation interval, cycles
+  int64_t latency = 0;  // first input to last output, cycles
+  int64_t dsp = 0;
+  int64_t bram18 = 0;
+  int64_t lut = 0;  // logic LUTs, SRLs excluded
+  int64_t ff = 0;
+  int64_t srl = 0;  // LUTs used as shift registers (SRL32)
+  std::string notes;
+};
+
+struct ModelEstimate {
+  std::vector<LayerEstimate> layers;
+  LayerEstimate total;  // layer = "total"
+  double clock_ns = 0;
+};
+
+ModelEstimate estimate(const hls::Model& model);
+
+nlohmann::json to_json(const ModelEstimate& estimate);
+
+// Aligned text table, one row per layer plus the total; utilization
+// percentages when `part` is in the device database (devices.h).
+std::string to_table(const ModelEstimate& estimate, const std::string& part = "");
+
+// ---- building blocks (exposed for tests and for docs/estimates.md) ----------
+
+// Multipliers of a dense kernel: ceil(n_in * n_out / RF), RF capped to
+// [1, n_in * n_out].
+int64_t multipliers(int64_t n_in, int64_t n_out, int64_t reuse_factor);
+
+// DSP48E2 slices for one a x b multiplier (signed widths): 0 when either
+// operand is narrow (<= 10 bits: a LUT multiplier is cheaper), 1 when it fits
+// the 27x18 multiplier, otherwise the number of 26x17 partial products.
+int64_t dsp_per_multiplier(int width_a, int width_b);
+
+// RAMB18E2 blocks for a memory of `depth` words of `width` bits, using the
+// widest aspect ratio that holds the depth (512x36, 1Kx18, 2Kx9, 4Kx4, 8Kx2,
+// 16Kx1). 0 for an empty memory.
+int64_t bram18_for(int64_t width, int64_t depth);
+
+// SRL32 LUTs of a shift register / FIFO of `depth` words of `width` bits.
+int64_t srl_for(int64_t width, int64_t depth);
+
+// Above this depth a FIFO or shift register goes to BRAM instead of SRLs, and
+// a ROM goes to BRAM instead of LUTs.
+inline constexpr int64_t kSrlMaxDepth = 64;
+
+// Convolution/pooling buffers in io_stream for a kernel_h x kernel_w window
+// over a padded input of width padded_w and `channels` channels:
+//  line buffer: kernel_h - 1 shift registers per channel of depth padded_w;
+//  encoded:     kernel_h * kernel_w * channels streams of depth
+//               kernel_h * (padded_w - kernel_w + 1).
+struct WindowBuffer {
+  int64_t count = 0;  // shift registers or streams
+  int64_t depth = 0;  // words each
+  int64_t width = 0;  // bits per word
+  int64_t bram18 = 0;
+  int64_t srl = 0;
+};
+WindowBuffer line_buffer(int64_t kernel_h, int64_t padded_w, int64_t channels, int width);
+WindowBuffer encoded_buffer(int64_t kernel_h, int64_t kernel_w, int64_t padded_w, int64_t channels,
+                            int width);
+
+}  // namespace kiln::estimate

@@ -1,0 +1,350 @@
+#include "kiln/estimate/estimate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "kiln/estimate/devices.h"
+
+namespace kiln::estimate {
+namespace {
+
+using hls::ConvImpl;
+using hls::IOType;
+using hls::Layer;
+using hls::LayerKind;
+using hls::Model;
+using hls::Strategy;
+
+numeric::FixedType fx16() {
+  return numeric::FixedType{16, 6};
+}
+
+int add_tensor(Model& m, std::vector<int64_t> shape) {
+  hls::TensorInfo t;
+  t.name = "t" + std::to_string(m.tensors.size());
+  t.shape = std::move(shape);
+  t.type = fx16();
+  m.tensors.push_back(t);
+  return static_cast<int>(m.tensors.size()) - 1;
+}
+
+Layer make_layer(std::string name, LayerKind kind, hls::LayerParams params, int in, int out) {
+  Layer l;
+  l.name = std::move(name);
+  l.kind = kind;
+  l.params = std::move(params);
+  if (in >= 0) l.inputs = {in};
+  l.output = out;
+  l.precision.weight = l.precision.bias = l.precision.result = l.precision.accum = fx16();
+  return l;
+}
+
+hls::ConvParams conv_params(int64_t h, int64_t w, int64_t cin, int64_t cout, int64_t k) {
+  hls::ConvParams c;
+  c.in_h = h, c.in_w = w, c.c_in = cin;
+  c.out_h = h, c.out_w = w, c.c_out = cout;
+  c.kernel_h = c.kernel_w = k;
+  c.pad_top = c.pad_bottom = c.pad_left = c.pad_right = (k - 1) / 2;
+  c.act = {hls::ActKind::LeakyRelu, 0.01, 0};
+  return c;
+}
+
+hls::PoolParams pool_params(int64_t h, int64_t w, int64_t c) {
+  hls::PoolParams p;
+  p.in_h = h, p.in_w = w, p.channels = c;
+  p.out_h = h / 2, p.out_w = w / 2;
+  p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = 2;
+  return p;
+}
+
+// Reuse factors of one model<N> configuration.
+struct Rfs {
+  int64_t conv1, conv2, conv3, dense;
+};
+
+// Seed 002 Table 1: 3x16x16 -> Conv5x5 N (pad 2) -> MaxPool2 -> Conv3x3 2N
+// (pad 1) -> Conv3x3 2N (pad 1) -> MaxPool2 -> Flatten -> Dense 8. BatchNorm
+// folded and LeakyRelu fused, as kiln's passes do (checked against
+// models/zoo/model<N>/model.onnx with `kiln info`).
+Model model_n(int64_t n, Strategy strategy, ConvImpl impl, Rfs rf) {
+  Model m;
+  m.name = "model" + std::to_string(n);
+  m.io_type = IOType::Stream;
+  int t_in = add_tensor(m, {16, 16, 3});
+  int t1 = add_tensor(m, {16, 16, n});
+  int t2 = add_tensor(m, {8, 8, n});
+  int t3 = add_tensor(m, {8, 8, 2 * n});
+  int t4 = add_tensor(m, {8, 8, 2 * n});
+  int t5 = add_tensor(m, {4, 4, 2 * n});
+  int t6 = add_tensor(m, {32 * n});
+  int t7 = add_tensor(m, {8});
+  m.inputs = {t_in};
+  m.outputs = {t7};
+  m.layers.push_back(make_layer("input", LayerKind::Input, hls::InputParams{}, -1, t_in));
+  m.layers.push_back(make_layer("conv1", LayerKind::Conv, conv_params(16, 16, 3, n, 5), t_in, t1));
+  m.layers.back().reuse_factor = rf.conv1;
+  m.layers.push_back(make_layer("pool1", LayerKind::Pool, pool_params(16, 16, n), t1, t2));
+  m.layers.push_back(make_layer("conv2", LayerKind::Conv, conv_params(8, 8, n, 2 * n, 3), t2, t3));
+  m.layers.back().reuse_factor = rf.conv2;
+  m.layers.push_back(
+      make_layer("conv3", LayerKind::Conv, conv_params(8, 8, 2 * n, 2 * n, 3), t3, t4));
+  m.layers.back().reuse_factor = rf.conv3;
+  m.layers.push_back(make_layer("pool2", LayerKind::Pool, pool_params(8, 8, 2 * n), t4, t5));
+  m.layers.push_back(make_layer("flatten", LayerKind::Reshape, hls::ReshapeParams{}, t5, t6));
+  hls::DenseParams dp;
+  dp.n_in = 32 * n;
+  dp.n_out = 8;
+  m.layers.push_back(make_layer("dense", LayerKind::Dense, dp, t6, t7));
+  m.layers.back().reuse_factor = rf.dense;
+  for (Layer& l : m.layers) {
+    l.strategy = strategy;
+    l.conv_impl = impl;
+  }
+  return m;
+}
+
+// Seed 002 appendix B eq. 5, RF = (T_target - T_overhead) / N_multiplies, with
+// T_target = 10000, T_overhead = 500 and N_multiplies = output pixels (one
+// dense call per pixel; 1 for Dense), capped at n_in * n_out.
+Rfs target_cycles_rfs(int64_t n) {
+  const int64_t budget = 10000 - 500;
+  return Rfs{budget / 256, budget / 64, budget / 64, std::min<int64_t>(budget, 256 * n)};
+}
+
+// ---- building blocks -----------------------------------------------------------
+
+TEST(Estimate, Multipliers) {
+  EXPECT_EQ(multipliers(16, 8, 4), 32);
+  EXPECT_EQ(multipliers(16, 8, 1), 128);
+  EXPECT_EQ(multipliers(75, 8, 37), 17);     // 600 / 37 = 16.2 -> 17
+  EXPECT_EQ(multipliers(16, 8, 100000), 1);  // RF capped at n_in * n_out
+  EXPECT_EQ(multipliers(0, 8, 4), 0);
+}
+
+TEST(Estimate, DspPerMultiplier) {
+  EXPECT_EQ(dsp_per_multiplier(16, 16), 1);
+  EXPECT_EQ(dsp_per_multiplier(27, 18), 1);
+  EXPECT_EQ(dsp_per_multiplier(18, 27), 1);
+  EXPECT_EQ(dsp_per_multiplier(8, 16), 0);  // narrow: LUTs
+  EXPECT_EQ(dsp_per_multiplier(10, 10), 0);
+  EXPECT_EQ(dsp_per_multiplier(32, 32), 4);  // 2 x 2 partial products of 26x17
+  EXPECT_EQ(dsp_per_multiplier(24, 24), 2);  // 24 <= 26, 24 > 17 -> 1 x 2
+}
+
+TEST(Estimate, Bram18AspectRatios) {
+  EXPECT_EQ(bram18_for(16, 80), 1);     // 512x36 mode
+  EXPECT_EQ(bram18_for(48, 256), 2);    // ceil(48 / 36)
+  EXPECT_EQ(bram18_for(272, 37), 8);    // ceil(272 / 36)
+  EXPECT_EQ(bram18_for(16, 1024), 1);   // 1Kx18
+  EXPECT_EQ(bram18_for(16, 2048), 2);   // 2Kx9
+  EXPECT_EQ(bram18_for(16, 9500), 16);  // 16Kx1
+  EXPECT_EQ(bram18_for(1, 40000), 3);   // 3 x 16Kx1 cascaded
+  EXPECT_EQ(bram18_for(0, 10), 0);
+}
+
+TEST(Estimate, SrlCount) {
+  EXPECT_EQ(srl_for(16, 20), 16);
+  EXPECT_EQ(srl_for(16, 33), 32);
+  EXPECT_EQ(srl_for(16, 64), 32);
+}
+
+TEST(Estimate, LineBufferOfFirstConv) {
+  // 5x5 over a 16-wide input padded by 2 each side: 4 rows x 3 channels of 20.
+  WindowBuffer b = line_buffer(5, 20, 3, 16);
+  EXPECT_EQ(b.count, 12);
+  EXPECT_EQ(b.depth, 20);
+  EXPECT_EQ(b.bram18, 0);
+  EXPECT_EQ(b.srl, 12 * 16);
+}
+
+TEST(Estimate, EncodedBufferOfFirstConv) {
+  // 25 positions x 3 channels = 75 streams of depth 5 * (20 - 5 + 1) = 80 > 64:
+  // one BRAM18 each, the +75 of seed 002 Tables 3 and 5.
+  WindowBuffer b = encoded_buffer(5, 5, 20, 3, 16);
+  EXPECT_EQ(b.count, 75);
+  EXPECT_EQ(b.depth, 80);
+  EXPECT_EQ(b.bram18, 75);
+  EXPECT_EQ(b.srl, 0);
+  // 3x3 over 8 padded to 10: depth 3 * 8 = 24, SRLs (one SRL32 per bit).
+  WindowBuffer c = encoded_buffer(3, 3, 10, 8, 16);
+  EXPECT_EQ(c.count, 72);
+  EXPECT_EQ(c.depth, 24);
+  EXPECT_EQ(c.bram18, 0);
+  EXPECT_EQ(c.srl, 72 * 16);
+}
+
+// ---- layers ---------------------------------------------------------------------
+
+Model single_dense(int64_t n_in, int64_t n_out, int64_t rf, Strategy s, IOType io) {
+  Model m;
+  m.io_type = io;
+  int a = add_tensor(m, {n_in});
+  int b = add_tensor(m, {n_out});
+  m.inputs = {a};
+  m.outputs = {b};
+  m.layers.push_back(make_layer("in", LayerKind::Input, hls::InputParams{}, -1, a));
+  hls::DenseParams dp;
+  dp.n_in = n_in;
+  dp.n_out = n_out;
+  m.layers.push_back(make_layer("fc", LayerKind::Dense, dp, a, b));
+  m.layers.back().reuse_factor = rf;
+  m.layers.back().strategy = s;
+  return m;
+}
+
+TEST(Estimate, DenseParallel) {
+  ModelEstimate e = estimate(single_dense(16, 8, 4, Strategy::Latency, IOType::Parallel));
+  const LayerEstimate& fc = e.layers[1];
+  EXPECT_EQ(fc.dsp, 32);  // 16 * 8 / 4, 16x16 bit products
+  EXPECT_EQ(fc.ii, 4);
+  // RF + log2(16) adder levels + 3 multiply stages + 2 (bias/activation, write).
+  EXPECT_EQ(fc.latency, 4 + 4 + 3 + 2);
+  EXPECT_EQ(fc.bram18, 0);  // RF 4 <= 64: weights in a LUT ROM
+  EXPECT_EQ(e.total.ii, 4);
+  EXPECT_EQ(e.total.latency, 1 + 13);  // input copy, then the dense
+}
+
+TEST(Estimate, DenseResourceWeightsInBram) {
+  ModelEstimate e = estimate(single_dense(256, 8, 64, Strategy::Resource, IOType::Parallel));
+  // 32 multipliers; weights 64 words of 32 * 16 = 512 bits -> ceil(512 / 36).
+  EXPECT_EQ(e.layers[1].dsp, 32);
+  EXPECT_EQ(e.layers[1].bram18, 15);
+}
+
+TEST(Estimate, NarrowWeightsUseNoDsp) {
+  Model m = single_dense(16, 8, 1, Strategy::Latency, IOType::Parallel);
+  m.layers[1].precision.weight = numeric::FixedType{6, 2};
+  ModelEstimate e = estimate(m);
+  EXPECT_EQ(e.layers[1].dsp, 0);
+  EXPECT_GT(e.layers[1].lut, 128 * 16 * 6 / 2);  // 128 LUT multipliers
+}
+
+TEST(Estimate, HigherReuseFactorMeansFewerDspAndHigherII) {
+  int64_t prev_dsp = 1 << 30, prev_ii = 0;
+  for (int64_t rf : {1, 2, 4, 8, 16, 32, 64, 128}) {
+    ModelEstimate e = estimate(single_dense(64, 32, rf, Strategy::Resource, IOType::Parallel));
+    EXPECT_LT(e.total.dsp, prev_dsp) << rf;
+    EXPECT_GT(e.total.ii, prev_ii) << rf;
+    prev_dsp = e.total.dsp;
+    prev_ii = e.total.ii;
+  }
+}
+
+TEST(Estimate, StreamConvIiCountsPaddedPixels) {
+  Model m = model_n(8, Strategy::Resource, ConvImpl::LineBuffer, {37, 148, 148, 2048});
+  ModelEstimate e = estimate(m);
+  EXPECT_EQ(e.layers[1].layer, "conv1");
+  EXPECT_EQ(e.layers[1].ii, 20 * 20 * 37);  // 14800, seed 002 Table 2: 14801
+  EXPECT_EQ(e.layers[3].ii, 10 * 10 * 148);
+  EXPECT_EQ(e.layers[1].dsp, 17 + 8);  // ceil(600/37) + 8 LeakyRelu lanes
+  EXPECT_EQ(e.total.ii, 14800);
+  // Dataflow: at least the bottleneck, and more than it (fill and drain).
+  EXPECT_GT(e.total.latency, e.total.ii);
+  EXPECT_LT(e.total.latency, 3 * e.total.ii);
+}
+
+TEST(Estimate, EncodedAddsBramForFirstConvOnly) {
+  Rfs rf = target_cycles_rfs(8);
+  ModelEstimate lb = estimate(model_n(8, Strategy::Resource, ConvImpl::LineBuffer, rf));
+  ModelEstimate enc = estimate(model_n(8, Strategy::Resource, ConvImpl::Encoded, rf));
+  EXPECT_EQ(enc.layers[1].bram18 - lb.layers[1].bram18, 5 * 5 * 3);
+  EXPECT_EQ(enc.total.bram18 - lb.total.bram18, 75);
+  EXPECT_EQ(enc.total.dsp, lb.total.dsp);
+  EXPECT_GT(enc.total.srl, lb.total.srl);
+  EXPECT_GT(enc.total.lut, lb.total.lut);
+}
+
+TEST(Estimate, JsonAndTable) {
+  ModelEstimate e = estimate(single_dense(16, 8, 4, Strategy::Latency, IOType::Parallel));
+  nlohmann::json j = to_json(e);
+  EXPECT_EQ(j["total"]["dsp"], 32);
+  EXPECT_EQ(j["layers"].size(), 2u);
+  std::string t = to_table(e, "xcvu9p-flga2104-2L-e");
+  EXPECT_NE(t.find("fc"), std::string::npos);
+  EXPECT_NE(t.find("xcvu9p"), std::string::npos);
+  EXPECT_NE(t.find("0.5%"), std::string::npos);  // 32 / 6840 DSP
+  EXPECT_EQ(to_table(e, "unknown-part").find('%'), std::string::npos);
+}
+
+TEST(Devices, Lookup) {
+  auto d = find_device("xcvu9p-flga2104-2L-e");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->lut, 1182240);
+  EXPECT_EQ(d->bram18, 4320);
+  EXPECT_TRUE(find_device("xc7z020clg400-1").has_value() == false);  // needs '-'
+  EXPECT_TRUE(find_device("xc7z020-clg400-1").has_value());
+  EXPECT_FALSE(find_device("xcvu9").has_value());
+}
+
+// ---- against seed 002 (prints the table for docs/estimates.md) -------------
+
+struct Paper {
+  const char* name;
+  int64_t n;
+  Strategy strategy;
+  ConvImpl impl;
+  int64_t ii, latency, dsp, bram, lut, ff, srl;
+};
+
+TEST(Estimate, AgainstSeed002) {
+  // Tables 2/3 (Resource, TargetCycles 10000) and 4/5 (Latency). II and
+  // latency are the C synthesis numbers.
+  const Paper rows[] = {
+      {"model8 LB", 8, Strategy::Resource, ConvImpl::LineBuffer, 14801, 15627, 91, 59, 20749, 30230,
+       3904},
+      {"model8 Enc", 8, Strategy::Resource, ConvImpl::Encoded, 14901, 15730, 91, 134, 30082, 34495,
+       7552},
+      {"model32 LB", 32, Strategy::Resource, ConvImpl::LineBuffer, 14801, 15564, 649, 288, 85663,
+       95669, 15040},
+      {"model32 Enc", 32, Strategy::Resource, ConvImpl::Encoded, 14901, 15667, 649, 363, 110625,
+       101200, 30208},
+      {"model64 LB", 64, Strategy::Resource, ConvImpl::LineBuffer, 14801, 15656, 2065, 754, 189609,
+       229161, 41483},
+      {"model64 Enc", 64, Strategy::Resource, ConvImpl::Encoded, 14901, 15759, 2065, 829, 261718,
+       244617, 74059},
+      {"model4 LB lat", 4, Strategy::Latency, ConvImpl::LineBuffer, 1204, 1746, 195, 26, 51912,
+       31771, 2048},
+      {"model4 Enc lat", 4, Strategy::Latency, ConvImpl::Encoded, 1204, 1748, 195, 101, 58287,
+       33188, 3776},
+      {"model8 LB lat", 8, Strategy::Latency, ConvImpl::LineBuffer, 1204, 1706, 522, 46, 142113,
+       67801, 3904},
+      {"model8 Enc lat", 8, Strategy::Latency, ConvImpl::Encoded, 1204, 1708, 522, 121, 152616,
+       73456, 7552},
+  };
+  auto rel = [](int64_t k, int64_t p) {
+    return 100.0 * (static_cast<double>(k) - static_cast<double>(p)) / static_cast<double>(p);
+  };
+  std::printf(
+      "| config | II k/p | latency k/p | DSP k/p | BRAM18 k/p | LUT k/p | FF k/p | SRL k/p |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const Paper& p : rows) {
+    // Latency-optimized: conv1 RF 3 (II 400 * 3 = 1200, Table 4's 1204), the
+    // 8x8 convs RF 12 (100 * 12 <= 1200), dense RF 1024 (<= 1200, divides
+    // n_in * n_out).
+    Rfs rf = p.strategy == Strategy::Resource ? target_cycles_rfs(p.n) : Rfs{3, 12, 12, 1024};
+    ModelEstimate e = estimate(model_n(p.n, p.strategy, p.impl, rf));
+    const LayerEstimate& t = e.total;
+    std::printf(
+        "| %s | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / "
+        "%lld "
+        "(%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) |\n",
+        p.name, (long long)t.ii, (long long)p.ii, rel(t.ii, p.ii), (long long)t.latency,
+        (long long)p.latency, rel(t.latency, p.latency), (long long)t.dsp, (long long)p.dsp,
+        rel(t.dsp, p.dsp), (long long)t.bram18, (long long)p.bram, rel(t.bram18, p.bram),
+        (long long)t.lut, (long long)p.lut, rel(t.lut, p.lut), (long long)t.ff, (long long)p.ff,
+        rel(t.ff, p.ff), (long long)t.srl, (long long)p.srl, rel(t.srl, p.srl));
+    // Guard rails, not a fit: II within 2%, DSP within 35%.
+    EXPECT_LT(std::fabs(rel(t.ii, p.ii)), 2.0) << p.name;
+    EXPECT_LT(std::fabs(rel(t.dsp, p.dsp)), 35.0) << p.name;
+  }
+  std::printf(
+      "\n%s",
+      to_table(estimate(model_n(8, Strategy::Resource, ConvImpl::LineBuffer, target_cycles_rfs(8))),
+               "xcvu9p-flga2104-2L-e")
+          .c_str());
+}
+
+}  // namespace
+}  // namespace kiln::estimate

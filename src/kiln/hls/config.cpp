@@ -1,0 +1,677 @@
+// YAML configuration: parsing, validation, --set overrides, resolution and
+// the default config text (docs/config.md).
+#include "kiln/hls/config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+
+FixedType default_precision_weight() {
+  return FixedType{16, 6};
+}
+FixedType default_precision_bias() {
+  return FixedType{16, 6};
+}
+FixedType default_precision_result() {
+  return FixedType{16, 6};
+}
+FixedType default_precision_accum() {
+  return FixedType{32, 12};
+}
+FixedType default_precision_table() {
+  return FixedType{18, 8};
+}
+FixedType default_precision_inv_table() {
+  FixedType t{18, 8};
+  t.is_signed = false;
+  return t;
+}
+
+// ---- spelling help ---------------------------------------------------------
+
+int edit_distance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const int subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> closest_spelling(std::string_view word,
+                                            const std::vector<std::string>& candidates) {
+  // Close enough to be a typo: up to a third of the word's length, at least 2.
+  const int limit = std::max(2, static_cast<int>(word.size()) / 3);
+  std::optional<std::string> best;
+  int best_d = limit + 1;
+  for (const std::string& c : candidates) {
+    const int d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// "did you mean 'X'?" when a candidate is close, else the list of valid spellings.
+std::string spelling_hint(std::string_view word, const std::vector<std::string>& valid,
+                          const std::string& what_list) {
+  if (auto best = closest_spelling(word, valid)) return "did you mean '" + *best + "'?";
+  return what_list + ": " + join(valid);
+}
+
+const std::vector<std::string>& top_keys() {
+  static const std::vector<std::string> k = {"Part",  "ClockPeriod", "IOType",   "Backend",
+                                             "Model", "LayerType",   "LayerName"};
+  return k;
+}
+const std::vector<std::string>& layer_keys() {
+  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",  "Strategy",
+                                             "ConvImplementation", "TargetCycles", "TableSize",
+                                             "TableRange"};
+  return k;
+}
+const std::vector<std::string>& precision_keys() {
+  static const std::vector<std::string> k = {"weight", "bias",  "result",
+                                             "accum",  "table", "inv_table"};
+  return k;
+}
+
+constexpr LayerKind kAllKinds[] = {
+    LayerKind::Input,   LayerKind::Dense,     LayerKind::Conv,       LayerKind::Pool,
+    LayerKind::ZeroPad, LayerKind::BatchNorm, LayerKind::Activation, LayerKind::Softmax,
+    LayerKind::Binary,  LayerKind::Concat,    LayerKind::Transpose,  LayerKind::MatMul,
+    LayerKind::Reshape,
+};
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> v;
+  for (LayerKind k : kAllKinds) v.emplace_back(layer_kind_name(k));
+  return v;
+}
+
+// Parsing context: the source name for `where`, and whether YAML marks
+// (line numbers) mean anything (not for --set).
+struct Ctx {
+  std::string source;
+  bool has_lines = true;
+};
+
+[[noreturn]] void fail(const Ctx& c, const std::string& path, const YAML::Node& node,
+                       const std::string& what, const std::string& hint = {}) {
+  std::string where = c.source + ": " + path;
+  if (c.has_lines && node.IsDefined() && node.Mark().line >= 0)
+    where += " (line " + std::to_string(node.Mark().line + 1) + ")";
+  throw_error(ErrorKind::InvalidModel, where, what, hint);
+}
+
+std::string kind_of(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "nothing";
+    default: return "'" + n.Scalar() + "'";
+  }
+}
+
+std::string scalar_text(const Ctx& c, const std::string& path, const YAML::Node& n,
+                        const std::string& expected) {
+  if (!n.IsScalar() || n.Scalar().empty())
+    fail(c, path, n, "expects " + expected + ", got " + kind_of(n));
+  return n.Scalar();
+}
+
+int64_t parse_positive_int(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  const std::string s = scalar_text(c, path, n, "a positive integer");
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    fail(c, path, n, "expects a positive integer, got '" + s + "'");
+  if (v <= 0) fail(c, path, n, "must be a positive integer, got " + s);
+  return v;
+}
+
+double parse_positive_number(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  const std::string s = scalar_text(c, path, n, "a positive number");
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v))
+    fail(c, path, n, "expects a positive number, got '" + s + "'");
+  if (v <= 0) fail(c, path, n, "must be a positive number, got " + s);
+  return v;
+}
+
+bool is_power_of_two(double v) {
+  int exp = 0;
+  return v > 0 && std::frexp(v, &exp) == 0.5;
+}
+
+// One enum value out of `names` (matched case-insensitively), as its index.
+std::size_t parse_enum(const Ctx& c, const std::string& path, const YAML::Node& n,
+                       const std::vector<std::string>& names) {
+  const std::string s = scalar_text(c, path, n, "one of " + join(names));
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (iequals(s, names[i])) return i;
+  fail(c, path, n, "'" + s + "' is not valid; valid values: " + join(names),
+       spelling_hint(s, names, "valid values"));
+}
+
+PrecisionSpec parse_precision_value(const Ctx& c, const std::string& path, const YAML::Node& n,
+                                    bool auto_allowed) {
+  const std::string s = scalar_text(c, path, n, "a fixed-point type such as ap_fixed<16,6>");
+  if (iequals(s, "auto")) {
+    if (!auto_allowed)
+      fail(c, path, n, "'auto' is available for weight, bias, result and accum only",
+           "give a type such as ap_fixed<18,8>");
+    return PrecisionSpec{true, FixedType{}};
+  }
+  std::string reason;
+  const std::optional<FixedType> t = numeric::parse_fixed_type(s, &reason);
+  if (!t) {
+    // A comma inside {...} ends a YAML flow value: "{result: ap_fixed<16,6>}"
+    // arrives here as "ap_fixed<16".
+    const bool cut = s.find('<') != std::string::npos && s.find('>') == std::string::npos;
+    fail(c, path, n, reason.empty() ? "bad fixed-point type '" + s + "'" : reason,
+         cut ? "inside {...} quote the type ('ap_fixed<16,6>') or use one key per line"
+             : "write e.g. ap_fixed<16,6> or ap_ufixed<8,0,AP_RND,AP_SAT>");
+  }
+  return PrecisionSpec{false, *t};
+}
+
+// Iterates a map's entries in file order, rejecting duplicate keys.
+template <class F>
+void for_each_entry(const Ctx& c, const std::string& path, const YAML::Node& map, F&& f) {
+  if (map.IsNull()) return;  // "Model:" with nothing under it
+  if (!map.IsMap()) fail(c, path, map, "expects a map of keys, got " + kind_of(map));
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const YAML::Node& key = kv.first;
+    if (!key.IsScalar()) fail(c, path, key, "keys must be plain names");
+    const std::string k = key.Scalar();
+    const std::string sub = path.empty() ? k : path + "." + k;
+    if (!seen.insert(k).second) fail(c, sub, key, "appears twice");
+    f(k, sub, key, kv.second);
+  }
+}
+
+void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n, LayerConfig& lc) {
+  if (n.IsScalar()) {  // a single type sets the result type
+    lc.result = parse_precision_value(c, path, n, true);
+    return;
+  }
+  if (!n.IsMap())
+    fail(c, path, n,
+         "expects a type or a map of weight, bias, result, accum, table, inv_table; got " +
+             kind_of(n));
+  for_each_entry(c, path, n,
+                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+                     const YAML::Node& v) {
+                   if (k == "weight")
+                     lc.weight = parse_precision_value(c, sub, v, true);
+                   else if (k == "bias")
+                     lc.bias = parse_precision_value(c, sub, v, true);
+                   else if (k == "result")
+                     lc.result = parse_precision_value(c, sub, v, true);
+                   else if (k == "accum")
+                     lc.accum = parse_precision_value(c, sub, v, true);
+                   else if (k == "table")
+                     lc.table = parse_precision_value(c, sub, v, false);
+                   else if (k == "inv_table")
+                     lc.inv_table = parse_precision_value(c, sub, v, false);
+                   else
+                     fail(c, sub, key, "unknown Precision field '" + k + "'",
+                          spelling_hint(k, precision_keys(), "valid fields"));
+                 });
+}
+
+void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& n,
+                       LayerConfig& lc) {
+  for_each_entry(
+      c, path, n,
+      [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+          const YAML::Node& v) {
+        if (k == "Precision") {
+          parse_precision(c, sub, v, lc);
+        } else if (k == "ReuseFactor") {
+          lc.reuse_factor = parse_positive_int(c, sub, v);
+        } else if (k == "Strategy") {
+          lc.strategy = static_cast<Strategy>(parse_enum(c, sub, v, {"Latency", "Resource"}));
+        } else if (k == "ConvImplementation") {
+          lc.conv_impl = static_cast<ConvImpl>(parse_enum(c, sub, v, {"LineBuffer", "Encoded"}));
+        } else if (k == "TargetCycles") {
+          lc.target_cycles = parse_positive_int(c, sub, v);
+        } else if (k == "TableSize") {
+          const int64_t s = parse_positive_int(c, sub, v);
+          if (!is_power_of_two(static_cast<double>(s)) || s < 2)
+            fail(c, sub, v, "must be a power of two >= 2, got " + std::to_string(s), "e.g. 1024");
+          lc.table_size = s;
+        } else if (k == "TableRange") {
+          const double r = parse_positive_number(c, sub, v);
+          if (!is_power_of_two(r))
+            fail(c, sub, v, "must be a power of two, got " + v.Scalar(), "e.g. 8");
+          lc.table_range = r;
+        } else {
+          fail(c, sub, key, "unknown key '" + k + "'",
+               spelling_hint(k, layer_keys(), "valid keys"));
+        }
+      });
+}
+
+void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
+  if (root.IsNull()) return;  // an empty file is the default config
+  if (!root.IsMap())
+    fail(c, "(top level)", root, "expects a map of keys, got " + kind_of(root),
+         "start from `kiln config MODEL.onnx`");
+  for_each_entry(
+      c, "", root,
+      [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+          const YAML::Node& v) {
+        if (k == "Part") {
+          cfg.part = scalar_text(c, sub, v, "a part name");
+        } else if (k == "ClockPeriod") {
+          cfg.clock_period_ns = parse_positive_number(c, sub, v);
+        } else if (k == "IOType") {
+          cfg.io_type = static_cast<IOType>(parse_enum(c, sub, v, {"io_parallel", "io_stream"}));
+        } else if (k == "Backend") {
+          cfg.backend = static_cast<Backend>(parse_enum(c, sub, v, {"vitis", "bambu"}));
+        } else if (k == "Model") {
+          parse_layer_block(c, sub, v, cfg.model);
+        } else if (k == "LayerType") {
+          for_each_entry(c, sub, v,
+                         [&](const std::string& t, const std::string& tsub, const YAML::Node& tkey,
+                             const YAML::Node& tv) {
+                           const auto kind = layer_kind_from_name(t);
+                           if (!kind)
+                             fail(c, tsub, tkey, "unknown layer type '" + t + "'",
+                                  spelling_hint(t, kind_names(), "layer types"));
+                           parse_layer_block(c, tsub, tv, cfg.by_type[*kind]);
+                         });
+        } else if (k == "LayerName") {
+          for_each_entry(c, sub, v,
+                         [&](const std::string& name, const std::string& nsub,
+                             const YAML::Node& nkey, const YAML::Node& nv) {
+                           std::string where = c.source + ": " + nsub;
+                           if (c.has_lines && nkey.Mark().line >= 0)
+                             where += " (line " + std::to_string(nkey.Mark().line + 1) + ")";
+                           cfg.by_name_where[name] = where;
+                           parse_layer_block(c, nsub, nv, cfg.by_name[name]);
+                         });
+        } else if (k == "HLSConfig") {
+          fail(c, sub, key, "unknown key 'HLSConfig'",
+               "kiln puts Model, LayerType and LayerName at the top level");
+        } else {
+          fail(c, sub, key, "unknown key '" + k + "'", spelling_hint(k, top_keys(), "valid keys"));
+        }
+      });
+}
+
+}  // namespace
+
+std::optional<LayerKind> layer_kind_from_name(std::string_view name) {
+  for (LayerKind k : kAllKinds)
+    if (name == layer_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+void merge_config(Config& cfg, const std::string& text, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw_error(ErrorKind::InvalidModel,
+                source_name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                    std::to_string(e.mark.column + 1),
+                "YAML syntax error: " + e.msg);
+  }
+  merge_root(cfg, root, Ctx{source_name, true});
+}
+
+Config parse_config(const std::string& text, const std::string& source_name) {
+  Config cfg;
+  cfg.source = source_name;
+  merge_config(cfg, text, source_name);
+  return cfg;
+}
+
+Config load_config(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw_error(ErrorKind::Io, path, "cannot read the config file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) throw_error(ErrorKind::Io, path, "cannot read the config file");
+  return parse_config(ss.str(), path);
+}
+
+void apply_set(Config& cfg, const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw_error(ErrorKind::Usage, "--set " + assignment, "expects KEY=VALUE",
+                "e.g. --set Model.ReuseFactor=4");
+  const std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  const Ctx c{"--set", false};
+
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  const YAML::Node none;
+  auto bad_path = [&](const std::string& what, const std::string& hint) {
+    fail(c, key, none, what, hint);
+  };
+  for (const std::string& p : parts)
+    if (p.empty()) bad_path("empty component in the key path", "e.g. Model.Precision.result");
+
+  // The field path of a layer block: "Field" or "Precision.<field>", taken
+  // from the end so layer names may contain dots.
+  auto field_len = [&](std::size_t first) -> std::size_t {
+    const std::size_t n = parts.size();
+    if (n >= first + 2 && parts[n - 2] == "Precision") return 2;
+    return 1;
+  };
+
+  YAML::Node root(YAML::NodeType::Map);
+  const std::string& top = parts[0];
+  auto put_field = [&](YAML::Node block, std::size_t from) {
+    if (from >= parts.size())
+      bad_path("names a block, not a key", "add a key, e.g. " + key + ".ReuseFactor=2");
+    if (parts.size() - from == 2) {
+      YAML::Node p(YAML::NodeType::Map);
+      p[parts[from + 1]] = value;
+      block[parts[from]] = p;
+    } else if (parts.size() - from == 1) {
+      block[parts[from]] = value;
+    } else {
+      bad_path("too many components", "e.g. Model.Precision.result=ap_fixed<18,8>");
+    }
+  };
+  if (top == "Part" || top == "ClockPeriod" || top == "IOType" || top == "Backend") {
+    if (parts.size() != 1) bad_path("'" + top + "' has no sub-keys", "--set " + top + "=VALUE");
+    root[top] = value;
+  } else if (top == "Model") {
+    YAML::Node block(YAML::NodeType::Map);
+    put_field(block, 1);
+    root["Model"] = block;
+  } else if (top == "LayerType") {
+    if (parts.size() < 3)
+      bad_path("expects LayerType.<Type>.<Key>", "e.g. LayerType.Conv.ReuseFactor=4");
+    YAML::Node block(YAML::NodeType::Map);
+    put_field(block, 2);
+    YAML::Node types(YAML::NodeType::Map);
+    types[parts[1]] = block;
+    root["LayerType"] = types;
+  } else if (top == "LayerName") {
+    if (parts.size() < 3)
+      bad_path("expects LayerName.<name>.<Key>", "e.g. LayerName.fc1.ReuseFactor=4");
+    const std::size_t flen = field_len(2);
+    std::string name = parts[1];
+    for (std::size_t i = 2; i + flen < parts.size(); ++i) name += "." + parts[i];
+    YAML::Node block(YAML::NodeType::Map);
+    put_field(block, parts.size() - flen);
+    YAML::Node names(YAML::NodeType::Map);
+    names[name] = block;
+    root["LayerName"] = names;
+  } else {
+    fail(c, key, none, "unknown key '" + top + "'", spelling_hint(top, top_keys(), "valid keys"));
+  }
+  merge_root(cfg, root, c);
+}
+
+// ---- resolution ------------------------------------------------------------
+
+namespace {
+
+// The most specific level that sets field `f`, most specific first.
+struct Levels {
+  const LayerConfig* name_onnx = nullptr;  // by_name under the ONNX node name
+  const LayerConfig* name = nullptr;       // by_name under the layer name
+  const LayerConfig* type = nullptr;
+  const LayerConfig* model = nullptr;
+  // Most specific first, with the level each belongs to.
+  std::vector<std::pair<const LayerConfig*, ConfigLevel>> ordered() const {
+    std::vector<std::pair<const LayerConfig*, ConfigLevel>> v;
+    if (name) v.emplace_back(name, ConfigLevel::Name);
+    if (name_onnx) v.emplace_back(name_onnx, ConfigLevel::Name);
+    if (type) v.emplace_back(type, ConfigLevel::Type);
+    if (model) v.emplace_back(model, ConfigLevel::Model);
+    return v;
+  }
+};
+
+template <class T>
+std::optional<std::pair<T, ConfigLevel>> pick(const Levels& lv,
+                                              std::optional<T> LayerConfig::*field) {
+  for (const auto& [lc, level] : lv.ordered())
+    if (lc->*field) return std::make_pair(*(lc->*field), level);
+  return std::nullopt;
+}
+
+PrecisionSpec pick_precision(const Levels& lv, std::optional<PrecisionSpec> LayerConfig::*field,
+                             const FixedType& dflt) {
+  const auto order = lv.ordered();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& spec = order[i].first->*field;
+    if (!spec) continue;
+    if (!spec->automatic) return *spec;
+    // auto: the width and modes come from the next less specific type.
+    for (std::size_t j = i + 1; j < order.size(); ++j) {
+      const auto& base = order[j].first->*field;
+      if (base && !base->automatic) return PrecisionSpec{true, base->type};
+    }
+    return PrecisionSpec{true, dflt};
+  }
+  return PrecisionSpec{false, dflt};
+}
+
+}  // namespace
+
+ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,
+                                         const std::string& onnx_name) {
+  Levels lv;
+  if (auto it = cfg.by_name.find(name); it != cfg.by_name.end()) lv.name = &it->second;
+  if (!onnx_name.empty() && onnx_name != name)
+    if (auto it = cfg.by_name.find(onnx_name); it != cfg.by_name.end()) lv.name_onnx = &it->second;
+  if (auto it = cfg.by_type.find(kind); it != cfg.by_type.end()) lv.type = &it->second;
+  lv.model = &cfg.model;
+
+  ResolvedLayerConfig r;
+  r.weight = pick_precision(lv, &LayerConfig::weight, default_precision_weight());
+  r.bias = pick_precision(lv, &LayerConfig::bias, default_precision_bias());
+  r.result = pick_precision(lv, &LayerConfig::result, default_precision_result());
+  r.accum = pick_precision(lv, &LayerConfig::accum, default_precision_accum());
+  r.table = pick_precision(lv, &LayerConfig::table, default_precision_table());
+  r.inv_table = pick_precision(lv, &LayerConfig::inv_table, default_precision_inv_table());
+  if (auto v = pick(lv, &LayerConfig::reuse_factor)) std::tie(r.reuse_factor, r.reuse_level) = *v;
+  if (auto v = pick(lv, &LayerConfig::target_cycles)) {
+    r.target_cycles = v->first;
+    r.target_level = v->second;
+  }
+  if (auto v = pick(lv, &LayerConfig::strategy)) r.strategy = v->first;
+  if (auto v = pick(lv, &LayerConfig::conv_impl)) r.conv_impl = v->first;
+  if (auto v = pick(lv, &LayerConfig::table_size)) r.table_size = v->first;
+  if (auto v = pick(lv, &LayerConfig::table_range)) r.table_range = v->first;
+  return r;
+}
+
+// ---- default config text ---------------------------------------------------
+
+namespace {
+
+enum class Field : uint8_t { Weight, Bias, Result, Accum, Table, InvTable };
+
+bool has_multipliers(LayerKind k) {
+  return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::MatMul;
+}
+
+bool uses_tables(const Layer* layer, LayerKind k) {
+  if (k == LayerKind::Softmax) return true;
+  if (k != LayerKind::Activation) return false;
+  if (!layer) return true;
+  switch (layer->as<ActivationParams>().act.kind) {
+    case ActKind::Sigmoid:
+    case ActKind::Tanh:
+    case ActKind::Exp:
+    case ActKind::Elu:
+    case ActKind::Selu: return true;
+    default: return false;
+  }
+}
+
+bool uses_field(const Layer* layer, LayerKind k, Field f) {
+  switch (f) {
+    case Field::Result: return true;
+    case Field::Weight:
+      if (k == LayerKind::Activation && layer)
+        return layer->as<ActivationParams>().act.kind == ActKind::PRelu;
+      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::BatchNorm ||
+             k == LayerKind::Activation;
+    case Field::Bias:
+      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::BatchNorm;
+    case Field::Accum:
+      if (k == LayerKind::Pool && layer) return layer->as<PoolParams>().kind == PoolKind::Average;
+      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::Pool ||
+             k == LayerKind::MatMul || k == LayerKind::Softmax;
+    case Field::Table: return uses_tables(layer, k);
+    case Field::InvTable: return k == LayerKind::Softmax;
+  }
+  return false;
+}
+
+struct BlockValues {
+  Precision precision;
+  int64_t reuse_factor = 1;
+  Strategy strategy = Strategy::Latency;
+  ConvImpl conv_impl = ConvImpl::LineBuffer;
+  int64_t table_size = 1024;
+  double table_range = 8.0;
+};
+
+BlockValues defaults() {
+  BlockValues b;
+  b.precision.weight = default_precision_weight();
+  b.precision.bias = default_precision_bias();
+  b.precision.result = default_precision_result();
+  b.precision.accum = default_precision_accum();
+  b.precision.table = default_precision_table();
+  b.precision.inv_table = default_precision_inv_table();
+  return b;
+}
+
+BlockValues values_of(const Layer& l) {
+  BlockValues b;
+  b.precision = l.precision;
+  b.reuse_factor = l.reuse_factor;
+  b.strategy = l.strategy;
+  b.conv_impl = l.conv_impl;
+  b.table_size = l.tables.table_size;
+  b.table_range = l.tables.table_range;
+  return b;
+}
+
+// One layer block at `indent`. `kind` nullopt: the Model block (every key).
+void write_block(std::string& out, const std::string& indent, const BlockValues& v,
+                 std::optional<LayerKind> kind, const Layer* layer) {
+  auto all = !kind.has_value();
+  auto uses = [&](Field f) { return all || uses_field(layer, *kind, f); };
+  out += indent + "Precision:\n";
+  const std::string in2 = indent + "  ";
+  if (uses(Field::Weight)) out += in2 + "weight: " + v.precision.weight.to_string() + "\n";
+  if (uses(Field::Bias)) out += in2 + "bias: " + v.precision.bias.to_string() + "\n";
+  if (uses(Field::Result)) out += in2 + "result: " + v.precision.result.to_string() + "\n";
+  if (uses(Field::Accum)) out += in2 + "accum: " + v.precision.accum.to_string() + "\n";
+  if (uses(Field::Table)) out += in2 + "table: " + v.precision.table.to_string() + "\n";
+  if (uses(Field::InvTable)) out += in2 + "inv_table: " + v.precision.inv_table.to_string() + "\n";
+  if (all || has_multipliers(*kind)) {
+    out += indent + "ReuseFactor: " + std::to_string(v.reuse_factor) + "\n";
+    out += indent + "Strategy: " + (v.strategy == Strategy::Latency ? "Latency" : "Resource") +
+           "  # Latency | Resource\n";
+  }
+  if (all || *kind == LayerKind::Conv || *kind == LayerKind::Pool)
+    out += indent + "ConvImplementation: " +
+           (v.conv_impl == ConvImpl::LineBuffer ? "LineBuffer" : "Encoded") +
+           "  # LineBuffer | Encoded (io_stream)\n";
+  if (all)
+    out += indent +
+           "# TargetCycles: 10000  # choose each Dense/Conv reuse factor for this II target\n";
+  if (all || uses_tables(layer, *kind)) {
+    out += indent + "TableSize: " + std::to_string(v.table_size) + "\n";
+    out += indent + "TableRange: " + fmt::format("{}", v.table_range) + "\n";
+  }
+}
+
+}  // namespace
+
+std::string default_config_yaml(const Model& model, Granularity granularity) {
+  std::string out;
+  out += "# kiln HLS configuration for " + model.name + " (keys: docs/config.md)\n";
+  out += "# Each field resolves per layer: LayerName > LayerType > Model > defaults.\n";
+  out += "Part: " + model.part + "\n";
+  out += "ClockPeriod: " + fmt::format("{}", model.clock_period_ns) + "  # ns\n";
+  out += std::string("IOType: ") +
+         (model.io_type == IOType::Parallel ? "io_parallel" : "io_stream") +
+         "  # io_parallel | io_stream\n";
+  out += std::string("Backend: ") + (model.backend == Backend::Vitis ? "vitis" : "bambu") +
+         "  # vitis | bambu\n";
+  out += "Model:\n";
+  write_block(out, "  ", defaults(), std::nullopt, nullptr);
+  if (granularity == Granularity::Type) {
+    out += "LayerType:\n";
+    for (LayerKind k : kAllKinds) {
+      const auto it = std::find_if(model.layers.begin(), model.layers.end(),
+                                   [&](const Layer& l) { return l.kind == k; });
+      if (it == model.layers.end()) continue;
+      out += std::string("  ") + layer_kind_name(k) + ":\n";
+      write_block(out, "    ", values_of(*it), k, nullptr);
+    }
+  } else if (granularity == Granularity::Name) {
+    out += "LayerName:\n";
+    for (const Layer& l : model.layers) {
+      out += "  " + l.name + ":  # " + layer_kind_name(l.kind) +
+             (l.onnx_name.empty() || l.onnx_name == l.name ? "" : ", ONNX '" + l.onnx_name + "'") +
+             "\n";
+      write_block(out, "    ", values_of(l), l.kind, &l);
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln::hls

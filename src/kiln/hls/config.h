@@ -1,0 +1,118 @@
+// The HLS configuration: what a user writes in config.yaml (keys familiar to
+// hls4ml users) and `--set KEY=VALUE` overrides, as typed data.
+//
+// Every field is optional at every level; build_model() resolves each field
+// per layer with LayerName > LayerType > Model > kiln's defaults
+// (docs/config.md). Parsing validates keys, value types and ranges; checks
+// that need the model (layer names, reuse factors) happen in build_model().
+// Every problem is a kiln::Error(InvalidModel) whose `where` names the file
+// and key path ("config.yaml: LayerName.conv1.ReuseFactor").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/hls/model.h"
+
+namespace kiln::hls {
+
+// One Precision field: a fixed-point type, or "auto" (filled from a profile;
+// the width then comes from the next less specific level that names a type,
+// or the default).
+struct PrecisionSpec {
+  bool automatic = false;
+  FixedType type;  // unused when automatic
+  bool operator==(const PrecisionSpec&) const = default;
+};
+
+struct LayerConfig {
+  std::optional<PrecisionSpec> weight, bias, result, accum, table, inv_table;
+  std::optional<int64_t> reuse_factor;
+  std::optional<Strategy> strategy;
+  std::optional<ConvImpl> conv_impl;
+  std::optional<int64_t> target_cycles;
+  std::optional<int64_t> table_size;  // also the Softmax reciprocal table size
+  std::optional<double> table_range;
+  bool operator==(const LayerConfig&) const = default;
+};
+
+// kiln's defaults (docs/config.md).
+inline constexpr const char* kDefaultPart = "xcvu9p-flga2104-2L-e";
+inline constexpr double kDefaultClockPeriodNs = 5.0;
+FixedType default_precision_weight();     // ap_fixed<16,6>
+FixedType default_precision_bias();       // ap_fixed<16,6>
+FixedType default_precision_result();     // ap_fixed<16,6>
+FixedType default_precision_accum();      // ap_fixed<32,12>
+FixedType default_precision_table();      // ap_fixed<18,8>
+FixedType default_precision_inv_table();  // ap_ufixed<18,8>
+
+struct Config {
+  // Name used in error messages ("config.yaml"); set by load/parse.
+  std::string source = "config";
+  std::string part = kDefaultPart;
+  double clock_period_ns = kDefaultClockPeriodNs;
+  IOType io_type = IOType::Parallel;
+  Backend backend = Backend::Vitis;
+  LayerConfig model;
+  std::map<LayerKind, LayerConfig> by_type;
+  // Keyed by the name as written (a layer name or an ONNX node name);
+  // build_model() checks each against the model's layers.
+  std::map<std::string, LayerConfig> by_name;
+  // Where each by_name entry came from ("config.yaml: LayerName.fc1"), for
+  // the unknown-layer error.
+  std::map<std::string, std::string> by_name_where;
+};
+
+// Reads and validates a YAML config. Io if unreadable, InvalidModel if bad.
+Config load_config(const std::string& path);
+// Same from text; `source_name` names it in messages.
+Config parse_config(const std::string& text, const std::string& source_name);
+// Merges a YAML document into `cfg` (later keys win), validating as parse_config.
+void merge_config(Config& cfg, const std::string& text, const std::string& source_name);
+// Applies one "KEY=VALUE" override (KEY a dotted path such as
+// "Model.Precision.result" or "LayerName.fc1.ReuseFactor"; split on the
+// first '='). Errors name "--set KEY".
+void apply_set(Config& cfg, const std::string& assignment);
+
+// The LayerType names: layer_kind_name() of every LayerKind.
+std::optional<LayerKind> layer_kind_from_name(std::string_view name);
+
+// Where a resolved field came from (more specific levels win).
+enum class ConfigLevel : uint8_t { Default, Model, Type, Name };
+
+// One layer's configuration after LayerName > LayerType > Model > defaults.
+// Precision fields always carry a type; for an automatic field it is the
+// type the width and modes come from.
+struct ResolvedLayerConfig {
+  PrecisionSpec weight, bias, result, accum, table, inv_table;
+  int64_t reuse_factor = 1;
+  ConfigLevel reuse_level = ConfigLevel::Default;
+  std::optional<int64_t> target_cycles;
+  ConfigLevel target_level = ConfigLevel::Default;
+  Strategy strategy = Strategy::Latency;
+  ConvImpl conv_impl = ConvImpl::LineBuffer;
+  int64_t table_size = 1024;
+  double table_range = 8.0;
+};
+// by_name is looked up under `name`, then under `onnx_name` (name wins per field).
+ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,
+                                         const std::string& onnx_name);
+
+enum class Granularity : uint8_t { Model, Type, Name };
+// A complete config a user can edit: top-level keys and a Model block with
+// every key at its default; with Type also a LayerType block per layer kind
+// in the model, with Name a LayerName block per layer (each with the keys
+// that apply to that kind, at the values `model` resolved).
+std::string default_config_yaml(const Model& model, Granularity granularity);
+
+// Case-insensitive Levenshtein distance, and the closest candidate to `word`
+// (nullopt if none is reasonably close). Exposed for tests and other modules.
+int edit_distance(std::string_view a, std::string_view b);
+std::optional<std::string> closest_spelling(std::string_view word,
+                                            const std::vector<std::string>& candidates);
+
+}  // namespace kiln::hls

@@ -1,0 +1,345 @@
+// Emitter of the dense / convolution / pooling / zero-padding family: the
+// config structs the layer library (include/kiln/{dense,conv,pool,zero_pad}.h)
+// is templated on, the call, and the constant arrays (docs/hls-layers.md).
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kiln/hls/emit/dense_conv_tables.h"
+#include "kiln/hls/emit/layer_code.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+namespace {
+
+// param_t of docs/numerics.md: ap_fixed<24,8,AP_RND,AP_SAT>.
+FixedType param_type() {
+  FixedType t;
+  t.width = 24;
+  t.integer = 8;
+  t.is_signed = true;
+  t.quant = numeric::QuantMode::Rnd;
+  t.overflow = numeric::OverflowMode::Sat;
+  return t;
+}
+
+// A double literal that reads back as exactly `v` (17 significant digits
+// round-trip; every param_t value is an exact double).
+std::string double_literal(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+// Value of `v` as a param_t constant, as kiln quantizes constants.
+double param_value(double v) {
+  const FixedType t = param_type();
+  return numeric::to_double(numeric::quantize(v, t), t);
+}
+
+class ConfigWriter {
+ public:
+  explicit ConfigWriter(const std::string& name) { os_ << "struct " << name << " {\n"; }
+  void field(const char* name, int64_t v) {
+    os_ << "  static const int " << name << " = " << v << ";\n";
+  }
+  void raw(const std::string& line) { os_ << "  " << line << "\n"; }
+  void type(const char* alias, const std::string& type) {
+    os_ << "  typedef " << type << " " << alias << ";\n";
+  }
+  std::string finish() {
+    os_ << "};\n";
+    return os_.str();
+  }
+
+ private:
+  std::ostringstream os_;
+};
+
+const char* strategy_name(Strategy s) {
+  return s == Strategy::Resource ? "kiln::Strategy::Resource" : "kiln::Strategy::Latency";
+}
+
+[[noreturn]] void unsupported(const Layer& layer, const std::string& what,
+                              const std::string& hint = {}) {
+  throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'", what, hint);
+}
+
+// The dense-kernel fields shared by Dense and Conv.
+void write_product_fields(ConfigWriter& w, const Layer& layer, int64_t n_in, int64_t n_out,
+                          const Activation& act) {
+  const int64_t rf = layer.reuse_factor < 1 ? 1 : layer.reuse_factor;
+  const int64_t total = n_in * n_out;
+  const int64_t block = (total + rf - 1) / rf;
+  w.field("n_in", n_in);
+  w.field("n_out", n_out);
+  w.field("reuse_factor", rf);
+  w.field("block_factor", block);
+  w.field("multiplier_limit", block);
+  w.raw(std::string("static const kiln::Strategy strategy = ") + strategy_name(layer.strategy) +
+        ";");
+  const char* act_name = nullptr;
+  double alpha = 0, lo = 0, hi = 0;
+  switch (act.kind) {
+    case ActKind::None: act_name = "None"; break;
+    case ActKind::Relu: act_name = "Relu"; break;
+    case ActKind::LeakyRelu:
+      act_name = "LeakyRelu";
+      alpha = param_value(act.alpha);
+      break;
+    case ActKind::Clip:
+      act_name = "Clip";
+      lo = param_value(act.alpha);
+      hi = param_value(act.beta);
+      break;
+    default:
+      unsupported(layer, "this activation cannot be fused into a dense or convolution layer",
+                  "keep it as a separate Activation layer");
+  }
+  w.raw(std::string("static const kiln::Act activation = kiln::Act::") + act_name + ";");
+  w.raw("static double act_alpha() { return " + double_literal(alpha) + "; }");
+  w.raw("static double act_lo() { return " + double_literal(lo) + "; }");
+  w.raw("static double act_hi() { return " + double_literal(hi) + "; }");
+  w.type("weight_t", layer.name + "_weight_t");
+  w.type("bias_t", layer.name + "_bias_t");
+  w.type("accum_t", layer.name + "_accum_t");
+}
+
+void add_weights(LayerCode& code, const Layer& layer, int64_t n_weights, int64_t n_bias) {
+  if (static_cast<int64_t>(layer.weights.size()) != n_weights)
+    throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+                "has " + std::to_string(layer.weights.size()) + " weights, expected " +
+                    std::to_string(n_weights));
+  std::vector<int64_t> bias = layer.bias;
+  if (bias.empty()) bias.assign(n_bias, 0);
+  if (static_cast<int64_t>(bias.size()) != n_bias)
+    throw_error(
+        ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+        "has " + std::to_string(bias.size()) + " biases, expected " + std::to_string(n_bias));
+  code.arrays.push_back(
+      {layer.name + "_w", layer.name + "_weight_t", layer.precision.weight, layer.weights});
+  code.arrays.push_back({layer.name + "_b", layer.name + "_bias_t", layer.precision.bias, bias});
+}
+
+std::string call(const std::string& fn, const std::string& config, const EmitContext& ctx,
+                 bool with_weights, const std::string& layer_name) {
+  std::string s = "  " + fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output;
+  if (with_weights) s += ", " + layer_name + "_w, " + layer_name + "_b";
+  return s + ");\n";
+}
+
+void check_window(const Layer& layer, int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t s,
+                  int64_t out) {
+  const int64_t padded = in + pad0 + pad1;
+  if (k < 1 || s < 1 || padded < k || (padded - k) / s + 1 != out)
+    unsupported(layer,
+                "window geometry not supported (padded size " + std::to_string(padded) +
+                    ", kernel " + std::to_string(k) + ", stride " + std::to_string(s) +
+                    ", output " + std::to_string(out) + ")",
+                "use explicit padding so that out = (in + pads - kernel) / stride + 1");
+}
+
+void write_geometry(ConfigWriter& w, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                    int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
+  w.field("in_height", in_h);
+  w.field("in_width", in_w);
+  w.field("out_height", out_h);
+  w.field("out_width", out_w);
+  w.field("pad_top", pt);
+  w.field("pad_bottom", pb);
+  w.field("pad_left", pl);
+  w.field("pad_right", pr);
+}
+
+LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<DenseParams>();
+  const std::string cfg = "config_" + layer.name;
+  const int64_t in_numel = model.tensors.at(layer.inputs.at(0)).numel();
+  if (p.n_in < 1 || p.n_out < 1 || in_numel % p.n_in != 0)
+    throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+                "dense input size does not match n_in");
+  LayerCode code;
+  code.includes = {"kiln/dense.h"};
+  ConfigWriter w(cfg);
+  w.field("n_rows", in_numel / p.n_in);
+  write_product_fields(w, layer, p.n_in, p.n_out, p.act);
+  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  code.config = w.finish();
+  add_weights(code, layer, p.n_in * p.n_out, p.n_out);
+  code.call = call("kiln::dense", cfg, ctx, true, layer.name);
+  return code;
+}
+
+LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<ConvParams>();
+  const std::string cfg = "config_" + layer.name;
+  if (p.groups < 1 || p.c_in % p.groups != 0 || p.c_out % p.groups != 0)
+    unsupported(layer, "groups must divide the input and output channels");
+  check_window(layer, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
+  check_window(layer, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
+  const int64_t n_in = p.kernel_h * p.kernel_w * (p.c_in / p.groups);
+  LayerCode code;
+  code.includes = {"kiln/conv.h"};
+  ConfigWriter w(cfg);
+  write_geometry(w, p.in_h, p.in_w, p.out_h, p.out_w, p.pad_top, p.pad_bottom, p.pad_left,
+                 p.pad_right);
+  w.field("n_chan", p.c_in);
+  w.field("n_filt", p.c_out);
+  w.field("filt_height", p.kernel_h);
+  w.field("filt_width", p.kernel_w);
+  w.field("stride_height", p.stride_h);
+  w.field("stride_width", p.stride_w);
+  w.field("groups", p.groups);
+  write_product_fields(w, layer, n_in, p.c_out, p.act);
+  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  std::string fn = "kiln::conv_2d";
+  const bool encoded = ctx.io_type == IOType::Stream && layer.conv_impl == ConvImpl::Encoded;
+  w.raw(std::string("static const kiln::ConvImpl implementation = kiln::ConvImpl::") +
+        (encoded ? "Encoded;" : "LineBuffer;"));
+  if (ctx.io_type == IOType::Stream) {
+    if (encoded) {
+      if (p.kernel_h * p.kernel_w > 64)
+        unsupported(layer, "encoded convolution needs kernel_h * kernel_w <= 64",
+                    "use ConvImplementation: LineBuffer for this layer");
+      const EncodedTable t = encoded_table(p);
+      w.field("stream_depth", t.stream_depth);
+      w.field("n_row_classes", t.n_row_classes);
+      w.field("n_col_classes", t.n_col_classes);
+      std::ostringstream os;
+      os << "static unsigned long long instruction(int i) {\n"
+         << "    static const unsigned long long table[" << t.table.size() << "] = {";
+      for (std::size_t i = 0; i < t.table.size(); ++i)
+        os << (i ? ", " : "") << (i % 8 == 0 ? "\n        " : "") << t.table[i] << "ULL";
+      os << "};\n    return table[i];\n  }";
+      w.raw(os.str());
+      fn = "kiln::conv_2d_encoded";
+    } else {
+      fn = "kiln::conv_2d_line_buffer";
+    }
+  }
+  code.config = w.finish();
+  add_weights(code, layer, n_in * p.c_out, p.c_out);
+  code.call = call(fn, cfg, ctx, true, layer.name);
+  return code;
+}
+
+LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<PoolParams>();
+  const std::string cfg = "config_" + layer.name;
+  check_window(layer, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
+  check_window(layer, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
+  LayerCode code;
+  code.includes = {"kiln/pool.h"};
+  ConfigWriter w(cfg);
+  write_geometry(w, p.in_h, p.in_w, p.out_h, p.out_w, p.pad_top, p.pad_bottom, p.pad_left,
+                 p.pad_right);
+  w.field("n_chan", p.channels);
+  w.field("pool_height", p.kernel_h);
+  w.field("pool_width", p.kernel_w);
+  w.field("stride_height", p.stride_h);
+  w.field("stride_width", p.stride_w);
+  w.raw(std::string("static const kiln::PoolOp pool_op = kiln::PoolOp::") +
+        (p.kind == PoolKind::Max ? "Max;" : "Average;"));
+  w.raw(std::string("static const bool count_include_pad = ") +
+        (p.count_include_pad ? "true;" : "false;"));
+  w.type("accum_t", layer.name + "_accum_t");
+  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  code.config = w.finish();
+  const bool global = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 &&
+                      p.pad_bottom == 0 && p.pad_left == 0 && p.pad_right == 0;
+  code.call = call(global ? "kiln::global_pool_2d" : "kiln::pool_2d", cfg, ctx, false, "");
+  return code;
+}
+
+LayerCode emit_zero_pad(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<ZeroPadParams>();
+  const std::string cfg = "config_" + layer.name;
+  LayerCode code;
+  code.includes = {"kiln/zero_pad.h"};
+  ConfigWriter w(cfg);
+  write_geometry(w, p.in_h, p.in_w, p.in_h + p.pad_top + p.pad_bottom,
+                 p.in_w + p.pad_left + p.pad_right, p.pad_top, p.pad_bottom, p.pad_left,
+                 p.pad_right);
+  w.field("n_chan", p.channels);
+  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  code.config = w.finish();
+  code.call = call("kiln::zero_pad_2d", cfg, ctx, false, "");
+  return code;
+}
+
+}  // namespace
+
+EncodedTable encoded_table(const ConvParams& p) {
+  const int64_t kh = p.kernel_h, kw = p.kernel_w;
+  const int64_t hp = p.in_h + p.pad_top + p.pad_bottom;
+  const int64_t wp = p.in_w + p.pad_left + p.pad_right;
+  // Bit k of axis_mask(i) is set when padded index i is window offset k of
+  // some output position.
+  auto axis_mask = [](int64_t i, int64_t k, int64_t s, int64_t out) {
+    uint64_t m = 0;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t off = i - o * s;
+      if (off >= 0 && off < k) m |= uint64_t{1} << off;
+    }
+    return m;
+  };
+  // The header's encoded_class(): own class above the first complete window
+  // and below the last window start, stride-periodic in between.
+  auto cls = [](int64_t i, int64_t k, int64_t s, int64_t out) {
+    const int64_t top = k - 1, last = (out - 1) * s;
+    if (i < top) return i;
+    if (i <= last) return top + (i - top) % s;
+    return top + s + (i - last - 1);
+  };
+  EncodedTable t;
+  t.n_row_classes = (kh - 1) + p.stride_h + (hp - 1 - (p.out_h - 1) * p.stride_h);
+  t.n_col_classes = (kw - 1) + p.stride_w + (wp - 1 - (p.out_w - 1) * p.stride_w);
+  t.table.assign(t.n_row_classes * t.n_col_classes, 0);
+  std::vector<bool> set(t.table.size(), false);
+  std::vector<int64_t> fill(kh * kw, 0);
+  t.stream_depth = 1;
+  for (int64_t ph = 0; ph < hp; ++ph) {
+    const uint64_t rm = axis_mask(ph, kh, p.stride_h, p.out_h);
+    for (int64_t pw = 0; pw < wp; ++pw) {
+      const uint64_t cm = axis_mask(pw, kw, p.stride_w, p.out_w);
+      uint64_t instr = 0;
+      for (int64_t a = 0; a < kh; ++a)
+        for (int64_t b = 0; b < kw; ++b)
+          if (((rm >> a) & 1) && ((cm >> b) & 1)) instr |= uint64_t{1} << (a * kw + b);
+      const int64_t idx =
+          cls(ph, kh, p.stride_h, p.out_h) * t.n_col_classes + cls(pw, kw, p.stride_w, p.out_w);
+      KILN_ASSERT(idx >= 0 && idx < static_cast<int64_t>(t.table.size()),
+                  "encoded class out of range");
+      KILN_ASSERT(!set[idx] || t.table[idx] == instr, "encoded classes disagree");
+      t.table[idx] = instr;
+      set[idx] = true;
+      // FIFO occupancy, to size the streams.
+      for (int64_t q = 0; q < kh * kw; ++q) {
+        if ((instr >> q) & 1) fill[q]++;
+        t.stream_depth = std::max(t.stream_depth, fill[q]);
+      }
+      if ((instr >> (kh * kw - 1)) & 1)
+        for (int64_t& f : fill) f--;
+    }
+  }
+  return t;
+}
+
+LayerCode emit_dense_conv_pool(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  switch (layer.kind) {
+    case LayerKind::Dense: return emit_dense(model, layer, ctx);
+    case LayerKind::Conv: return emit_conv(model, layer, ctx);
+    case LayerKind::Pool: return emit_pool(model, layer, ctx);
+    case LayerKind::ZeroPad: return emit_zero_pad(model, layer, ctx);
+    default:
+      throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+                  std::string("emit_dense_conv_pool called for a ") + layer_kind_name(layer.kind) +
+                      " layer");
+  }
+}
+
+}  // namespace kiln::hls

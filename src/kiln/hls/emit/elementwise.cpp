@@ -1,0 +1,299 @@
+// Emits the activation, softmax, merge, batch-norm and data-movement layers:
+// config structs for the headers activation.h, softmax.h, merge.h,
+// batchnorm.h, reshape.h, transpose.h and matmul.h, their calls, and their
+// constant arrays (tables from tables.h, slopes and batch-norm constants).
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kiln/hls/emit/layer_code.h"
+#include "kiln/hls/tables.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+
+namespace {
+
+// Accumulates the `struct config_<layer> { ... };` text.
+class ConfigWriter {
+ public:
+  explicit ConfigWriter(const std::string& layer) : name_("config_" + layer) {
+    out_ << "struct " << name_ << " {\n";
+  }
+  void value(const char* field, int64_t v) {
+    out_ << "  static const unsigned " << field << " = " << v << ";\n";
+  }
+  void signed_value(const char* field, int64_t v) {
+    out_ << "  static const int " << field << " = " << v << ";\n";
+  }
+  void flag(const char* field, bool v) {
+    out_ << "  static const bool " << field << " = " << (v ? "true" : "false") << ";\n";
+  }
+  void type(const char* field, const std::string& type_name) {
+    out_ << "  typedef " << type_name << " " << field << ";\n";
+  }
+  // A parameter, quantized to param_t and written exactly.
+  void param(const char* field, double v) {
+    const FixedType p = param_type();
+    out_ << "  static double " << field << "() { return "
+         << fixed_literal(numeric::quantize(v, p), p) << "; }\n";
+  }
+  const std::string& name() const { return name_; }
+  std::string text() const { return out_.str() + "};\n"; }
+
+ private:
+  std::string name_;
+  std::ostringstream out_;
+};
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// The io_stream element width of a tensor: its last dimension.
+int64_t width(const TensorInfo& t) {
+  return t.shape.empty() ? 1 : t.shape.back();
+}
+
+[[noreturn]] void unsupported(const Layer& layer, const std::string& what,
+                              const std::string& hint = {}) {
+  throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'", what, hint);
+}
+
+std::string call(const std::string& function, const std::string& config,
+                 const std::vector<std::string>& args) {
+  std::string s = function + "<" + config + ">(";
+  for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+  return s + ");\n";
+}
+
+WeightArray table_array(const Layer& layer, const std::string& suffix,
+                        const std::string& type_suffix, const FixedType& type,
+                        std::vector<int64_t> raw) {
+  return WeightArray{layer.name + suffix, layer.name + type_suffix, type, std::move(raw)};
+}
+
+void emit_activation(const Model& model, const Layer& layer, const EmitContext& ctx,
+                     LayerCode& code) {
+  const auto& p = layer.as<ActivationParams>();
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(out.shape));
+  cfg.value("channels", width(out));
+  std::vector<std::string> args{ctx.inputs.at(0)};
+  std::string function;
+  switch (p.act.kind) {
+    case ActKind::None: function = "kiln::linear"; break;
+    case ActKind::Relu: function = "kiln::relu"; break;
+    case ActKind::LeakyRelu:
+      function = "kiln::leaky_relu";
+      cfg.param("alpha", p.act.alpha);
+      break;
+    case ActKind::Clip:
+      function = "kiln::clip";
+      cfg.param("lo", p.act.alpha);
+      cfg.param("hi", p.act.beta);
+      break;
+    case ActKind::PRelu:
+      function = "kiln::prelu";
+      if (p.channels != width(out) ||
+          layer.weights.size() != static_cast<std::size_t>(p.channels)) {
+        unsupported(layer, "PRelu slope is not one value per channel of the last axis");
+      }
+      cfg.type("weight_t", layer.name + "_weight_t");
+      code.arrays.push_back(
+          table_array(layer, "_w", "_weight_t", layer.precision.weight, layer.weights));
+      args.push_back(layer.name + "_w");
+      break;
+    case ActKind::Elu:
+      function = "kiln::elu";
+      cfg.param("alpha", p.act.alpha);
+      break;
+    case ActKind::Selu:
+      function = "kiln::selu";
+      cfg.param("alpha", p.act.alpha);
+      cfg.param("gamma", p.act.beta);
+      break;
+    case ActKind::Sigmoid: function = "kiln::sigmoid"; break;
+    case ActKind::Tanh: function = "kiln::tanh"; break;
+    case ActKind::Exp: function = "kiln::exp"; break;
+  }
+  if (auto kind = table_kind(p.act.kind)) {
+    const TableGeometry g = table_geometry(*kind, layer.tables, 0, layer.onnx_name);
+    cfg.value("table_size", g.size);
+    cfg.signed_value("table_shift", g.shift);
+    cfg.type("table_t", layer.name + "_table_t");
+    code.arrays.push_back(table_array(layer, "_table", "_table_t", layer.precision.table,
+                                      make_table(*kind, g, layer.precision.table)));
+    args.push_back(layer.name + "_table");
+  }
+  args.push_back(ctx.output);
+  code.includes.push_back("kiln/activation.h");
+  code.config = cfg.text();
+  code.call = call(function, cfg.name(), args);
+}
+
+void emit_softmax(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const auto& p = layer.as<SoftmaxParams>();
+  const TableGeometry eg =
+      table_geometry(TableKind::SoftmaxExp, layer.tables, p.length, layer.onnx_name);
+  const TableGeometry ig =
+      table_geometry(TableKind::SoftmaxInv, layer.tables, p.length, layer.onnx_name);
+  ConfigWriter cfg(layer.name);
+  cfg.value("rows", p.rows);
+  cfg.value("length", p.length);
+  cfg.value("table_size", eg.size);
+  cfg.signed_value("table_shift", eg.shift);
+  cfg.value("inv_table_size", ig.size);
+  cfg.signed_value("inv_table_shift", ig.shift);
+  cfg.type("table_t", layer.name + "_table_t");
+  cfg.type("inv_table_t", layer.name + "_inv_table_t");
+  cfg.type("accum_t", layer.name + "_accum_t");
+  code.arrays.push_back(table_array(layer, "_table", "_table_t", layer.precision.table,
+                                    make_table(TableKind::SoftmaxExp, eg, layer.precision.table)));
+  code.arrays.push_back(
+      table_array(layer, "_inv_table", "_inv_table_t", layer.precision.inv_table,
+                  make_table(TableKind::SoftmaxInv, ig, layer.precision.inv_table)));
+  code.includes.push_back("kiln/softmax.h");
+  code.config = cfg.text();
+  code.call =
+      call("kiln::softmax", cfg.name(),
+           {ctx.inputs.at(0), layer.name + "_table", layer.name + "_inv_table", ctx.output});
+}
+
+void emit_batchnorm(const Model& model, const Layer& layer, const EmitContext& ctx,
+                    LayerCode& code) {
+  const auto& p = layer.as<BatchNormParams>();
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  if (p.channels != width(out)) unsupported(layer, "BatchNorm channels are not the last axis");
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(out.shape));
+  cfg.value("channels", p.channels);
+  cfg.type("weight_t", layer.name + "_weight_t");
+  cfg.type("bias_t", layer.name + "_bias_t");
+  code.arrays.push_back(
+      table_array(layer, "_w", "_weight_t", layer.precision.weight, layer.weights));
+  code.arrays.push_back(table_array(layer, "_b", "_bias_t", layer.precision.bias, layer.bias));
+  code.includes.push_back("kiln/batchnorm.h");
+  code.config = cfg.text();
+  code.call = call("kiln::batchnorm", cfg.name(),
+                   {ctx.inputs.at(0), layer.name + "_w", layer.name + "_b", ctx.output});
+}
+
+void emit_binary(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const auto& p = layer.as<BinaryParams>();
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(out.shape));
+  cfg.value("channels", width(out));
+  const char* function = p.op == BinaryOp::Add   ? "kiln::add"
+                         : p.op == BinaryOp::Sub ? "kiln::sub"
+                                                 : "kiln::mul";
+  code.includes.push_back("kiln/merge.h");
+  code.config = cfg.text();
+  code.call = call(function, cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output});
+}
+
+void emit_reshape(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(out.shape));
+  code.includes.push_back("kiln/reshape.h");
+  code.config = cfg.text();
+  code.call = call("kiln::reshape", cfg.name(), {ctx.inputs.at(0), ctx.output});
+}
+
+void emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const auto& p = layer.as<ConcatParams>();
+  const std::size_t n_in = layer.inputs.size();
+  if (n_in == 1) return emit_reshape(model, layer, ctx, code);  // a copy
+  if (n_in > 4) {
+    unsupported(layer, "Concat of " + std::to_string(n_in) + " inputs (at most 4)",
+                "split it into concatenations of at most 4 inputs");
+  }
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  const int rank = static_cast<int>(out.shape.size());
+  KILN_ASSERT(p.axis >= 0 && p.axis < rank, "concat axis out of range");
+  int64_t outer = 1;
+  for (int a = 0; a < p.axis; ++a) outer *= out.shape[static_cast<std::size_t>(a)];
+  ConfigWriter cfg(layer.name);
+  cfg.value("outer", outer);
+  static const char* kInner[] = {"in0_inner", "in1_inner", "in2_inner", "in3_inner"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    int64_t inner = 0;
+    if (i < n_in) {
+      inner = numel(model.tensors.at(static_cast<std::size_t>(layer.inputs[i])).shape) / outer;
+    }
+    cfg.value(kInner[i], inner);
+  }
+  cfg.flag("last_axis", p.axis == rank - 1);
+  std::vector<std::string> args(ctx.inputs.begin(), ctx.inputs.end());
+  args.push_back(ctx.output);
+  code.includes.push_back("kiln/merge.h");
+  code.config = cfg.text();
+  code.call = call("kiln::concat", cfg.name(), args);
+}
+
+void emit_transpose(const Model& model, const Layer& layer, const EmitContext& ctx,
+                    LayerCode& code) {
+  const auto& p = layer.as<TransposeParams>();
+  const TensorInfo& in = model.tensors.at(static_cast<std::size_t>(layer.inputs.at(0)));
+  const std::size_t rank = in.shape.size();
+  if (rank > 4) unsupported(layer, "Transpose of rank " + std::to_string(rank) + " (at most 4)");
+  KILN_ASSERT(p.perm.size() == rank, "transpose perm rank");
+  std::vector<int64_t> stride(rank, 1);
+  for (std::size_t a = rank; a-- > 1;) stride[a - 1] = stride[a] * in.shape[a];
+  // Output axes padded to 4 with leading axes of size 1 (stride 0).
+  int64_t dims[4] = {1, 1, 1, 1}, strides[4] = {0, 0, 0, 0};
+  for (std::size_t a = 0; a < rank; ++a) {
+    const auto src = static_cast<std::size_t>(p.perm[a]);
+    dims[4 - rank + a] = in.shape.at(src);
+    strides[4 - rank + a] = stride.at(src);
+  }
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(in.shape));
+  static const char* kDim[] = {"d0", "d1", "d2", "d3"};
+  static const char* kStride[] = {"s0", "s1", "s2", "s3"};
+  for (int a = 0; a < 4; ++a) cfg.value(kDim[a], dims[a]);
+  for (int a = 0; a < 4; ++a) cfg.value(kStride[a], strides[a]);
+  code.includes.push_back("kiln/transpose.h");
+  code.config = cfg.text();
+  code.call = call("kiln::transpose", cfg.name(), {ctx.inputs.at(0), ctx.output});
+}
+
+void emit_matmul(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const auto& p = layer.as<MatMulParams>();
+  ConfigWriter cfg(layer.name);
+  cfg.value("batch", p.batch);
+  cfg.value("m", p.m);
+  cfg.value("k", p.k);
+  cfg.value("n", p.n);
+  cfg.type("accum_t", layer.name + "_accum_t");
+  code.includes.push_back("kiln/matmul.h");
+  code.config = cfg.text();
+  code.call = call("kiln::matmul", cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output});
+}
+
+}  // namespace
+
+LayerCode emit_elementwise(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  LayerCode code;
+  switch (layer.kind) {
+    case LayerKind::Activation: emit_activation(model, layer, ctx, code); break;
+    case LayerKind::Softmax: emit_softmax(layer, ctx, code); break;
+    case LayerKind::BatchNorm: emit_batchnorm(model, layer, ctx, code); break;
+    case LayerKind::Binary: emit_binary(model, layer, ctx, code); break;
+    case LayerKind::Concat: emit_concat(model, layer, ctx, code); break;
+    case LayerKind::Transpose: emit_transpose(model, layer, ctx, code); break;
+    case LayerKind::MatMul: emit_matmul(layer, ctx, code); break;
+    case LayerKind::Reshape: emit_reshape(model, layer, ctx, code); break;
+    default:
+      KILN_ASSERT(false,
+                  std::string("emit_elementwise: layer kind ") + layer_kind_name(layer.kind));
+  }
+  return code;
+}
+
+}  // namespace kiln::hls

@@ -1,0 +1,202 @@
+// Bit-exact emulator kernels for Dense, Conv, Pool and ZeroPad, written from
+// docs/numerics.md with the runtime arithmetic of numeric/fixed.h only (not
+// from the layer library headers, which they check).
+#include <string>
+#include <vector>
+
+#include "kiln/hls/emulate/emulator.h"
+#include "kiln/numeric/fixed.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+namespace {
+
+using numeric::Exact;
+using numeric::OverflowEvent;
+
+FixedType param_type() {
+  FixedType t;
+  t.width = 24;
+  t.integer = 8;
+  t.is_signed = true;
+  t.quant = numeric::QuantMode::Rnd;
+  t.overflow = numeric::OverflowMode::Sat;
+  return t;
+}
+
+// Q_t(e), counting the event.
+int64_t assign(const Exact& e, const FixedType& t, OverflowCounts& counts) {
+  OverflowEvent ev = OverflowEvent::None;
+  const int64_t r = numeric::quantize(e, t, &ev);
+  if (ev == OverflowEvent::Wrapped) counts.wrapped++;
+  if (ev == OverflowEvent::Saturated) counts.saturated++;
+  return r;
+}
+
+// Sign of a - b.
+int compare(const Exact& a, const Exact& b) {
+  const Exact d = numeric::exact_sub(a, b);
+  return d.raw < 0 ? -1 : (d.raw > 0 ? 1 : 0);
+}
+
+// Fused activation on the exact accumulator value; returns Q_result(act(a)).
+int64_t activate(int64_t acc_raw, const FixedType& acc_t, const Activation& act,
+                 const FixedType& res_t, OverflowCounts& counts, const Layer& layer) {
+  const Exact a = numeric::to_exact(acc_raw, acc_t);
+  const Exact zero{};
+  const FixedType pt = param_type();
+  switch (act.kind) {
+    case ActKind::None: return assign(a, res_t, counts);
+    case ActKind::Relu: return assign(compare(a, zero) > 0 ? a : zero, res_t, counts);
+    case ActKind::LeakyRelu: {
+      if (compare(a, zero) >= 0) return assign(a, res_t, counts);
+      const Exact alpha = numeric::to_exact(numeric::quantize(act.alpha, pt), pt);
+      return assign(numeric::exact_mul(a, alpha), res_t, counts);
+    }
+    case ActKind::Clip: {
+      const Exact lo = numeric::to_exact(numeric::quantize(act.alpha, pt), pt);
+      const Exact hi = numeric::to_exact(numeric::quantize(act.beta, pt), pt);
+      Exact m = compare(a, lo) >= 0 ? a : lo;  // max(a, lo)
+      if (compare(m, hi) > 0) m = hi;          // min(m, hi)
+      return assign(m, res_t, counts);
+    }
+    default:
+      throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'",
+                  "this activation cannot be fused into a dense or convolution layer");
+  }
+}
+
+// One accumulation step: Q_acc(a + x * w).
+int64_t mac(int64_t acc, const FixedType& acc_t, int64_t x, const FixedType& x_t, int64_t w,
+            const FixedType& w_t, OverflowCounts& counts) {
+  const Exact prod = numeric::exact_mul(numeric::to_exact(x, x_t), numeric::to_exact(w, w_t));
+  return assign(numeric::exact_add(numeric::to_exact(acc, acc_t), prod), acc_t, counts);
+}
+
+int64_t bias_of(const Layer& layer, int64_t j) {
+  return layer.bias.empty() ? 0 : layer.bias.at(j);
+}
+
+void dense(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<DenseParams>();
+  const Precision& pr = layer.precision;
+  const int64_t rows = static_cast<int64_t>(in.raw.size()) / p.n_in;
+  out.raw.assign(rows * p.n_out, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < p.n_out; ++j) {
+      int64_t a = assign(numeric::to_exact(bias_of(layer, j), pr.bias), pr.accum, counts);
+      for (int64_t i = 0; i < p.n_in; ++i)
+        a = mac(a, pr.accum, in.raw.at(r * p.n_in + i), in.type, layer.weights.at(i * p.n_out + j),
+                pr.weight, counts);
+      out.raw[r * p.n_out + j] = activate(a, pr.accum, p.act, out.type, counts, layer);
+    }
+  }
+}
+
+void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<ConvParams>();
+  const Precision& pr = layer.precision;
+  const int64_t cin_g = p.c_in / p.groups, cout_g = p.c_out / p.groups;
+  out.raw.assign(p.out_h * p.out_w * p.c_out, 0);
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+      for (int64_t co = 0; co < p.c_out; ++co) {
+        const int64_t g = co / cout_g;
+        int64_t a = assign(numeric::to_exact(bias_of(layer, co), pr.bias), pr.accum, counts);
+        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const int64_t ih = oh * p.stride_h + kh - p.pad_top;
+          if (ih < 0 || ih >= p.in_h) continue;  // padded: skipped
+          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+            const int64_t iw = ow * p.stride_w + kw - p.pad_left;
+            if (iw < 0 || iw >= p.in_w) continue;
+            for (int64_t cl = 0; cl < cin_g; ++cl) {
+              const int64_t x = in.raw.at((ih * p.in_w + iw) * p.c_in + g * cin_g + cl);
+              const int64_t w =
+                  layer.weights.at(((kh * p.kernel_w + kw) * cin_g + cl) * p.c_out + co);
+              a = mac(a, pr.accum, x, in.type, w, pr.weight, counts);
+            }
+          }
+        }
+        out.raw[(oh * p.out_w + ow) * p.c_out + co] =
+            activate(a, pr.accum, p.act, out.type, counts, layer);
+      }
+    }
+  }
+}
+
+void pool(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<PoolParams>();
+  const Precision& pr = layer.precision;
+  const FixedType pt = param_type();
+  out.raw.assign(p.out_h * p.out_w * p.channels, 0);
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+      for (int64_t c = 0; c < p.channels; ++c) {
+        bool any = false;
+        int64_t best = 0;
+        int64_t a = 0;  // raw in accum, starts at exact 0
+        int64_t count = 0;
+        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const int64_t ih = oh * p.stride_h + kh - p.pad_top;
+          if (ih < 0 || ih >= p.in_h) continue;
+          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+            const int64_t iw = ow * p.stride_w + kw - p.pad_left;
+            if (iw < 0 || iw >= p.in_w) continue;
+            const int64_t x = in.raw.at((ih * p.in_w + iw) * p.channels + c);
+            if (!any || x > best) best = x;  // same format: raw order is value order
+            any = true;
+            if (p.kind == PoolKind::Average) {
+              a = assign(
+                  numeric::exact_add(numeric::to_exact(a, pr.accum), numeric::to_exact(x, in.type)),
+                  pr.accum, counts);
+            }
+            count++;
+          }
+        }
+        int64_t y = 0;
+        if (p.kind == PoolKind::Max) {
+          y = any ? assign(numeric::to_exact(best, in.type), out.type, counts) : 0;
+        } else {
+          if (p.count_include_pad) count = p.kernel_h * p.kernel_w;
+          if (count > 0) {
+            const Exact r = numeric::to_exact(numeric::quantize(1.0 / count, pt), pt);
+            y = assign(numeric::exact_mul(numeric::to_exact(a, pr.accum), r), out.type, counts);
+          }
+        }
+        out.raw[(oh * p.out_w + ow) * p.channels + c] = y;
+      }
+    }
+  }
+}
+
+void zero_pad(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<ZeroPadParams>();
+  const int64_t oh_n = p.in_h + p.pad_top + p.pad_bottom;
+  const int64_t ow_n = p.in_w + p.pad_left + p.pad_right;
+  out.raw.assign(oh_n * ow_n * p.channels, 0);
+  for (int64_t h = 0; h < p.in_h; ++h)
+    for (int64_t w = 0; w < p.in_w; ++w)
+      for (int64_t c = 0; c < p.channels; ++c)
+        out.raw[((h + p.pad_top) * ow_n + (w + p.pad_left)) * p.channels + c] =
+            assign(numeric::to_exact(in.raw.at((h * p.in_w + w) * p.channels + c), in.type),
+                   out.type, counts);
+}
+
+}  // namespace
+
+void emulate_dense_conv_pool(const Layer& layer, const std::vector<const FixedTensor*>& in,
+                             FixedTensor& out, OverflowCounts& counts) {
+  KILN_ASSERT(!in.empty() && in[0] != nullptr, "dense/conv/pool layer without input");
+  switch (layer.kind) {
+    case LayerKind::Dense: return dense(layer, *in[0], out, counts);
+    case LayerKind::Conv: return conv(layer, *in[0], out, counts);
+    case LayerKind::Pool: return pool(layer, *in[0], out, counts);
+    case LayerKind::ZeroPad: return zero_pad(layer, *in[0], out, counts);
+    default:
+      throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+                  std::string("emulate_dense_conv_pool called for a ") +
+                      layer_kind_name(layer.kind) + " layer");
+  }
+}
+
+}  // namespace kiln::hls

@@ -1,0 +1,350 @@
+// Emulator kernels of the activation, softmax, merge and data-movement
+// layers, written from docs/numerics.md with numeric/fixed.h arithmetic only
+// (independent of the shipped headers; only the table data is shared).
+#include <cstddef>
+#include <string>
+
+#include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/tables.h"
+#include "kiln/numeric/fixed.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+
+namespace {
+
+using numeric::Exact;
+using numeric::int128;
+using numeric::OverflowEvent;
+
+Exact exact_of(const FixedTensor& t, std::size_t i) {
+  return numeric::to_exact(t.raw[i], t.type);
+}
+
+// Q_t(v), counting the overflow event.
+int64_t assign(const Exact& v, const FixedType& t, OverflowCounts& counts) {
+  OverflowEvent event = OverflowEvent::None;
+  const int64_t raw = numeric::quantize(v, t, &event);
+  if (event == OverflowEvent::Wrapped) ++counts.wrapped;
+  if (event == OverflowEvent::Saturated) ++counts.saturated;
+  return raw;
+}
+
+bool non_negative(const Exact& v) {
+  return v.raw >= 0;
+}
+bool less(const Exact& a, const Exact& b) {
+  return numeric::exact_sub(a, b).raw < 0;
+}
+
+// A parameter as kiln writes it: quantized to param_t.
+Exact param(double v) {
+  const FixedType p = param_type();
+  return numeric::to_exact(numeric::quantize(v, p), p);
+}
+
+// floor(v * 2^s), saturated far outside any table index (|result| < 2^62).
+int64_t floor_scaled(const Exact& v, int s) {
+  constexpr int128 kBig = int128{1} << 62;
+  const int down = v.frac - s;
+  int128 r;
+  if (down >= 0) {
+    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
+  } else {
+    const int up = -down;
+    if (up >= 62) {
+      r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
+    } else if (v.raw > (kBig >> up)) {
+      r = kBig;
+    } else if (v.raw < -(kBig >> up)) {
+      r = -kBig;
+    } else {
+      r = v.raw * (int128{1} << up);
+    }
+  }
+  if (r > kBig) r = kBig;
+  if (r < -kBig) r = -kBig;
+  return static_cast<int64_t>(r);
+}
+
+int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// A symmetric table (docs/numerics.md "Lookup tables").
+struct SymTable {
+  TableGeometry g;
+  FixedType type;
+  std::vector<int64_t> raw;
+  Exact lookup(const Exact& x) const {
+    const int64_t idx = clamp(floor_scaled(x, g.shift) + g.size / 2, 0, g.size - 1);
+    return numeric::to_exact(raw[static_cast<std::size_t>(idx)], type);
+  }
+};
+
+SymTable load_table(const Layer& layer, TableKind kind) {
+  SymTable t;
+  t.g = table_geometry(kind, layer.tables, 0, layer.name);
+  t.type = layer.precision.table;
+  t.raw = make_table(kind, t.g, t.type);
+  return t;
+}
+
+void check_inputs(const Layer& layer, const std::vector<const FixedTensor*>& in, std::size_t n) {
+  KILN_ASSERT(in.size() == n, "layer " + layer.name + ": wrong input count");
+}
+
+void check_numel(const Layer& layer, const FixedTensor& t, int64_t n) {
+  KILN_ASSERT(static_cast<int64_t>(t.raw.size()) == n,
+              "layer " + layer.name + ": tensor has " + std::to_string(t.raw.size()) +
+                  " values, expected " + std::to_string(n));
+}
+
+void emulate_activation(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+                        OverflowCounts& counts) {
+  const auto& p = layer.as<ActivationParams>();
+  const FixedType& rt = out.type;
+  const std::size_t n = x.raw.size();
+  out.raw.assign(n, 0);
+  const Exact one{1, 0};
+  std::optional<SymTable> table;
+  if (auto kind = table_kind(p.act.kind)) table = load_table(layer, *kind);
+  const Exact alpha = param(p.act.alpha);
+  const Exact beta = param(p.act.beta);  // Selu gamma, Clip hi
+  const Exact zero{0, 0};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Exact v = exact_of(x, i);
+    Exact y = v;
+    switch (p.act.kind) {
+      case ActKind::None: break;
+      case ActKind::Relu: y = non_negative(v) ? v : zero; break;
+      case ActKind::LeakyRelu:
+        if (!non_negative(v)) y = numeric::exact_mul(v, alpha);
+        break;
+      case ActKind::PRelu: {
+        KILN_ASSERT(p.channels > 0, "PRelu without channels");
+        const std::size_t c = i % static_cast<std::size_t>(p.channels);
+        KILN_ASSERT(c < layer.weights.size(), "PRelu slope missing");
+        if (!non_negative(v)) {
+          y = numeric::exact_mul(v, numeric::to_exact(layer.weights[c], layer.precision.weight));
+        }
+        break;
+      }
+      case ActKind::Clip: {
+        const Exact m = less(v, alpha) ? alpha : v;  // max(x, lo)
+        y = less(beta, m) ? beta : m;                // min(., hi)
+        break;
+      }
+      case ActKind::Elu:
+        if (!non_negative(v)) {
+          y = numeric::exact_mul(alpha, numeric::exact_sub(table->lookup(v), one));
+        }
+        break;
+      case ActKind::Selu:
+        if (!non_negative(v)) {
+          y = numeric::exact_mul(alpha, numeric::exact_sub(table->lookup(v), one));
+        }
+        y = numeric::exact_mul(beta, y);
+        break;
+      case ActKind::Sigmoid:
+      case ActKind::Tanh:
+      case ActKind::Exp: y = table->lookup(v); break;
+    }
+    out.raw[i] = assign(y, rt, counts);
+  }
+}
+
+void emulate_softmax(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+                     OverflowCounts& counts) {
+  const auto& p = layer.as<SoftmaxParams>();
+  check_numel(layer, x, p.rows * p.length);
+  const TableGeometry eg =
+      table_geometry(TableKind::SoftmaxExp, layer.tables, p.length, layer.name);
+  const TableGeometry ig =
+      table_geometry(TableKind::SoftmaxInv, layer.tables, p.length, layer.name);
+  const FixedType& tt = layer.precision.table;
+  const FixedType& it = layer.precision.inv_table;
+  const FixedType& at = layer.precision.accum;
+  const std::vector<int64_t> exp_table = make_table(TableKind::SoftmaxExp, eg, tt);
+  const std::vector<int64_t> inv_table = make_table(TableKind::SoftmaxInv, ig, it);
+  out.raw.assign(x.raw.size(), 0);
+  const std::size_t len = static_cast<std::size_t>(p.length);
+  std::vector<Exact> e(len);
+  for (int64_t r = 0; r < p.rows; ++r) {
+    const std::size_t base = static_cast<std::size_t>(r) * len;
+    Exact m = exact_of(x, base);
+    for (std::size_t i = 1; i < len; ++i) {
+      if (less(m, exact_of(x, base + i))) m = exact_of(x, base + i);
+    }
+    int64_t sum = 0;  // raw in accum
+    for (std::size_t i = 0; i < len; ++i) {
+      const Exact d = numeric::exact_sub(m, exact_of(x, base + i));
+      const int64_t idx = clamp(floor_scaled(d, eg.shift), 0, eg.size - 1);
+      e[i] = numeric::to_exact(exp_table[static_cast<std::size_t>(idx)], tt);
+      sum = assign(numeric::exact_add(numeric::to_exact(sum, at), e[i]), at, counts);
+    }
+    const int64_t j = clamp(floor_scaled(numeric::to_exact(sum, at), ig.shift), 0, ig.size - 1);
+    const Exact inv = numeric::to_exact(inv_table[static_cast<std::size_t>(j)], it);
+    for (std::size_t i = 0; i < len; ++i) {
+      out.raw[base + i] = assign(numeric::exact_mul(e[i], inv), out.type, counts);
+    }
+  }
+}
+
+void emulate_batchnorm(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+                       OverflowCounts& counts) {
+  const auto& p = layer.as<BatchNormParams>();
+  KILN_ASSERT(p.channels > 0 && layer.weights.size() == static_cast<std::size_t>(p.channels) &&
+                  layer.bias.size() == static_cast<std::size_t>(p.channels),
+              "batchnorm " + layer.name + ": scale/bias size");
+  out.raw.assign(x.raw.size(), 0);
+  for (std::size_t i = 0; i < x.raw.size(); ++i) {
+    const std::size_t c = i % static_cast<std::size_t>(p.channels);
+    const Exact s = numeric::to_exact(layer.weights[c], layer.precision.weight);
+    const Exact b = numeric::to_exact(layer.bias[c], layer.precision.bias);
+    out.raw[i] =
+        assign(numeric::exact_add(numeric::exact_mul(exact_of(x, i), s), b), out.type, counts);
+  }
+}
+
+void emulate_binary(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
+                    FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<BinaryParams>();
+  KILN_ASSERT(a.raw.size() == b.raw.size(), "binary " + layer.name + ": operand sizes differ");
+  out.raw.assign(a.raw.size(), 0);
+  for (std::size_t i = 0; i < a.raw.size(); ++i) {
+    const Exact x = exact_of(a, i), y = exact_of(b, i);
+    Exact r;
+    switch (p.op) {
+      case BinaryOp::Add: r = numeric::exact_add(x, y); break;
+      case BinaryOp::Sub: r = numeric::exact_sub(x, y); break;
+      case BinaryOp::Mul: r = numeric::exact_mul(x, y); break;
+    }
+    out.raw[i] = assign(r, out.type, counts);
+  }
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+void emulate_concat(const Layer& layer, const std::vector<const FixedTensor*>& in, FixedTensor& out,
+                    OverflowCounts& counts) {
+  const auto& p = layer.as<ConcatParams>();
+  KILN_ASSERT(p.axis >= 0 && p.axis < static_cast<int>(out.shape.size()),
+              "concat " + layer.name + ": axis out of range");
+  int64_t outer = 1;
+  for (int a = 0; a < p.axis; ++a) outer *= out.shape[static_cast<std::size_t>(a)];
+  out.raw.assign(static_cast<std::size_t>(numel(out.shape)), 0);
+  std::size_t o_pos = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const FixedTensor* t : in) {
+      const int64_t inner = static_cast<int64_t>(t->raw.size()) / outer;
+      for (int64_t j = 0; j < inner; ++j) {
+        const std::size_t src = static_cast<std::size_t>(o * inner + j);
+        out.raw[o_pos++] = assign(exact_of(*t, src), out.type, counts);
+      }
+    }
+  }
+  KILN_ASSERT(o_pos == out.raw.size(), "concat " + layer.name + ": sizes do not add up");
+}
+
+void emulate_transpose(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+                       OverflowCounts& counts) {
+  const auto& p = layer.as<TransposeParams>();
+  const std::size_t rank = x.shape.size();
+  KILN_ASSERT(p.perm.size() == rank && out.shape.size() == rank,
+              "transpose " + layer.name + ": rank mismatch");
+  std::vector<int64_t> in_stride(rank, 1);
+  for (std::size_t a = rank; a-- > 1;) in_stride[a - 1] = in_stride[a] * x.shape[a];
+  out.raw.assign(x.raw.size(), 0);
+  std::vector<int64_t> pos(rank, 0);  // output coordinates, row-major counter
+  for (std::size_t i = 0; i < out.raw.size(); ++i) {
+    int64_t src = 0;
+    for (std::size_t a = 0; a < rank; ++a) {
+      src += pos[a] * in_stride[static_cast<std::size_t>(p.perm[a])];
+    }
+    out.raw[i] = assign(exact_of(x, static_cast<std::size_t>(src)), out.type, counts);
+    for (std::size_t a = rank; a-- > 0;) {
+      if (++pos[a] < out.shape[a]) break;
+      pos[a] = 0;
+    }
+  }
+}
+
+void emulate_matmul(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
+                    FixedTensor& out, OverflowCounts& counts) {
+  const auto& p = layer.as<MatMulParams>();
+  check_numel(layer, a, p.batch * p.m * p.k);
+  check_numel(layer, b, p.batch * p.k * p.n);
+  const FixedType& at = layer.precision.accum;
+  out.raw.assign(static_cast<std::size_t>(p.batch * p.m * p.n), 0);
+  for (int64_t t = 0; t < p.batch; ++t) {
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        int64_t acc = 0;
+        for (int64_t q = 0; q < p.k; ++q) {
+          const Exact prod =
+              numeric::exact_mul(exact_of(a, static_cast<std::size_t>((t * p.m + i) * p.k + q)),
+                                 exact_of(b, static_cast<std::size_t>((t * p.k + q) * p.n + j)));
+          acc = assign(numeric::exact_add(numeric::to_exact(acc, at), prod), at, counts);
+        }
+        out.raw[static_cast<std::size_t>((t * p.m + i) * p.n + j)] =
+            assign(numeric::to_exact(acc, at), out.type, counts);
+      }
+    }
+  }
+}
+
+void emulate_copy(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts) {
+  out.raw.assign(x.raw.size(), 0);
+  for (std::size_t i = 0; i < x.raw.size(); ++i)
+    out.raw[i] = assign(exact_of(x, i), out.type, counts);
+}
+
+}  // namespace
+
+void emulate_elementwise(const Layer& layer, const std::vector<const FixedTensor*>& in,
+                         FixedTensor& out, OverflowCounts& counts) {
+  switch (layer.kind) {
+    case LayerKind::Activation:
+      check_inputs(layer, in, 1);
+      emulate_activation(layer, *in[0], out, counts);
+      return;
+    case LayerKind::Softmax:
+      check_inputs(layer, in, 1);
+      emulate_softmax(layer, *in[0], out, counts);
+      return;
+    case LayerKind::BatchNorm:
+      check_inputs(layer, in, 1);
+      emulate_batchnorm(layer, *in[0], out, counts);
+      return;
+    case LayerKind::Binary:
+      check_inputs(layer, in, 2);
+      emulate_binary(layer, *in[0], *in[1], out, counts);
+      return;
+    case LayerKind::Concat:
+      KILN_ASSERT(!in.empty(), "concat without inputs");
+      emulate_concat(layer, in, out, counts);
+      return;
+    case LayerKind::Transpose:
+      check_inputs(layer, in, 1);
+      emulate_transpose(layer, *in[0], out, counts);
+      return;
+    case LayerKind::MatMul:
+      check_inputs(layer, in, 2);
+      emulate_matmul(layer, *in[0], *in[1], out, counts);
+      return;
+    case LayerKind::Reshape:
+      check_inputs(layer, in, 1);
+      emulate_copy(*in[0], out, counts);
+      return;
+    default:
+      KILN_ASSERT(false,
+                  std::string("emulate_elementwise: layer kind ") + layer_kind_name(layer.kind));
+  }
+}
+
+}  // namespace kiln::hls

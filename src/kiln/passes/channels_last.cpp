@@ -1,0 +1,251 @@
+#include "kiln/passes/channels_last.h"
+
+#include "kiln/passes/use_def.h"
+
+namespace kiln::passes {
+
+namespace {
+
+// [N, C, s...] -> [N, s..., C] and its inverse, as Transpose perms.
+std::vector<int64_t> to_last_perm(std::size_t rank) {
+  std::vector<int64_t> p = {0};
+  for (std::size_t i = 2; i < rank; ++i) p.push_back(static_cast<int64_t>(i));
+  p.push_back(1);
+  return p;
+}
+std::vector<int64_t> to_first_perm(std::size_t rank) {
+  std::vector<int64_t> p = {0, static_cast<int64_t>(rank - 1)};
+  for (std::size_t i = 1; i + 1 < rank; ++i) p.push_back(static_cast<int64_t>(i));
+  return p;
+}
+Shape permuted(const Shape& s, const std::vector<int64_t>& perm) {
+  Shape r;
+  for (int64_t p : perm) r.push_back(s[static_cast<std::size_t>(p)]);
+  return r;
+}
+
+bool has_channels_last_flag(const Node& n) {
+  if (const auto* a = std::get_if<ConvAttrs>(&n.attrs)) return a->channels_last;
+  if (const auto* a = std::get_if<PoolAttrs>(&n.attrs)) return a->channels_last;
+  if (const auto* a = std::get_if<GlobalPoolAttrs>(&n.attrs)) return a->channels_last;
+  if (const auto* a = std::get_if<BatchNormAttrs>(&n.attrs)) return a->channels_last;
+  if (const auto* a = std::get_if<PadAttrs>(&n.attrs)) return a->channels_last;
+  return false;
+}
+
+bool joins_as_unary(OpKind k) {
+  switch (k) {
+    case OpKind::Relu:
+    case OpKind::LeakyRelu:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Exp:
+    case OpKind::Elu:
+    case OpKind::Selu:
+    case OpKind::Clip: return true;
+    default: return false;
+  }
+}
+
+class Converter {
+ public:
+  explicit Converter(Graph& g) : g_(g), uses_(g) {}
+
+  bool run() {
+    const std::size_t original = g_.nodes().size();
+    bool changed = false;
+    // Only the original nodes are visited; the Transposes added go at the end.
+    for (std::size_t i = 0; i < original; ++i) {
+      if (is_anchor(i)) {
+        convert_anchor(i);
+        changed = true;
+      } else if (joins(i)) {
+        convert_joiner(i);
+      } else if (!relabel_flatten(i)) {
+        for (ValueId in : g_.nodes()[i].inputs) need_original(in);
+      }
+    }
+    for (ValueId out : g_.outputs) need_original(out);
+    if (changed) g_.topological_sort();
+    return changed;
+  }
+
+ private:
+  std::size_t rank_of(ValueId v) const { return g_.value(v).type.shape.size(); }
+  bool spatial(ValueId v) const {
+    return v.valid() && (rank_of(v) == 3 || rank_of(v) == 4) && is_float(g_.value(v).type.dtype);
+  }
+
+  // Per-value state, grown as values are added.
+  struct State {
+    ValueId cl;              // the channels-last version of the value
+    bool converted = false;  // its producer now makes `cl`; the value itself needs a back transpose
+    bool back_made = false;
+  };
+  State& state(ValueId v) {
+    if (static_cast<std::size_t>(v.index) >= state_.size())
+      state_.resize(static_cast<std::size_t>(v.index) + 1);
+    return state_[static_cast<std::size_t>(v.index)];
+  }
+  bool is_cl(ValueId v) { return v.valid() && state(v).converted; }
+
+  bool is_anchor(std::size_t i) const {
+    const Node& n = g_.nodes()[i];
+    if (n.inputs.empty() || !spatial(n.inputs[0])) return false;
+    switch (n.kind) {
+      case OpKind::Conv:
+      case OpKind::AveragePool:
+      case OpKind::GlobalAveragePool:
+      case OpKind::GlobalMaxPool:
+      case OpKind::BatchNormalization: return true;
+      case OpKind::MaxPool:  // its Indices index the channels-first tensor
+        return n.outputs.size() < 2 || !n.outputs[1].valid();
+      case OpKind::Pad: {
+        const auto& a = n.attr<PadAttrs>();
+        const std::size_t r = rank_of(n.inputs[0]);
+        return a.mode == PadMode::Constant && a.value == 0.0 && a.pads[0] == 0 && a.pads[1] == 0 &&
+               a.pads[r] == 0 && a.pads[r + 1] == 0;
+      }
+      default: return false;
+    }
+  }
+
+  bool joins(std::size_t i) {
+    const Node& n = g_.nodes()[i];
+    if (n.inputs.empty() || n.outputs.size() != 1) return false;
+    if (joins_as_unary(n.kind)) return is_cl(n.inputs[0]);
+    if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul)
+      return n.inputs.size() == 2 && is_cl(n.inputs[0]) && is_cl(n.inputs[1]) &&
+             g_.value(n.inputs[0]).type.shape == g_.value(n.inputs[1]).type.shape;
+    if (n.kind == OpKind::Concat) {
+      for (ValueId in : n.inputs)
+        if (!is_cl(in)) return false;
+      return true;
+    }
+    return false;
+  }
+
+  // The channels-last version of `v`, made by a Transpose if `v` has none yet.
+  ValueId cl_version(ValueId v) {
+    if (state(v).cl.valid()) return state(v).cl;
+    const TensorType& t = g_.value(v).type;
+    const auto perm = to_last_perm(t.shape.size());
+    const ValueId nv =
+        add_kiln_value(g_, g_.value(v).name + "_cl", TensorType{t.dtype, permuted(t.shape, perm)});
+    g_.add_node(OpKind::Transpose, "", {v}, {nv}, TransposeAttrs{perm});
+    state(v).cl = nv;
+    return nv;
+  }
+
+  // A reader needs `v` channels-first: if its producer was converted, add the
+  // Transpose back (once) that produces `v` again.
+  void need_original(ValueId v) {
+    if (!is_cl(v) || state(v).back_made) return;
+    state(v).back_made = true;
+    const auto perm = to_first_perm(rank_of(v));
+    g_.add_node(OpKind::Transpose, "", {state(v).cl}, {v}, TransposeAttrs{perm});
+  }
+
+  // Replaces output `k` of node `i` by a new channels-last value.
+  void convert_output(std::size_t i, std::size_t k) {
+    const ValueId old = g_.nodes()[i].outputs[k];
+    if (!old.valid()) return;
+    const TensorType& t = g_.value(old).type;
+    const auto perm = to_last_perm(t.shape.size());
+    const ValueId nv = add_kiln_value(g_, g_.value(old).name + "_cl",
+                                      TensorType{t.dtype, permuted(t.shape, perm)});
+    g_.nodes()[i].outputs[k] = nv;
+    state(old).cl = nv;
+    state(old).converted = true;
+  }
+
+  void convert_anchor(std::size_t i) {
+    const ValueId x = g_.nodes()[i].inputs[0];
+    const std::size_t r = rank_of(x);
+    const ValueId xcl = cl_version(x);  // may add a node: index access only below
+    Node& n = g_.nodes()[i];
+    n.inputs[0] = xcl;
+    if (auto* a = std::get_if<ConvAttrs>(&n.attrs)) a->channels_last = true;
+    if (auto* a = std::get_if<PoolAttrs>(&n.attrs)) a->channels_last = true;
+    if (auto* a = std::get_if<BatchNormAttrs>(&n.attrs)) a->channels_last = true;
+    if (n.kind == OpKind::GlobalAveragePool || n.kind == OpKind::GlobalMaxPool)
+      n.attrs = GlobalPoolAttrs{true};
+    if (auto* a = std::get_if<PadAttrs>(&n.attrs)) {
+      const auto perm = to_last_perm(r);
+      std::vector<int64_t> pads(2 * r);
+      for (std::size_t d = 0; d < r; ++d) {
+        pads[d] = a->pads[static_cast<std::size_t>(perm[d])];
+        pads[r + d] = a->pads[r + static_cast<std::size_t>(perm[d])];
+      }
+      a->pads = std::move(pads);
+      a->channels_last = true;
+    }
+    for (std::size_t k = 0; k < g_.nodes()[i].outputs.size(); ++k) convert_output(i, k);
+  }
+
+  void convert_joiner(std::size_t i) {
+    Node& n = g_.nodes()[i];
+    const std::size_t r = rank_of(n.inputs[0]);
+    for (ValueId& in : n.inputs)
+      if (is_cl(in)) in = state(in).cl;
+    if (auto* a = std::get_if<ConcatAttrs>(&n.attrs))
+      a->axis = a->axis == 0 ? 0 : a->axis == 1 ? static_cast<int64_t>(r) - 1 : a->axis - 1;
+    convert_output(i, 0);
+  }
+
+  // Flatten(axis 1) or Reshape to [N, -1] of a channels-last value whose only
+  // readers are Dense nodes (as X): flatten the channels-last tensor and
+  // permute the Dense weight rows from (c, s) order to (s, c) order.
+  bool relabel_flatten(std::size_t i) {
+    const Node& n = g_.nodes()[i];
+    if (n.inputs.size() != 1 || n.outputs.size() != 1 || !is_cl(n.inputs[0])) return false;
+    const ValueId x = n.inputs[0], y = n.outputs[0];
+    const Shape& xs = g_.value(x).type.shape;
+    const Shape& ys = g_.value(y).type.shape;
+    const bool flat = ys.size() == 2 && ys[0] == xs[0];
+    if (!(n.kind == OpKind::Flatten && n.attr<FlattenAttrs>().axis == 1) &&
+        !(n.kind == OpKind::Reshape && flat))
+      return false;
+    if (!flat || uses_.consumers(y).empty() || uses_.is_graph_output(y)) return false;
+    const int64_t channels = xs[1];
+    const int64_t plane = channels == 0 ? 0 : ys[1] / channels;
+    for (int c : uses_.consumers(y)) {
+      const Node& d = g_.nodes()[static_cast<std::size_t>(c)];
+      if (d.kind != OpKind::Dense || d.inputs[0] != y || d.inputs[1] == y) return false;
+      const Tensor* w = g_.constant(d.inputs[1]);
+      if (w == nullptr || w->rank() != 2 || w->shape()[0] != ys[1]) return false;
+    }
+    g_.nodes()[i].inputs[0] = state(x).cl;
+    for (int c : uses_.consumers(y)) {
+      const ValueId wid = g_.nodes()[static_cast<std::size_t>(c)].inputs[1];
+      const Tensor& w = *g_.constant(wid);
+      const int64_t cols = w.shape()[1];
+      Tensor pw(w.dtype(), w.shape());
+      const std::size_t esize = dtype_size(w.dtype());
+      for (int64_t ch = 0; ch < channels; ++ch)
+        for (int64_t s = 0; s < plane; ++s) {
+          const int64_t from = ch * plane + s, to = s * channels + ch;
+          copy_bytes(pw.raw().data() + static_cast<std::size_t>(to * cols) * esize,
+                     w.raw().data() + static_cast<std::size_t>(from * cols) * esize,
+                     static_cast<std::size_t>(cols) * esize);
+        }
+      const ValueId nw = add_kiln_constant(g_, g_.value(wid).name + "_cl", std::move(pw));
+      g_.nodes()[static_cast<std::size_t>(c)].inputs[1] = nw;
+    }
+    return true;
+  }
+
+  Graph& g_;
+  const UseDef uses_;  // of the original nodes, whose indices do not change
+  std::vector<State> state_;
+};
+
+}  // namespace
+
+bool ChannelsLastPass::run(Graph& graph) {
+  for (const Node& n : graph.nodes())
+    if (has_channels_last_flag(n)) return false;  // converted already
+  return Converter(graph).run();
+}
+
+}  // namespace kiln::passes

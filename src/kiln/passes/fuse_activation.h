@@ -1,0 +1,16 @@
+// fuse_activation: Relu, LeakyRelu and Clip (constant or absent bounds) whose
+// input comes from a Conv or Dense with no activation yet and a single use are
+// fused into that node's `activation` attribute.
+#pragma once
+
+#include "kiln/passes/pass.h"
+
+namespace kiln::passes {
+
+class FuseActivationPass : public Pass {
+ public:
+  std::string_view name() const override { return "fuse_activation"; }
+  bool run(Graph& graph) override;
+};
+
+}  // namespace kiln::passes

@@ -1,0 +1,17 @@
+// simplify_layout: removes Transpose pairs that compose to the identity (and
+// merges other single-use pairs into one Transpose), identity Transposes,
+// Reshape/Flatten/Squeeze/Unsqueeze nodes and chains that leave the shape
+// unchanged, and merges consecutive single-use reshapes into one Reshape.
+#pragma once
+
+#include "kiln/passes/pass.h"
+
+namespace kiln::passes {
+
+class SimplifyLayoutPass : public Pass {
+ public:
+  std::string_view name() const override { return "simplify_layout"; }
+  bool run(Graph& graph) override;
+};
+
+}  // namespace kiln::passes

@@ -1,0 +1,125 @@
+// The HLS flow on the seed model zoo, through the CLI as a user runs it:
+// every small model compiles in both IO types (convolutional models in
+// io_stream with both convolution implementations), its C simulation is
+// bit-exact with kiln's emulator, and with precisions from profiling every
+// classifier keeps top-1 agreement with the float model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "kiln/support/test_helpers.h"
+#include "subprocess.h"
+
+namespace kiln::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  std::string model;
+  std::string io;    // io_parallel | io_stream
+  std::string impl;  // LineBuffer | Encoded
+  std::string label() const {
+    std::string s = model + "_" + io;
+    if (io == "io_stream") s += "_" + impl;
+    return s;
+  }
+};
+
+bool has_conv(const std::string& model) {
+  for (const char* m :
+       {"conv2d_a", "conv2d_b", "conv_2d", "lenet5", "model4", "model8", "model32", "model64",
+        "superwide", "braggnn1", "braggnn2", "max_pool_2d", "maxpool_a", "maxpool_b"})
+    if (model == m) return true;
+  return false;
+}
+
+std::vector<std::string> zoo_models() {
+  std::vector<std::string> names;
+  const fs::path zoo = fs::path(source_dir()) / "models" / "zoo";
+  for (const auto& e : fs::directory_iterator(zoo))
+    if (fs::exists(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const std::string& m : zoo_models()) {
+    out.push_back({m, "io_parallel", "LineBuffer"});
+    out.push_back({m, "io_stream", "LineBuffer"});
+    if (has_conv(m)) out.push_back({m, "io_stream", "Encoded"});
+  }
+  return out;
+}
+
+fs::path model_path(const std::string& m) {
+  return fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx";
+}
+
+nlohmann::json parse_json(const ProcessResult& r) {
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\n" << r.out << r.err;
+    return {};
+  }
+}
+
+class HlsZoo : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HlsZoo, CompilesAndSimulatesBitExact) {
+  const Case& c = GetParam();
+  TempDir tmp;
+  const fs::path prj = tmp.path() / c.label();
+  const ProcessResult comp =
+      run_process({kiln_binary(), "compile", model_path(c.model).string(), "-o", prj.string(),
+                   "--set", "IOType=" + c.io, "--set", "Model.ConvImplementation=" + c.impl},
+                  300.0);
+  ASSERT_EQ(comp.exit_code, 0) << comp.out << comp.err;
+  ASSERT_TRUE(fs::exists(prj / "report.json"));
+
+  // Two samples keep the large models (superwide: 1.2 GMAC) inside the suite's budget.
+  const ProcessResult sim = run_process(
+      {kiln_binary(), "csim", prj.string(), "--samples", "2", "--werror", "--json"}, 600.0);
+  EXPECT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  const nlohmann::json j = parse_json(sim);
+  EXPECT_EQ(j.value("samples", -1), 2) << sim.out;
+  EXPECT_EQ(j.value("bit_exact_samples", -1), 2) << sim.out;
+  EXPECT_EQ(j.value("compiler_warnings", -1), 0) << sim.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, HlsZoo, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.label(); });
+
+// Classifiers compiled with `Precision: auto` (kiln profile) agree with the
+// float model on the top class for at least 99 of 100 random inputs.
+class HlsTop1 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HlsTop1, ProfiledPrecisionKeepsTop1) {
+  TempDir tmp;
+  const fs::path prj = tmp.path() / "prj";
+  const ProcessResult comp =
+      run_process({kiln_binary(), "compile", model_path(GetParam()).string(), "-o", prj.string(),
+                   "--set", "Model.Precision=auto", "--set", "IOType=io_stream"},
+                  300.0);
+  ASSERT_EQ(comp.exit_code, 0) << comp.out << comp.err;
+  const ProcessResult sim =
+      run_process({kiln_binary(), "csim", prj.string(), "--samples", "100", "--json"}, 900.0);
+  EXPECT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  const nlohmann::json j = parse_json(sim);
+  EXPECT_EQ(j.value("bit_exact_samples", -1), 100) << sim.out;
+  EXPECT_GE(j.value("top1_agreement", -1), 99) << sim.out;
+  std::cout << GetParam() << ": top-1 " << j.value("top1_agreement", -1) << "/100, max abs error "
+            << j.value("max_abs_error", -1.0) << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Classifiers, HlsTop1,
+                         ::testing::Values("mlp", "lenet5", "model4", "model8", "model32",
+                                           "model64"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace kiln::testing
