@@ -134,14 +134,15 @@ int cmd_config(const std::string& model, const ImportFlags& flags, const std::st
 }
 
 int cmd_compile(const std::string& model, const ImportFlags& flags, const std::string& config,
-                const std::vector<std::string>& sets, const std::string& out, bool force,
-                bool json) {
+                const std::vector<std::string>& sets, const std::string& out,
+                const std::string& top, bool force, bool json) {
   commands::CompileOptions o;
   o.import = flags.options();
   if (!config.empty()) o.config = config;
   o.sets = sets;
   o.output_dir = out;
   o.overwrite = force;
+  o.top = top;
   const commands::CompileResult r = commands::compile_model(model, o);
   if (json)
     std::cout << commands::compile_to_json(r).dump(2) << "\n";
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
   config->add_flag("--force", config_force, "Replace an existing file");
   config_flags.add_to(config);
 
-  std::string compile_model_path, compile_config, compile_out;
+  std::string compile_model_path, compile_config, compile_out, compile_top;
   std::vector<std::string> compile_sets;
   bool compile_force = false, compile_json = false;
   CLI::App* compile = app.add_subcommand(
@@ -260,6 +261,8 @@ int main(int argc, char** argv) {
                       "Override one config key, e.g. IOType=io_stream, "
                       "Model.Precision.result=ap_fixed<18,8> (repeatable)");
   compile->add_option("-o,--output-dir", compile_out, "Project directory to create")->required();
+  compile->add_option("--top", compile_top,
+                      "Name of the top function (default: the model file's name)");
   compile->add_flag("--force", compile_force, "Replace an existing project directory");
   compile->add_flag("--json", compile_json, "Machine-readable output");
   compile_flags.add_to(compile);
@@ -322,7 +325,7 @@ int main(int argc, char** argv) {
       return cmd_config(config_model, config_flags, config_granularity, config_out, config_force);
     if (*compile)
       return cmd_compile(compile_model_path, compile_flags, compile_config, compile_sets,
-                         compile_out, compile_force, compile_json);
+                         compile_out, compile_top, compile_force, compile_json);
     if (*csim)
       return cmd_csim(csim_dir, csim_samples, csim_seed, csim_werror, csim_rebuild, csim_json);
     if (*profile)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -130,11 +131,42 @@ struct FloatReference {
   }
 };
 
+// The top function's name: --top, else the file stem (the directory's name for
+// the common "model.onnx"), made a C identifier.
+std::string top_name(const fs::path& onnx, const std::string& requested) {
+  std::string base = requested;
+  if (base.empty()) {
+    base = onnx.stem().string();
+    const fs::path dir = fs::absolute(onnx).parent_path();
+    if (base == "model" && !dir.filename().empty()) base = dir.filename().string();
+  }
+  std::string id;
+  for (char c : base) id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "net_" + id;
+  return id;
+}
+
 }  // namespace
 
 PreparedGraph prepare_graph(const fs::path& onnx, const onnx_import::ImportOptions& import) {
   PreparedGraph p;
   p.original = onnx_import::import_model(onnx, import);
+  // The HLS design takes one sample per call. A model exported with a fixed
+  // batch of image-like inputs (rank >= 3: N, C, spatial...) is re-imported
+  // with batch 1 unless the user chose a batch.
+  if (!import.batch && !p.original.inputs.empty()) {
+    bool batched = true;
+    for (ValueId id : p.original.inputs) {
+      const Shape& s = p.original.value(id).type.shape;
+      batched = batched && s.size() >= 3 && s[0] > 1;
+    }
+    if (batched) {
+      onnx_import::ImportOptions one = import;
+      one.batch = 1;
+      p.original = onnx_import::import_model(onnx, one);
+      p.batch_one = true;
+    }
+  }
   p.passed = p.original;
   p.passes = passes::run_hls_pipeline(p.passed);
   return p;
@@ -195,8 +227,12 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
     r.profiled = true;
   }
   r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
+  r.model.name = top_name(onnx, options.top);
+  r.batch_one = p.batch_one;
   r.estimate = estimate::estimate(r.model);
 
+  onnx_import::ImportOptions effective = options.import;
+  if (p.batch_one) effective.batch = 1;
   hls::ProjectOptions po;
   po.replace_existing = options.overwrite;
   po.estimate = estimate::to_json(r.estimate);
@@ -205,7 +241,7 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   const bool copy = fs::file_size(onnx, ec) <= kMaxCopiedModelBytes && !ec;
   po.source = {{"onnx", abs.string()},
                {"onnx_copy", copy ? kModelCopy : ""},
-               {"import", import_to_json(options.import)},
+               {"import", import_to_json(effective)},
                {"config", options.config ? fs::absolute(*options.config).string() : ""},
                {"set", options.sets}};
   if (copy)
@@ -229,6 +265,7 @@ std::string format_compile_summary(const CompileResult& r) {
   for (const auto& p : r.passes)
     if (p.changed) changed += (changed.empty() ? "" : ", ") + p.name;
   s += "passes applied: " + (changed.empty() ? std::string("none") : changed) + "\n";
+  if (r.batch_one) s += "the model fixes a batch > 1; compiled for one sample per call (batch 1)\n";
   if (r.profiled) s += "precision: auto fields filled from a profile of random inputs\n";
   s += "\nestimate (no vendor tool; formulas in docs/estimates.md):\n";
   s += estimate::to_table(r.estimate, m.part);

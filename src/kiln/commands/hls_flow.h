@@ -26,6 +26,7 @@ struct PreparedGraph {
   Graph original;  // as imported: the float reference
   Graph passed;    // after passes::run_hls_pipeline
   std::vector<passes::PassRecord> passes;
+  bool batch_one = false;  // re-imported with batch 1 (the model fixed a larger batch)
 };
 PreparedGraph prepare_graph(const std::filesystem::path& onnx,
                             const onnx_import::ImportOptions& import);
@@ -49,6 +50,7 @@ struct CompileOptions {
   bool overwrite = false;
   int profile_samples = 100;  // random inputs profiled when a precision is "auto"
   uint64_t seed = 1;
+  std::string top;  // top function name; default from the file name
 };
 
 struct CompileResult {
@@ -57,6 +59,7 @@ struct CompileResult {
   std::filesystem::path project;
   std::vector<passes::PassRecord> passes;
   bool profiled = false;
+  bool batch_one = false;
   double seconds = 0;
 };
 

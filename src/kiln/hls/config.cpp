@@ -231,8 +231,11 @@ void for_each_entry(const Ctx& c, const std::string& path, const YAML::Node& map
 }
 
 void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n, LayerConfig& lc) {
-  if (n.IsScalar()) {  // a single type sets the result type
-    lc.result = parse_precision_value(c, path, n, true);
+  if (n.IsScalar()) {
+    // A single type (or auto) sets every arithmetic field, as hls4ml users
+    // expect from `Precision: ap_fixed<16,6>`; lookup tables keep theirs.
+    const PrecisionSpec spec = parse_precision_value(c, path, n, true);
+    lc.weight = lc.bias = lc.result = lc.accum = spec;
     return;
   }
   if (!n.IsMap())

@@ -277,11 +277,15 @@ TEST(ConfigSet, TopLevelAndNestedKeys) {
   EXPECT_EQ(c.by_name.at("fc1").accum->type.overflow, numeric::OverflowMode::Sat);
 }
 
-TEST(ConfigSet, PrecisionShorthandSetsResult) {
+TEST(ConfigSet, PrecisionShorthandSetsArithmeticFields) {
   Config c;
-  apply_set(c, "Model.Precision=ap_fixed<16,6>");
-  EXPECT_EQ(c.model.result->type, fx(16, 6));
-  EXPECT_FALSE(c.model.weight.has_value());
+  apply_set(c, "Model.Precision=ap_fixed<18,7>");
+  EXPECT_EQ(c.model.result->type, fx(18, 7));
+  EXPECT_EQ(c.model.weight->type, fx(18, 7));
+  EXPECT_EQ(c.model.bias->type, fx(18, 7));
+  EXPECT_EQ(c.model.accum->type, fx(18, 7));
+  EXPECT_FALSE(c.model.table.has_value());
+  EXPECT_FALSE(c.model.inv_table.has_value());
 }
 
 TEST(ConfigSet, LayerNameWithDots) {

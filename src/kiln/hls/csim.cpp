@@ -42,9 +42,12 @@ void write_text(const fs::path& p, const std::string& text) {
 // A tool's output shortened for a one-line message: from the first line
 // that says "error" if any, else from the start.
 std::string head(const std::string& text, std::size_t max_chars = 600) {
-  std::size_t from = text.find("error");
-  from = from == std::string::npos ? 0 : text.rfind('\n', from);
-  from = from == std::string::npos ? 0 : from + 1;
+  std::size_t from = 0;
+  const std::size_t error_at = text.find("error");
+  if (error_at != std::string::npos) {
+    const std::size_t line_start = text.rfind('\n', error_at);
+    from = line_start == std::string::npos ? 0 : line_start + 1;
+  }
   std::string s = text.substr(from, std::min(text.size() - from, max_chars));
   std::replace(s.begin(), s.end(), '\n', ' ');
   return s;

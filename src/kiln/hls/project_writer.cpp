@@ -24,6 +24,10 @@ using nlohmann::json;
 
 namespace {
 
+// io_parallel tensors up to this many values are partitioned into registers.
+constexpr int64_t kMaxRegisterArray = 4096;
+
+
 void write_file(const fs::path& path, std::string_view text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
@@ -121,9 +125,16 @@ Plan make_plan(const Model& m) {
                                  "KILN_PRAGMA(HLS STREAM variable=" + var + " depth=" +
                                  std::to_string(std::max<int64_t>(elements(ti), 1)) + ")\n");
       } else {
-        p.declarations.push_back(name + "_t " + var + "[" + std::to_string(ti.numel()) + "];\n" +
-                                 "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var +
-                                 " complete dim=0)\n");
+        if (ti.numel() > kMaxRegisterArray) {
+          // Too large for registers: a memory. `static` also keeps it off the
+          // C stack in simulation (superwide's maps are 4M values).
+          p.declarations.push_back("static " + name + "_t " + var + "[" +
+                                   std::to_string(ti.numel()) + "];\n");
+        } else {
+          p.declarations.push_back(name + "_t " + var + "[" + std::to_string(ti.numel()) +
+                                   "];\n" + "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var +
+                                   " complete dim=0)\n");
+        }
       }
     };
     const int r = readers[t];

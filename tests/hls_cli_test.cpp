@@ -1,0 +1,184 @@
+// The HLS commands as a user meets them: exit codes, one-line errors for bad
+// configs, atomic project output, and csim failing when the project is wrong.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kiln/support/test_helpers.h"
+#include "model_builder.h"
+#include "subprocess.h"
+
+namespace kiln::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string zoo(const std::string& m) {
+  return (fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx").string();
+}
+
+ProcessResult kiln(std::vector<std::string> args, double timeout = 300) {
+  args.insert(args.begin(), kiln_binary());
+  return run_process(args, timeout);
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// A bad config is exit 2, one line on stderr that names the key, and no project.
+void expect_config_error(const std::vector<std::string>& extra, const std::string& expected) {
+  TempDir tmp;
+  std::vector<std::string> args = {"compile", zoo("model8"), "-o", (tmp.path() / "p").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const ProcessResult r = kiln(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_CONTAINS(r.err, expected);
+  EXPECT_FALSE(fs::exists(tmp.path() / "p")) << "a failed compile left a directory";
+}
+
+TEST(HlsCli, InvalidReuseFactorListsValidOnes) {
+  expect_config_error({"--set", "LayerName.n_0_Conv.ReuseFactor=7"}, "valid");
+}
+
+TEST(HlsCli, UnknownKeySuggestsSpelling) {
+  expect_config_error({"--set", "Model.ReuseFacter=2"}, "ReuseFactor");
+}
+
+TEST(HlsCli, UnknownLayerNameSuggestsSpelling) {
+  expect_config_error({"--set", "LayerName.n_0_Cnv.ReuseFactor=1"}, "n_0_Conv");
+}
+
+TEST(HlsCli, BadPrecisionSaysWhy) {
+  expect_config_error({"--set", "Model.Precision.result=ap_fixed<99,6>"}, "Precision.result");
+}
+
+TEST(HlsCli, BadEnumListsValues) {
+  expect_config_error({"--set", "IOType=io_serial"}, "io_stream");
+}
+
+TEST(HlsCli, BadConfigFileNamesFileAndKey) {
+  TempDir tmp;
+  const fs::path cfg = tmp.path() / "bad.yaml";
+  write_bytes(cfg, "IOType: io_stream\nModel:\n  Strategy: Fastest\n");
+  expect_config_error({"-c", cfg.string()}, "bad.yaml");
+}
+
+TEST(HlsCli, ConfigWritesCompleteYamlThatCompiles) {
+  TempDir tmp;
+  const ProcessResult c = kiln({"config", zoo("lenet5"), "--granularity", "name"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_CONTAINS(c.out, "ReuseFactor");
+  EXPECT_CONTAINS(c.out, "LayerName");
+  const fs::path cfg = tmp.path() / "lenet5.yaml";
+  write_bytes(cfg, c.out);
+  const ProcessResult r =
+      kiln({"compile", zoo("lenet5"), "-c", cfg.string(), "-o", (tmp.path() / "p").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(tmp.path() / "p" / "report.json"));
+}
+
+TEST(HlsCli, CompileRefusesExistingDirectoryUnlessForced) {
+  TempDir tmp;
+  const std::string out = (tmp.path() / "p").string();
+  ASSERT_EQ(kiln({"compile", zoo("dense_a"), "-o", out}).exit_code, 0);
+  const ProcessResult again = kiln({"compile", zoo("dense_a"), "-o", out});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_EQ(kiln({"compile", zoo("dense_a"), "-o", out, "--force"}).exit_code, 0);
+}
+
+TEST(HlsCli, UnsupportedLayerIsExit3AndNamesTheNode) {
+  // Conv -> Log: the interpreter runs it, the HLS layer library has no Log.
+  ::onnx::ModelProto m = small_conv_model();
+  for (auto& n : *m.mutable_graph()->mutable_node())
+    if (n.op_type() == "Relu") {
+      n.set_op_type("Log");
+      n.set_name("the_log");
+    }
+  TempDir tmp;
+  save_model(m, tmp.path() / "log.onnx");
+  const ProcessResult r =
+      kiln({"compile", (tmp.path() / "log.onnx").string(), "-o", (tmp.path() / "p").string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_CONTAINS(r.err, "the_log");
+  EXPECT_FALSE(fs::exists(tmp.path() / "p"));
+}
+
+TEST(HlsCli, CsimFailsWhenTheProjectDisagreesWithTheEmulator) {
+  TempDir tmp;
+  const fs::path prj = tmp.path() / "p";
+  ASSERT_EQ(kiln({"compile", zoo("dense_a"), "-o", prj.string()}).exit_code, 0);
+  ASSERT_EQ(kiln({"csim", prj.string(), "--samples", "3"}).exit_code, 0);
+  // Flip one weight in the generated header: csim must notice.
+  fs::path header;
+  for (const auto& e : fs::directory_iterator(prj / "firmware" / "weights"))
+    if (e.path().string().ends_with("_w.h")) header = e.path();
+  ASSERT_FALSE(header.empty());
+  std::stringstream ss;
+  ss << std::ifstream(header).rdbuf();
+  std::string text = ss.str();
+  const auto brace = text.find("= {");
+  ASSERT_NE(brace, std::string::npos);
+  const auto first = text.find_first_of("-0123456789", brace);
+  const auto end = text.find(',', first);
+  text.replace(first, end - first, "3.5");
+  write_bytes(header, text);
+  const ProcessResult r = kiln({"csim", prj.string(), "--samples", "3", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_LT(j.value("bit_exact_samples", 99), 3);
+}
+
+TEST(HlsCli, CsimOnAMissingProjectIsExit2) {
+  const ProcessResult r = kiln({"csim", "/nonexistent/kiln/project"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(HlsCli, ReportPrintsEstimates) {
+  TempDir tmp;
+  const fs::path prj = tmp.path() / "p";
+  ASSERT_EQ(
+      kiln({"compile", zoo("model8"), "-o", prj.string(), "--set", "IOType=io_stream"}).exit_code,
+      0);
+  const ProcessResult r = kiln({"report", prj.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* col : {"II", "latency", "DSP", "BRAM18", "LUT", "FF"})
+    EXPECT_CONTAINS(r.out, col);
+  const ProcessResult j = kiln({"report", prj.string(), "--json"});
+  ASSERT_EQ(j.exit_code, 0);
+  const nlohmann::json e = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(e.contains("layers")) << j.out;
+}
+
+TEST(HlsCli, ProfileSuggestsTypesThatHoldTheRanges) {
+  const ProcessResult r = kiln({"profile", zoo("lenet5"), "--samples", "20", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.value("samples", 0), 20);
+  int checked = 0;
+  for (const auto& l : j["layers"]) {
+    if (!l.contains("suggested") || l["result"].is_null() || l["suggested"]["result"].is_null())
+      continue;
+    // ap_fixed<W,I> holds [-2^(I-1), 2^(I-1)): the suggestion must cover the range seen.
+    const std::string t = l["suggested"]["result"];
+    const auto comma = t.find(',');
+    const int integer = std::stoi(t.substr(comma + 1));
+    const double bound = std::ldexp(1.0, integer - 1);
+    EXPECT_LT(l["result"]["max"].get<double>(), bound) << l.dump();
+    EXPECT_GE(l["result"]["min"].get<double>(), -bound) << l.dump();
+    ++checked;
+  }
+  EXPECT_GT(checked, 3);
+}
+
+}  // namespace
+}  // namespace kiln::testing
