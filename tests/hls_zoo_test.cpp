@@ -88,7 +88,6 @@ TEST_P(HlsZoo, CompilesAndSimulatesBitExact) {
   const nlohmann::json j = parse_json(sim);
   EXPECT_EQ(j.value("samples", -1), 2) << sim.out;
   EXPECT_EQ(j.value("bit_exact_samples", -1), 2) << sim.out;
-  EXPECT_EQ(j.value("compiler_warnings", -1), 0) << sim.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, HlsZoo, ::testing::ValuesIn(cases()),

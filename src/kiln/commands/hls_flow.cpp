@@ -344,7 +344,7 @@ std::string format_csim_summary(const CsimCommandResult& r) {
 nlohmann::json csim_to_json(const CsimCommandResult& r) {
   nlohmann::json j = hls::to_json(r.csim);
   j["model"] = r.model;
-  j["float_reference"] = r.float_reference;
+  j["float_model"] = r.float_reference;
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "kiln/passes/fuse_activation.h"
 #include "kiln/passes/remove_identity.h"
 #include "kiln/passes/simplify_layout.h"
+#include "kiln/passes/softmax_last_axis.h"
 
 namespace kiln::passes {
 
@@ -47,6 +48,7 @@ PassPipeline make_hls_pipeline(const HlsPipelineOptions& options) {
   p.add(std::make_unique<FormDensePass>());
   p.add(std::make_unique<FoldBatchNormPass>());
   p.add(std::make_unique<FuseActivationPass>());
+  p.add(std::make_unique<SoftmaxLastAxisPass>());
   if (options.channels_last) p.add(std::make_unique<ChannelsLastPass>());
   p.add(std::make_unique<SimplifyLayoutPass>());
   return p;

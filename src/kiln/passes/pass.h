@@ -50,7 +50,7 @@ struct HlsPipelineOptions {
   bool channels_last = true;
 };
 
-// remove_identity, form_dense, fold_batchnorm, fuse_activation, then (with
+// remove_identity, form_dense, fold_batchnorm, fuse_activation, softmax_last_axis, then (with
 // channels_last) channels_last, and simplify_layout.
 PassPipeline make_hls_pipeline(const HlsPipelineOptions& options = {});
 // Builds and runs that pipeline on `graph`.

@@ -11,6 +11,7 @@
 #include "kiln/passes/fuse_activation.h"
 #include "kiln/passes/remove_identity.h"
 #include "kiln/passes/simplify_layout.h"
+#include "kiln/passes/softmax_last_axis.h"
 #include "kiln/passes/test_util.h"
 
 namespace kiln::passes {
@@ -41,12 +42,13 @@ TEST(Pipeline, RecordsEachPass) {
   testing::Builder b;
   b.output(b.node(OpKind::Identity, {b.input({2})}));
   const std::vector<PassRecord> r = run_hls_pipeline(b.g);
-  ASSERT_EQ(r.size(), 6u);
+  ASSERT_EQ(r.size(), 7u);
   EXPECT_EQ(r[0].name, "remove_identity");
-  EXPECT_EQ(r[4].name, "channels_last");
-  EXPECT_EQ(r[5].name, "simplify_layout");
+  EXPECT_EQ(r[4].name, "softmax_last_axis");
+  EXPECT_EQ(r[5].name, "channels_last");
+  EXPECT_EQ(r[6].name, "simplify_layout");
   for (const PassRecord& p : r) EXPECT_FALSE(p.changed) << p.name;  // input -> output stays
-  EXPECT_EQ(run_hls_pipeline(b.g, HlsPipelineOptions{false}).size(), 5u);
+  EXPECT_EQ(run_hls_pipeline(b.g, HlsPipelineOptions{false}).size(), 6u);
 }
 
 TEST(Pipeline, CheckValueTypesCatchesAStaleType) {
@@ -83,6 +85,7 @@ const Config kConfigs[] = {
     {"fuse_activation", one<FuseActivationPass>},
     {"channels_last", one<ChannelsLastPass>},
     {"simplify_layout", one<SimplifyLayoutPass>},
+    {"softmax_last_axis", one<SoftmaxLastAxisPass>},
 };
 
 class ZooTest : public ::testing::TestWithParam<std::string> {};
