@@ -11,3 +11,7 @@ build/apps/kiln/kiln info "$model/model.onnx"
 build/apps/kiln/kiln run "$model/model.onnx" \
   --input input="$model/test_data_set_0/input_0.pb" -o out/lenet5 --force
 build/apps/kiln/kiln test-onnx "$model"
+# The HLS flow: an io_stream project with estimates, then C simulation against kiln's emulator.
+build/apps/kiln/kiln compile "$model/model.onnx" -o out/lenet5_hls --force \
+  --set IOType=io_stream
+build/apps/kiln/kiln csim out/lenet5_hls --samples 20

@@ -28,6 +28,11 @@ struct Case {
   }
 };
 
+// gtest prints parameters; a readable one names the failing case.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.label();
+}
+
 bool has_conv(const std::string& model) {
   for (const char* m :
        {"conv2d_a", "conv2d_b", "conv_2d", "lenet5", "model4", "model8", "model32", "model64",
