@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "kiln/graph/layer_stats.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
@@ -30,6 +31,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // can compare with the float model even after the original moved.
 constexpr std::uintmax_t kMaxCopiedModelBytes = std::uintmax_t{256} << 20;
 constexpr const char* kModelCopy = "model/model.onnx";
+// Multiply-accumulates the emulator spends on the testbench's expected outputs.
+constexpr int64_t kTbMacBudget = 100'000'000;
+
+int64_t layer_stats_macs(const Graph& g) {
+  int64_t total = 0;
+  for (const Node& n : g.nodes()) total += layer_stats(g, n).macs;
+  return total;
+}
 
 bool uses_auto(const hls::LayerConfig& c) {
   for (const auto* p : {&c.weight, &c.bias, &c.result, &c.accum, &c.table, &c.inv_table})
@@ -235,6 +244,10 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   if (p.batch_one) effective.batch = 1;
   hls::ProjectOptions po;
   po.replace_existing = options.overwrite;
+  // The testbench's own expected outputs come from the emulator at compile
+  // time; keep that under a few seconds for GMAC-sized models.
+  const int64_t macs = std::max<int64_t>(1, layer_stats_macs(p.passed));
+  po.tb_samples = static_cast<int>(std::clamp<int64_t>(kTbMacBudget / macs, 1, 8));
   po.estimate = estimate::to_json(r.estimate);
   std::error_code ec;
   const fs::path abs = fs::absolute(onnx, ec);
