@@ -46,25 +46,6 @@ int64_t ceil_log2(int64_t n) {
   return bits;
 }
 
-const char* kind_name(LayerKind k) {
-  switch (k) {
-    case LayerKind::Input: return "Input";
-    case LayerKind::Dense: return "Dense";
-    case LayerKind::Conv: return "Conv";
-    case LayerKind::Pool: return "Pool";
-    case LayerKind::ZeroPad: return "ZeroPad";
-    case LayerKind::BatchNorm: return "BatchNorm";
-    case LayerKind::Activation: return "Activation";
-    case LayerKind::Softmax: return "Softmax";
-    case LayerKind::Binary: return "Binary";
-    case LayerKind::Concat: return "Concat";
-    case LayerKind::Transpose: return "Transpose";
-    case LayerKind::MatMul: return "MatMul";
-    case LayerKind::Reshape: return "Reshape";
-  }
-  return "?";
-}
-
 // Shape facts of a tensor as it streams: elements (pixels) of `channels` each.
 struct StreamShape {
   int64_t numel = 1;
@@ -197,7 +178,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
   LayerEstimate& e = w.est;
   StreamTiming& t = w.timing;
   e.layer = layer.name;
-  std::string notes = std::string(kind_name(layer.kind)) + ": ";
+  std::string notes = std::string(layer_kind_name(layer.kind)) + ": ";
   const bool stream = model.io_type == IOType::Stream;
   StreamShape in = layer.inputs.empty() ? stream_shape(model, layer.output)
                                         : stream_shape(model, layer.inputs[0]);

@@ -67,10 +67,12 @@ LayerName:
   EXPECT_EQ(c.model.table_size, 512);
   EXPECT_EQ(c.model.table_range, 4.0);
   EXPECT_EQ(c.by_type.at(LayerKind::Conv).reuse_factor, 8);
-  // A single type string sets the result type only.
+  // A single type string sets the arithmetic fields, not the tables.
   const LayerConfig& fc1 = c.by_name.at("fc1");
   EXPECT_EQ(fc1.result->type, fx(20, 9));
-  EXPECT_FALSE(fc1.weight.has_value());
+  EXPECT_EQ(fc1.weight->type, fx(20, 9));
+  EXPECT_EQ(fc1.accum->type, fx(20, 9));
+  EXPECT_FALSE(fc1.table.has_value());
   EXPECT_FALSE(fc1.reuse_factor.has_value());
 }
 

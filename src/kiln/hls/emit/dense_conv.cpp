@@ -9,21 +9,11 @@
 
 #include "kiln/hls/emit/dense_conv_tables.h"
 #include "kiln/hls/emit/layer_code.h"
+#include "kiln/hls/tables.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
 namespace {
-
-// param_t of docs/numerics.md: ap_fixed<24,8,AP_RND,AP_SAT>.
-FixedType param_type() {
-  FixedType t;
-  t.width = 24;
-  t.integer = 8;
-  t.is_signed = true;
-  t.quant = numeric::QuantMode::Rnd;
-  t.overflow = numeric::OverflowMode::Sat;
-  return t;
-}
 
 // A double literal that reads back as exactly `v` (17 significant digits
 // round-trip; every param_t value is an exact double).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/tables.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/error.h"
 
@@ -13,16 +14,6 @@ namespace {
 
 using numeric::Exact;
 using numeric::OverflowEvent;
-
-FixedType param_type() {
-  FixedType t;
-  t.width = 24;
-  t.integer = 8;
-  t.is_signed = true;
-  t.quant = numeric::QuantMode::Rnd;
-  t.overflow = numeric::OverflowMode::Sat;
-  return t;
-}
 
 // Q_t(e), counting the event.
 int64_t assign(const Exact& e, const FixedType& t, OverflowCounts& counts) {
