@@ -182,3 +182,27 @@ TEST(HlsCli, ProfileSuggestsTypesThatHoldTheRanges) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+TEST(HlsCli, CsimRunsAGivenInputAndChecksItsSize) {
+  TempDir tmp;
+  const fs::path prj = tmp.path() / "p";
+  ASSERT_EQ(kiln({"compile", zoo("lenet5"), "-o", prj.string()}).exit_code, 0);
+  const std::string good =
+      (fs::path(source_dir()) / "models/zoo/lenet5/test_data_set_0/input_0.pb").string();
+  const ProcessResult r = kiln({"csim", prj.string(), "--input", "input=" + good, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).value("samples", 0), 1) << r.out;
+  // dense_a's input has 8 values, lenet5 takes 784.
+  const std::string wrong =
+      (fs::path(source_dir()) / "models/zoo/dense_a/test_data_set_0/input_0.pb").string();
+  const ProcessResult bad = kiln({"csim", prj.string(), "--input", "input=" + wrong});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_CONTAINS(bad.err, "784");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -151,9 +151,10 @@ int cmd_compile(const std::string& model, const ImportFlags& flags, const std::s
   return kExitOk;
 }
 
-int cmd_csim(const std::string& dir, int samples, uint64_t seed, bool werror, bool rebuild,
-             bool json) {
+int cmd_csim(const std::string& dir, int samples, uint64_t seed,
+             const std::vector<std::string>& inputs, bool werror, bool rebuild, bool json) {
   commands::CsimCommandOptions o;
+  for (const std::string& b : inputs) o.inputs.push_back(commands::parse_input_binding(b));
   o.samples = samples;
   o.seed = seed;
   o.werror = werror;
@@ -268,6 +269,7 @@ int main(int argc, char** argv) {
   compile_flags.add_to(compile);
 
   std::string csim_dir;
+  std::vector<std::string> csim_inputs;
   int csim_samples = 10;
   uint64_t csim_seed = 1;
   bool csim_werror = false, csim_rebuild = false, csim_json = false;
@@ -277,6 +279,8 @@ int main(int argc, char** argv) {
   csim->add_option("--samples", csim_samples, "Random inputs, uniform in [-1, 1) (default 10)")
       ->check(CLI::Range(1, 1000000));
   csim->add_option("--seed", csim_seed, "Seed of the random inputs");
+  csim->add_option("--input,-i", csim_inputs,
+                   "NAME=FILE (.pb or .npy, ONNX layout): simulate this sample instead");
   csim->add_flag("--werror", csim_werror, "Build the testbench with -Werror");
   csim->add_flag("--rebuild", csim_rebuild, "Rebuild the testbench even if it is up to date");
   csim->add_flag("--json", csim_json, "Machine-readable output");
@@ -327,7 +331,8 @@ int main(int argc, char** argv) {
       return cmd_compile(compile_model_path, compile_flags, compile_config, compile_sets,
                          compile_out, compile_top, compile_force, compile_json);
     if (*csim)
-      return cmd_csim(csim_dir, csim_samples, csim_seed, csim_werror, csim_rebuild, csim_json);
+      return cmd_csim(csim_dir, csim_samples, csim_seed, csim_inputs, csim_werror, csim_rebuild,
+                      csim_json);
     if (*profile)
       return cmd_profile(profile_model_path, profile_flags, profile_samples, profile_inputs,
                          profile_json);

@@ -155,6 +155,40 @@ std::string top_name(const fs::path& onnx, const std::string& requested) {
   return id;
 }
 
+// One csim sample from NAME=FILE tensors in the ONNX layout, reordered to
+// the top function's channels-last inputs.
+hls::Sample sample_from_files(const hls::Model& m,
+                              const std::vector<std::pair<std::string, fs::path>>& files) {
+  hls::Sample sample(m.inputs.size());
+  std::vector<bool> bound(m.inputs.size(), false);
+  std::string names;
+  for (const auto& p : m.input_ports) names += (names.empty() ? "" : ", ") + p.onnx_name;
+  for (const auto& [name, path] : files) {
+    std::size_t i = 0;
+    while (i < m.input_ports.size() && m.input_ports[i].onnx_name != name) ++i;
+    if (i == m.input_ports.size())
+      throw_error(ErrorKind::Usage, "--input " + name, "the project has no input of that name",
+                  "its inputs are: " + names);
+    if (bound[i]) throw_error(ErrorKind::Usage, "--input " + name, "input given twice", "");
+    const Tensor t = onnx_import::read_tensor_file(path);
+    const hls::TensorInfo& ti = m.tensors[static_cast<std::size_t>(m.inputs[i])];
+    if (t.numel() != ti.numel())
+      throw_error(ErrorKind::InvalidModel, path.string(),
+                  "has " + std::to_string(t.numel()) + " values, input '" + name + "' takes " +
+                      std::to_string(ti.numel()),
+                  "give a tensor of shape " + shape_to_string(m.input_ports[i].onnx_shape));
+    const std::vector<int64_t> map = onnx_index_of_tensor_elements(ti.shape, m.input_ports[i].perm);
+    sample[i].resize(map.size());
+    for (std::size_t e = 0; e < map.size(); ++e) sample[i][e] = t.as_double(map[e]);
+    bound[i] = true;
+  }
+  for (std::size_t i = 0; i < bound.size(); ++i)
+    if (!bound[i])
+      throw_error(ErrorKind::Usage, "input '" + m.input_ports[i].onnx_name + "'",
+                  "no --input given for it", "give every input, or none for random inputs");
+  return sample;
+}
+
 }  // namespace
 
 PreparedGraph prepare_graph(const fs::path& onnx, const onnx_import::ImportOptions& import) {
@@ -324,6 +358,7 @@ CsimCommandResult csim_project(const fs::path& project, const CsimCommandOptions
       r.float_reference = onnx.string();
     }
   }
+  if (!options.inputs.empty()) co.inputs.push_back(sample_from_files(file.model, options.inputs));
   r.csim = hls::run_csim(project, file.model, co);
   return r;
 }

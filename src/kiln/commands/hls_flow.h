@@ -76,6 +76,9 @@ struct CsimCommandOptions {
   bool werror = false;        // build the testbench with -Werror
   bool rebuild = false;       // ignore a cached testbench binary
   bool compare_float = true;  // needs the ONNX model recorded in the project
+  // NAME=FILE (.pb or .npy, the ONNX layout): simulate this one sample instead
+  // of random ones; every model input must be given.
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
 };
 
 struct CsimCommandResult {
