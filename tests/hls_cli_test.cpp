@@ -206,3 +206,30 @@ TEST(HlsCli, CsimRunsAGivenInputAndChecksItsSize) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// Precision: auto profiled on the model's own test data (randn inputs, wider
+// than the uniform [-1, 1) default) leaves no overflow on that data.
+TEST(HlsCli, AutoPrecisionFromProfileDataHoldsThatData) {
+  TempDir tmp;
+  const fs::path prj = tmp.path() / "p";
+  const std::string dir = (fs::path(source_dir()) / "models/zoo/lenet5").string();
+  ASSERT_EQ(kiln({"compile", zoo("lenet5"), "-o", prj.string(), "--set", "Model.Precision=auto",
+                  "--profile-data", dir})
+                .exit_code,
+            0);
+  const ProcessResult r = kiln(
+      {"csim", prj.string(), "--input", "input=" + dir + "/test_data_set_0/input_0.pb", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const auto& l : j["overflow"]) {
+    EXPECT_EQ(l.value("wrapped", -1), 0) << l.dump();
+    EXPECT_EQ(l.value("saturated", -1), 0) << l.dump();
+  }
+  EXPECT_EQ(j["float_reference"].value("top1_agree", 0), 1) << r.out;
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -135,7 +135,7 @@ int cmd_config(const std::string& model, const ImportFlags& flags, const std::st
 
 int cmd_compile(const std::string& model, const ImportFlags& flags, const std::string& config,
                 const std::vector<std::string>& sets, const std::string& out,
-                const std::string& top, bool force, bool json) {
+                const std::string& top, const std::string& profile_data, bool force, bool json) {
   commands::CompileOptions o;
   o.import = flags.options();
   if (!config.empty()) o.config = config;
@@ -143,6 +143,7 @@ int cmd_compile(const std::string& model, const ImportFlags& flags, const std::s
   o.output_dir = out;
   o.overwrite = force;
   o.top = top;
+  if (!profile_data.empty()) o.profile_data = profile_data;
   const commands::CompileResult r = commands::compile_model(model, o);
   if (json)
     std::cout << commands::compile_to_json(r).dump(2) << "\n";
@@ -168,11 +169,12 @@ int cmd_csim(const std::string& dir, int samples, uint64_t seed,
 }
 
 int cmd_profile(const std::string& model, const ImportFlags& flags, int samples,
-                const std::vector<std::string>& inputs, bool json) {
+                const std::vector<std::string>& inputs, const std::string& data, bool json) {
   commands::ProfileOptions o;
   o.import = flags.options();
   o.samples = samples;
   for (const std::string& b : inputs) o.inputs.push_back(commands::parse_input_binding(b));
+  if (!data.empty()) o.data = data;
   const commands::ProfileResult r = commands::profile_model(model, o);
   if (json)
     std::cout << commands::profile_to_json(r).dump(2) << "\n";
@@ -251,7 +253,7 @@ int main(int argc, char** argv) {
   config->add_flag("--force", config_force, "Replace an existing file");
   config_flags.add_to(config);
 
-  std::string compile_model_path, compile_config, compile_out, compile_top;
+  std::string compile_model_path, compile_config, compile_out, compile_top, compile_profile_data;
   std::vector<std::string> compile_sets;
   bool compile_force = false, compile_json = false;
   CLI::App* compile = app.add_subcommand(
@@ -262,6 +264,9 @@ int main(int argc, char** argv) {
                       "Override one config key, e.g. IOType=io_stream, "
                       "Model.Precision.result=ap_fixed<18,8> (repeatable)");
   compile->add_option("-o,--output-dir", compile_out, "Project directory to create")->required();
+  compile->add_option("--profile-data", compile_profile_data,
+                      "For Precision: auto, profile the inputs of DIR/test_data_set_*/input_K.pb "
+                      "instead of random ones");
   compile->add_option("--top", compile_top,
                       "Name of the top function (default: the model file's name)");
   compile->add_flag("--force", compile_force, "Replace an existing project directory");
@@ -285,7 +290,7 @@ int main(int argc, char** argv) {
   csim->add_flag("--rebuild", csim_rebuild, "Rebuild the testbench even if it is up to date");
   csim->add_flag("--json", csim_json, "Machine-readable output");
 
-  std::string profile_model_path;
+  std::string profile_model_path, profile_data;
   std::vector<std::string> profile_inputs;
   int profile_samples = 100;
   bool profile_json = false;
@@ -296,6 +301,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   profile->add_option("--input,-i", profile_inputs,
                       "NAME=FILE (.pb or .npy): profile this input instead of random ones");
+  profile->add_option("--data", profile_data,
+                      "Profile the inputs of DIR/test_data_set_*/input_K.pb (every data set)");
   profile->add_flag("--json", profile_json, "Machine-readable output");
   profile_flags.add_to(profile);
 
@@ -329,13 +336,14 @@ int main(int argc, char** argv) {
       return cmd_config(config_model, config_flags, config_granularity, config_out, config_force);
     if (*compile)
       return cmd_compile(compile_model_path, compile_flags, compile_config, compile_sets,
-                         compile_out, compile_top, compile_force, compile_json);
+                         compile_out, compile_top, compile_profile_data, compile_force,
+                         compile_json);
     if (*csim)
       return cmd_csim(csim_dir, csim_samples, csim_seed, csim_inputs, csim_werror, csim_rebuild,
                       csim_json);
     if (*profile)
       return cmd_profile(profile_model_path, profile_flags, profile_samples, profile_inputs,
-                         profile_json);
+                         profile_data, profile_json);
     if (*report) return cmd_report(report_dir, report_json);
   } catch (const Error& e) {
     std::cerr << "kiln: " << to_string(e.kind()) << ": " << e.message() << "\n";

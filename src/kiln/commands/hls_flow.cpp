@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "kiln/commands/test_onnx.h"
 #include "kiln/graph/layer_stats.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
@@ -266,7 +267,9 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   std::optional<hls::Profile> profile;
   if (config_uses_auto(cfg)) {
     profile = hls::profile_graph(
-        p.passed, random_graph_inputs(p.passed, options.profile_samples, options.seed));
+        p.passed, options.profile_data
+                      ? read_test_data_inputs(*options.profile_data)
+                      : random_graph_inputs(p.passed, options.profile_samples, options.seed));
     r.profiled = true;
   }
   r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
@@ -400,7 +403,9 @@ ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options)
   if (options.samples < 1) throw_error(ErrorKind::Usage, "--samples", "must be at least 1", "");
   const PreparedGraph p = prepare_graph(onnx, options.import);
   std::vector<std::vector<Tensor>> samples;
-  if (options.inputs.empty()) {
+  if (options.data) {
+    samples = read_test_data_inputs(*options.data);
+  } else if (options.inputs.empty()) {
     samples = random_graph_inputs(p.passed, options.samples, options.seed);
   } else {
     std::vector<Tensor> one(p.passed.inputs.size());

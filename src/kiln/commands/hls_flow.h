@@ -50,6 +50,8 @@ struct CompileOptions {
   bool overwrite = false;
   int profile_samples = 100;  // random inputs profiled when a precision is "auto"
   uint64_t seed = 1;
+  // Profile these inputs instead (a directory of test_data_set_*/input_K.pb).
+  std::optional<std::filesystem::path> profile_data;
   std::string top;  // top function name; default from the file name
 };
 
@@ -99,6 +101,8 @@ struct ProfileOptions {
   uint64_t seed = 1;
   // NAME=FILE inputs (one sample) instead of random ones.
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  // Or every data set of a directory in the ONNX backend-test layout.
+  std::optional<std::filesystem::path> data;
   int width = 16;
   int accum_width = 32;
 };

@@ -9,6 +9,7 @@
 #include <new>
 #include <optional>
 
+#include "kiln/onnx/npy.h"
 #include "kiln/onnx/tensor_proto.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/error.h"
@@ -277,6 +278,26 @@ nlohmann::json test_to_json(const TestDirResult& r) {
                   {"expected", r.expected},
                   {"abs_error", r.abs_error}};
   return j;
+}
+
+std::vector<std::vector<Tensor>> read_test_data_inputs(const fs::path& dir) {
+  std::vector<fs::path> sets;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(e.path());
+  if (sets.empty())
+    throw_error(ErrorKind::Usage, dir.string(), "no test_data_set_* directories",
+                "give a directory in the ONNX backend-test layout (test_data_set_N/input_K.pb)");
+  std::sort(sets.begin(), sets.end());
+  std::vector<std::vector<Tensor>> samples;
+  for (const fs::path& set : sets) {
+    std::vector<Tensor> in;
+    for (const fs::path& f : numbered_files(set, "input_"))
+      in.push_back(onnx_import::read_tensor_file(f));
+    samples.push_back(std::move(in));
+  }
+  return samples;
 }
 
 }  // namespace kiln::commands

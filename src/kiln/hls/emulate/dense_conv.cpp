@@ -1,6 +1,8 @@
 // Bit-exact emulator kernels for Dense, Conv, Pool and ZeroPad, written from
 // docs/numerics.md with the runtime arithmetic of numeric/fixed.h only (not
 // from the layer library headers, which they check).
+#include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,8 @@ namespace {
 
 using numeric::Exact;
 using numeric::OverflowEvent;
+using numeric::OverflowMode;
+using numeric::QuantMode;
 
 // Q_t(e), counting the event.
 int64_t assign(const Exact& e, const FixedType& t, OverflowCounts& counts) {
@@ -64,6 +68,111 @@ int64_t mac(int64_t acc, const FixedType& acc_t, int64_t x, const FixedType& x_t
   return assign(numeric::exact_add(numeric::to_exact(acc, acc_t), prod), acc_t, counts);
 }
 
+std::atomic<bool> g_fast_path_enabled{true};
+std::atomic<int64_t> g_fast_path_layers{0};
+
+// Bits of a two's complement integer that holds every raw value of t.
+int signed_bits(const FixedType& t) {
+  return t.width + (t.is_signed ? 0 : 1);
+}
+
+// Q_acc(a + x * w) for one layer. When the formats allow, the exact sum is
+// formed in int64 on the finer of the accumulator and product grids and
+// rounded/fitted there, which gives exactly what quantize() gives (same
+// value, same overflow event) at a fraction of the cost. Otherwise it uses
+// the general 128-bit path. The choice is made once, from the formats.
+class Accumulator {
+ public:
+  Accumulator(const FixedType& acc_t, const FixedType& x_t, const FixedType& w_t)
+      : acc_t_(acc_t), x_t_(x_t), w_t_(w_t) {
+    const int prod_bits = signed_bits(x_t) + signed_bits(w_t);  // |x * w| < 2^(prod_bits - 1)
+    const int prod_frac = x_t.frac() + w_t.frac();
+    const int frac = std::max(acc_t.frac(), prod_frac);
+    acc_shift_ = frac - acc_t.frac();  // bits the sum has below the accumulator's LSB
+    prod_shift_ = frac - prod_frac;
+    // Both terms on the common grid, then their sum: |sum| < 2^61 keeps the
+    // rounding increments and every shift well inside int64. The shifts are
+    // bounded by the bit counts, so the int arithmetic here cannot overflow
+    // for the |F| <= a few hundred that formats use.
+    const int64_t sum_bits =
+        static_cast<int64_t>(std::max(signed_bits(acc_t) + acc_shift_, prod_bits + prod_shift_)) +
+        1;
+    fast_ = g_fast_path_enabled.load(std::memory_order_relaxed) && prod_bits <= 62 &&
+            signed_bits(acc_t) <= 62 && sum_bits <= 62;
+    if (fast_) {
+      max_ = acc_t.max_raw();
+      min_ = acc_t.min_raw();
+      // AP_SAT_SYM: -max for signed formats of two or more bits (as numeric::fit).
+      sym_min_ = (acc_t.is_signed && acc_t.width > 1) ? -max_ : min_;
+      if (acc_shift_ > 0) {
+        drop_mask_ = (int64_t{1} << acc_shift_) - 1;
+        half_ = int64_t{1} << (acc_shift_ - 1);
+      }
+    }
+  }
+
+  bool fast() const { return fast_; }
+
+  int64_t step(int64_t acc, int64_t x, int64_t w, OverflowCounts& counts) const {
+    if (!fast_) return mac(acc, acc_t_, x, x_t_, w, w_t_, counts);
+    // Exact sum, in units of 2^-(the common fraction bits).
+    const int64_t sum = (acc << acc_shift_) + ((x * w) << prod_shift_);
+    return fit(acc_shift_ > 0 ? round(sum) : sum, counts);
+  }
+
+ private:
+  // sum rounded to the accumulator's grid (acc_shift_ > 0 bits dropped) with
+  // acc_t's mode. Written on floor(sum / 2^s) and the non-negative remainder;
+  // numeric::quantize works on sign and magnitude, and the cases below are the
+  // same rules re-expressed (e.g. a tie of a negative sum rounded toward zero
+  // is floor + 1).
+  int64_t round(int64_t sum) const {
+    const int64_t q = sum >> acc_shift_;  // floor (arithmetic shift)
+    const int64_t r = sum & drop_mask_;   // sum - q * 2^s, in [0, 2^s)
+    bool up = false;
+    switch (acc_t_.quant) {
+      case QuantMode::Trn: up = false; break;
+      case QuantMode::TrnZero: up = sum < 0 && r != 0; break;
+      case QuantMode::Rnd: up = r >= half_; break;  // ties toward +inf
+      case QuantMode::RndZero: up = r > half_ || (r == half_ && sum < 0); break;
+      case QuantMode::RndMinInf: up = r > half_; break;  // ties toward -inf
+      case QuantMode::RndInf: up = r > half_ || (r == half_ && sum > 0); break;
+      case QuantMode::RndConv: up = r > half_ || (r == half_ && (q & 1) != 0); break;
+    }
+    return up ? q + 1 : q;
+  }
+
+  // A value on the accumulator's grid fitted with acc_t's overflow mode, with
+  // the event numeric::quantize would report.
+  int64_t fit(int64_t v, OverflowCounts& counts) const {
+    if (v > max_ || v < min_) {
+      switch (acc_t_.overflow) {
+        case OverflowMode::Wrap: {
+          counts.wrapped++;
+          const uint64_t mask = (uint64_t{1} << acc_t_.width) - 1;  // width <= 61 here
+          uint64_t bits = static_cast<uint64_t>(v) & mask;
+          if (acc_t_.is_signed && ((bits >> (acc_t_.width - 1)) & 1)) bits |= ~mask;
+          return static_cast<int64_t>(bits);
+        }
+        case OverflowMode::Sat: counts.saturated++; return v < 0 ? min_ : max_;
+        case OverflowMode::SatZero: counts.saturated++; return 0;
+        case OverflowMode::SatSym: counts.saturated++; return v < 0 ? sym_min_ : max_;
+      }
+    }
+    if (acc_t_.overflow == OverflowMode::SatSym && v < sym_min_) {
+      counts.saturated++;
+      return sym_min_;
+    }
+    return v;
+  }
+
+  FixedType acc_t_, x_t_, w_t_;
+  bool fast_ = false;
+  int acc_shift_ = 0, prod_shift_ = 0;
+  int64_t max_ = 0, min_ = 0, sym_min_ = 0;
+  int64_t drop_mask_ = 0, half_ = 0;
+};
+
 int64_t bias_of(const Layer& layer, int64_t j) {
   return layer.bias.empty() ? 0 : layer.bias.at(j);
 }
@@ -73,12 +182,13 @@ void dense(const Layer& layer, const FixedTensor& in, FixedTensor& out, Overflow
   const Precision& pr = layer.precision;
   const int64_t rows = static_cast<int64_t>(in.raw.size()) / p.n_in;
   out.raw.assign(rows * p.n_out, 0);
+  const Accumulator accum(pr.accum, in.type, pr.weight);
+  if (accum.fast()) g_fast_path_layers++;
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < p.n_out; ++j) {
       int64_t a = assign(numeric::to_exact(bias_of(layer, j), pr.bias), pr.accum, counts);
       for (int64_t i = 0; i < p.n_in; ++i)
-        a = mac(a, pr.accum, in.raw.at(r * p.n_in + i), in.type, layer.weights.at(i * p.n_out + j),
-                pr.weight, counts);
+        a = accum.step(a, in.raw.at(r * p.n_in + i), layer.weights.at(i * p.n_out + j), counts);
       out.raw[r * p.n_out + j] = activate(a, pr.accum, p.act, out.type, counts, layer);
     }
   }
@@ -89,6 +199,8 @@ void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
   const Precision& pr = layer.precision;
   const int64_t cin_g = p.c_in / p.groups, cout_g = p.c_out / p.groups;
   out.raw.assign(p.out_h * p.out_w * p.c_out, 0);
+  const Accumulator accum(pr.accum, in.type, pr.weight);
+  if (accum.fast()) g_fast_path_layers++;
   for (int64_t oh = 0; oh < p.out_h; ++oh) {
     for (int64_t ow = 0; ow < p.out_w; ++ow) {
       for (int64_t co = 0; co < p.c_out; ++co) {
@@ -104,7 +216,7 @@ void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
               const int64_t x = in.raw.at((ih * p.in_w + iw) * p.c_in + g * cin_g + cl);
               const int64_t w =
                   layer.weights.at(((kh * p.kernel_w + kw) * cin_g + cl) * p.c_out + co);
-              a = mac(a, pr.accum, x, in.type, w, pr.weight, counts);
+              a = accum.step(a, x, w, counts);
             }
           }
         }
@@ -174,6 +286,14 @@ void zero_pad(const Layer& layer, const FixedTensor& in, FixedTensor& out, Overf
 }
 
 }  // namespace
+
+void set_emulator_fast_path(bool enabled) {
+  g_fast_path_enabled.store(enabled);
+}
+
+int64_t emulator_fast_path_layer_count() {
+  return g_fast_path_layers.load();
+}
 
 void emulate_dense_conv_pool(const Layer& layer, const std::vector<const FixedTensor*>& in,
                              FixedTensor& out, OverflowCounts& counts) {

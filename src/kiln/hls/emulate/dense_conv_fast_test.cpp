@@ -17,11 +17,11 @@ namespace {
 using numeric::OverflowMode;
 using numeric::QuantMode;
 
-constexpr QuantMode kQuants[] = {QuantMode::Trn,       QuantMode::TrnZero, QuantMode::Rnd,
-                                 QuantMode::RndZero,   QuantMode::RndMinInf,
-                                 QuantMode::RndInf,    QuantMode::RndConv};
-constexpr OverflowMode kOverflows[] = {OverflowMode::Wrap, OverflowMode::Sat,
-                                       OverflowMode::SatZero, OverflowMode::SatSym};
+constexpr QuantMode kQuants[] = {QuantMode::Trn,     QuantMode::TrnZero,   QuantMode::Rnd,
+                                 QuantMode::RndZero, QuantMode::RndMinInf, QuantMode::RndInf,
+                                 QuantMode::RndConv};
+constexpr OverflowMode kOverflows[] = {OverflowMode::Wrap, OverflowMode::Sat, OverflowMode::SatZero,
+                                       OverflowMode::SatSym};
 
 // Restores the default (fast path on) even when a test fails.
 struct FastPathGuard {
@@ -69,8 +69,8 @@ class Random {
   // A format with W in [4, 32], I from -4 to W + 4, any sign and modes.
   FixedType format(int max_width = 32) {
     const int w = static_cast<int>(uniform(4, max_width));
-    return fx(w, static_cast<int>(uniform(-4, w + 4)), uniform(0, 3) != 0,
-              kQuants[uniform(0, 6)], kOverflows[uniform(0, 3)]);
+    return fx(w, static_cast<int>(uniform(-4, w + 4)), uniform(0, 3) != 0, kQuants[uniform(0, 6)],
+              kOverflows[uniform(0, 3)]);
   }
   // A raw value of t: mostly uniform over the range, sometimes an extreme,
   // zero or a small value (small values make ties and carries likely).
@@ -188,8 +188,8 @@ TEST(EmulateFastPath, ConvMatchesGeneralPathOnRandomFormats) {
     l.kind = LayerKind::Conv;
     l.params = cp;
     l.precision = random_precision(rnd);
-    l.weights = rnd.raws(cp.kernel_h * cp.kernel_w * (cp.c_in / cp.groups) * cp.c_out,
-                         l.precision.weight);
+    l.weights =
+        rnd.raws(cp.kernel_h * cp.kernel_w * (cp.c_in / cp.groups) * cp.c_out, l.precision.weight);
     if (rnd.uniform(0, 3) != 0) l.bias = rnd.raws(cp.c_out, l.precision.bias);
     FixedTensor x;
     x.type = rnd.format();

@@ -40,4 +40,11 @@ void emulate_dense_conv_pool(const Layer& layer, const std::vector<const FixedTe
 void emulate_elementwise(const Layer& layer, const std::vector<const FixedTensor*>& in,
                          FixedTensor& out, OverflowCounts& counts);
 
+// Dense/Conv accumulate in int64 when the formats make that exact (and fall
+// back to the general 128-bit arithmetic otherwise). On by default; tests turn
+// it off to compare the two paths.
+void set_emulator_fast_path(bool enabled);
+// How many Dense/Conv layer evaluations have used the fast path so far.
+int64_t emulator_fast_path_layer_count();
+
 }  // namespace kiln::hls
