@@ -177,20 +177,31 @@ int64_t bias_of(const Layer& layer, int64_t j) {
   return layer.bias.empty() ? 0 : layer.bias.at(j);
 }
 
+// Both kernels keep one accumulator per output channel and run the inputs in
+// the outer loop, so weights are read contiguously. Each accumulator still
+// sees its own terms in the contract's order; the per-output results and the
+// event totals are those of the one-output-at-a-time loop.
+
 void dense(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
   const auto& p = layer.as<DenseParams>();
   const Precision& pr = layer.precision;
   const int64_t rows = static_cast<int64_t>(in.raw.size()) / p.n_in;
+  KILN_ASSERT(static_cast<int64_t>(layer.weights.size()) == p.n_in * p.n_out,
+              "dense layer '" + layer.onnx_name + "' has the wrong number of weights");
   out.raw.assign(rows * p.n_out, 0);
   const Accumulator accum(pr.accum, in.type, pr.weight);
   if (accum.fast()) g_fast_path_layers++;
+  std::vector<int64_t> a(p.n_out);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < p.n_out; ++j) {
-      int64_t a = assign(numeric::to_exact(bias_of(layer, j), pr.bias), pr.accum, counts);
-      for (int64_t i = 0; i < p.n_in; ++i)
-        a = accum.step(a, in.raw.at(r * p.n_in + i), layer.weights.at(i * p.n_out + j), counts);
-      out.raw[r * p.n_out + j] = activate(a, pr.accum, p.act, out.type, counts, layer);
+    for (int64_t j = 0; j < p.n_out; ++j)
+      a[j] = assign(numeric::to_exact(bias_of(layer, j), pr.bias), pr.accum, counts);
+    for (int64_t i = 0; i < p.n_in; ++i) {
+      const int64_t x = in.raw.at(r * p.n_in + i);
+      const int64_t* w = layer.weights.data() + i * p.n_out;
+      for (int64_t j = 0; j < p.n_out; ++j) a[j] = accum.step(a[j], x, w[j], counts);
     }
+    for (int64_t j = 0; j < p.n_out; ++j)
+      out.raw[r * p.n_out + j] = activate(a[j], pr.accum, p.act, out.type, counts, layer);
   }
 }
 
@@ -198,31 +209,38 @@ void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
   const auto& p = layer.as<ConvParams>();
   const Precision& pr = layer.precision;
   const int64_t cin_g = p.c_in / p.groups, cout_g = p.c_out / p.groups;
+  KILN_ASSERT(
+      static_cast<int64_t>(layer.weights.size()) == p.kernel_h * p.kernel_w * cin_g * p.c_out,
+      "convolution layer '" + layer.onnx_name + "' has the wrong number of weights");
   out.raw.assign(p.out_h * p.out_w * p.c_out, 0);
   const Accumulator accum(pr.accum, in.type, pr.weight);
   if (accum.fast()) g_fast_path_layers++;
+  std::vector<int64_t> a(p.c_out);
   for (int64_t oh = 0; oh < p.out_h; ++oh) {
     for (int64_t ow = 0; ow < p.out_w; ++ow) {
-      for (int64_t co = 0; co < p.c_out; ++co) {
-        const int64_t g = co / cout_g;
-        int64_t a = assign(numeric::to_exact(bias_of(layer, co), pr.bias), pr.accum, counts);
-        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-          const int64_t ih = oh * p.stride_h + kh - p.pad_top;
-          if (ih < 0 || ih >= p.in_h) continue;  // padded: skipped
-          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-            const int64_t iw = ow * p.stride_w + kw - p.pad_left;
-            if (iw < 0 || iw >= p.in_w) continue;
+      for (int64_t co = 0; co < p.c_out; ++co)
+        a[co] = assign(numeric::to_exact(bias_of(layer, co), pr.bias), pr.accum, counts);
+      for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+        const int64_t ih = oh * p.stride_h + kh - p.pad_top;
+        if (ih < 0 || ih >= p.in_h) continue;  // padded: skipped
+        for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+          const int64_t iw = ow * p.stride_w + kw - p.pad_left;
+          if (iw < 0 || iw >= p.in_w) continue;
+          for (int64_t g = 0; g < p.groups; ++g) {
             for (int64_t cl = 0; cl < cin_g; ++cl) {
               const int64_t x = in.raw.at((ih * p.in_w + iw) * p.c_in + g * cin_g + cl);
-              const int64_t w =
-                  layer.weights.at(((kh * p.kernel_w + kw) * cin_g + cl) * p.c_out + co);
-              a = accum.step(a, x, w, counts);
+              // Weights [kh][kw][cl][co] for this group's output channels.
+              const int64_t* w =
+                  layer.weights.data() + ((kh * p.kernel_w + kw) * cin_g + cl) * p.c_out;
+              for (int64_t co = g * cout_g; co < (g + 1) * cout_g; ++co)
+                a[co] = accum.step(a[co], x, w[co], counts);
             }
           }
         }
-        out.raw[(oh * p.out_w + ow) * p.c_out + co] =
-            activate(a, pr.accum, p.act, out.type, counts, layer);
       }
+      for (int64_t co = 0; co < p.c_out; ++co)
+        out.raw[(oh * p.out_w + ow) * p.c_out + co] =
+            activate(a[co], pr.accum, p.act, out.type, counts, layer);
     }
   }
 }
