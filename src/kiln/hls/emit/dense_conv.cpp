@@ -117,7 +117,7 @@ void add_weights(LayerCode& code, const Layer& layer, int64_t n_weights, int64_t
 
 std::string call(const std::string& fn, const std::string& config, const EmitContext& ctx,
                  bool with_weights, const std::string& layer_name) {
-  std::string s = "  " + fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output;
+  std::string s = fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output;
   if (with_weights) s += ", " + layer_name + "_w, " + layer_name + "_b";
   return s + ");\n";
 }
