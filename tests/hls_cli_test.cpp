@@ -233,3 +233,20 @@ TEST(HlsCli, AutoPrecisionFromProfileDataHoldsThatData) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// Users type relative paths: `kiln compile ... -o out/x && kiln csim out/x`.
+TEST(HlsCli, CsimAcceptsARelativeProjectPath) {
+  const fs::path rel = "kiln_rel_project_" + std::to_string(::getpid());
+  fs::remove_all(rel);
+  ASSERT_EQ(kiln({"compile", zoo("dense_a"), "-o", rel.string()}).exit_code, 0);
+  const ProcessResult r = kiln({"csim", rel.string(), "--samples", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "2/2 samples bit-exact");
+  fs::remove_all(rel);
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -187,7 +187,10 @@ std::vector<std::vector<int64_t>> parse_results(const std::string& text,
   return rows;
 }
 
-CsimResult run_csim(const fs::path& project_dir, const Model& model, const CsimOptions& opts) {
+CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOptions& opts) {
+  // The testbench runs with the project as its working directory, so every
+  // path handed to it must not depend on ours.
+  const fs::path project_dir = fs::absolute(given_dir);
   CsimResult result;
   for (const std::string& f : {"firmware/" + model.name + ".cpp", "tb/" + model.name + "_test.cpp"})
     if (!fs::exists(project_dir / f))
