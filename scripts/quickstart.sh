@@ -11,7 +11,9 @@ build/apps/kiln/kiln info "$model/model.onnx"
 build/apps/kiln/kiln run "$model/model.onnx" \
   --input input="$model/test_data_set_0/input_0.pb" -o out/lenet5 --force
 build/apps/kiln/kiln test-onnx "$model"
-# The HLS flow: an io_stream project with estimates, then C simulation against kiln's emulator.
+# The HLS flow: an io_stream project with estimates (precisions from a profile, reuse factors
+# from a cycle target), then C simulation against kiln's emulator and the float model.
 build/apps/kiln/kiln compile "$model/model.onnx" -o out/lenet5_hls --force \
-  --set IOType=io_stream
+  --set IOType=io_stream --set Model.Precision=auto \
+  --set Model.Strategy=Resource --set Model.TargetCycles=2000
 build/apps/kiln/kiln csim out/lenet5_hls --samples 20
