@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/emulate/test_util.h"
 #include "kiln/numeric/fixed.h"
 
 namespace kiln::hls {
@@ -16,6 +17,9 @@ namespace {
 
 using numeric::OverflowMode;
 using numeric::QuantMode;
+using testing::Outcome;
+using testing::precision;
+using testing::run;
 
 constexpr QuantMode kQuants[] = {QuantMode::Trn,     QuantMode::TrnZero,   QuantMode::Rnd,
                                  QuantMode::RndZero, QuantMode::RndMinInf, QuantMode::RndInf,
@@ -37,27 +41,6 @@ FixedType fx(int w, int i, bool is_signed = true, QuantMode q = QuantMode::Trn,
   t.quant = q;
   t.overflow = o;
   return t;
-}
-
-Precision precision(FixedType w, FixedType b, FixedType acc, FixedType res) {
-  Precision p;
-  p.weight = w;
-  p.bias = b;
-  p.accum = acc;
-  p.result = res;
-  return p;
-}
-
-struct Outcome {
-  FixedTensor out;
-  OverflowCounts counts;
-};
-
-Outcome run(const Layer& layer, const FixedTensor& in, const FixedType& out_type) {
-  Outcome r;
-  r.out.type = out_type;
-  emulate_dense_conv_pool(layer, {&in}, r.out, r.counts);
-  return r;
 }
 
 class Random {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/emulate/test_util.h"
 #include "kiln/numeric/fixed.h"
 
 namespace kiln::hls {
@@ -14,6 +15,9 @@ namespace {
 
 using numeric::OverflowMode;
 using numeric::QuantMode;
+using testing::Outcome;
+using testing::precision;
+using testing::run;
 
 FixedType fx(int w, int i, QuantMode q = QuantMode::Trn, OverflowMode o = OverflowMode::Wrap) {
   FixedType t;
@@ -45,18 +49,6 @@ FixedTensor tensor(const std::vector<double>& v, const FixedType& t) {
   return x;
 }
 
-struct Outcome {
-  FixedTensor out;
-  OverflowCounts counts;
-};
-
-Outcome run(const Layer& layer, const FixedTensor& in, const FixedType& out_type) {
-  Outcome r;
-  r.out.type = out_type;
-  emulate_dense_conv_pool(layer, {&in}, r.out, r.counts);
-  return r;
-}
-
 Layer dense_layer(const std::vector<double>& w, const std::vector<double>& b, int n_in, int n_out,
                   const Precision& p) {
   Layer l;
@@ -70,15 +62,6 @@ Layer dense_layer(const std::vector<double>& w, const std::vector<double>& b, in
   l.weights = raws(w, p.weight);
   l.bias = raws(b, p.bias);
   return l;
-}
-
-Precision precision(FixedType w, FixedType b, FixedType acc, FixedType res) {
-  Precision p;
-  p.weight = w;
-  p.bias = b;
-  p.accum = acc;
-  p.result = res;
-  return p;
 }
 
 TEST(EmulateDense, TwoByTwo) {

@@ -131,20 +131,9 @@ void conv_2d_line_buffer(stream<data_T>& data, stream<res_T>& res,
   for (int ph = 0; ph < HP; ph++) {
     for (int pw = 0; pw < WP; pw++) {
       KILN_PRAGMA(HLS PIPELINE II = CONFIG::reuse_factor)
-      const bool inside = ph >= CONFIG::pad_top && ph < CONFIG::pad_top + CONFIG::in_height &&
-                          pw >= CONFIG::pad_left && pw < CONFIG::pad_left + CONFIG::in_width;
-      data_T px;
-      if (inside) {
-        px = data.read();
-      } else {
-        for (int c = 0; c < C; c++) px[c] = in_t(0);
-      }
+      const data_T px = read_padded_pixel<CONFIG>(data, ph, pw);
       lb.push(px, pw);
-      // The window is complete at the bottom-right pixel of a strided window.
-      const int top = ph - (KH - 1), left = pw - (KW - 1);
-      if (top >= 0 && left >= 0 && top % CONFIG::stride_height == 0 &&
-          left % CONFIG::stride_width == 0 && top / CONFIG::stride_height < CONFIG::out_height &&
-          left / CONFIG::stride_width < CONFIG::out_width) {
+      if (window_ends_at<CONFIG, KH, KW>(ph, pw)) {
         in_t win[KH * KW * C];
         KILN_PRAGMA(HLS ARRAY_PARTITION variable = win complete)
         for (int kh = 0; kh < KH; kh++) {
@@ -190,14 +179,7 @@ void conv_2d_encoded(stream<data_T>& data, stream<res_T>& res,
   for (int ph = 0; ph < HP; ph++) {
     for (int pw = 0; pw < WP; pw++) {
       KILN_PRAGMA(HLS PIPELINE II = CONFIG::reuse_factor)
-      const bool inside = ph >= CONFIG::pad_top && ph < CONFIG::pad_top + CONFIG::in_height &&
-                          pw >= CONFIG::pad_left && pw < CONFIG::pad_left + CONFIG::in_width;
-      data_T px;
-      if (inside) {
-        px = data.read();
-      } else {
-        for (int c = 0; c < C; c++) px[c] = in_t(0);
-      }
+      const data_T px = read_padded_pixel<CONFIG>(data, ph, pw);
       const int rc = encoded_class<KH, CONFIG::stride_height, CONFIG::out_height>(ph);
       const int cc = encoded_class<KW, CONFIG::stride_width, CONFIG::out_width>(pw);
       const unsigned long long instr = CONFIG::instruction(rc * CONFIG::n_col_classes + cc);

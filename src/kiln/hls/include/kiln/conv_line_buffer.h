@@ -16,6 +16,33 @@
 
 namespace kiln {
 
+// The pixel at padded position (ph, pw) of a stream walked in padded raster
+// order: read from the stream inside the image, zeros in the padding.
+template <class CONFIG, class data_T>
+inline data_T read_padded_pixel(stream<data_T>& data, int ph, int pw) {
+  KILN_PRAGMA(HLS INLINE)
+  const bool inside = ph >= CONFIG::pad_top && ph < CONFIG::pad_top + CONFIG::in_height &&
+                      pw >= CONFIG::pad_left && pw < CONFIG::pad_left + CONFIG::in_width;
+  data_T px;
+  if (inside) {
+    px = data.read();
+  } else {
+    for (unsigned c = 0; c < data_T::size; c++) px[c] = typename data_T::value_type(0);
+  }
+  return px;
+}
+
+// True when padded pixel (ph, pw) is the bottom-right corner of a KH x KW
+// window that the stride selects for an output pixel.
+template <class CONFIG, int KH, int KW>
+inline bool window_ends_at(int ph, int pw) {
+  KILN_PRAGMA(HLS INLINE)
+  const int top = ph - (KH - 1), left = pw - (KW - 1);
+  return top >= 0 && left >= 0 && top % CONFIG::stride_height == 0 &&
+         left % CONFIG::stride_width == 0 && top / CONFIG::stride_height < CONFIG::out_height &&
+         left / CONFIG::stride_width < CONFIG::out_width;
+}
+
 template <class T, int C, int KH, int KW, int WP>
 struct LineBuffer {
   // One row buffer even when KH == 1, so the array is never empty.

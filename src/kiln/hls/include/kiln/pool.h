@@ -95,19 +95,10 @@ void pool_2d(stream<data_T>& data, stream<res_T>& res) {
   for (int ph = 0; ph < HP; ph++) {
     for (int pw = 0; pw < WP; pw++) {
       KILN_PRAGMA(HLS PIPELINE)
-      const bool inside = ph >= CONFIG::pad_top && ph < CONFIG::pad_top + CONFIG::in_height &&
-                          pw >= CONFIG::pad_left && pw < CONFIG::pad_left + CONFIG::in_width;
-      data_T px;
-      if (inside) {
-        px = data.read();
-      } else {
-        for (int c = 0; c < C; c++) px[c] = in_t(0);
-      }
+      const data_T px = read_padded_pixel<CONFIG>(data, ph, pw);
       lb.push(px, pw);
-      const int top = ph - (KH - 1), left = pw - (KW - 1);
-      if (top >= 0 && left >= 0 && top % CONFIG::stride_height == 0 &&
-          left % CONFIG::stride_width == 0 && top / CONFIG::stride_height < CONFIG::out_height &&
-          left / CONFIG::stride_width < CONFIG::out_width) {
+      if (window_ends_at<CONFIG, KH, KW>(ph, pw)) {
+        const int top = ph - (KH - 1), left = pw - (KW - 1);  // window origin, padded
         res_T out;
         for (int c = 0; c < C; c++) {
           KILN_PRAGMA(HLS UNROLL)
