@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 #include "model_builder.h"
 #include "subprocess.h"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 #include "subprocess.h"
 
 namespace kiln::testing {
@@ -128,5 +128,5 @@ INSTANTIATE_TEST_SUITE_P(Classifiers, HlsTop1,
                          [](const auto& info) { return info.param; });
 
 }  // namespace
-}  // namespace kiln::testing  // Two samples per project keep the 64 projects inside the suite's budget.
-  const int samples = 2;
+}  // namespace kiln::testing
+const int samples = 2;

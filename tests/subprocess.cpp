@@ -14,9 +14,6 @@ namespace kiln::testing {
 std::string kiln_binary() {
   return KILN_BINARY_PATH;
 }
-std::string source_dir() {
-  return KILN_SOURCE_DIR_PATH;
-}
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
   int out_pipe[2], err_pipe[2];

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/support/testing/test_helpers.h"  // source_dir(), zoo_models()
+
 namespace kiln::testing {
 
 struct ProcessResult {
@@ -19,7 +21,5 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 
 // Path of the kiln binary under test (set by CMake).
 std::string kiln_binary();
-// Root of the source tree (models/, tests/data/).
-std::string source_dir();
 
 }  // namespace kiln::testing

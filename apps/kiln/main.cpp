@@ -14,7 +14,7 @@
 #include "kiln/commands/info.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
-#include "kiln/graph/printer.h"
+#include "kiln/graph/ir_text.h"
 #include "kiln/onnx/import.h"
 #include "kiln/support/error.h"
 

@@ -17,7 +17,7 @@
 #include "kiln/hls/model.h"
 #include "kiln/hls/profile.h"
 #include "kiln/onnx/import.h"
-#include "kiln/passes/pass.h"
+#include "kiln/passes/pipeline.h"
 
 namespace kiln::commands {
 
@@ -25,7 +25,7 @@ namespace kiln::commands {
 struct PreparedGraph {
   Graph original;  // as imported: the float reference
   Graph passed;    // after passes::run_hls_pipeline
-  std::vector<passes::PassRecord> passes;
+  std::vector<PassRecord> passes;
   bool batch_one = false;  // re-imported with batch 1 (the model fixed a larger batch)
 };
 PreparedGraph prepare_graph(const std::filesystem::path& onnx,
@@ -59,7 +59,7 @@ struct CompileResult {
   hls::Model model;
   estimate::ModelEstimate estimate;
   std::filesystem::path project;
-  std::vector<passes::PassRecord> passes;
+  std::vector<PassRecord> passes;
   bool profiled = false;
   bool batch_one = false;
   double seconds = 0;

@@ -7,20 +7,7 @@ std::size_t dtype_size(DType t) {
 }
 
 const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int8: return "int8";
-    case DType::Int16: return "int16";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::UInt8: return "uint8";
-    case DType::UInt16: return "uint16";
-    case DType::UInt32: return "uint32";
-    case DType::UInt64: return "uint64";
-    case DType::Bool: return "bool";
-  }
-  return "?";
+  return enum_name(t).data();  // the names are string literals: NUL-terminated
 }
 
 bool is_float(DType t) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
 
 namespace kiln {
@@ -24,8 +25,17 @@ enum class DType : uint8_t {
   Bool,
 };
 
+template <>
+struct EnumNames<DType> {
+  static constexpr std::pair<DType, std::string_view> kNames[] = {
+      {DType::Float32, "float32"}, {DType::Float64, "float64"}, {DType::Int8, "int8"},
+      {DType::Int16, "int16"},     {DType::Int32, "int32"},     {DType::Int64, "int64"},
+      {DType::UInt8, "uint8"},     {DType::UInt16, "uint16"},   {DType::UInt32, "uint32"},
+      {DType::UInt64, "uint64"},   {DType::Bool, "bool"}};
+};
+
 std::size_t dtype_size(DType t);
-const char* dtype_name(DType t);  // "float32", "int64", ...
+const char* dtype_name(DType t);  // "float32", "int64", ... (EnumNames<DType>)
 bool is_float(DType t);
 bool is_signed_int(DType t);
 bool is_unsigned_int(DType t);

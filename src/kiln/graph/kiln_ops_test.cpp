@@ -64,8 +64,10 @@ TEST_F(KilnOpsTest, ChannelsLastConvPoolBatchNorm) {
 
 TEST(KilnOps, DenseIsNotAnOnnxOp) {
   EXPECT_EQ(op_name(OpKind::Dense), "Dense");
-  EXPECT_FALSE(op_kind_from_name("Dense").has_value());
-  EXPECT_EQ(op_kind_from_name("MaxUnpool"), OpKind::MaxUnpool);
+  EXPECT_FALSE(op_kind_from_onnx("Dense").has_value());
+  EXPECT_EQ(op_kind_from_name("Dense"), OpKind::Dense);  // the IR text's spelling
+  EXPECT_EQ(op_kind_from_onnx("MaxUnpool"), OpKind::MaxUnpool);
+  EXPECT_TRUE(onnx_op_types(OpKind::Dense).empty());
 }
 
 TEST(KilnOps, AttributeTextShowsActivationAndLayout) {
@@ -73,10 +75,10 @@ TEST(KilnOps, AttributeTextShowsActivationAndLayout) {
   c.activation = FusedActivation{FusedActivation::Kind::LeakyRelu, 0.5f, 0, 0};
   c.channels_last = true;
   const std::string s = attrs_to_string(c);
-  EXPECT_NE(s.find("act=leaky_relu(0.5)"), std::string::npos) << s;
-  EXPECT_NE(s.find("channels_last"), std::string::npos) << s;
+  EXPECT_NE(s.find("activation={kind=leaky_relu alpha=0.5}"), std::string::npos) << s;
+  EXPECT_NE(s.find("channels_last=true"), std::string::npos) << s;
   EXPECT_EQ(attrs_to_string(DenseAttrs{FusedActivation{FusedActivation::Kind::Relu, 0, 0, 0}}),
-            "act=relu");
+            "activation={kind=relu}");
   EXPECT_EQ(attrs_to_string(DenseAttrs{}), "");
   EXPECT_EQ(attrs_to_string(ConvAttrs{{1}, {1}, {0, 0}, {1}, 1}).find("channels_last"),
             std::string::npos);

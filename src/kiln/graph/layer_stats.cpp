@@ -28,34 +28,29 @@ int64_t product(const Shape& s, std::size_t begin) {
 }
 
 int64_t count_macs(const Graph& graph, const Node& node) {
-  if (node.kind != OpKind::Conv && node.kind != OpKind::Gemm && node.kind != OpKind::MatMul &&
-      node.kind != OpKind::ConvTranspose && node.kind != OpKind::Dense)
+  const OpKind k = node.kind;
+  if (k != OpKind::Conv && k != OpKind::Gemm && k != OpKind::MatMul && k != OpKind::ConvTranspose &&
+      k != OpKind::Dense)
     return 0;
   // Inference validates the node, so the shapes below are consistent.
   const Shape out = infer_node_types(graph, node)[0].shape;
   const Shape& a = graph.value(node.inputs[0]).type.shape;
   const Shape& b = graph.value(node.inputs[1]).type.shape;
-  switch (node.kind) {
-    case OpKind::Conv:
-      // Each output element (N*M*spatial, in either layout) sums over C/group
-      // channels times the kernel, which is exactly W's per-output-channel size.
-      return sat_mul(product(out, 0), product(b, 1));
-    case OpKind::Gemm: {
-      const int64_t k = node.attr<GemmAttrs>().trans_a ? a[0] : a[1];
-      return sat_mul(product(out, 0), k);  // M*N*K
-    }
-    case OpKind::ConvTranspose:
-      // Every input element (N*C*spatial) is multiplied by the M/group * kernel
-      // weights it scatters to: W's per-input-channel size.
-      return sat_mul(product(a, 0), product(b, 1));
-    case OpKind::MatMul:
-      // The output holds batch*M*N elements (1-D operands contribute 1), each a K-long dot.
-      return sat_mul(product(out, 0), a.back());
-    case OpKind::Dense:
-      // Every output element is a K-long dot product (W is [K, N]).
-      return sat_mul(product(out, 0), b[0]);
-    default: return 0;
-  }
+  // Conv: each output element (N*M*spatial, in either layout) sums over
+  // C/group channels times the kernel, which is exactly W's per-output-channel
+  // size.
+  if (k == OpKind::Conv) return sat_mul(product(out, 0), product(b, 1));
+  // Gemm: M*N*K.
+  if (k == OpKind::Gemm)
+    return sat_mul(product(out, 0), node.attr<GemmAttrs>().trans_a ? a[0] : a[1]);
+  // ConvTranspose: every input element (N*C*spatial) is multiplied by the
+  // M/group * kernel weights it scatters to: W's per-input-channel size.
+  if (k == OpKind::ConvTranspose) return sat_mul(product(a, 0), product(b, 1));
+  // MatMul: the output holds batch*M*N elements (1-D operands contribute 1),
+  // each a K-long dot.
+  if (k == OpKind::MatMul) return sat_mul(product(out, 0), a.back());
+  // Dense: every output element is a K-long dot product (W is [K, N]).
+  return sat_mul(product(out, 0), b[0]);
 }
 
 }  // namespace

@@ -1,15 +1,27 @@
 // Node kinds of the graph IR and their typed attributes.
 //
-// After import every node carries a kind from OpKind and, where the op has
-// parameters, one attribute struct. Parameters that decide shapes (pads, axes,
-// slice bounds, target shapes) are attributes and are always constant; data
-// operands (weights, biases, Clip bounds, PRelu slopes, Gather indices) stay
-// node inputs even when they are constants. Opset differences (attribute vs
-// input forms, Softmax's old "coerce to 2-D" semantics, auto_pad) are resolved
-// by the importer, so passes and backends see one canonical form. All axes are
-// non-negative.
+// KILN_OPS below is the one list of op kinds: each row gives a kind its
+// category, its attribute struct, the names of its inputs (for messages) and
+// the ONNX op types the importer reads into it. The OpKind enum, op names,
+// category predicates and the Attrs variant are all derived from it.
+//
+// After import every node carries a kind and the attribute struct of its row.
+// Parameters that decide shapes (pads, axes, slice bounds, target shapes) are
+// attributes and are always constant; data operands (weights, biases, Clip
+// bounds, PRelu slopes, Gather indices) stay node inputs even when they are
+// constants. Opset differences (attribute vs input forms, Softmax's old
+// "coerce to 2-D" semantics, auto_pad) are resolved by the importer, so passes
+// and backends see one canonical form. All axes are non-negative.
+//
+// Adding an op (docs/architecture.md): a row in KILN_OPS, its attribute
+// struct (with a `visit` of its fields) if it has parameters, and one handler
+// per concern: shape inference (graph/shape_inference.cpp), reference
+// evaluation (ref/evaluate.cpp), ONNX import (onnx/op_attributes.cpp) and HLS
+// lowering (hls/lower_graph.cpp). Each of those is a table indexed by kind
+// that fails to compile while a kind is missing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,163 +30,222 @@
 #include <vector>
 
 #include "kiln/graph/dtype.h"
+#include "kiln/support/enum_table.h"
+
+// X(Kind, Category, Attributes, "input roles", "ONNX op type"...)
+//  - input roles: the ONNX names of the inputs, space separated ("" for
+//    variadic ops, whose inputs are "input 0", "input 1", ...);
+//  - ONNX op types: those the importer turns into this kind (none for kiln's
+//    own kinds, made by passes).
+#define KILN_OPS(X)                                                                            \
+  /* Convolution, pooling, linear algebra */                                                   \
+  X(Conv, Layer, ConvAttrs, "X W B", "Conv")                                                   \
+  X(MaxPool, Layer, PoolAttrs, "X", "MaxPool")                                                 \
+  X(AveragePool, Layer, PoolAttrs, "X", "AveragePool")                                         \
+  X(GlobalAveragePool, Layer, GlobalPoolAttrs, "X", "GlobalAveragePool")                       \
+  X(GlobalMaxPool, Layer, GlobalPoolAttrs, "X", "GlobalMaxPool")                               \
+  X(Gemm, Layer, GemmAttrs, "A B C", "Gemm")                                                   \
+  X(MatMul, Layer, NoAttrs, "A B", "MatMul")                                                   \
+  X(BatchNormalization, Layer, BatchNormAttrs, "X scale B mean var", "BatchNormalization")     \
+  /* Activations */                                                                            \
+  X(Relu, Unary, NoAttrs, "X", "Relu")                                                         \
+  X(LeakyRelu, Unary, LeakyReluAttrs, "X", "LeakyRelu")                                        \
+  X(PRelu, Activation, NoAttrs, "X slope", "PRelu")                                            \
+  X(Elu, Unary, EluAttrs, "X", "Elu")                                                          \
+  X(Selu, Unary, SeluAttrs, "X", "Selu")                                                       \
+  X(Sigmoid, Unary, NoAttrs, "X", "Sigmoid")                                                   \
+  X(HardSigmoid, Unary, HardSigmoidAttrs, "X", "HardSigmoid")                                  \
+  X(Tanh, Unary, NoAttrs, "X", "Tanh")                                                         \
+  X(Softmax, Activation, SoftmaxAttrs, "X", "Softmax")                                         \
+  X(LogSoftmax, Activation, SoftmaxAttrs, "X", "LogSoftmax")                                   \
+  X(Clip, Activation, NoAttrs, "input min max", "Clip")                                        \
+  /* Unary math */                                                                             \
+  X(Exp, Unary, NoAttrs, "X", "Exp")                                                           \
+  X(Log, Unary, NoAttrs, "X", "Log")                                                           \
+  X(Sqrt, Unary, NoAttrs, "X", "Sqrt")                                                         \
+  X(Abs, Unary, NoAttrs, "X", "Abs")                                                           \
+  X(Neg, Unary, NoAttrs, "X", "Neg")                                                           \
+  X(Reciprocal, Unary, NoAttrs, "X", "Reciprocal")                                             \
+  /* Broadcasting binary and variadic */                                                       \
+  X(Add, Arithmetic, NoAttrs, "A B", "Add")                                                    \
+  X(Sub, Arithmetic, NoAttrs, "A B", "Sub")                                                    \
+  X(Mul, Arithmetic, NoAttrs, "A B", "Mul")                                                    \
+  X(Div, Arithmetic, NoAttrs, "A B", "Div")                                                    \
+  X(Max, Variadic, NoAttrs, "", "Max")                                                         \
+  X(Min, Variadic, NoAttrs, "", "Min")                                                         \
+  X(Sum, Variadic, NoAttrs, "", "Sum")                                                         \
+  X(Mean, Variadic, NoAttrs, "", "Mean")                                                       \
+  /* Data movement */                                                                          \
+  X(Concat, DataMovement, ConcatAttrs, "", "Concat")                                           \
+  X(Slice, DataMovement, SliceAttrs, "X", "Slice")                                             \
+  X(Flatten, DataMovement, FlattenAttrs, "X", "Flatten")                                       \
+  X(Reshape, DataMovement, ReshapeAttrs, "X", "Reshape")                                       \
+  X(Transpose, DataMovement, TransposeAttrs, "X", "Transpose")                                 \
+  X(Squeeze, DataMovement, AxesAttrs, "X", "Squeeze")                                          \
+  X(Unsqueeze, DataMovement, AxesAttrs, "X", "Unsqueeze")                                      \
+  X(Pad, DataMovement, PadAttrs, "X", "Pad")                                                   \
+  X(Gather, DataMovement, GatherAttrs, "data indices", "Gather")                               \
+  X(Cast, Conversion, CastAttrs, "X", "Cast", "CastLike")                                      \
+  X(Shape, ShapeOf, ShapeAttrs, "X", "Shape")                                                  \
+  /* Reductions */                                                                             \
+  X(ReduceMean, Reduction, ReduceAttrs, "X", "ReduceMean")                                     \
+  X(ReduceSum, Reduction, ReduceAttrs, "X", "ReduceSum")                                       \
+  X(ReduceMax, Reduction, ReduceAttrs, "X", "ReduceMax")                                       \
+  /* Pass-through */                                                                           \
+  X(Identity, PassThrough, NoAttrs, "X", "Identity")                                           \
+  X(Dropout, PassThrough, NoAttrs, "data ratio training_mode", "Dropout")                      \
+  /* Unary math (float unless noted) */                                                        \
+  X(Floor, Unary, NoAttrs, "X", "Floor")                                                       \
+  X(Ceil, Unary, NoAttrs, "X", "Ceil")                                                         \
+  X(Round, Unary, NoAttrs, "X", "Round") /* half to even */                                    \
+  X(Sign, Unary, NoAttrs, "X", "Sign")   /* numeric */                                         \
+  X(Erf, Unary, NoAttrs, "X", "Erf")                                                           \
+  X(Softplus, Unary, NoAttrs, "X", "Softplus")                                                 \
+  X(Softsign, Unary, NoAttrs, "X", "Softsign")                                                 \
+  X(Sin, Unary, NoAttrs, "X", "Sin")                                                           \
+  X(Cos, Unary, NoAttrs, "X", "Cos")                                                           \
+  X(Tan, Unary, NoAttrs, "X", "Tan")                                                           \
+  X(Asin, Unary, NoAttrs, "X", "Asin")                                                         \
+  X(Acos, Unary, NoAttrs, "X", "Acos")                                                         \
+  X(Atan, Unary, NoAttrs, "X", "Atan")                                                         \
+  X(Sinh, Unary, NoAttrs, "X", "Sinh")                                                         \
+  X(Cosh, Unary, NoAttrs, "X", "Cosh")                                                         \
+  X(Asinh, Unary, NoAttrs, "X", "Asinh")                                                       \
+  X(Acosh, Unary, NoAttrs, "X", "Acosh")                                                       \
+  X(Atanh, Unary, NoAttrs, "X", "Atanh")                                                       \
+  X(Not, Unary, NoAttrs, "X", "Not") /* bool */                                                \
+  /* Activations with attributes */                                                            \
+  X(ThresholdedRelu, Unary, ThresholdedReluAttrs, "X", "ThresholdedRelu")                      \
+  X(Celu, Unary, CeluAttrs, "X", "Celu")                                                       \
+  X(HardSwish, Unary, NoAttrs, "X", "HardSwish")                                               \
+  X(Shrink, Unary, ShrinkAttrs, "X", "Shrink")                                                 \
+  /* Predicates: bool output of the input's shape */                                           \
+  X(IsNaN, Predicate, NoAttrs, "X", "IsNaN")                                                   \
+  X(IsInf, Predicate, IsInfAttrs, "X", "IsInf")                                                \
+  /* Broadcasting binary ops beyond arithmetic; Where broadcasts three ways */                 \
+  X(Pow, Arithmetic, NoAttrs, "X Y", "Pow")                                                    \
+  X(Mod, Arithmetic, ModAttrs, "A B", "Mod")                                                   \
+  X(BitShift, Arithmetic, BitShiftAttrs, "X Y", "BitShift")                                    \
+  X(And, Logical, NoAttrs, "A B", "And")                                                       \
+  X(Or, Logical, NoAttrs, "A B", "Or")                                                         \
+  X(Xor, Logical, NoAttrs, "A B", "Xor")                                                       \
+  X(Equal, Comparison, NoAttrs, "A B", "Equal")                                                \
+  X(Less, Comparison, NoAttrs, "A B", "Less")                                                  \
+  X(LessOrEqual, Comparison, NoAttrs, "A B", "LessOrEqual")                                    \
+  X(Greater, Comparison, NoAttrs, "A B", "Greater")                                            \
+  X(GreaterOrEqual, Comparison, NoAttrs, "A B", "GreaterOrEqual")                              \
+  X(Where, Select, NoAttrs, "condition X Y", "Where")                                          \
+  /* More reductions */                                                                        \
+  X(ReduceMin, Reduction, ReduceAttrs, "X", "ReduceMin")                                       \
+  X(ReduceProd, Reduction, ReduceAttrs, "X", "ReduceProd")                                     \
+  X(ReduceL1, Reduction, ReduceAttrs, "X", "ReduceL1")                                         \
+  X(ReduceL2, Reduction, ReduceAttrs, "X", "ReduceL2")                                         \
+  X(ReduceSumSquare, Reduction, ReduceAttrs, "X", "ReduceSumSquare")                           \
+  X(ReduceLogSum, Reduction, ReduceAttrs, "X", "ReduceLogSum")                                 \
+  X(ReduceLogSumExp, Reduction, ReduceAttrs, "X", "ReduceLogSumExp")                           \
+  X(ArgMax, ArgReduction, ArgAttrs, "X", "ArgMax")                                             \
+  X(ArgMin, ArgReduction, ArgAttrs, "X", "ArgMin")                                             \
+  /* Shape-ish ops (mostly folded at import) */                                                \
+  X(Split, DataMovement, SplitAttrs, "X", "Split")                                             \
+  X(Expand, DataMovement, ExpandAttrs, "X", "Expand")                                          \
+  X(Tile, DataMovement, TileAttrs, "X", "Tile")                                                \
+  X(ConstantOfShape, ShapeOf, ConstantOfShapeAttrs, "", "ConstantOfShape")                     \
+  X(Range, ShapeOf, RangeAttrs, "", "Range")                                                   \
+  X(Size, ShapeOf, NoAttrs, "X", "Size")                                                       \
+  X(EyeLike, ShapeOf, EyeLikeAttrs, "X", "EyeLike")                                            \
+  X(Trilu, DataMovement, TriluAttrs, "X", "Trilu")                                             \
+  X(DepthToSpace, DataMovement, BlockAttrs, "X", "DepthToSpace")                               \
+  X(SpaceToDepth, DataMovement, BlockAttrs, "X", "SpaceToDepth")                               \
+  X(GatherElements, DataMovement, GatherAttrs, "data indices", "GatherElements")               \
+  X(CumSum, Scan, CumSumAttrs, "X", "CumSum")                                                  \
+  X(OneHot, DataMovement, OneHotAttrs, "indices values", "OneHot")                             \
+  /* Network layers */                                                                         \
+  X(LayerNormalization, Layer, LayerNormAttrs, "X Scale B", "LayerNormalization")              \
+  X(InstanceNormalization, Layer, InstanceNormAttrs, "input scale B", "InstanceNormalization") \
+  X(LRN, Layer, LrnAttrs, "X", "LRN")                                                          \
+  X(ConvTranspose, Layer, ConvTransposeAttrs, "X W B", "ConvTranspose")                        \
+  X(Resize, Layer, ResizeAttrs, "X", "Resize", "Upsample")                                     \
+  X(MaxUnpool, Layer, MaxUnpoolAttrs, "X I", "MaxUnpool")                                      \
+  /* kiln's own kinds, made by graph passes (never imported from ONNX) */                      \
+  /* Dense: X [..., K], W [K, N] and bias [N], both constant; y = x W + bias on the            \
+     last axis */                                                                              \
+  X(Dense, Layer, DenseAttrs, "X W bias")
 
 namespace kiln {
 
-enum class OpKind : uint8_t {
-  // Convolution, pooling, linear algebra
-  Conv,
-  MaxPool,
-  AveragePool,
-  GlobalAveragePool,
-  GlobalMaxPool,
-  Gemm,
-  MatMul,
-  BatchNormalization,
-  // Activations
-  Relu,
-  LeakyRelu,
-  PRelu,
-  Elu,
-  Selu,
-  Sigmoid,
-  HardSigmoid,
-  Tanh,
-  Softmax,
-  LogSoftmax,
-  Clip,
-  // Unary math
-  Exp,
-  Log,
-  Sqrt,
-  Abs,
-  Neg,
-  Reciprocal,
-  // Broadcasting binary and variadic
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Max,
-  Min,
-  Sum,
-  Mean,
-  // Data movement
-  Concat,
-  Slice,
-  Flatten,
-  Reshape,
-  Transpose,
-  Squeeze,
-  Unsqueeze,
-  Pad,
-  Gather,
-  Cast,
-  Shape,
-  // Reductions
-  ReduceMean,
-  ReduceSum,
-  ReduceMax,
-  // Pass-through
-  Identity,
-  Dropout,
-  // Unary math (float unless noted)
-  Floor,
-  Ceil,
-  Round,  // half to even
-  Sign,   // numeric
-  Erf,
-  Softplus,
-  Softsign,
-  Sin,
-  Cos,
-  Tan,
-  Asin,
-  Acos,
-  Atan,
-  Sinh,
-  Cosh,
-  Asinh,
-  Acosh,
-  Atanh,
-  Not,  // bool
-  // Activations with attributes
-  ThresholdedRelu,
-  Celu,
-  HardSwish,
-  Shrink,
-  // Predicates: bool output of the input's shape
-  IsNaN,
-  IsInf,
-  // Broadcasting binary ops beyond arithmetic; Where broadcasts three ways
-  Pow,
-  Mod,
-  BitShift,
-  And,
-  Or,
-  Xor,
-  Equal,
-  Less,
-  LessOrEqual,
-  Greater,
-  GreaterOrEqual,
-  Where,
-  // More reductions
-  ReduceMin,
-  ReduceProd,
-  ReduceL1,
-  ReduceL2,
-  ReduceSumSquare,
-  ReduceLogSum,
-  ReduceLogSumExp,
-  ArgMax,
-  ArgMin,
-  // Shape-ish ops (mostly folded at import)
-  Split,
-  Expand,
-  Tile,
-  ConstantOfShape,
-  Range,
-  Size,
-  CastLike,  // imported as Cast
-  EyeLike,
-  Trilu,
-  DepthToSpace,
-  SpaceToDepth,
-  GatherElements,
-  CumSum,
-  OneHot,
-  // Network layers
-  LayerNormalization,
-  InstanceNormalization,
-  LRN,
-  ConvTranspose,
-  Resize,
-  Upsample,  // imported as Resize
-  MaxUnpool,
-  // kiln's own kinds, made by graph passes (never imported from ONNX)
-  Dense,  // inputs X [..., K], W [K, N] and bias [N], both constant; y = x W + bias on the last
-          // axis
+// What kind of computation an op is; the predicates below read it.
+enum class OpCategory : uint8_t {
+  Layer,         // convolution, pooling, linear algebra, normalization, resizing
+  Activation,    // activations beyond a plain elementwise map (PRelu, Softmax, Clip)
+  Unary,         // elementwise over one input; the output has the input's shape
+  Predicate,     // elementwise over one input, bool output
+  Arithmetic,    // two broadcast operands, numeric
+  Logical,       // two broadcast bool operands
+  Comparison,    // two broadcast operands, bool output
+  Variadic,      // any number of broadcast operands
+  Select,        // Where
+  Reduction,     // Reduce*
+  ArgReduction,  // ArgMax, ArgMin
+  Scan,          // CumSum
+  DataMovement,  // moves or copies elements without arithmetic
+  Conversion,    // Cast
+  ShapeOf,       // computes shapes or constants from shapes
+  PassThrough,   // Identity, Dropout in inference
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Dense) + 1;
+enum class OpKind : uint8_t {
+#define KILN_OP_ENUM(kind, ...) kind,
+  KILN_OPS(KILN_OP_ENUM)
+#undef KILN_OP_ENUM
+};
 
-// The ONNX op_type of a kind ("Conv").
+#define KILN_OP_COUNT(...) +1
+inline constexpr int kNumOpKinds = 0 KILN_OPS(KILN_OP_COUNT);
+#undef KILN_OP_COUNT
+
+// The name of a kind: its ONNX op type ("Conv"), or kiln's name for its own
+// kinds ("Dense"). Also the op's spelling in the IR text.
 std::string_view op_name(OpKind kind);
-// Reverse of op_name for the default ONNX domain; nullopt if kiln lacks the op
-// (and for kiln's own kinds such as Dense, which are not ONNX ops).
-std::optional<OpKind> op_kind_from_name(std::string_view onnx_op_type);
+// The kind an op type of the default ONNX domain is imported as (CastLike is
+// a Cast, Upsample a Resize); nullopt if kiln lacks the op.
+std::optional<OpKind> op_kind_from_onnx(std::string_view onnx_op_type);
+// The kind whose op_name() is `name` (the IR text's spelling).
+std::optional<OpKind> op_kind_from_name(std::string_view name);
+OpCategory op_category(OpKind kind);
+// The ONNX op types imported as `kind` (empty for kiln's own kinds).
+std::vector<std::string_view> onnx_op_types(OpKind kind);
+// ONNX's name for input i of an op, used in messages ("W"), "input i" beyond
+// the named ones.
+std::string input_role(OpKind kind, std::size_t i);
 
-// Element-wise ops whose output has the input's type: Relu ... Reciprocal,
-// Floor ... Not, and the activations with attributes.
-bool is_unary_elementwise(OpKind kind);
-// Two broadcast operands: Add Sub Mul Div Pow Mod BitShift And Or Xor and the
-// comparisons (Max/Min with two inputs behave alike but are variadic).
-bool is_broadcast_binary(OpKind kind);
-bool is_comparison(OpKind kind);  // Equal Less LessOrEqual Greater GreaterOrEqual (bool output)
-bool is_logical(OpKind kind);     // And Or Xor (bool operands)
-bool is_variadic_elementwise(OpKind kind);  // Max Min Sum Mean
-bool is_reduction(OpKind kind);             // Reduce* (not ArgMax/ArgMin)
+inline bool is_unary_elementwise(OpKind k) {
+  return op_category(k) == OpCategory::Unary;
+}
+inline bool is_comparison(OpKind k) {
+  return op_category(k) == OpCategory::Comparison;
+}
+inline bool is_logical(OpKind k) {
+  return op_category(k) == OpCategory::Logical;
+}
+inline bool is_broadcast_binary(OpKind k) {
+  const OpCategory c = op_category(k);
+  return c == OpCategory::Arithmetic || c == OpCategory::Logical || c == OpCategory::Comparison;
+}
+inline bool is_variadic_elementwise(OpKind k) {
+  return op_category(k) == OpCategory::Variadic;
+}
+inline bool is_reduction(OpKind k) {
+  return op_category(k) == OpCategory::Reduction;
+}
+
+// ---- attributes ---------------------------------------------------------------
+//
+// Each struct lists its fields once in a static `visit(self, f)`, which calls
+// f("name", self.field) per field; the IR printer and parser read them
+// through it, so a field added to a struct and to its visit is printed,
+// parsed and compared everywhere.
+
+using NoAttrs = std::monostate;
 
 // An activation fused into the node that produces its input (Conv, Dense) by
 // the fuse_activation pass; applied to the node's output after the bias.
@@ -185,6 +256,19 @@ struct FusedActivation {
   float lo = 0.0f;     // Clip bounds (-inf / +inf when the Clip had none)
   float hi = 0.0f;
   bool operator==(const FusedActivation&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kind", s.kind), f("alpha", s.alpha), f("lo", s.lo), f("hi", s.hi);
+  }
+};
+
+template <>
+struct EnumNames<FusedActivation::Kind> {
+  static constexpr std::pair<FusedActivation::Kind, std::string_view> kNames[] = {
+      {FusedActivation::Kind::None, "none"},
+      {FusedActivation::Kind::Relu, "relu"},
+      {FusedActivation::Kind::LeakyRelu, "leaky_relu"},
+      {FusedActivation::Kind::Clip, "clip"}};
 };
 
 // Convolution (1-D, 2-D and beyond). auto_pad is resolved into explicit pads.
@@ -200,6 +284,12 @@ struct ConvAttrs {
   FusedActivation activation{};
   bool channels_last = false;
   bool operator==(const ConvAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kernel_shape", s.kernel_shape), f("strides", s.strides), f("pads", s.pads);
+    f("dilations", s.dilations), f("group", s.group), f("activation", s.activation);
+    f("channels_last", s.channels_last);
+  }
 };
 
 // MaxPool and AveragePool. channels_last: X and Y are [N, spatial..., C] (the
@@ -213,20 +303,33 @@ struct PoolAttrs {
   bool count_include_pad = false;  // AveragePool only
   bool channels_last = false;
   bool operator==(const PoolAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kernel_shape", s.kernel_shape), f("strides", s.strides), f("pads", s.pads);
+    f("dilations", s.dilations), f("ceil_mode", s.ceil_mode);
+    f("count_include_pad", s.count_include_pad), f("channels_last", s.channels_last);
+  }
 };
 
-// GlobalAveragePool and GlobalMaxPool (imported without attributes; the
-// channels_last pass adds these). channels_last: X [N, spatial..., C] and
+// GlobalAveragePool and GlobalMaxPool. channels_last: X [N, spatial..., C] and
 // Y [N, 1..., C].
 struct GlobalPoolAttrs {
   bool channels_last = false;
   bool operator==(const GlobalPoolAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("channels_last", s.channels_last);
+  }
 };
 
 // Dense (kiln's fully connected layer, made from Gemm/MatMul by form_dense).
 struct DenseAttrs {
   FusedActivation activation{};
   bool operator==(const DenseAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("activation", s.activation);
+  }
 };
 
 struct GemmAttrs {
@@ -235,6 +338,10 @@ struct GemmAttrs {
   bool trans_a = false;
   bool trans_b = false;
   bool operator==(const GemmAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha), f("beta", s.beta), f("trans_a", s.trans_a), f("trans_b", s.trans_b);
+  }
 };
 
 // Inference-mode batch normalization; inputs X, scale, B, mean, var.
@@ -243,25 +350,45 @@ struct BatchNormAttrs {
   float epsilon = 1e-5f;
   bool channels_last = false;
   bool operator==(const BatchNormAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("epsilon", s.epsilon), f("channels_last", s.channels_last);
+  }
 };
 
 struct LeakyReluAttrs {
   float alpha = 0.01f;
   bool operator==(const LeakyReluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha);
+  }
 };
 struct EluAttrs {
   float alpha = 1.0f;
   bool operator==(const EluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha);
+  }
 };
 struct SeluAttrs {
   float alpha = 1.67326319217681884765625f;
   float gamma = 1.05070102214813232421875f;
   bool operator==(const SeluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha), f("gamma", s.gamma);
+  }
 };
 struct HardSigmoidAttrs {
   float alpha = 0.2f;
   float beta = 0.5f;
   bool operator==(const HardSigmoidAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha), f("beta", s.beta);
+  }
 };
 
 // Softmax and LogSoftmax. With coerce_2d (opset < 13) the input is viewed as
@@ -271,11 +398,19 @@ struct SoftmaxAttrs {
   int64_t axis = 0;
   bool coerce_2d = false;
   bool operator==(const SoftmaxAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("coerce_2d", s.coerce_2d);
+  }
 };
 
 struct ConcatAttrs {
   int64_t axis = 0;
   bool operator==(const ConcatAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+  }
 };
 
 // One entry per input dimension, already clamped as the ONNX spec prescribes,
@@ -285,22 +420,38 @@ struct SliceAttrs {
   std::vector<int64_t> ends;
   std::vector<int64_t> steps;
   bool operator==(const SliceAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("starts", s.starts), f("ends", s.ends), f("steps", s.steps);
+  }
 };
 
 struct FlattenAttrs {
   int64_t axis = 1;
   bool operator==(const FlattenAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+  }
 };
 
 // The resolved output shape (0 and -1 already replaced).
 struct ReshapeAttrs {
   std::vector<int64_t> shape;
   bool operator==(const ReshapeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("shape", s.shape);
+  }
 };
 
 struct TransposeAttrs {
   std::vector<int64_t> perm;
   bool operator==(const TransposeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("perm", s.perm);
+  }
 };
 
 // Squeeze and Unsqueeze: sorted, non-negative axes. For Squeeze they index the
@@ -308,9 +459,19 @@ struct TransposeAttrs {
 struct AxesAttrs {
   std::vector<int64_t> axes;
   bool operator==(const AxesAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axes", s.axes);
+  }
 };
 
 enum class PadMode : uint8_t { Constant, Reflect, Edge };
+template <>
+struct EnumNames<PadMode> {
+  static constexpr std::pair<PadMode, std::string_view> kNames[] = {
+      {PadMode::Constant, "constant"}, {PadMode::Reflect, "reflect"}, {PadMode::Edge, "edge"}};
+};
+
 struct PadAttrs {
   std::vector<int64_t> pads;  // [begins..., ends...], one pair per input dimension; may be negative
   PadMode mode = PadMode::Constant;
@@ -320,6 +481,11 @@ struct PadAttrs {
   // changes no semantics; it tells backends which layout the pad works in.
   bool channels_last = false;
   bool operator==(const PadAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("pads", s.pads), f("mode", s.mode), f("value", s.value);
+    f("channels_last", s.channels_last);
+  }
 };
 
 // Reduce*: the reduced axes, sorted. Never empty except for a rank-0 input
@@ -329,54 +495,94 @@ struct ReduceAttrs {
   std::vector<int64_t> axes;
   bool keepdims = true;
   bool operator==(const ReduceAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axes", s.axes), f("keepdims", s.keepdims);
+  }
 };
 
 struct ShapeAttrs {
   int64_t start = 0;
   int64_t end = 0;  // exclusive, already clamped
   bool operator==(const ShapeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("start", s.start), f("end", s.end);
+  }
 };
 
 struct GatherAttrs {
   int64_t axis = 0;
   bool operator==(const GatherAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+  }
 };
 
 struct CastAttrs {
   DType to = DType::Float32;
   bool operator==(const CastAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("to", s.to);
+  }
 };
 
 // y = x > alpha ? x : 0
 struct ThresholdedReluAttrs {
   float alpha = 1.0f;
   bool operator==(const ThresholdedReluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha);
+  }
 };
 // y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
 struct CeluAttrs {
   float alpha = 1.0f;
   bool operator==(const CeluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha);
+  }
 };
 // y = x < -lambd ? x + bias : x > lambd ? x - bias : 0
 struct ShrinkAttrs {
   float bias = 0.0f;
   float lambd = 0.5f;
   bool operator==(const ShrinkAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("bias", s.bias), f("lambd", s.lambd);
+  }
 };
 struct IsInfAttrs {
   bool detect_positive = true;
   bool detect_negative = true;
   bool operator==(const IsInfAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("detect_positive", s.detect_positive), f("detect_negative", s.detect_negative);
+  }
 };
 // fmod: the remainder takes the dividend's sign (C fmod); otherwise the
 // divisor's (Python %), which ONNX allows for integers only.
 struct ModAttrs {
   bool fmod = false;
   bool operator==(const ModAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("fmod", s.fmod);
+  }
 };
 struct BitShiftAttrs {
   bool left = true;  // direction "LEFT"; false is "RIGHT"
   bool operator==(const BitShiftAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("left", s.left);
+  }
 };
 // ArgMax / ArgMin along one axis; int64 output.
 struct ArgAttrs {
@@ -384,6 +590,10 @@ struct ArgAttrs {
   bool keepdims = true;
   bool select_last_index = false;
   bool operator==(const ArgAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("keepdims", s.keepdims), f("select_last_index", s.select_last_index);
+  }
 };
 
 // Split along `axis` into outputs of the given sizes (one per output).
@@ -391,18 +601,30 @@ struct SplitAttrs {
   int64_t axis = 0;
   std::vector<int64_t> split;
   bool operator==(const SplitAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("split", s.split);
+  }
 };
 
 // Expand: the output shape (the input broadcast with the target shape).
 struct ExpandAttrs {
   std::vector<int64_t> shape;
   bool operator==(const ExpandAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("shape", s.shape);
+  }
 };
 
 // Tile: one repeat count per input dimension.
 struct TileAttrs {
   std::vector<int64_t> repeats;
   bool operator==(const TileAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("repeats", s.repeats);
+  }
 };
 
 // ConstantOfShape: no inputs; `shape` filled with `value` of type `dtype`.
@@ -411,6 +633,10 @@ struct ConstantOfShapeAttrs {
   DType dtype = DType::Float32;
   double value = 0.0;
   bool operator==(const ConstantOfShapeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("shape", s.shape), f("dtype", s.dtype), f("value", s.value);
+  }
 };
 
 // Range: no inputs; start + i * delta for i < max(ceil((limit - start) / delta), 0).
@@ -420,6 +646,10 @@ struct RangeAttrs {
   double delta = 1.0;
   DType dtype = DType::Float32;
   bool operator==(const RangeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("start", s.start), f("limit", s.limit), f("delta", s.delta), f("dtype", s.dtype);
+  }
 };
 
 // EyeLike: ones on diagonal k of a 2-D tensor of the input's shape, type `dtype`.
@@ -427,6 +657,10 @@ struct EyeLikeAttrs {
   int64_t k = 0;
   DType dtype = DType::Float32;
   bool operator==(const EyeLikeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("k", s.k), f("dtype", s.dtype);
+  }
 };
 
 // Trilu: keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dims.
@@ -434,6 +668,10 @@ struct TriluAttrs {
   bool upper = true;
   int64_t k = 0;
   bool operator==(const TriluAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("upper", s.upper), f("k", s.k);
+  }
 };
 
 // DepthToSpace (crd: CRD mode, else DCR) and SpaceToDepth (crd unused).
@@ -441,6 +679,10 @@ struct BlockAttrs {
   int64_t blocksize = 1;
   bool crd = false;
   bool operator==(const BlockAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("blocksize", s.blocksize), f("crd", s.crd);
+  }
 };
 
 struct CumSumAttrs {
@@ -448,6 +690,10 @@ struct CumSumAttrs {
   bool exclusive = false;
   bool reverse = false;
   bool operator==(const CumSumAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("exclusive", s.exclusive), f("reverse", s.reverse);
+  }
 };
 
 // OneHot: inputs indices and values ([off, on]); `axis` indexes the output.
@@ -455,6 +701,10 @@ struct OneHotAttrs {
   int64_t axis = 0;
   int64_t depth = 1;
   bool operator==(const OneHotAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("depth", s.depth);
+  }
 };
 
 // LayerNormalization: normalizes over dims [axis, rank); outputs Y and, if
@@ -463,12 +713,20 @@ struct LayerNormAttrs {
   int64_t axis = 0;
   float epsilon = 1e-5f;
   bool operator==(const LayerNormAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis), f("epsilon", s.epsilon);
+  }
 };
 
 // InstanceNormalization: per (n, c) statistics over the spatial dims.
 struct InstanceNormAttrs {
   float epsilon = 1e-5f;
   bool operator==(const InstanceNormAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("epsilon", s.epsilon);
+  }
 };
 
 // LRN across channels: y = x / (bias + alpha / size * sum of x^2 over the window)^beta.
@@ -478,6 +736,10 @@ struct LrnAttrs {
   float bias = 1.0f;
   int64_t size = 1;
   bool operator==(const LrnAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("alpha", s.alpha), f("beta", s.beta), f("bias", s.bias), f("size", s.size);
+  }
 };
 
 // ConvTranspose; inputs X [N, C, in...], W [C, M/group, kernel...], optional
@@ -493,6 +755,11 @@ struct ConvTransposeAttrs {
   std::vector<int64_t> dilations;
   int64_t group = 1;
   bool operator==(const ConvTransposeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kernel_shape", s.kernel_shape), f("strides", s.strides), f("pads", s.pads);
+    f("output_padding", s.output_padding), f("dilations", s.dilations), f("group", s.group);
+  }
 };
 
 enum class ResizeMode : uint8_t { Nearest, Linear, Cubic };
@@ -508,6 +775,32 @@ enum class ResizeCoord : uint8_t {
 };
 enum class NearestMode : uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
+template <>
+struct EnumNames<ResizeMode> {
+  static constexpr std::pair<ResizeMode, std::string_view> kNames[] = {
+      {ResizeMode::Nearest, "nearest"},
+      {ResizeMode::Linear, "linear"},
+      {ResizeMode::Cubic, "cubic"}};
+};
+template <>
+struct EnumNames<ResizeCoord> {
+  static constexpr std::pair<ResizeCoord, std::string_view> kNames[] = {
+      {ResizeCoord::HalfPixel, "half_pixel"},
+      {ResizeCoord::PytorchHalfPixel, "pytorch_half_pixel"},
+      {ResizeCoord::AlignCorners, "align_corners"},
+      {ResizeCoord::Asymmetric, "asymmetric"},
+      {ResizeCoord::TfHalfPixelForNn, "tf_half_pixel_for_nn"},
+      {ResizeCoord::TfCropAndResize, "tf_crop_and_resize"}};
+};
+template <>
+struct EnumNames<NearestMode> {
+  static constexpr std::pair<NearestMode, std::string_view> kNames[] = {
+      {NearestMode::RoundPreferFloor, "round_prefer_floor"},
+      {NearestMode::RoundPreferCeil, "round_prefer_ceil"},
+      {NearestMode::Floor, "floor"},
+      {NearestMode::Ceil, "ceil"}};
+};
+
 // Resize (and Upsample): the output shape and the per-dimension scales the
 // coordinate mapping uses, both resolved from the constant scales/sizes
 // inputs; roi only for TfCropAndResize ([starts..., ends...]).
@@ -522,6 +815,12 @@ struct ResizeAttrs {
   bool exclude_outside = false;
   float extrapolation_value = 0.0f;
   bool operator==(const ResizeAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("mode", s.mode), f("coord", s.coord), f("nearest", s.nearest), f("sizes", s.sizes);
+    f("scales", s.scales), f("roi", s.roi), f("cubic_coeff_a", s.cubic_coeff_a);
+    f("exclude_outside", s.exclude_outside), f("extrapolation_value", s.extrapolation_value);
+  }
 };
 
 // MaxUnpool: inputs X and I (flat indices into the output, as MaxPool's
@@ -533,19 +832,64 @@ struct MaxUnpoolAttrs {
   std::vector<int64_t> pads;  // [begins..., ends...]
   std::vector<int64_t> output_shape;
   bool operator==(const MaxUnpoolAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kernel_shape", s.kernel_shape), f("strides", s.strides), f("pads", s.pads);
+    f("output_shape", s.output_shape);
+  }
 };
 
-using Attrs =
-    std::variant<std::monostate, ConvAttrs, PoolAttrs, GemmAttrs, BatchNormAttrs, LeakyReluAttrs,
-                 EluAttrs, SeluAttrs, HardSigmoidAttrs, SoftmaxAttrs, ConcatAttrs, SliceAttrs,
-                 FlattenAttrs, ReshapeAttrs, TransposeAttrs, AxesAttrs, PadAttrs, ReduceAttrs,
-                 ShapeAttrs, GatherAttrs, CastAttrs, ThresholdedReluAttrs, CeluAttrs, ShrinkAttrs,
-                 IsInfAttrs, ModAttrs, BitShiftAttrs, ArgAttrs, SplitAttrs, ExpandAttrs, TileAttrs,
-                 ConstantOfShapeAttrs, RangeAttrs, EyeLikeAttrs, TriluAttrs, BlockAttrs,
-                 CumSumAttrs, OneHotAttrs, LayerNormAttrs, InstanceNormAttrs, LrnAttrs,
-                 ConvTransposeAttrs, ResizeAttrs, MaxUnpoolAttrs, GlobalPoolAttrs, DenseAttrs>;
+// ---- derived from KILN_OPS ------------------------------------------------------
 
-// One-line text of the attributes ("kernel=3x3 strides=1x1 pads=1,1,1,1 group=1").
+namespace detail {
+// std::variant of the distinct types of Ts..., in order of first appearance.
+template <class V, class... Ts>
+struct UniqueVariant {
+  using type = V;
+};
+template <class... Vs, class T, class... Ts>
+struct UniqueVariant<std::variant<Vs...>, T, Ts...>
+    : std::conditional_t<(std::is_same_v<T, Vs> || ...), UniqueVariant<std::variant<Vs...>, Ts...>,
+                         UniqueVariant<std::variant<Vs..., T>, Ts...>> {};
+
+template <class V, class T>
+struct VariantIndex;
+template <class T, class... Vs>
+struct VariantIndex<std::variant<Vs...>, T> {
+  static constexpr std::size_t value = [] {
+    constexpr bool match[] = {std::is_same_v<T, Vs>...};
+    for (std::size_t i = 0; i < sizeof...(Vs); ++i)
+      if (match[i]) return i;
+    return sizeof...(Vs);
+  }();
+};
+}  // namespace detail
+
+// Every attribute struct of KILN_OPS (and NoAttrs).
+#define KILN_OP_ATTRS_TYPE(kind, category, attrs, ...) , attrs
+using Attrs =
+    typename detail::UniqueVariant<std::variant<NoAttrs> KILN_OPS(KILN_OP_ATTRS_TYPE)>::type;
+#undef KILN_OP_ATTRS_TYPE
+
+// The attribute struct of each kind: AttrsOf<OpKind::Conv> is ConvAttrs.
+template <OpKind K>
+struct OpTraits;
+#define KILN_OP_TRAITS(kind, category, attrs, ...) \
+  template <>                                      \
+  struct OpTraits<OpKind::kind> {                  \
+    using Attributes = attrs;                      \
+  };
+KILN_OPS(KILN_OP_TRAITS)
+#undef KILN_OP_TRAITS
+template <OpKind K>
+using AttrsOf = typename OpTraits<K>::Attributes;
+
+// The index in Attrs of a kind's attribute struct, and a default-constructed one.
+std::size_t attrs_index(OpKind kind);
+Attrs default_attrs(OpKind kind);
+
+// One-line text of the attributes: the fields that differ from their default,
+// "kernel_shape=[3,3] pads=[1,1,1,1]" (the IR text's form, graph/ir_text.h).
 std::string attrs_to_string(const Attrs& attrs);
 
 }  // namespace kiln

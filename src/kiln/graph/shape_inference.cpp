@@ -21,6 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/support/enum_table.h"
+#include "kiln/support/strings.h"
+
 namespace kiln {
 
 namespace {
@@ -47,12 +50,7 @@ int64_t sat_product(const Shape& s, std::size_t begin, std::size_t end) {
 }
 
 std::string join(const std::vector<int64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(v[i]);
-  }
-  return s;
+  return kiln::join(v, ",");
 }
 
 std::string bracket(const Shape& s) {
@@ -86,54 +84,6 @@ std::string dtype_set_text(DTypeSet set) {
     s += dtype_name(static_cast<DType>(t));
   }
   return s;
-}
-
-// ONNX's name for input i of an op, used in messages ("W float32[8x3x3x3]").
-std::string input_role(OpKind kind, std::size_t i) {
-  auto pick = [&](std::initializer_list<const char*> names) -> std::string {
-    if (i < names.size()) return *(names.begin() + i);
-    return "input " + std::to_string(i);
-  };
-  switch (kind) {
-    case OpKind::Conv: return pick({"X", "W", "B"});
-    case OpKind::Gemm: return pick({"A", "B", "C"});
-    case OpKind::Dense: return pick({"X", "W", "bias"});
-    case OpKind::MatMul:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Mod:
-    case OpKind::And:
-    case OpKind::Or:
-    case OpKind::Xor:
-    case OpKind::Equal:
-    case OpKind::Less:
-    case OpKind::LessOrEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterOrEqual: return pick({"A", "B"});
-    case OpKind::Pow:
-    case OpKind::BitShift: return pick({"X", "Y"});
-    case OpKind::Where: return pick({"condition", "X", "Y"});
-    case OpKind::GatherElements: return pick({"data", "indices"});
-    case OpKind::OneHot: return pick({"indices", "values"});
-    case OpKind::CastLike: return pick({"input", "target_type"});
-    case OpKind::LayerNormalization: return pick({"X", "Scale", "B"});
-    case OpKind::InstanceNormalization: return pick({"input", "scale", "B"});
-    case OpKind::ConvTranspose: return pick({"X", "W", "B"});
-    case OpKind::MaxUnpool: return pick({"X", "I"});
-    case OpKind::BatchNormalization: return pick({"X", "scale", "B", "mean", "var"});
-    case OpKind::PRelu: return pick({"X", "slope"});
-    case OpKind::Clip: return pick({"input", "min", "max"});
-    case OpKind::Gather: return pick({"data", "indices"});
-    case OpKind::Dropout: return pick({"data", "ratio", "training_mode"});
-    case OpKind::Max:
-    case OpKind::Min:
-    case OpKind::Sum:
-    case OpKind::Mean:
-    case OpKind::Concat: return "input " + std::to_string(i);
-    default: return pick({"X"});
-  }
 }
 
 // Per-node context: input access and error helpers that name the node.
@@ -567,17 +517,12 @@ std::vector<TensorType> infer_batch_norm(const Ctx& c) {
 
 // ---- Elementwise -------------------------------------------------------------
 
-DTypeSet unary_dtypes(OpKind kind) {
-  switch (kind) {
-    case OpKind::Relu:
-    case OpKind::Neg: return kFloats | kSignedInts;
-    case OpKind::Abs:
-    case OpKind::Sign:
-    case OpKind::Shrink:
-    case OpKind::Erf: return kNumeric;
-    case OpKind::Not: return bit(DType::Bool);
-    default: return kFloats;  // the other activations and unary math ops
-  }
+DTypeSet unary_dtypes(OpKind k) {
+  if (k == OpKind::Relu || k == OpKind::Neg) return kFloats | kSignedInts;
+  if (k == OpKind::Abs || k == OpKind::Sign || k == OpKind::Shrink || k == OpKind::Erf)
+    return kNumeric;
+  if (k == OpKind::Not) return bit(DType::Bool);
+  return kFloats;  // the other activations and unary math ops
 }
 
 std::vector<TensorType> infer_unary(const Ctx& c) {
@@ -1037,12 +982,6 @@ std::vector<TensorType> infer_size(const Ctx& c) {
   return {TensorType{DType::Int64, {}}};
 }
 
-std::vector<TensorType> infer_cast_like(const Ctx& c) {
-  c.expect_inputs(2, 2);
-  c.expect_outputs(1, 1);
-  return {TensorType{c.in(1).dtype, c.shape(0)}};
-}
-
 std::vector<TensorType> infer_eye_like(const Ctx& c) {
   c.expect_inputs(1, 1);
   c.expect_outputs(1, 1);
@@ -1300,96 +1239,76 @@ std::vector<TensorType> infer_dropout(const Ctx& c) {
   return types;
 }
 
-std::vector<TensorType> infer_by_kind(const Ctx& c) {
-  const OpKind k = c.node().kind;
-  if (is_unary_elementwise(k)) return infer_unary(c);
-  switch (k) {
-    case OpKind::Conv: return infer_conv(c);
-    case OpKind::MaxPool:
-    case OpKind::AveragePool: return infer_pool(c);
-    case OpKind::GlobalAveragePool:
-    case OpKind::GlobalMaxPool: return infer_global_pool(c);
-    case OpKind::Gemm: return infer_gemm(c);
-    case OpKind::MatMul: return infer_matmul(c);
-    case OpKind::BatchNormalization: return infer_batch_norm(c);
-    case OpKind::PRelu: return infer_prelu(c);
-    case OpKind::Clip: return infer_clip(c);
-    case OpKind::Softmax:
-    case OpKind::LogSoftmax: return infer_softmax(c);
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Max:
-    case OpKind::Min:
-    case OpKind::Sum:
-    case OpKind::Mean:
-    case OpKind::Pow:
-    case OpKind::Mod:
-    case OpKind::BitShift:
-    case OpKind::And:
-    case OpKind::Or:
-    case OpKind::Xor:
-    case OpKind::Equal:
-    case OpKind::Less:
-    case OpKind::LessOrEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterOrEqual: return infer_broadcast(c);
-    case OpKind::IsNaN:
-    case OpKind::IsInf: return infer_predicate(c);
-    case OpKind::Where: return infer_where(c);
-    case OpKind::Concat: return infer_concat(c);
-    case OpKind::Slice: return infer_slice(c);
-    case OpKind::Flatten: return infer_flatten(c);
-    case OpKind::Reshape: return infer_reshape(c);
-    case OpKind::Transpose: return infer_transpose(c);
-    case OpKind::Squeeze: return infer_squeeze(c);
-    case OpKind::Unsqueeze: return infer_unsqueeze(c);
-    case OpKind::Pad: return infer_pad(c);
-    case OpKind::Gather: return infer_gather(c);
-    case OpKind::Cast: return infer_cast(c);
-    case OpKind::Shape: return infer_shape_op(c);
-    case OpKind::ReduceMean:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin:
-    case OpKind::ReduceProd:
-    case OpKind::ReduceL1:
-    case OpKind::ReduceL2:
-    case OpKind::ReduceSumSquare:
-    case OpKind::ReduceLogSum:
-    case OpKind::ReduceLogSumExp: return infer_reduce(c);
-    case OpKind::ArgMax:
-    case OpKind::ArgMin: return infer_arg_reduce(c);
-    case OpKind::Split: return infer_split(c);
-    case OpKind::Expand: return infer_expand(c);
-    case OpKind::Tile: return infer_tile(c);
-    case OpKind::ConstantOfShape: return infer_constant_of_shape(c);
-    case OpKind::Range: return infer_range(c);
-    case OpKind::Size: return infer_size(c);
-    case OpKind::CastLike: return infer_cast_like(c);
-    case OpKind::EyeLike: return infer_eye_like(c);
-    case OpKind::Trilu: return infer_trilu(c);
-    case OpKind::DepthToSpace:
-    case OpKind::SpaceToDepth: return infer_block(c);
-    case OpKind::GatherElements: return infer_gather_elements(c);
-    case OpKind::CumSum: return infer_cum_sum(c);
-    case OpKind::OneHot: return infer_one_hot(c);
-    case OpKind::LayerNormalization: return infer_layer_norm(c);
-    case OpKind::InstanceNormalization: return infer_instance_norm(c);
-    case OpKind::LRN: return infer_lrn(c);
-    case OpKind::ConvTranspose: return infer_conv_transpose(c);
-    case OpKind::Resize:
-    case OpKind::Upsample: return infer_resize(c);
-    case OpKind::MaxUnpool: return infer_max_unpool(c);
-    case OpKind::Identity: return infer_identity(c);
-    case OpKind::Dropout: return infer_dropout(c);
-    case OpKind::Dense: return infer_dense(c);
-    default: break;
-  }
-  KILN_ASSERT(false, std::string("no shape inference for ") + std::string(op_name(k)));
-  return {};
-}
+// Shape inference of every op kind; the build fails while a kind has no row.
+using InferFn = std::vector<TensorType> (*)(const Ctx&);
+constexpr auto kInfer = make_enum_table<OpKind, kNumOpKinds, InferFn>({
+    {{OpKind::Conv}, infer_conv},
+    {{OpKind::MaxPool, OpKind::AveragePool}, infer_pool},
+    {{OpKind::GlobalAveragePool, OpKind::GlobalMaxPool}, infer_global_pool},
+    {{OpKind::Gemm}, infer_gemm},
+    {{OpKind::MatMul}, infer_matmul},
+    {{OpKind::Dense}, infer_dense},
+    {{OpKind::BatchNormalization}, infer_batch_norm},
+    {{OpKind::Relu,       OpKind::LeakyRelu, OpKind::Elu,
+      OpKind::Selu,       OpKind::Sigmoid,   OpKind::HardSigmoid,
+      OpKind::Tanh,       OpKind::Exp,       OpKind::Log,
+      OpKind::Sqrt,       OpKind::Abs,       OpKind::Neg,
+      OpKind::Reciprocal, OpKind::Floor,     OpKind::Ceil,
+      OpKind::Round,      OpKind::Sign,      OpKind::Erf,
+      OpKind::Softplus,   OpKind::Softsign,  OpKind::Sin,
+      OpKind::Cos,        OpKind::Tan,       OpKind::Asin,
+      OpKind::Acos,       OpKind::Atan,      OpKind::Sinh,
+      OpKind::Cosh,       OpKind::Asinh,     OpKind::Acosh,
+      OpKind::Atanh,      OpKind::Not,       OpKind::ThresholdedRelu,
+      OpKind::Celu,       OpKind::HardSwish, OpKind::Shrink},
+     infer_unary},
+    {{OpKind::PRelu}, infer_prelu},
+    {{OpKind::Clip}, infer_clip},
+    {{OpKind::Softmax, OpKind::LogSoftmax}, infer_softmax},
+    {{OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Max, OpKind::Min, OpKind::Sum,
+      OpKind::Mean, OpKind::Pow, OpKind::Mod, OpKind::BitShift, OpKind::And, OpKind::Or,
+      OpKind::Xor, OpKind::Equal, OpKind::Less, OpKind::LessOrEqual, OpKind::Greater,
+      OpKind::GreaterOrEqual},
+     infer_broadcast},
+    {{OpKind::IsNaN, OpKind::IsInf}, infer_predicate},
+    {{OpKind::Where}, infer_where},
+    {{OpKind::Concat}, infer_concat},
+    {{OpKind::Slice}, infer_slice},
+    {{OpKind::Flatten}, infer_flatten},
+    {{OpKind::Reshape}, infer_reshape},
+    {{OpKind::Transpose}, infer_transpose},
+    {{OpKind::Squeeze}, infer_squeeze},
+    {{OpKind::Unsqueeze}, infer_unsqueeze},
+    {{OpKind::Pad}, infer_pad},
+    {{OpKind::Gather}, infer_gather},
+    {{OpKind::Cast}, infer_cast},
+    {{OpKind::Shape}, infer_shape_op},
+    {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
+      OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,
+      OpKind::ReduceLogSum, OpKind::ReduceLogSumExp},
+     infer_reduce},
+    {{OpKind::ArgMax, OpKind::ArgMin}, infer_arg_reduce},
+    {{OpKind::Split}, infer_split},
+    {{OpKind::Expand}, infer_expand},
+    {{OpKind::Tile}, infer_tile},
+    {{OpKind::ConstantOfShape}, infer_constant_of_shape},
+    {{OpKind::Range}, infer_range},
+    {{OpKind::Size}, infer_size},
+    {{OpKind::EyeLike}, infer_eye_like},
+    {{OpKind::Trilu}, infer_trilu},
+    {{OpKind::DepthToSpace, OpKind::SpaceToDepth}, infer_block},
+    {{OpKind::GatherElements}, infer_gather_elements},
+    {{OpKind::CumSum}, infer_cum_sum},
+    {{OpKind::OneHot}, infer_one_hot},
+    {{OpKind::LayerNormalization}, infer_layer_norm},
+    {{OpKind::InstanceNormalization}, infer_instance_norm},
+    {{OpKind::LRN}, infer_lrn},
+    {{OpKind::ConvTranspose}, infer_conv_transpose},
+    {{OpKind::Resize}, infer_resize},
+    {{OpKind::MaxUnpool}, infer_max_unpool},
+    {{OpKind::Identity}, infer_identity},
+    {{OpKind::Dropout}, infer_dropout},
+});
 
 }  // namespace
 
@@ -1422,11 +1341,31 @@ std::vector<TensorType> infer_node_types(const Graph& graph, const Node& node) {
   Ctx c(graph, node);
   for (std::size_t i = 0; i < node.inputs.size(); ++i)
     if (c.has(i)) check_shape_sane(c.shape(i), c.where());
-  std::vector<TensorType> types = infer_by_kind(c);
+  std::vector<TensorType> types = kInfer[node.kind](c);
   KILN_ASSERT(types.size() == node.outputs.size(),
               "shape inference returned the wrong number of outputs for " + c.where());
   for (const TensorType& t : types) check_output_shape(c, t.shape);
   return types;
+}
+
+void check_value_types(const Graph& graph, std::string_view after_pass) {
+  for (const Node& node : graph.nodes()) {
+    const std::vector<TensorType> types = infer_node_types(graph, node);
+    for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+      if (!node.outputs[i].valid()) continue;
+      const TensorType& stored = graph.value(node.outputs[i]).type;
+      if (stored != types[i])
+        throw_error(ErrorKind::Internal, node.describe(),
+                    "after pass " + std::string(after_pass) + " output " + std::to_string(i) +
+                        " is stored as " + stored.to_string() + " but infers as " +
+                        types[i].to_string());
+    }
+  }
+}
+
+void IrTraits<Graph>::verify(const Graph& graph, std::string_view after_pass) {
+  graph.verify();
+  check_value_types(graph, after_pass);
 }
 
 void infer_shapes(Graph& graph) {

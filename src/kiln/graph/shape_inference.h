@@ -16,6 +16,10 @@ std::vector<TensorType> infer_node_types(const Graph& graph, const Node& node);
 // Recomputes the type of every node output in topological order.
 void infer_shapes(Graph& graph);
 
+// Throws Internal naming the first node whose stored output types differ from
+// what shape inference gives (pipelines run it after each pass).
+void check_value_types(const Graph& graph, std::string_view after_pass);
+
 // Multidirectional (numpy) broadcast of two shapes; throws InvalidModel with `where`.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where);
 

@@ -684,8 +684,6 @@ TEST_F(ShapeInference, ExpandTileAndConstants) {
   EXPECT_EQ(shape_of(OpKind::Range, {}, RangeAttrs{5, 1, 1, DType::Float32}), (Shape{0}));
   expect_error(OpKind::Range, {}, RangeAttrs{0, 1, 0, DType::Float32}, {"finite range"});
   EXPECT_EQ(infer(OpKind::Size, {in({2, 3})})[0], (TensorType{DType::Int64, {}}));
-  EXPECT_EQ(infer(OpKind::CastLike, {in({2}), in({1}, DType::Int8)})[0],
-            (TensorType{DType::Int8, {2}}));
 }
 
 TEST_F(ShapeInference, EyeLikeTriluBlocks) {

@@ -56,14 +56,11 @@ class Lowering {
 
  private:
   // ---- graph facts
-  std::vector<int> consumers(ValueId v) const {
-    std::vector<int> out;
-    for (std::size_t i = 0; i < g_.nodes().size(); ++i)
-      for (ValueId in : g_.nodes()[i].inputs)
-        if (in == v) {
-          out.push_back(static_cast<int>(i));
-          break;
-        }
+  // The nodes reading `v`, each once.
+  std::vector<NodeId> consumers(ValueId v) const {
+    std::vector<NodeId> out;
+    for (const Use& u : g_.uses(v))
+      if (std::find(out.begin(), out.end(), u.node) == out.end()) out.push_back(u.node);
     return out;
   }
   bool is_graph_output(ValueId v) const {
@@ -134,7 +131,7 @@ class Lowering {
   }
 
   void lower_inputs();
-  void lower_node(int index);
+  void lower_node(const Node& n);
   void lower_conv(const Node& n);
   void lower_pool(const Node& n);
   void lower_pad(const Node& n);
@@ -153,7 +150,7 @@ class Lowering {
   Model model_;
   bool batched_ = true;
   std::vector<int> tensor_index_;  // per value id: tensor, -1 if none
-  std::vector<bool> skip_;         // per node: absorbed into an input/output port
+  std::vector<bool> skip_;         // by NodeId: absorbed into an input/output port
   // Per layer (parallel to model_.layers): float constants before quantization.
   std::vector<std::vector<double>> raw_weights_, raw_bias_;
 };
@@ -183,16 +180,16 @@ void Lowering::lower_inputs() {
     std::iota(perm.begin(), perm.end(), 0);
     // Absorb a lone Transpose to channels-last: the top function takes the
     // channels-last tensor and the port records the permutation.
-    const std::vector<int> uses = consumers(v);
+    const std::vector<NodeId> uses = consumers(v);
     ValueId also;
     if (batched_ && uses.size() == 1 && !is_graph_output(v)) {
-      const Node& t = g_.nodes()[static_cast<std::size_t>(uses[0])];
+      const Node& t = g_.node(uses[0]);
       if (t.kind == OpKind::Transpose && is_channels_last_perm(t.attr<TransposeAttrs>().perm)) {
         const auto& p = t.attr<TransposeAttrs>().perm;
         for (std::size_t i = 0; i < bf.size(); ++i) perm[i] = p[i + 1] - 1;
         for (std::size_t i = 0; i < bf.size(); ++i)
           shape[i] = bf[static_cast<std::size_t>(perm[i])];
-        skip_[static_cast<std::size_t>(uses[0])] = true;
+        skip_[static_cast<std::size_t>(uses[0].index)] = true;
         also = t.outputs.at(0);
       }
     }
@@ -487,8 +484,7 @@ void Lowering::lower_matmul(const Node& n) {
   raw_bias_.emplace_back();
 }
 
-void Lowering::lower_node(int index) {
-  const Node& n = g_.nodes()[static_cast<std::size_t>(index)];
+void Lowering::lower_node(const Node& n) {
   auto simple = [&](LayerKind kind, LayerParams params, std::vector<int> inputs) {
     add_layer(n, kind, std::move(params), std::move(inputs), batch_free(n.outputs.at(0), &n));
     raw_weights_.emplace_back();
@@ -572,8 +568,8 @@ void Lowering::lower_outputs() {
     Model::Port port;
     port.onnx_name = val.onnx_name.empty() ? val.name : val.onnx_name;
     port.onnx_shape = val.type.shape;
-    const int producer = g_.producer(v);
-    if (producer < 0)
+    const NodeId producer = g_.producer(v);
+    if (!producer.valid())
       throw_error(ErrorKind::Unsupported, "output '" + port.onnx_name + "'",
                   "a model output that is a model input or a constant", kLayersDoc);
     int t = tensor_index_[static_cast<std::size_t>(v.index)];
@@ -584,7 +580,7 @@ void Lowering::lower_outputs() {
       // An absorbed final Transpose: the output is its input, channels-last;
       // onnx_bf[j] = tensor[q[j]] with q its batch-free perm, so
       // tensor[i] = onnx_bf[q^-1[i]].
-      const Node& tr = g_.nodes()[static_cast<std::size_t>(producer)];
+      const Node& tr = g_.node(producer);
       const auto& p = tr.attr<TransposeAttrs>().perm;
       for (std::size_t j = 0; j < bf.size(); ++j)
         perm[static_cast<std::size_t>(p[j + 1] - 1)] = static_cast<int64_t>(j);
@@ -728,7 +724,7 @@ void Lowering::configure(Layer& l, std::vector<double> weights, std::vector<doub
 
 Model Lowering::run() {
   tensor_index_.assign(g_.num_values(), -1);
-  skip_.assign(g_.nodes().size(), false);
+  skip_.assign(g_.node_id_bound(), false);
   model_.name = g_.name;
   model_.part = cfg_.part;
   model_.clock_period_ns = cfg_.clock_period_ns;
@@ -738,19 +734,19 @@ Model Lowering::run() {
   lower_inputs();
   // A final Transpose whose input only feeds it and whose output is only a
   // model output is absorbed into the output port.
-  for (std::size_t i = 0; i < g_.nodes().size(); ++i) {
-    const Node& n = g_.nodes()[i];
+  for (const Node& n : g_.nodes()) {
+    const auto i = static_cast<std::size_t>(n.id().index);
     if (n.kind != OpKind::Transpose || skip_[i] || !batched_) continue;
     const ValueId out = n.outputs.at(0);
     if (!is_graph_output(out) || !consumers(out).empty()) continue;
     if (consumers(n.inputs[0]).size() != 1 || is_graph_output(n.inputs[0])) continue;
-    if (g_.constant(n.inputs[0]) || g_.producer(n.inputs[0]) < 0) continue;
+    if (g_.constant(n.inputs[0]) || !g_.producer(n.inputs[0]).valid()) continue;
     const auto& p = n.attr<TransposeAttrs>().perm;
     if (p.empty() || p[0] != 0) continue;
     skip_[i] = true;
   }
-  for (std::size_t i = 0; i < g_.nodes().size(); ++i)
-    if (!skip_[i]) lower_node(static_cast<int>(i));
+  for (const Node& n : g_.nodes())
+    if (!skip_[static_cast<std::size_t>(n.id().index)]) lower_node(n);
   lower_outputs();
   check_layer_names();
 

@@ -5,9 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "kiln/graph/testing/graph_testing.h"
 #include "kiln/onnx/import.h"
-#include "kiln/passes/pass.h"
-#include "kiln/support/test_helpers.h"
+#include "kiln/passes/pipeline.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::hls {
 namespace {
@@ -19,8 +20,7 @@ FixedType fx(int w, int i) {
 }
 
 std::filesystem::path zoo(const std::string& name) {
-  const char* src = std::getenv("KILN_SOURCE_DIR");
-  return std::filesystem::path(src ? src : ".") / "models" / "zoo" / name / "model.onnx";
+  return kiln::testing::zoo_model(name);
 }
 
 Graph passed_zoo(const std::string& name) {
@@ -287,7 +287,7 @@ TEST(BuildModel, SoftmaxOverInnerAxisIsUnsupported) {
   EXPECT_EQ(e.where(), "Softmax 'sm'");
   EXPECT_CONTAINS(e.what_happened(), "Softmax over axis 1 of a tensor of shape [1x3x4]");
   // Over the last axis it is 3 rows of 4.
-  g.nodes()[0].attrs = SoftmaxAttrs{2, false};
+  kiln::testing::node_at(g, 0).attrs = SoftmaxAttrs{2, false};
   const Model m = build_model(g, Config{}, nullptr);
   EXPECT_EQ(m.layers[1].as<SoftmaxParams>().rows, 3);
   EXPECT_EQ(m.layers[1].as<SoftmaxParams>().length, 4);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kiln/hls/model.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::hls {
 
@@ -108,11 +109,5 @@ enum class Granularity : uint8_t { Model, Type, Name };
 // in the model, with Name a LayerName block per layer (each with the keys
 // that apply to that kind, at the values `model` resolved).
 std::string default_config_yaml(const Model& model, Granularity granularity);
-
-// Case-insensitive Levenshtein distance, and the closest candidate to `word`
-// (nullopt if none is reasonably close). Exposed for tests and other modules.
-int edit_distance(std::string_view a, std::string_view b);
-std::optional<std::string> closest_spelling(std::string_view word,
-                                            const std::vector<std::string>& candidates);
 
 }  // namespace kiln::hls

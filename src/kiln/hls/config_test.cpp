@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::hls {
 namespace {
@@ -391,16 +391,6 @@ LayerName:
   EXPECT_TRUE(r.accum.automatic);
   EXPECT_EQ(r.accum.type.width, 32);  // the default accum width
   EXPECT_FALSE(r.bias.automatic);
-}
-
-// ---- spelling -----------------------------------------------------------------
-
-TEST(Spelling, EditDistance) {
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
-  EXPECT_EQ(edit_distance("ReuseFactor", "reusefactor"), 0);
-  EXPECT_EQ(edit_distance("", "abc"), 3);
-  EXPECT_EQ(closest_spelling("Strtegy", {"Strategy", "Precision"}), "Strategy");
-  EXPECT_EQ(closest_spelling("zzzzzzzz", {"Strategy", "Precision"}), std::nullopt);
 }
 
 }  // namespace

@@ -142,10 +142,9 @@ struct ReshapeParams {};
 // The top function's input: converts the testbench's floats to the input type.
 struct InputParams {};
 
-using LayerParams =
-    std::variant<InputParams, DenseParams, ConvParams, PoolParams, ZeroPadParams,
-                 BatchNormParams, ActivationParams, SoftmaxParams, BinaryParams, ConcatParams,
-                 TransposeParams, MatMulParams, ReshapeParams>;
+using LayerParams = std::variant<InputParams, DenseParams, ConvParams, PoolParams, ZeroPadParams,
+                                 BatchNormParams, ActivationParams, SoftmaxParams, BinaryParams,
+                                 ConcatParams, TransposeParams, MatMulParams, ReshapeParams>;
 
 enum class LayerKind : uint8_t {
   Input,
@@ -169,9 +168,9 @@ const char* layer_kind_name(LayerKind kind);
 struct Precision {
   FixedType weight;  // Dense/Conv weights, BatchNorm scale, PRelu slope
   FixedType bias;
-  FixedType result;  // the output tensor's type
-  FixedType accum;   // Dense/Conv/Pool(average)/MatMul/Softmax-sum accumulator
-  FixedType table;   // lookup table entries (Sigmoid, Tanh, Exp, Elu, Selu, Softmax exp)
+  FixedType result;     // the output tensor's type
+  FixedType accum;      // Dense/Conv/Pool(average)/MatMul/Softmax-sum accumulator
+  FixedType table;      // lookup table entries (Sigmoid, Tanh, Exp, Elu, Selu, Softmax exp)
   FixedType inv_table;  // Softmax reciprocal table entries
 };
 
@@ -216,9 +215,9 @@ struct Layer {
 };
 
 struct TensorInfo {
-  std::string name;             // unique C identifier
-  std::vector<int64_t> shape;   // batch-free, channels-last
-  FixedType type;               // = the producing layer's precision.result
+  std::string name;            // unique C identifier
+  std::vector<int64_t> shape;  // batch-free, channels-last
+  FixedType type;              // = the producing layer's precision.result
   int64_t numel() const;
 };
 

@@ -96,7 +96,11 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
     prof.layers.push_back(lp);
   }
   const std::size_t first_node = prof.layers.size();
+  std::vector<std::size_t> layer_of;  // by NodeId: index into prof.layers
   for (const Node& n : g.nodes()) {
+    const auto id = static_cast<std::size_t>(n.id().index);
+    if (layer_of.size() <= id) layer_of.resize(id + 1, 0);
+    layer_of[id] = first_node + (prof.layers.size() - first_node);
     LayerProfile lp;
     lp.name = n.name;
     lp.onnx_name = n.onnx_name;
@@ -122,10 +126,9 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
   for (const auto& sample : samples) {
     for (std::size_t i = 0; i < g.inputs.size() && i < sample.size(); ++i)
       prof.layers[i].result.add(sample[i]);
-    interp.run(sample, [&](int index, const std::vector<const Tensor*>& in,
+    interp.run(sample, [&](const Node& n, const std::vector<const Tensor*>& in,
                            const std::vector<Tensor>& out) {
-      const Node& n = g.nodes()[static_cast<std::size_t>(index)];
-      LayerProfile& lp = prof.layers[first_node + static_cast<std::size_t>(index)];
+      LayerProfile& lp = prof.layers[layer_of[static_cast<std::size_t>(n.id().index)]];
       if (out.empty()) return;
       lp.result.add(out[0]);
       switch (n.kind) {

@@ -27,7 +27,6 @@ namespace {
 // io_parallel tensors up to this many values are partitioned into registers.
 constexpr int64_t kMaxRegisterArray = 4096;
 
-
 void write_file(const fs::path& path, std::string_view text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
@@ -131,8 +130,8 @@ Plan make_plan(const Model& m) {
           p.declarations.push_back("static " + name + "_t " + var + "[" +
                                    std::to_string(ti.numel()) + "];\n");
         } else {
-          p.declarations.push_back(name + "_t " + var + "[" + std::to_string(ti.numel()) +
-                                   "];\n" + "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var +
+          p.declarations.push_back(name + "_t " + var + "[" + std::to_string(ti.numel()) + "];\n" +
+                                   "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var +
                                    " complete dim=0)\n");
         }
       }

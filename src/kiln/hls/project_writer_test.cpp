@@ -14,7 +14,7 @@
 #include "kiln/hls/csim.h"
 #include "kiln/hls/library_headers.h"
 #include "kiln/hls/model_json.h"
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/process.h"
 
 namespace kiln::hls {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::numeric {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kiln/numeric/fixed.h"
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::numeric {
 namespace {
@@ -467,10 +467,7 @@ TEST(KilnFixed, DifferentialAgainstRuntime) {
 // The shipped headers compile warning-free as C++14 and run, as projects do.
 
 std::string source_dir() {
-  if (const char* env = std::getenv("KILN_SOURCE_DIR")) return env;
-  // This file is <source>/src/kiln/numeric/kiln_fixed_test.cpp.
-  const std::filesystem::path self(__FILE__);
-  return self.parent_path().parent_path().parent_path().parent_path().string();
+  return kiln::testing::source_dir().string();
 }
 
 std::string run(const std::string& command) {

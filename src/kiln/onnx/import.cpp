@@ -169,7 +169,7 @@ void Importer::prescan() {
                     "uses the default ONNX domain, which the model does not import (unknown "
                     "domain)",
                     "add the default domain to the model's opset_import");
-      if (p.op_type() != "Constant" && !op_kind_from_name(p.op_type()))
+      if (p.op_type() != "Constant" && !op_kind_from_onnx(p.op_type()))
         throw_error(ErrorKind::Unsupported, label,
                     "op " + p.op_type() + " is not supported by kiln",
                     "the supported ops are listed in docs/ops.md");
@@ -427,7 +427,7 @@ void Importer::import_node(int index) {
     return;
   }
 
-  const OpKind kind = *op_kind_from_name(p.op_type());
+  const OpKind kind = *op_kind_from_onnx(p.op_type());
   std::vector<ValueId> inputs;
   for (const std::string& in : p.input()) inputs.push_back(in.empty() ? kNoValue : values_.at(in));
   const LoweredNode lowered = lower_node(NodeContext{graph_, p, kind, opset_, inputs, where});
@@ -442,7 +442,8 @@ void Importer::import_node(int index) {
     values_[o] = id;
     outputs.push_back(id);
   }
-  graph_.add_node(lowered.kind, p.name(), lowered.inputs, outputs, lowered.attrs);
+  const NodeId id =
+      graph_.add_node(lowered.kind, p.name(), lowered.inputs, outputs, lowered.attrs).id();
 
   // Errors from shape inference and the kernels name the node by its graph
   // name; for unnamed ONNX nodes say which one it is.
@@ -455,7 +456,7 @@ void Importer::import_node(int index) {
     }
   };
   const std::vector<TensorType> types =
-      wrapped([&] { return infer_node_types(graph_, graph_.nodes().back()); });
+      wrapped([&] { return infer_node_types(graph_, graph_.node(id)); });
   KILN_ASSERT(types.size() == outputs.size(), "infer_node_types: wrong number of output types");
   for (std::size_t k = 0; k < outputs.size(); ++k)
     if (outputs[k].valid()) graph_.value(outputs[k]).type = types[k];
@@ -484,8 +485,8 @@ void Importer::import_node(int index) {
       if (outputs[k].valid()) check_declared(outputs[k], label, check_dtype(k));
     return;
   }
-  const Node node = std::move(graph_.nodes().back());
-  graph_.nodes().pop_back();
+  const Node node = graph_.node(id);
+  graph_.erase_node(id);
   std::vector<Tensor> results;
   if (node.kind == OpKind::Shape) {
     const auto& a = node.attr<ShapeAttrs>();

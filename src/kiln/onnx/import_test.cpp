@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/graph/testing/graph_testing.h"
 #include "kiln/onnx/tensor_proto.h"
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::onnx_import {
 namespace {
@@ -134,7 +135,7 @@ Tensor ones(Shape shape) {
 const Node& only_node(const Graph& g) {
   EXPECT_EQ(g.nodes().size(), 1u);
   KILN_ASSERT(!g.nodes().empty(), "graph has no nodes");
-  return g.nodes().front();
+  return kiln::testing::node_at(g, 0);
 }
 const TensorType& out_type(const Graph& g, std::size_t i = 0) {
   return g.value(g.outputs.at(i)).type;
@@ -324,11 +325,13 @@ TEST(Import, SqueezeAndUnsqueezeForms) {
     m.output("u");
     const Graph g = m.import();
     ASSERT_EQ(g.nodes().size(), 2u);
-    EXPECT_EQ(g.nodes()[0].attr<AxesAttrs>().axes, (std::vector<int64_t>{2})) << opset;
-    EXPECT_EQ(g.nodes()[0].inputs.size(), 1u);
+    EXPECT_EQ(kiln::testing::node_at(g, 0).attr<AxesAttrs>().axes, (std::vector<int64_t>{2}))
+        << opset;
+    EXPECT_EQ(kiln::testing::node_at(g, 0).inputs.size(), 1u);
     // Unsqueeze axes count against the output rank 3 + 2 = 5: -1 -> 4.
-    EXPECT_EQ(g.nodes()[1].attr<AxesAttrs>().axes, (std::vector<int64_t>{0, 4})) << opset;
-    EXPECT_EQ(g.nodes()[1].inputs.size(), 1u);
+    EXPECT_EQ(kiln::testing::node_at(g, 1).attr<AxesAttrs>().axes, (std::vector<int64_t>{0, 4}))
+        << opset;
+    EXPECT_EQ(kiln::testing::node_at(g, 1).inputs.size(), 1u);
     EXPECT_EQ(out_type(g).to_string(), "float32[1x1x3x2x1]");
   }
   // Squeeze without axes removes every size-1 dimension.
@@ -579,7 +582,7 @@ TEST(Import, ComparisonAndLogicalOpsUseLegacyBroadcast) {
   const Graph g = m.import();
   EXPECT_EQ(out_type(g).to_string(), "bool[2x3]");
   ASSERT_EQ(g.nodes().size(), 2u);  // the Reshape of B to [2,1], then Less
-  EXPECT_EQ(g.value(g.nodes()[1].inputs[1]).type.shape, (Shape{2, 1}));
+  EXPECT_EQ(g.value(kiln::testing::node_at(g, 1).inputs[1]).type.shape, (Shape{2, 1}));
 }
 
 TEST(Import, ModAndBitShiftAttributes) {
@@ -878,9 +881,9 @@ TEST(Import, LegacyBroadcastAxisAppendsOnes) {
   m.output("y");
   const Graph g = m.import();
   ASSERT_EQ(g.nodes().size(), 2u);
-  EXPECT_EQ(g.nodes()[0].kind, OpKind::Reshape);
-  EXPECT_EQ(g.nodes()[0].attr<ReshapeAttrs>().shape, (std::vector<int64_t>{3, 1}));
-  EXPECT_EQ(g.nodes()[1].kind, OpKind::Add);
+  EXPECT_EQ(kiln::testing::node_at(g, 0).kind, OpKind::Reshape);
+  EXPECT_EQ(kiln::testing::node_at(g, 0).attr<ReshapeAttrs>().shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(kiln::testing::node_at(g, 1).kind, OpKind::Add);
   EXPECT_EQ(out_type(g).to_string(), "float32[2x3x4]");
 
   // A constant B is reshaped in place; PRelu's per-channel slope likewise.
@@ -992,8 +995,8 @@ TEST(Import, CycleIsRejectedAndUnsortedNodesAreSorted) {
   unsorted.output("y");
   const Graph g = unsorted.import();
   ASSERT_EQ(g.nodes().size(), 2u);
-  EXPECT_EQ(g.nodes()[0].onnx_name, "early");
-  EXPECT_EQ(g.nodes()[1].onnx_name, "late");
+  EXPECT_EQ(kiln::testing::node_at(g, 0).onnx_name, "early");
+  EXPECT_EQ(kiln::testing::node_at(g, 1).onnx_name, "late");
 }
 
 TEST(Import, ValueInfoDisagreementNamesNode) {
@@ -1270,12 +1273,13 @@ TEST(ImportCorpus, SmokeModels) {
   if (!fs::exists(kCorpus)) GTEST_SKIP() << "libonnx-testdata not installed";
   Graph g = import_model(kCorpus / "node/test_conv_with_strides_padding/model.onnx");
   ASSERT_EQ(g.nodes().size(), 1u);
-  EXPECT_EQ(g.nodes()[0].attr<ConvAttrs>().pads, (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(kiln::testing::node_at(g, 0).attr<ConvAttrs>().pads,
+            (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_EQ(out_type(g).to_string(), "float32[1x1x4x3]");
 
   g = import_model(kCorpus / "pytorch-converted/test_Conv2d/model.onnx");
   ASSERT_EQ(g.nodes().size(), 1u);
-  EXPECT_EQ(g.nodes()[0].kind, OpKind::Conv);
+  EXPECT_EQ(kiln::testing::node_at(g, 0).kind, OpKind::Conv);
   EXPECT_EQ(g.inputs.size(), 1u);  // weights are initializers
 
   // Opset 6 legacy broadcast of a [3] operand at axis 1 of [2x3].

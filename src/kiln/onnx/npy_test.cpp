@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::onnx_import {
 namespace {

@@ -8,6 +8,8 @@
 
 #include "kiln/onnx/proto_util.h"
 #include "kiln/onnx/tensor_proto.h"
+#include "kiln/support/enum_table.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::onnx_import {
 
@@ -35,21 +37,73 @@ const char* attr_type_name(int type) {
   }
 }
 
+// "[1,2,3]" for messages.
 std::string join(const std::vector<int64_t>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(v[i]);
-  }
-  return "[" + s + "]";
+  return "[" + kiln::join(v, ",") + "]";
 }
 
-// Per-node helper: typed access to inputs and error helpers naming the node.
-class Lowering {
+// Reads one ONNX node into its canonical form: typed access to its inputs and
+// attributes, error helpers naming the node, and one handler per op kind
+// (the table kRead below).
+class NodeReader {
  public:
-  explicit Lowering(const NodeContext& ctx) : c_(ctx), attrs_(ctx.proto, ctx.where) {}
+  explicit NodeReader(const NodeContext& ctx) : c_(ctx), attrs_(ctx.proto, ctx.where) {}
 
   LoweredNode run();
+
+  // The handlers of kRead (public so the table can name them).
+  LoweredNode leaky_relu();
+  LoweredNode elu();
+  LoweredNode selu();
+  LoweredNode hard_sigmoid();
+  LoweredNode thresholded_relu();
+  LoweredNode celu();
+  LoweredNode shrink();
+  LoweredNode is_inf();
+  LoweredNode squeeze();
+  LoweredNode unsqueeze();
+  LoweredNode depth_to_space();
+  LoweredNode space_to_depth();
+  LoweredNode gather_elements();
+  LoweredNode instance_norm();
+  LoweredNode plain();
+  LoweredNode not_onnx();
+  LoweredNode conv();
+  LoweredNode pool();
+  LoweredNode gemm();
+  LoweredNode batch_norm();
+  LoweredNode softmax();
+  LoweredNode clip();
+  LoweredNode legacy_broadcast();
+  LoweredNode prelu();
+  LoweredNode concat();
+  LoweredNode flatten();
+  LoweredNode gather();
+  LoweredNode transpose();
+  LoweredNode cast();
+  LoweredNode shape();
+  LoweredNode slice();
+  LoweredNode reshape();
+  LoweredNode pad();
+  LoweredNode reduce();
+  LoweredNode arg_reduce();
+  LoweredNode mod();
+  LoweredNode bit_shift();
+  LoweredNode split();
+  LoweredNode expand();
+  LoweredNode tile();
+  LoweredNode constant_of_shape();
+  LoweredNode range();
+  LoweredNode eye_like();
+  LoweredNode trilu();
+  LoweredNode cum_sum();
+  LoweredNode one_hot();
+  LoweredNode layer_norm();
+  LoweredNode lrn();
+  LoweredNode conv_transpose();
+  LoweredNode resize();
+  LoweredNode max_unpool();
+  LoweredNode dropout();
 
  private:
   [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const {
@@ -61,8 +115,7 @@ class Lowering {
   }
   [[noreturn]] void not_constant(std::size_t i, const std::string& input) const {
     Error e(ErrorKind::Unsupported, c_.where,
-            std::string(op_name(c_.kind)) + " with non-constant " + input +
-                ": kiln needs static shapes",
+            c_.proto.op_type() + " with non-constant " + input + ": kiln needs static shapes",
             "make '" + input +
                 "' an initializer or a constant expression (e.g. re-export "
                 "with a fixed input size and constant folding)");
@@ -125,48 +178,12 @@ class Lowering {
   std::vector<ValueId> all_inputs() const { return c_.inputs; }
 
   ConvAttrs window_attrs(bool is_conv);
-  LoweredNode conv();
-  LoweredNode pool();
-  LoweredNode gemm();
-  LoweredNode batch_norm();
-  LoweredNode softmax();
-  LoweredNode clip();
-  LoweredNode legacy_broadcast();
-  LoweredNode prelu();
-  LoweredNode concat();
-  LoweredNode flatten();
-  LoweredNode gather();
-  LoweredNode transpose();
-  LoweredNode cast();
-  LoweredNode shape();
-  LoweredNode slice();
-  LoweredNode reshape();
-  LoweredNode squeeze(bool unsqueeze);
-  LoweredNode pad();
-  LoweredNode reduce();
-  LoweredNode arg_reduce();
-  LoweredNode mod();
-  LoweredNode bit_shift();
-  LoweredNode split();
-  LoweredNode expand();
-  LoweredNode tile();
-  LoweredNode constant_of_shape();
-  LoweredNode range();
-  LoweredNode eye_like();
-  LoweredNode trilu();
+  LoweredNode squeeze_or_unsqueeze(bool unsqueeze);
   LoweredNode block(bool to_space);
-  LoweredNode cum_sum();
-  LoweredNode one_hot();
-  LoweredNode layer_norm();
-  LoweredNode lrn();
-  LoweredNode conv_transpose();
-  LoweredNode resize();
-  LoweredNode max_unpool();
   // Constant float list input (Resize scales / roi); nullopt if absent or empty.
   std::optional<std::vector<double>> const_floats(std::size_t i, const char* role) const;
   // A scalar (one-element) parameter input that must be constant.
   const Tensor& const_scalar(std::size_t i, const char* role) const;
-  LoweredNode dropout();
 
   // A value with the data of `id` viewed in `shape`: a new constant for a
   // constant, else a Reshape node added to the graph.
@@ -176,7 +193,7 @@ class Lowering {
   AttrReader attrs_;
 };
 
-ConvAttrs Lowering::window_attrs(bool is_conv) {
+ConvAttrs NodeReader::window_attrs(bool is_conv) {
   const TensorType& x = required_type(0, "X");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   if (r < 3)
@@ -239,14 +256,14 @@ ConvAttrs Lowering::window_attrs(bool is_conv) {
   return a;
 }
 
-LoweredNode Lowering::conv() {
+LoweredNode NodeReader::conv() {
   ConvAttrs a = window_attrs(true);
   a.group = attrs_.int_or("group", 1);
   if (a.group < 1) fail("group " + std::to_string(a.group) + " must be >= 1");
   return {OpKind::Conv, a, data_inputs(3)};
 }
 
-LoweredNode Lowering::pool() {
+LoweredNode NodeReader::pool() {
   const bool is_max = c_.kind == OpKind::MaxPool;
   const ConvAttrs w = window_attrs(false);
   PoolAttrs a;
@@ -264,7 +281,7 @@ LoweredNode Lowering::pool() {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::gemm() {
+LoweredNode NodeReader::gemm() {
   GemmAttrs a;
   a.alpha = attrs_.float_or("alpha", 1.0f);
   a.beta = attrs_.float_or("beta", 1.0f);
@@ -274,7 +291,7 @@ LoweredNode Lowering::gemm() {
   return {OpKind::Gemm, a, data_inputs(3)};
 }
 
-LoweredNode Lowering::batch_norm() {
+LoweredNode NodeReader::batch_norm() {
   const std::string hint = "export the model in inference (eval) mode";
   if (c_.opset < 9 && attrs_.int_or("spatial", 1) == 0)
     unsupported("BatchNormalization with spatial=0 (per-activation statistics) is not supported",
@@ -293,7 +310,7 @@ LoweredNode Lowering::batch_norm() {
   return {OpKind::BatchNormalization, a, data_inputs(5)};
 }
 
-LoweredNode Lowering::softmax() {
+LoweredNode NodeReader::softmax() {
   const int64_t r = rank(0, "input");
   SoftmaxAttrs a;
   a.coerce_2d = c_.opset < 13;
@@ -301,7 +318,7 @@ LoweredNode Lowering::softmax() {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::clip() {
+LoweredNode NodeReader::clip() {
   std::vector<ValueId> in = data_inputs(3);
   if (c_.opset < 11) {
     // Bounds were attributes; they become scalar constant inputs of X's type.
@@ -324,7 +341,7 @@ LoweredNode Lowering::clip() {
   return {OpKind::Clip, std::monostate{}, in};
 }
 
-LoweredNode Lowering::legacy_broadcast() {
+LoweredNode NodeReader::legacy_broadcast() {
   std::vector<ValueId> in = data_inputs(2);
   if (c_.opset >= 7) return {c_.kind, std::monostate{}, in};
   // Opset < 7: with broadcast=1 and an axis, B's dims line up with A's dims
@@ -350,7 +367,7 @@ LoweredNode Lowering::legacy_broadcast() {
   return {c_.kind, std::monostate{}, in};
 }
 
-LoweredNode Lowering::prelu() {
+LoweredNode NodeReader::prelu() {
   std::vector<ValueId> in = data_inputs(2);
   if (c_.opset >= 7 || !has_input(0) || !has_input(1)) return {OpKind::PRelu, std::monostate{}, in};
   // Opset < 7: a 1-D slope of C values is per channel (axis 1), not aligned
@@ -365,7 +382,7 @@ LoweredNode Lowering::prelu() {
   return {OpKind::PRelu, std::monostate{}, in};
 }
 
-LoweredNode Lowering::concat() {
+LoweredNode NodeReader::concat() {
   if (c_.inputs.empty() || !has_input(0)) fail("Concat needs at least one input");
   ConcatAttrs a;
   std::optional<int64_t> axis = attrs_.get_int("axis");
@@ -377,19 +394,19 @@ LoweredNode Lowering::concat() {
   return {OpKind::Concat, a, all_inputs()};
 }
 
-LoweredNode Lowering::flatten() {
+LoweredNode NodeReader::flatten() {
   FlattenAttrs a;
   a.axis = normalize_axis(attrs_.int_or("axis", 1), rank(0, "input"), "axis", true);
   return {OpKind::Flatten, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::gather() {
+LoweredNode NodeReader::gather() {
   GatherAttrs a;
   a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
   return {OpKind::Gather, a, data_inputs(2)};
 }
 
-LoweredNode Lowering::transpose() {
+LoweredNode NodeReader::transpose() {
   const int64_t r = rank(0, "data");
   TransposeAttrs a;
   if (auto perm = attrs_.get_ints("perm")) {
@@ -408,7 +425,11 @@ LoweredNode Lowering::transpose() {
   return {OpKind::Transpose, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::cast() {
+LoweredNode NodeReader::cast() {
+  if (c_.proto.op_type() == "CastLike") {
+    const TensorType& target = required_type(1, "target_type");
+    return {OpKind::Cast, CastAttrs{target.dtype}, data_inputs(1)};
+  }
   const AP* to = attrs_.find("to");
   if (!to) fail("attribute 'to' is required", "give the target element type");
   CastAttrs a;
@@ -424,7 +445,7 @@ LoweredNode Lowering::cast() {
   return {OpKind::Cast, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::shape() {
+LoweredNode NodeReader::shape() {
   const int64_t r = rank(0, "data");
   auto clamp_bound = [&](int64_t v) {
     if (v < 0) v += r;
@@ -436,7 +457,7 @@ LoweredNode Lowering::shape() {
   return {OpKind::Shape, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::slice() {
+LoweredNode NodeReader::slice() {
   const TensorType& x = required_type(0, "data");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   std::vector<int64_t> starts, ends, steps;
@@ -503,7 +524,7 @@ LoweredNode Lowering::slice() {
   return {OpKind::Slice, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::reshape() {
+LoweredNode NodeReader::reshape() {
   const TensorType& x = required_type(0, "data");
   std::vector<int64_t> target;
   if (c_.opset < 5) {
@@ -549,7 +570,7 @@ LoweredNode Lowering::reshape() {
   return {OpKind::Reshape, ReshapeAttrs{out}, data_inputs(1)};
 }
 
-LoweredNode Lowering::squeeze(bool unsqueeze) {
+LoweredNode NodeReader::squeeze_or_unsqueeze(bool unsqueeze) {
   const TensorType& x = required_type(0, "data");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   std::optional<std::vector<int64_t>> axes;
@@ -576,7 +597,7 @@ LoweredNode Lowering::squeeze(bool unsqueeze) {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::pad() {
+LoweredNode NodeReader::pad() {
   const TensorType& x = required_type(0, "data");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   PadAttrs a;
@@ -611,7 +632,7 @@ LoweredNode Lowering::pad() {
   return {OpKind::Pad, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::reduce() {
+LoweredNode NodeReader::reduce() {
   const int64_t r = rank(0, "data");
   std::optional<std::vector<int64_t>> axes;
   bool noop_empty = false;
@@ -639,7 +660,7 @@ LoweredNode Lowering::reduce() {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::arg_reduce() {
+LoweredNode NodeReader::arg_reduce() {
   const int64_t r = rank(0, "data");
   if (r == 0) fail("data must have rank >= 1", "ArgMax/ArgMin reduce along an axis");
   ArgAttrs a;
@@ -649,7 +670,7 @@ LoweredNode Lowering::arg_reduce() {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::mod() {
+LoweredNode NodeReader::mod() {
   ModAttrs a;
   a.fmod = attrs_.int_or("fmod", 0) != 0;
   if (!a.fmod && has_input(0) && is_float(type(0).dtype))
@@ -658,7 +679,7 @@ LoweredNode Lowering::mod() {
   return {OpKind::Mod, a, data_inputs(2)};
 }
 
-LoweredNode Lowering::bit_shift() {
+LoweredNode NodeReader::bit_shift() {
   const auto dir = attrs_.get_string("direction");
   if (!dir) fail("attribute 'direction' is required", "give LEFT or RIGHT");
   if (*dir != "LEFT" && *dir != "RIGHT")
@@ -666,7 +687,7 @@ LoweredNode Lowering::bit_shift() {
   return {OpKind::BitShift, BitShiftAttrs{*dir == "LEFT"}, data_inputs(2)};
 }
 
-LoweredNode Lowering::dropout() {
+LoweredNode NodeReader::dropout() {
   if (c_.opset >= 12 && has_input(2)) {
     const Tensor* t = constant(2);
     if (!t)
@@ -680,7 +701,7 @@ LoweredNode Lowering::dropout() {
   return {OpKind::Dropout, std::monostate{}, all_inputs()};
 }
 
-const Tensor& Lowering::const_scalar(std::size_t i, const char* role) const {
+const Tensor& NodeReader::const_scalar(std::size_t i, const char* role) const {
   if (!has_input(i))
     fail("required input " + std::to_string(i) + " (" + role + ") is missing",
          "give the node all its required inputs");
@@ -692,7 +713,7 @@ const Tensor& Lowering::const_scalar(std::size_t i, const char* role) const {
   return *t;
 }
 
-LoweredNode Lowering::split() {
+LoweredNode NodeReader::split() {
   const TensorType& x = required_type(0, "input");
   const int64_t r = static_cast<int64_t>(x.shape.size());
   SplitAttrs a;
@@ -726,7 +747,7 @@ LoweredNode Lowering::split() {
   return {OpKind::Split, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::expand() {
+LoweredNode NodeReader::expand() {
   const TensorType& x = required_type(0, "input");
   if (!has_input(1)) fail("required input 1 (shape) is missing");
   const std::vector<int64_t> target = *const_ints(1, "shape");
@@ -746,7 +767,7 @@ LoweredNode Lowering::expand() {
   return {OpKind::Expand, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::tile() {
+LoweredNode NodeReader::tile() {
   const TensorType& x = required_type(0, "input");
   TileAttrs a;
   if (c_.opset < 6) {
@@ -767,7 +788,7 @@ LoweredNode Lowering::tile() {
   return {OpKind::Tile, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::constant_of_shape() {
+LoweredNode NodeReader::constant_of_shape() {
   if (!has_input(0)) fail("required input 0 (input) is missing");
   ConstantOfShapeAttrs a;
   a.shape = *const_ints(0, "input");
@@ -784,7 +805,7 @@ LoweredNode Lowering::constant_of_shape() {
   return {OpKind::ConstantOfShape, a, {}};
 }
 
-LoweredNode Lowering::range() {
+LoweredNode NodeReader::range() {
   RangeAttrs a;
   const Tensor& start = const_scalar(0, "start");
   const Tensor& limit = const_scalar(1, "limit");
@@ -803,7 +824,7 @@ LoweredNode Lowering::range() {
   return {OpKind::Range, a, {}};
 }
 
-LoweredNode Lowering::eye_like() {
+LoweredNode NodeReader::eye_like() {
   const TensorType& x = required_type(0, "input");
   if (x.shape.size() != 2) fail("input " + x.to_string() + " must be 2-D");
   EyeLikeAttrs a;
@@ -814,7 +835,7 @@ LoweredNode Lowering::eye_like() {
   return {OpKind::EyeLike, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::trilu() {
+LoweredNode NodeReader::trilu() {
   const TensorType& x = required_type(0, "input");
   if (x.shape.size() < 2) fail("input " + x.to_string() + " must have rank >= 2");
   TriluAttrs a;
@@ -823,7 +844,7 @@ LoweredNode Lowering::trilu() {
   return {OpKind::Trilu, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::block(bool to_space) {
+LoweredNode NodeReader::block(bool to_space) {
   const TensorType& x = required_type(0, "input");
   if (x.shape.size() != 4) fail("input " + x.to_string() + " must be 4-D [N, C, H, W]");
   BlockAttrs a;
@@ -837,7 +858,7 @@ LoweredNode Lowering::block(bool to_space) {
   return {c_.kind, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::cum_sum() {
+LoweredNode NodeReader::cum_sum() {
   const int64_t r = rank(0, "x");
   CumSumAttrs a;
   a.axis = normalize_axis(const_scalar(1, "axis").as_int64(0), r, "axis");
@@ -846,7 +867,7 @@ LoweredNode Lowering::cum_sum() {
   return {OpKind::CumSum, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::one_hot() {
+LoweredNode NodeReader::one_hot() {
   const int64_t r = rank(0, "indices");
   OneHotAttrs a;
   a.axis = normalize_axis(attrs_.int_or("axis", -1), r + 1, "axis");
@@ -859,7 +880,7 @@ LoweredNode Lowering::one_hot() {
   return {OpKind::OneHot, a, {c_.inputs[0], c_.inputs[2]}};
 }
 
-LoweredNode Lowering::layer_norm() {
+LoweredNode NodeReader::layer_norm() {
   const int64_t r = rank(0, "X");
   LayerNormAttrs a;
   a.axis = normalize_axis(attrs_.int_or("axis", -1), r, "axis");
@@ -870,7 +891,7 @@ LoweredNode Lowering::layer_norm() {
   return {OpKind::LayerNormalization, a, data_inputs(3)};
 }
 
-LoweredNode Lowering::lrn() {
+LoweredNode NodeReader::lrn() {
   LrnAttrs a;
   a.size = attrs_.required_int("size");
   if (a.size < 1) fail("size " + std::to_string(a.size) + " must be >= 1");
@@ -880,7 +901,7 @@ LoweredNode Lowering::lrn() {
   return {OpKind::LRN, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::conv_transpose() {
+LoweredNode NodeReader::conv_transpose() {
   const TensorType& x = required_type(0, "X");
   const TensorType& w = required_type(1, "W");
   const int64_t r = static_cast<int64_t>(x.shape.size());
@@ -961,7 +982,7 @@ LoweredNode Lowering::conv_transpose() {
   return {OpKind::ConvTranspose, a, data_inputs(3)};
 }
 
-std::optional<std::vector<double>> Lowering::const_floats(std::size_t i, const char* role) const {
+std::optional<std::vector<double>> NodeReader::const_floats(std::size_t i, const char* role) const {
   if (!has_input(i)) return std::nullopt;
   const Tensor* t = constant(i);
   if (!t) not_constant(i, role);
@@ -974,7 +995,12 @@ std::optional<std::vector<double>> Lowering::const_floats(std::size_t i, const c
   return v;
 }
 
-LoweredNode Lowering::resize() {
+LoweredNode NodeReader::resize() {
+  // Upsample (opset 7 to 9) reads as a Resize with the old defaults.
+  const bool upsample = c_.proto.op_type() == "Upsample";
+  if (upsample && c_.opset < 7)
+    unsupported("Upsample before opset 7 (experimental form) is not supported",
+                "convert the model to opset 9 or later");
   const TensorType& x = required_type(0, "X");
   const std::size_t r = x.shape.size();
   ResizeAttrs a;
@@ -983,18 +1009,18 @@ LoweredNode Lowering::resize() {
     a.mode = ResizeMode::Nearest;
   } else if (mode == "linear" || mode == "bilinear") {
     a.mode = ResizeMode::Linear;
-  } else if (mode == "cubic" && c_.kind == OpKind::Resize && c_.opset >= 11) {
+  } else if (mode == "cubic" && !upsample && c_.opset >= 11) {
     a.mode = ResizeMode::Cubic;
   } else {
     fail("unknown mode '" + mode + "'", "use nearest, linear or cubic");
   }
   std::optional<std::vector<double>> scales, roi;
   std::optional<std::vector<int64_t>> sizes;
-  if (c_.kind == OpKind::Upsample || c_.opset < 11) {
+  if (upsample || c_.opset < 11) {
     // Upsample-7..9 and Resize-10: asymmetric coordinates, nearest rounds down.
     a.coord = ResizeCoord::Asymmetric;
     a.nearest = NearestMode::Floor;
-    if (c_.kind == OpKind::Upsample && c_.opset < 9) {
+    if (upsample && c_.opset < 9) {
       if (auto f = attrs_.get_floats("scales"))
         scales = std::vector<double>(f->begin(), f->end());
       else
@@ -1085,7 +1111,7 @@ LoweredNode Lowering::resize() {
   return {OpKind::Resize, a, data_inputs(1)};
 }
 
-LoweredNode Lowering::max_unpool() {
+LoweredNode NodeReader::max_unpool() {
   // The window attributes read like a pooling node's (auto_pad is not part of MaxUnpool).
   const ConvAttrs w = window_attrs(false);
   const TensorType& x = required_type(0, "X");
@@ -1108,7 +1134,7 @@ LoweredNode Lowering::max_unpool() {
   return {OpKind::MaxUnpool, a, data_inputs(2)};
 }
 
-ValueId Lowering::reshaped(ValueId id, const Shape& shape, const std::string& suffix) {
+ValueId NodeReader::reshaped(ValueId id, const Shape& shape, const std::string& suffix) {
   Graph& g = c_.graph;
   const std::string name = g.value(id).onnx_name + suffix;
   ValueId out;
@@ -1122,118 +1148,178 @@ ValueId Lowering::reshaped(ValueId id, const Shape& shape, const std::string& su
   return out;
 }
 
-LoweredNode Lowering::run() {
-  switch (c_.kind) {
-    case OpKind::Conv: return conv();
-    case OpKind::MaxPool:
-    case OpKind::AveragePool: return pool();
-    case OpKind::Gemm: return gemm();
-    case OpKind::BatchNormalization: return batch_norm();
-    case OpKind::LeakyRelu:
-      return {c_.kind, LeakyReluAttrs{attrs_.float_or("alpha", 0.01f)}, data_inputs(1)};
-    case OpKind::Elu: return {c_.kind, EluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
-    case OpKind::Selu: {
-      SeluAttrs a;
-      if (c_.opset < 6) {  // version 1 had rounded defaults
-        a.alpha = 1.6732f;
-        a.gamma = 1.0507f;
-      }
-      a.alpha = attrs_.float_or("alpha", a.alpha);
-      a.gamma = attrs_.float_or("gamma", a.gamma);
-      return {c_.kind, a, data_inputs(1)};
-    }
-    case OpKind::HardSigmoid:
-      return {c_.kind,
-              HardSigmoidAttrs{attrs_.float_or("alpha", 0.2f), attrs_.float_or("beta", 0.5f)},
-              data_inputs(1)};
-    case OpKind::Softmax:
-    case OpKind::LogSoftmax: return softmax();
-    case OpKind::Clip: return clip();
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Pow:
-    case OpKind::And:
-    case OpKind::Or:
-    case OpKind::Xor:
-    case OpKind::Equal:
-    case OpKind::Less:
-    case OpKind::Greater: return legacy_broadcast();
-    case OpKind::Mod: return mod();
-    case OpKind::BitShift: return bit_shift();
-    case OpKind::ThresholdedRelu:
-      return {c_.kind, ThresholdedReluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
-    case OpKind::Celu: return {c_.kind, CeluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
-    case OpKind::Shrink:
-      return {c_.kind, ShrinkAttrs{attrs_.float_or("bias", 0.0f), attrs_.float_or("lambd", 0.5f)},
-              data_inputs(1)};
-    case OpKind::IsInf:
-      return {c_.kind,
-              IsInfAttrs{attrs_.int_or("detect_positive", 1) != 0,
-                         attrs_.int_or("detect_negative", 1) != 0},
-              data_inputs(1)};
-    case OpKind::PRelu: return prelu();
-    case OpKind::Concat: return concat();
-    case OpKind::Slice: return slice();
-    case OpKind::Flatten: return flatten();
-    case OpKind::Reshape: return reshape();
-    case OpKind::Transpose: return transpose();
-    case OpKind::Squeeze: return squeeze(false);
-    case OpKind::Unsqueeze: return squeeze(true);
-    case OpKind::Pad: return pad();
-    case OpKind::Gather: return gather();
-    case OpKind::Cast: return cast();
-    case OpKind::Shape: return shape();
-    case OpKind::ReduceMean:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin:
-    case OpKind::ReduceProd:
-    case OpKind::ReduceL1:
-    case OpKind::ReduceL2:
-    case OpKind::ReduceSumSquare:
-    case OpKind::ReduceLogSum:
-    case OpKind::ReduceLogSumExp: return reduce();
-    case OpKind::ArgMax:
-    case OpKind::ArgMin: return arg_reduce();
-    case OpKind::Split: return split();
-    case OpKind::Expand: return expand();
-    case OpKind::Tile: return tile();
-    case OpKind::ConstantOfShape: return constant_of_shape();
-    case OpKind::Range: return range();
-    case OpKind::CastLike: {
-      const TensorType& target = required_type(1, "target_type");
-      return {OpKind::Cast, CastAttrs{target.dtype}, data_inputs(1)};
-    }
-    case OpKind::EyeLike: return eye_like();
-    case OpKind::Trilu: return trilu();
-    case OpKind::DepthToSpace: return block(true);
-    case OpKind::SpaceToDepth: return block(false);
-    case OpKind::GatherElements: {
-      GatherAttrs a;
-      a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
-      return {c_.kind, a, data_inputs(2)};
-    }
-    case OpKind::CumSum: return cum_sum();
-    case OpKind::OneHot: return one_hot();
-    case OpKind::LayerNormalization: return layer_norm();
-    case OpKind::InstanceNormalization:
-      return {c_.kind, InstanceNormAttrs{attrs_.float_or("epsilon", 1e-5f)}, data_inputs(3)};
-    case OpKind::LRN: return lrn();
-    case OpKind::ConvTranspose: return conv_transpose();
-    case OpKind::Resize: return resize();
-    case OpKind::Upsample:
-      if (c_.opset < 7)
-        unsupported("Upsample before opset 7 (experimental form) is not supported",
-                    "convert the model to opset 9 or later");
-      return resize();
-    case OpKind::MaxUnpool: return max_unpool();
-    case OpKind::Dropout: return dropout();
-    default:
-      // No parameters (Relu, MatMul, Sum, Identity, ...): every input is data.
-      return {c_.kind, std::monostate{}, all_inputs()};
+LoweredNode NodeReader::leaky_relu() {
+  return {c_.kind, LeakyReluAttrs{attrs_.float_or("alpha", 0.01f)}, data_inputs(1)};
+}
+LoweredNode NodeReader::elu() {
+  return {c_.kind, EluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+}
+LoweredNode NodeReader::selu() {
+  SeluAttrs a;
+  if (c_.opset < 6) {  // version 1 had rounded defaults
+    a.alpha = 1.6732f;
+    a.gamma = 1.0507f;
   }
+  a.alpha = attrs_.float_or("alpha", a.alpha);
+  a.gamma = attrs_.float_or("gamma", a.gamma);
+  return {c_.kind, a, data_inputs(1)};
+}
+LoweredNode NodeReader::hard_sigmoid() {
+  return {c_.kind, HardSigmoidAttrs{attrs_.float_or("alpha", 0.2f), attrs_.float_or("beta", 0.5f)},
+          data_inputs(1)};
+}
+LoweredNode NodeReader::thresholded_relu() {
+  return {c_.kind, ThresholdedReluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+}
+LoweredNode NodeReader::celu() {
+  return {c_.kind, CeluAttrs{attrs_.float_or("alpha", 1.0f)}, data_inputs(1)};
+}
+LoweredNode NodeReader::shrink() {
+  return {c_.kind, ShrinkAttrs{attrs_.float_or("bias", 0.0f), attrs_.float_or("lambd", 0.5f)},
+          data_inputs(1)};
+}
+LoweredNode NodeReader::is_inf() {
+  return {c_.kind,
+          IsInfAttrs{attrs_.int_or("detect_positive", 1) != 0,
+                     attrs_.int_or("detect_negative", 1) != 0},
+          data_inputs(1)};
+}
+LoweredNode NodeReader::squeeze() {
+  return squeeze_or_unsqueeze(false);
+}
+LoweredNode NodeReader::unsqueeze() {
+  return squeeze_or_unsqueeze(true);
+}
+LoweredNode NodeReader::depth_to_space() {
+  return block(true);
+}
+LoweredNode NodeReader::space_to_depth() {
+  return block(false);
+}
+LoweredNode NodeReader::gather_elements() {
+  GatherAttrs a;
+  a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
+  return {c_.kind, a, data_inputs(2)};
+}
+LoweredNode NodeReader::instance_norm() {
+  return {c_.kind, InstanceNormAttrs{attrs_.float_or("epsilon", 1e-5f)}, data_inputs(3)};
+}
+// No parameters (Relu, MatMul, Sum, Identity, ...): every input is data.
+LoweredNode NodeReader::plain() {
+  return {c_.kind, default_attrs(c_.kind), all_inputs()};
+}
+// kiln's own kinds have no ONNX op type, so no node reaches this.
+LoweredNode NodeReader::not_onnx() {
+  KILN_ASSERT(false, "an ONNX node was mapped to kiln's own kind " + std::string(op_name(c_.kind)));
+  return plain();
+}
+
+// How each op kind is read from ONNX; the build fails while a kind has no row.
+using ReadFn = LoweredNode (NodeReader::*)();
+constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
+    {{OpKind::Conv}, &NodeReader::conv},
+    {{OpKind::MaxPool, OpKind::AveragePool}, &NodeReader::pool},
+    {{OpKind::Gemm}, &NodeReader::gemm},
+    {{OpKind::BatchNormalization}, &NodeReader::batch_norm},
+    {{OpKind::LeakyRelu}, &NodeReader::leaky_relu},
+    {{OpKind::Elu}, &NodeReader::elu},
+    {{OpKind::Selu}, &NodeReader::selu},
+    {{OpKind::HardSigmoid}, &NodeReader::hard_sigmoid},
+    {{OpKind::Softmax, OpKind::LogSoftmax}, &NodeReader::softmax},
+    {{OpKind::Clip}, &NodeReader::clip},
+    {{OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::And, OpKind::Or,
+      OpKind::Xor, OpKind::Equal, OpKind::Less, OpKind::Greater},
+     &NodeReader::legacy_broadcast},
+    {{OpKind::Mod}, &NodeReader::mod},
+    {{OpKind::BitShift}, &NodeReader::bit_shift},
+    {{OpKind::ThresholdedRelu}, &NodeReader::thresholded_relu},
+    {{OpKind::Celu}, &NodeReader::celu},
+    {{OpKind::Shrink}, &NodeReader::shrink},
+    {{OpKind::IsInf}, &NodeReader::is_inf},
+    {{OpKind::PRelu}, &NodeReader::prelu},
+    {{OpKind::Concat}, &NodeReader::concat},
+    {{OpKind::Slice}, &NodeReader::slice},
+    {{OpKind::Flatten}, &NodeReader::flatten},
+    {{OpKind::Reshape}, &NodeReader::reshape},
+    {{OpKind::Transpose}, &NodeReader::transpose},
+    {{OpKind::Squeeze}, &NodeReader::squeeze},
+    {{OpKind::Unsqueeze}, &NodeReader::unsqueeze},
+    {{OpKind::Pad}, &NodeReader::pad},
+    {{OpKind::Gather}, &NodeReader::gather},
+    {{OpKind::Cast}, &NodeReader::cast},
+    {{OpKind::Shape}, &NodeReader::shape},
+    {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
+      OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,
+      OpKind::ReduceLogSum, OpKind::ReduceLogSumExp},
+     &NodeReader::reduce},
+    {{OpKind::ArgMax, OpKind::ArgMin}, &NodeReader::arg_reduce},
+    {{OpKind::Split}, &NodeReader::split},
+    {{OpKind::Expand}, &NodeReader::expand},
+    {{OpKind::Tile}, &NodeReader::tile},
+    {{OpKind::ConstantOfShape}, &NodeReader::constant_of_shape},
+    {{OpKind::Range}, &NodeReader::range},
+    {{OpKind::EyeLike}, &NodeReader::eye_like},
+    {{OpKind::Trilu}, &NodeReader::trilu},
+    {{OpKind::DepthToSpace}, &NodeReader::depth_to_space},
+    {{OpKind::SpaceToDepth}, &NodeReader::space_to_depth},
+    {{OpKind::GatherElements}, &NodeReader::gather_elements},
+    {{OpKind::CumSum}, &NodeReader::cum_sum},
+    {{OpKind::OneHot}, &NodeReader::one_hot},
+    {{OpKind::LayerNormalization}, &NodeReader::layer_norm},
+    {{OpKind::InstanceNormalization}, &NodeReader::instance_norm},
+    {{OpKind::LRN}, &NodeReader::lrn},
+    {{OpKind::ConvTranspose}, &NodeReader::conv_transpose},
+    {{OpKind::Resize}, &NodeReader::resize},
+    {{OpKind::MaxUnpool}, &NodeReader::max_unpool},
+    {{OpKind::Dropout}, &NodeReader::dropout},
+    {{OpKind::Relu,
+      OpKind::Sigmoid,
+      OpKind::Tanh,
+      OpKind::Exp,
+      OpKind::Log,
+      OpKind::Sqrt,
+      OpKind::Abs,
+      OpKind::Neg,
+      OpKind::Reciprocal,
+      OpKind::MatMul,
+      OpKind::Max,
+      OpKind::Min,
+      OpKind::Sum,
+      OpKind::Mean,
+      OpKind::GlobalAveragePool,
+      OpKind::GlobalMaxPool,
+      OpKind::Identity,
+      OpKind::Floor,
+      OpKind::Ceil,
+      OpKind::Round,
+      OpKind::Sign,
+      OpKind::Erf,
+      OpKind::Softplus,
+      OpKind::Softsign,
+      OpKind::Sin,
+      OpKind::Cos,
+      OpKind::Tan,
+      OpKind::Asin,
+      OpKind::Acos,
+      OpKind::Atan,
+      OpKind::Sinh,
+      OpKind::Cosh,
+      OpKind::Asinh,
+      OpKind::Acosh,
+      OpKind::Atanh,
+      OpKind::Not,
+      OpKind::HardSwish,
+      OpKind::IsNaN,
+      OpKind::LessOrEqual,
+      OpKind::GreaterOrEqual,
+      OpKind::Where,
+      OpKind::Size},
+     &NodeReader::plain},
+    {{OpKind::Dense}, &NodeReader::not_onnx},
+});
+
+LoweredNode NodeReader::run() {
+  return (this->*kRead[c_.kind])();
 }
 
 }  // namespace
@@ -1314,7 +1400,7 @@ std::vector<int64_t> AttrReader::required_ints(const std::string& name) const {
 }
 
 LoweredNode lower_node(const NodeContext& ctx) {
-  LoweredNode out = Lowering(ctx).run();
+  LoweredNode out = NodeReader(ctx).run();
   // Omitted trailing optional inputs carry no information.
   while (!out.inputs.empty() && !out.inputs.back().valid()) out.inputs.pop_back();
   return out;

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::onnx_import {
 namespace {

@@ -1,6 +1,8 @@
 #include "kiln/passes/channels_last.h"
 
-#include "kiln/passes/use_def.h"
+#include <algorithm>
+
+#include "kiln/passes/rewrite.h"
 
 namespace kiln::passes {
 
@@ -34,35 +36,33 @@ bool has_channels_last_flag(const Node& n) {
 }
 
 bool joins_as_unary(OpKind k) {
-  switch (k) {
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Exp:
-    case OpKind::Elu:
-    case OpKind::Selu:
-    case OpKind::Clip: return true;
-    default: return false;
-  }
+  return k == OpKind::Relu || k == OpKind::LeakyRelu || k == OpKind::Sigmoid || k == OpKind::Tanh ||
+         k == OpKind::Exp || k == OpKind::Elu || k == OpKind::Selu || k == OpKind::Clip;
 }
 
 class Converter {
  public:
-  explicit Converter(Graph& g) : g_(g), uses_(g) {}
+  explicit Converter(Graph& g) : g_(g) {}
 
   bool run() {
-    const std::size_t original = g_.nodes().size();
     bool changed = false;
-    // Only the original nodes are visited; the Transposes added go at the end.
-    for (std::size_t i = 0; i < original; ++i) {
+    // Only the original nodes are visited; the Transposes added go at the
+    // end of the order, and one sort afterwards places them.
+    const std::vector<NodeId> original = g_.node_ids();
+    for (std::size_t p = 0; p < original.size(); ++p) {
+      const auto id = static_cast<std::size_t>(original[p].index);
+      if (position_.size() <= id) position_.resize(id + 1, -1);
+      position_[id] = static_cast<int>(p);
+    }
+    for (NodeId i : original) {
       if (is_anchor(i)) {
         convert_anchor(i);
         changed = true;
       } else if (joins(i)) {
         convert_joiner(i);
       } else if (!relabel_flatten(i)) {
-        for (ValueId in : g_.nodes()[i].inputs) need_original(in);
+        const ValueList inputs = g_.node(i).inputs;
+        for (ValueId in : inputs) need_original(in);
       }
     }
     for (ValueId out : g_.outputs) need_original(out);
@@ -89,29 +89,26 @@ class Converter {
   }
   bool is_cl(ValueId v) { return v.valid() && state(v).converted; }
 
-  bool is_anchor(std::size_t i) const {
-    const Node& n = g_.nodes()[i];
+  bool is_anchor(NodeId i) const {
+    const Node& n = g_.node(i);
     if (n.inputs.empty() || !spatial(n.inputs[0])) return false;
-    switch (n.kind) {
-      case OpKind::Conv:
-      case OpKind::AveragePool:
-      case OpKind::GlobalAveragePool:
-      case OpKind::GlobalMaxPool:
-      case OpKind::BatchNormalization: return true;
-      case OpKind::MaxPool:  // its Indices index the channels-first tensor
-        return n.outputs.size() < 2 || !n.outputs[1].valid();
-      case OpKind::Pad: {
-        const auto& a = n.attr<PadAttrs>();
-        const std::size_t r = rank_of(n.inputs[0]);
-        return a.mode == PadMode::Constant && a.value == 0.0 && a.pads[0] == 0 && a.pads[1] == 0 &&
-               a.pads[r] == 0 && a.pads[r + 1] == 0;
-      }
-      default: return false;
+    const OpKind k = n.kind;
+    if (k == OpKind::Conv || k == OpKind::AveragePool || k == OpKind::GlobalAveragePool ||
+        k == OpKind::GlobalMaxPool || k == OpKind::BatchNormalization)
+      return true;
+    if (k == OpKind::MaxPool)  // its Indices index the channels-first tensor
+      return n.outputs.size() < 2 || !n.outputs[1].valid();
+    if (k == OpKind::Pad) {
+      const auto& a = n.attr<PadAttrs>();
+      const std::size_t r = rank_of(n.inputs[0]);
+      return a.mode == PadMode::Constant && a.value == 0.0 && a.pads[0] == 0 && a.pads[1] == 0 &&
+             a.pads[r] == 0 && a.pads[r + 1] == 0;
     }
+    return false;
   }
 
-  bool joins(std::size_t i) {
-    const Node& n = g_.nodes()[i];
+  bool joins(NodeId i) {
+    const Node& n = g_.node(i);
     if (n.inputs.empty() || n.outputs.size() != 1) return false;
     if (joins_as_unary(n.kind)) return is_cl(n.inputs[0]);
     if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul)
@@ -147,24 +144,24 @@ class Converter {
   }
 
   // Replaces output `k` of node `i` by a new channels-last value.
-  void convert_output(std::size_t i, std::size_t k) {
-    const ValueId old = g_.nodes()[i].outputs[k];
+  void convert_output(NodeId i, std::size_t k) {
+    const ValueId old = g_.node(i).outputs[k];
     if (!old.valid()) return;
-    const TensorType& t = g_.value(old).type;
+    const TensorType t = g_.value(old).type;
     const auto perm = to_last_perm(t.shape.size());
     const ValueId nv = add_kiln_value(g_, g_.value(old).name + "_cl",
                                       TensorType{t.dtype, permuted(t.shape, perm)});
-    g_.nodes()[i].outputs[k] = nv;
+    g_.set_output(i, k, nv);
     state(old).cl = nv;
     state(old).converted = true;
   }
 
-  void convert_anchor(std::size_t i) {
-    const ValueId x = g_.nodes()[i].inputs[0];
+  void convert_anchor(NodeId i) {
+    const ValueId x = g_.node(i).inputs[0];
     const std::size_t r = rank_of(x);
-    const ValueId xcl = cl_version(x);  // may add a node: index access only below
-    Node& n = g_.nodes()[i];
-    n.inputs[0] = xcl;
+    const ValueId xcl = cl_version(x);  // may add a node: no references held across it
+    g_.set_input(i, 0, xcl);
+    Node& n = g_.node(i);
     if (auto* a = std::get_if<ConvAttrs>(&n.attrs)) a->channels_last = true;
     if (auto* a = std::get_if<PoolAttrs>(&n.attrs)) a->channels_last = true;
     if (auto* a = std::get_if<BatchNormAttrs>(&n.attrs)) a->channels_last = true;
@@ -180,14 +177,16 @@ class Converter {
       a->pads = std::move(pads);
       a->channels_last = true;
     }
-    for (std::size_t k = 0; k < g_.nodes()[i].outputs.size(); ++k) convert_output(i, k);
+    for (std::size_t k = 0; k < g_.node(i).outputs.size(); ++k) convert_output(i, k);
   }
 
-  void convert_joiner(std::size_t i) {
-    Node& n = g_.nodes()[i];
-    const std::size_t r = rank_of(n.inputs[0]);
-    for (ValueId& in : n.inputs)
-      if (is_cl(in)) in = state(in).cl;
+  void convert_joiner(NodeId i) {
+    const std::size_t r = rank_of(g_.node(i).inputs[0]);
+    for (std::size_t s = 0; s < g_.node(i).inputs.size(); ++s) {
+      const ValueId in = g_.node(i).inputs[s];
+      if (is_cl(in)) g_.set_input(i, s, state(in).cl);
+    }
+    Node& n = g_.node(i);
     if (auto* a = std::get_if<ConcatAttrs>(&n.attrs))
       a->axis = a->axis == 0 ? 0 : a->axis == 1 ? static_cast<int64_t>(r) - 1 : a->axis - 1;
     convert_output(i, 0);
@@ -196,8 +195,8 @@ class Converter {
   // Flatten(axis 1) or Reshape to [N, -1] of a channels-last value whose only
   // readers are Dense nodes (as X): flatten the channels-last tensor and
   // permute the Dense weight rows from (c, s) order to (s, c) order.
-  bool relabel_flatten(std::size_t i) {
-    const Node& n = g_.nodes()[i];
+  bool relabel_flatten(NodeId i) {
+    const Node& n = g_.node(i);
     if (n.inputs.size() != 1 || n.outputs.size() != 1 || !is_cl(n.inputs[0])) return false;
     const ValueId x = n.inputs[0], y = n.outputs[0];
     const Shape& xs = g_.value(x).type.shape;
@@ -206,18 +205,25 @@ class Converter {
     if (!(n.kind == OpKind::Flatten && n.attr<FlattenAttrs>().axis == 1) &&
         !(n.kind == OpKind::Reshape && flat))
       return false;
-    if (!flat || uses_.consumers(y).empty() || uses_.is_graph_output(y)) return false;
+    if (!flat || g_.uses(y).empty() || g_.is_output(y)) return false;
     const int64_t channels = xs[1];
     const int64_t plane = channels == 0 ? 0 : ys[1] / channels;
-    for (int c : uses_.consumers(y)) {
-      const Node& d = g_.nodes()[static_cast<std::size_t>(c)];
+    std::vector<NodeId> readers;
+    for (const Use& u : g_.uses(y)) {
+      const Node& d = g_.node(u.node);
       if (d.kind != OpKind::Dense || d.inputs[0] != y || d.inputs[1] == y) return false;
       const Tensor* w = g_.constant(d.inputs[1]);
       if (w == nullptr || w->rank() != 2 || w->shape()[0] != ys[1]) return false;
+      readers.push_back(u.node);
     }
-    g_.nodes()[i].inputs[0] = state(x).cl;
-    for (int c : uses_.consumers(y)) {
-      const ValueId wid = g_.nodes()[static_cast<std::size_t>(c)].inputs[1];
+    // In graph order, so the new weights are named and numbered as the graph reads.
+    std::sort(readers.begin(), readers.end(), [&](NodeId a, NodeId b) {
+      return position_[static_cast<std::size_t>(a.index)] <
+             position_[static_cast<std::size_t>(b.index)];
+    });
+    g_.set_input(i, 0, state(x).cl);
+    for (NodeId c : readers) {
+      const ValueId wid = g_.node(c).inputs[1];
       const Tensor& w = *g_.constant(wid);
       const int64_t cols = w.shape()[1];
       Tensor pw(w.dtype(), w.shape());
@@ -230,14 +236,14 @@ class Converter {
                      static_cast<std::size_t>(cols) * esize);
         }
       const ValueId nw = add_kiln_constant(g_, g_.value(wid).name + "_cl", std::move(pw));
-      g_.nodes()[static_cast<std::size_t>(c)].inputs[1] = nw;
+      g_.set_input(c, 1, nw);
     }
     return true;
   }
 
   Graph& g_;
-  const UseDef uses_;  // of the original nodes, whose indices do not change
   std::vector<State> state_;
+  std::vector<int> position_;  // by NodeId: place of the original nodes in the order
 };
 
 }  // namespace

@@ -12,11 +12,12 @@
 // Graphs that already have a channels-last node are left alone.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class ChannelsLastPass : public Pass {
+class ChannelsLastPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "channels_last"; }
   bool run(Graph& graph) override;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kiln/passes/use_def.h"
+#include "kiln/passes/rewrite.h"
 
 namespace kiln::passes {
 
@@ -19,14 +19,14 @@ const Tensor* f32_constant(const Graph& g, ValueId v) {
   return t != nullptr && t->dtype() == DType::Float32 ? t : nullptr;
 }
 
-// Folds BN node `bn_index` into its producer if the rule applies.
-bool try_fold(Graph& graph, const UseDef& uses, std::size_t bn_index) {
-  const Node& bn = graph.nodes()[bn_index];
-  const auto& bna = bn.attr<BatchNormAttrs>();
+// Folds BN node `bn_id` into its producer if the rule applies.
+bool try_fold(Graph& graph, NodeId bn_id) {
+  const Node& bn = graph.node(bn_id);
+  const BatchNormAttrs bna = bn.attr<BatchNormAttrs>();
   if (bn.inputs.size() != 5 || bn.outputs.empty() || !bn.outputs[0].valid()) return false;
-  const int p = uses.producer(bn.inputs[0]);
-  if (p < 0 || !uses.single_use(bn.inputs[0])) return false;
-  const Node& prod = graph.nodes()[static_cast<std::size_t>(p)];
+  const NodeId p = graph.producer(bn.inputs[0]);
+  if (!p.valid() || !single_use(graph, bn.inputs[0])) return false;
+  const Node& prod = graph.node(p);
   if (prod.kind != OpKind::Conv && prod.kind != OpKind::Dense) return false;
   const FusedActivation* act = activation_of(prod);
   if (act == nullptr || act->kind != FusedActivation::Kind::None) return false;
@@ -81,23 +81,20 @@ bool try_fold(Graph& graph, const UseDef& uses, std::size_t bn_index) {
   const std::string base = prod.name;
   const ValueId wid = add_kiln_constant(graph, base + "_w_bn", std::move(new_w));
   const ValueId bid = add_kiln_constant(graph, base + "_b_bn", std::move(new_b));
-  Node& target = graph.nodes()[static_cast<std::size_t>(p)];
-  target.inputs.resize(3);
-  target.inputs[1] = wid;
-  target.inputs[2] = bid;
-  target.outputs[0] = bn_out;
-  erase_node(graph, bn_index);
+  const ValueId x = graph.node(p).inputs[0];
+  graph.erase_node(bn_id);  // frees bn_out
+  graph.set_inputs(p, {x, wid, bid});
+  graph.set_output(p, 0, bn_out);
   return true;
 }
 
 }  // namespace
 
 bool FoldBatchNormPass::run(Graph& graph) {
-  return rewrite_to_fixpoint(graph, [&](const UseDef& uses) {
-    for (std::size_t i = 0; i < graph.nodes().size(); ++i)
-      if (graph.nodes()[i].kind == OpKind::BatchNormalization && try_fold(graph, uses, i))
-        return true;
-    return false;
+  return rewrite_nodes(graph, [&](NodeId id, Worklist&) {
+    // A BN folded into a Conv may make the next BN foldable; it comes later
+    // in the order, so one visit per node suffices.
+    return graph.node(id).kind == OpKind::BatchNormalization && try_fold(graph, id);
   });
 }
 

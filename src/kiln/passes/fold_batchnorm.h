@@ -5,11 +5,12 @@
 // (per output channel; an absent conv bias counts as 0). Other BNs stay.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class FoldBatchNormPass : public Pass {
+class FoldBatchNormPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "fold_batchnorm"; }
   bool run(Graph& graph) override;

@@ -1,124 +1,121 @@
+// fold_batchnorm as IR text in, IR text out; the folded constants are
+// checked against values computed by hand.
 #include "kiln/passes/fold_batchnorm.h"
 
-#include "kiln/passes/test_util.h"
+#include "kiln/passes/testing/pass_testing.h"
 
 namespace kiln::passes {
 namespace {
 
-using testing::Builder;
-using testing::count_kind;
-
-void run_pass(Graph& g) {
-  FoldBatchNormPass().run(g);
-}
-
-ConvAttrs conv1x1() {
-  return ConvAttrs{{1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1};
-}
-
-std::vector<float> values(const Graph& g, ValueId v) {
-  const auto d = g.constant(v)->data<float>();
-  return {d.begin(), d.end()};
-}
+using testing::expect_passes;
+using testing::expect_unchanged;
 
 // BN with gamma 3, beta 0.5, mean 1, var 3, eps 1: s = 3 / sqrt(4) = 1.5.
-ValueId one_channel_bn(Builder& b, ValueId x) {
-  BatchNormAttrs a;
-  a.epsilon = 1.0f;
-  return b.node(OpKind::BatchNormalization,
-                {x, b.constant({1}, {3}), b.constant({1}, {0.5f}), b.constant({1}, {1}),
-                 b.constant({1}, {3})},
-                a);
+constexpr const char* kOneChannelBn = R"(
+const %gamma: float32[1] = [3]
+const %beta: float32[1] = [0.5]
+const %mean: float32[1] = [1]
+const %var: float32[1] = [3]
+)";
+
+constexpr const char* kConv1x1 =
+    "{kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]}";
+
+std::string conv_then_bn(const std::string& conv_inputs, const std::string& more = "") {
+  return std::string(R"(
+input %x: float32[1x1x3x3]
+const %w: float32[1x1x1x1] = [2]
+const %b: float32[1] = [1]
+)") + kOneChannelBn +
+         "%c = Conv(" + conv_inputs + ") " + kConv1x1 + " @conv\n" + more +
+         "%y = BatchNormalization(%c, %gamma, %beta, %mean, %var) {epsilon=1} @bn\n"
+         "output %y\n";
 }
 
 TEST(FoldBatchNorm, OneChannelConvByHand) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId c =
-      b.node(OpKind::Conv, {x, b.constant({1, 1, 1, 1}, {2}), b.constant({1}, {1})}, conv1x1());
-  const ValueId y = one_channel_bn(b, c);
-  b.output(y);
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "conv bn");
-  ASSERT_TRUE(FoldBatchNormPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const Node& n = b.g.nodes()[0];
-  EXPECT_EQ(n.kind, OpKind::Conv);
-  EXPECT_EQ(n.outputs[0], y);
   // w' = 2 * 1.5 = 3; b' = (1 - 1) * 1.5 + 0.5 = 0.5.
-  EXPECT_EQ(values(b.g, n.inputs[1]), (std::vector<float>{3}));
-  EXPECT_EQ(values(b.g, n.inputs[2]), (std::vector<float>{0.5f}));
+  expect_passes("fold_batchnorm", conv_then_bn("%x, %w, %b"),
+                std::string(R"(
+input %x: float32[1x1x3x3]
+const %conv_w_bn: float32[1x1x1x1] = [3]
+const %conv_b_bn: float32[1] = [0.5]
+%y: float32[1x1x3x3] = Conv(%x, %conv_w_bn, %conv_b_bn) )") +
+                    kConv1x1 + R"( @conv
+output %y
+)");
 }
 
 TEST(FoldBatchNorm, ConvWithoutBias) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId c = b.node(OpKind::Conv, {x, b.constant({1, 1, 1, 1}, {2})}, conv1x1());
-  b.output(one_channel_bn(b, c));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "conv no bias bn");
-  ASSERT_TRUE(FoldBatchNormPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const Node& n = b.g.nodes()[0];
-  ASSERT_EQ(n.inputs.size(), 3u);
-  EXPECT_EQ(values(b.g, n.inputs[1]), (std::vector<float>{3}));
   // b' = (0 - 1) * 1.5 + 0.5 = -1.
-  EXPECT_EQ(values(b.g, n.inputs[2]), (std::vector<float>{-1}));
+  expect_passes("fold_batchnorm", conv_then_bn("%x, %w"),
+                std::string(R"(
+input %x: float32[1x1x3x3]
+const %conv_w_bn: float32[1x1x1x1] = [3]
+const %conv_b_bn: float32[1] = [-1]
+%y: float32[1x1x3x3] = Conv(%x, %conv_w_bn, %conv_b_bn) )") +
+                    kConv1x1 + R"( @conv
+output %y
+)");
 }
 
 TEST(FoldBatchNorm, ConvOutputWithTwoUsesDoesNotFold) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId c = b.node(OpKind::Conv, {x, b.constant({1, 1, 1, 1}, {2})}, conv1x1());
-  b.output(one_channel_bn(b, c));
-  b.output(b.node(OpKind::Relu, {c}));
-  EXPECT_FALSE(FoldBatchNormPass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::BatchNormalization), 1);
+  expect_unchanged("fold_batchnorm", conv_then_bn("%x, %w", "%r = Relu(%c) @relu\noutput %r\n"));
 }
 
 TEST(FoldBatchNorm, BatchNormAfterReluStays) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId c = b.node(OpKind::Conv, {x, b.constant({1, 1, 1, 1}, {2})}, conv1x1());
-  b.output(one_channel_bn(b, b.node(OpKind::Relu, {c})));
-  EXPECT_FALSE(FoldBatchNormPass().run(b.g));
+  expect_unchanged("fold_batchnorm", std::string(R"(
+input %x: float32[1x1x3x3]
+const %w: float32[1x1x1x1] = [2]
+)") + kOneChannelBn + "%c = Conv(%x, %w) " +
+                                         kConv1x1 + R"( @conv
+%r = Relu(%c) @relu
+%y = BatchNormalization(%r, %gamma, %beta, %mean, %var) {epsilon=1} @bn
+output %y
+)");
 }
 
 TEST(FoldBatchNorm, DenseColumnsByHand) {
-  Builder b;
-  const ValueId x = b.input({3, 2});
-  // W [K=2, N=2] = [[1, 2], [3, 4]], bias [10, 20].
-  const ValueId d =
-      b.node(OpKind::Dense, {x, b.constant({2, 2}, {1, 2, 3, 4}), b.constant({2}, {10, 20})},
-             DenseAttrs{});
-  // eps 1; channel 0: gamma 2, var 3; channel 1: gamma 8, var 15.
-  BatchNormAttrs a;
-  a.epsilon = 1.0f;
-  b.output(b.node(OpKind::BatchNormalization,
-                  {d, b.constant({2}, {2, 8}), b.constant({2}, {1, -1}), b.constant({2}, {4, 5}),
-                   b.constant({2}, {3, 15})},
-                  a));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "dense bn");
-  ASSERT_TRUE(FoldBatchNormPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const Node& n = b.g.nodes()[0];
-  // s = [2 / 2, 8 / 4] = [1, 2]: column 1 doubles.
-  EXPECT_EQ(values(b.g, n.inputs[1]), (std::vector<float>{1, 4, 3, 8}));
-  // b' = [(10 - 4) * 1 + 1, (20 - 5) * 2 - 1] = [7, 29].
-  EXPECT_EQ(values(b.g, n.inputs[2]), (std::vector<float>{7, 29}));
+  // W [K=2, N=2] = [[1, 2], [3, 4]], bias [10, 20]; eps 1; channel 0: gamma 2,
+  // var 3; channel 1: gamma 8, var 15. s = [2 / 2, 8 / 4] = [1, 2]: column 1
+  // doubles; b' = [(10 - 4) * 1 + 1, (20 - 5) * 2 - 1] = [7, 29].
+  expect_passes("fold_batchnorm", R"(
+input %x: float32[3x2]
+const %w: float32[2x2] = [1,2,3,4]
+const %b: float32[2] = [10,20]
+const %gamma: float32[2] = [2,8]
+const %beta: float32[2] = [1,-1]
+const %mean: float32[2] = [4,5]
+const %var: float32[2] = [3,15]
+%d = Dense(%x, %w, %b) @fc
+%y = BatchNormalization(%d, %gamma, %beta, %mean, %var) {epsilon=1} @bn
+output %y
+)",
+                R"(
+input %x: float32[3x2]
+const %fc_w_bn: float32[2x2] = [1,4,3,8]
+const %fc_b_bn: float32[2] = [7,29]
+%y: float32[3x2] = Dense(%x, %fc_w_bn, %fc_b_bn) @fc
+output %y
+)");
 }
 
-TEST(FoldBatchNorm, MultiChannelConvKeepsOutputs) {
-  Builder b;
-  const ValueId x = b.input({2, 2, 5, 5});
-  std::vector<float> w(3 * 2 * 3 * 3);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.1f - 0.3f;
-  const ValueId c =
-      b.node(OpKind::Conv, {x, b.constant({3, 2, 3, 3}, w), b.constant({3}, {1, 2, 3})},
-             ConvAttrs{{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1});
-  b.output(b.node(OpKind::BatchNormalization,
-                  {c, b.constant({3}, {0.5f, 2, -1}), b.constant({3}, {0.1f, 0.2f, 0.3f}),
-                   b.constant({3}, {1, -1, 0.5f}), b.constant({3}, {0.2f, 2, 1})},
-                  BatchNormAttrs{}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "conv bn 3 channels");
+TEST(FoldBatchNorm, MultiChannelStridedConvKeepsOutputs) {
+  // Three channels, stride 2, padding: the interpreter's outputs before and
+  // after are compared by run_passes.
+  const testing::PassOutcome r = testing::run_passes("fold_batchnorm", R"(
+input %x: float32[2x2x5x5]
+const %w: float32[3x2x3x3] = [-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1,0.2,0.3,-0.3,-0.2,-0.1,0,0.1]
+const %b: float32[3] = [1,2,3]
+const %gamma: float32[3] = [0.5,2,-1]
+const %beta: float32[3] = [0.1,0.2,0.3]
+const %mean: float32[3] = [1,-1,0.5]
+const %var: float32[3] = [0.2,2,1]
+%c = Conv(%x, %w, %b) {kernel_shape=[3,3] strides=[2,2] pads=[1,1,1,1] dilations=[1,1]} @conv
+%y = BatchNormalization(%c, %gamma, %beta, %mean, %var) @bn
+output %y
+)");
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(r.text.find("BatchNormalization"), std::string::npos) << r.text;
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "kiln/passes/use_def.h"
+#include "kiln/passes/rewrite.h"
 
 namespace kiln::passes {
 
@@ -34,9 +34,11 @@ bool is_f32(const Graph& g, ValueId v) {
   return v.valid() && g.value(v).type.dtype == DType::Float32;
 }
 
-bool gemm_to_dense(Graph& graph, std::size_t index) {
-  Node& node = graph.nodes()[index];
-  const auto& a = node.attr<GemmAttrs>();
+// Adds a Transpose at the end of the order when transA is set: the caller
+// sorts the graph once afterwards.
+bool gemm_to_dense(Graph& graph, NodeId id, bool& added_transpose) {
+  const Node& node = graph.node(id);
+  const GemmAttrs a = node.attr<GemmAttrs>();
   const Tensor* b = graph.constant(node.inputs[1]);
   if (b == nullptr || !is_f32(graph, node.inputs[0]) || b->rank() != 2) return false;
   const int64_t k = a.trans_b ? b->shape()[1] : b->shape()[0];
@@ -60,24 +62,24 @@ bool gemm_to_dense(Graph& graph, std::size_t index) {
   ValueId x = node.inputs[0];
   const std::string base = node.name;
   if (a.trans_a) {  // Dense works on the last axis: give it A^T.
-    const Shape& sa = graph.value(x).type.shape;
+    const Shape sa = graph.value(x).type.shape;
     const ValueId xt =
         add_kiln_value(graph, base + "_at", TensorType{DType::Float32, {sa[1], sa[0]}});
     graph.add_node(OpKind::Transpose, "", {x}, {xt}, TransposeAttrs{{1, 0}});
     x = xt;
+    added_transpose = true;
   }
   const ValueId wid = add_kiln_constant(graph, base + "_w", float_tensor({k, n}, w));
   const ValueId bid = add_kiln_constant(graph, base + "_b", float_tensor({n}, bias));
-  Node& dense = graph.nodes()[index];  // add_node may have moved the nodes
+  graph.set_inputs(id, {x, wid, bid});
+  Node& dense = graph.node(id);  // add_node may have moved the nodes
   dense.kind = OpKind::Dense;
-  dense.inputs = {x, wid, bid};
   dense.attrs = DenseAttrs{};
-  if (a.trans_a) graph.topological_sort();
   return true;
 }
 
-bool matmul_to_dense(Graph& graph, const UseDef& uses, std::size_t index) {
-  const Node& node = graph.nodes()[index];
+bool matmul_to_dense(Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
   const Tensor* b = graph.constant(node.inputs[1]);
   if (b == nullptr || b->rank() != 2 || !is_f32(graph, node.inputs[0]) ||
       graph.constant(node.inputs[0]) != nullptr)
@@ -87,11 +89,11 @@ bool matmul_to_dense(Graph& graph, const UseDef& uses, std::size_t index) {
   for (int64_t i = 0; i < k * n; ++i) w[static_cast<std::size_t>(i)] = b->as_double(i);
   std::vector<double> bias(static_cast<std::size_t>(n), 0.0);
   ValueId out = node.outputs[0];
-  int add_index = -1;
+  NodeId add_id;
   // A following Add of a constant row bias becomes the Dense bias.
-  if (uses.single_use(out)) {
-    const int u = uses.consumers(out)[0];
-    const Node& add = graph.nodes()[static_cast<std::size_t>(u)];
+  if (single_use(graph, out)) {
+    const NodeId u = graph.uses(out)[0].node;
+    const Node& add = graph.node(u);
     if (add.kind == OpKind::Add && add.inputs.size() == 2) {
       const ValueId other = add.inputs[0] == out ? add.inputs[1] : add.inputs[0];
       const Tensor* c = graph.constant(other);
@@ -101,34 +103,36 @@ bool matmul_to_dense(Graph& graph, const UseDef& uses, std::size_t index) {
         if (auto cb = row_bias(*c, n, out_rank)) {
           bias = std::move(*cb);
           out = add.outputs[0];
-          add_index = u;
+          add_id = u;
         }
       }
     }
   }
   const std::string base = node.name;
+  const ValueId x = node.inputs[0];
   const ValueId wid = add_kiln_constant(graph, base + "_w", float_tensor({k, n}, w));
   const ValueId bid = add_kiln_constant(graph, base + "_b", float_tensor({n}, bias));
-  Node& dense = graph.nodes()[index];
+  if (add_id.valid()) graph.erase_node(add_id);  // frees `out`
+  graph.set_inputs(id, {x, wid, bid});
+  graph.set_output(id, 0, out);
+  Node& dense = graph.node(id);
   dense.kind = OpKind::Dense;
-  dense.inputs = {dense.inputs[0], wid, bid};
-  dense.outputs = {out};
   dense.attrs = DenseAttrs{};
-  if (add_index >= 0) erase_node(graph, static_cast<std::size_t>(add_index));
   return true;
 }
 
 }  // namespace
 
 bool FormDensePass::run(Graph& graph) {
-  return rewrite_to_fixpoint(graph, [&](const UseDef& uses) {
-    for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
-      const OpKind kind = graph.nodes()[i].kind;
-      if (kind == OpKind::Gemm && gemm_to_dense(graph, i)) return true;
-      if (kind == OpKind::MatMul && matmul_to_dense(graph, uses, i)) return true;
-    }
+  bool added_transpose = false;
+  const bool changed = rewrite_nodes(graph, [&](NodeId id, Worklist&) {
+    const OpKind kind = graph.node(id).kind;
+    if (kind == OpKind::Gemm) return gemm_to_dense(graph, id, added_transpose);
+    if (kind == OpKind::MatMul) return matmul_to_dense(graph, id);
     return false;
   });
+  if (added_transpose) graph.topological_sort();
+  return changed;
 }
 
 }  // namespace kiln::passes

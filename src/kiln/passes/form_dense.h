@@ -9,11 +9,12 @@
 // Float32 only; anything else is left alone.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class FormDensePass : public Pass {
+class FormDensePass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "form_dense"; }
   bool run(Graph& graph) override;

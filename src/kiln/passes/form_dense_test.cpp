@@ -1,115 +1,120 @@
+// form_dense as IR text in, IR text out; folded weights and biases checked by hand.
 #include "kiln/passes/form_dense.h"
 
-#include "kiln/passes/test_util.h"
+#include "kiln/passes/testing/pass_testing.h"
 
 namespace kiln::passes {
 namespace {
 
-using testing::Builder;
-using testing::count_kind;
-using testing::find_kind;
-
-void run_pass(Graph& g) {
-  FormDensePass().run(g);
-}
-
-std::vector<float> values(const Graph& g, ValueId v) {
-  const auto d = g.constant(v)->data<float>();
-  return {d.begin(), d.end()};
-}
+using testing::expect_passes;
+using testing::expect_unchanged;
 
 TEST(FormDense, GemmFoldsAlphaBetaAndTransB) {
-  Builder b;
-  const ValueId x = b.input({2, 3});
-  // B^T is [N=2, K=3]; alpha 2 scales W, beta 0.5 scales C.
-  const ValueId w = b.constant({2, 3}, {1, 2, 3, 4, 5, 6});
-  const ValueId c = b.constant({2}, {10, 20});
-  GemmAttrs a;
-  a.alpha = 2;
-  a.beta = 0.5f;
-  a.trans_b = true;
-  b.output(b.node(OpKind::Gemm, {x, w, c}, a));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "gemm");
-  ASSERT_TRUE(FormDensePass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const Node& d = b.g.nodes()[0];
-  EXPECT_EQ(d.kind, OpKind::Dense);
-  EXPECT_EQ(d.inputs[0], x);
-  EXPECT_EQ(b.g.value(d.inputs[1]).type.shape, (Shape{3, 2}));
-  EXPECT_EQ(values(b.g, d.inputs[1]), (std::vector<float>{2, 8, 4, 10, 6, 12}));
-  EXPECT_EQ(values(b.g, d.inputs[2]), (std::vector<float>{5, 10}));
-  EXPECT_EQ(d.attr<DenseAttrs>().activation.kind, FusedActivation::Kind::None);
+  // B^T is [N=2, K=3]: W = alpha * B = 2 * [[1,4],[2,5],[3,6]]; bias = beta * C.
+  expect_passes("form_dense", R"(
+input %x: float32[2x3]
+const %w: float32[2x3] = [1,2,3,4,5,6]
+const %c: float32[2] = [10,20]
+%y = Gemm(%x, %w, %c) {alpha=2 beta=0.5 trans_b=true} @fc
+output %y
+)",
+                R"(
+input %x: float32[2x3]
+const %fc_w: float32[3x2] = [2,8,4,10,6,12]
+const %fc_b: float32[2] = [5,10]
+%y: float32[2x2] = Dense(%x, %fc_w, %fc_b) @fc
+output %y
+)");
 }
 
 TEST(FormDense, GemmWithoutCGetsZeroBiasAndTransAGetsTranspose) {
-  Builder b;
-  const ValueId x = b.input({3, 2});  // A^T
-  GemmAttrs a;
-  a.trans_a = true;
-  b.output(b.node(OpKind::Gemm, {x, b.constant({3, 2}, {1, -2, 3, -4, 5, -6})}, a));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "gemm transA");
-  ASSERT_TRUE(FormDensePass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Transpose), 1);
-  const Node* d = find_kind(b.g, OpKind::Dense);
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(values(b.g, d->inputs[2]), (std::vector<float>{0, 0}));
+  expect_passes("form_dense", R"(
+input %x: float32[3x2]
+const %w: float32[3x2] = [1,-2,3,-4,5,-6]
+%y = Gemm(%x, %w) {trans_a=true} @fc
+output %y
+)",
+                R"(
+input %x: float32[3x2]
+const %fc_w: float32[3x2] = [1,-2,3,-4,5,-6]
+const %fc_b: float32[2] = [0,0]
+%fc_at: float32[2x3] = Transpose(%x) {perm=[1,0]} @Transpose
+%y: float32[2x2] = Dense(%fc_at, %fc_w, %fc_b) @fc
+output %y
+)");
 }
 
 TEST(FormDense, GemmWithPerRowCStays) {
-  Builder b;
-  const ValueId x = b.input({2, 3});
-  b.output(b.node(OpKind::Gemm, {x, b.constant({3, 1}, {1, 2, 3}), b.constant({2, 1}, {1, 2})},
-                  GemmAttrs{}));
-  EXPECT_FALSE(FormDensePass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Gemm), 1);
+  expect_unchanged("form_dense", R"(
+input %x: float32[2x3]
+const %w: float32[3x1] = [1,2,3]
+const %c: float32[2x1] = [1,2]
+%y = Gemm(%x, %w, %c) @fc
+output %y
+)");
 }
 
 TEST(FormDense, GemmWithRuntimeBStays) {
-  Builder b;
-  const ValueId x = b.input({2, 3});
-  const ValueId y = b.input({3, 2});
-  b.output(b.node(OpKind::Gemm, {x, y}, GemmAttrs{}));
-  EXPECT_FALSE(FormDensePass().run(b.g));
+  expect_unchanged("form_dense", R"(
+input %x: float32[2x3]
+input %w: float32[3x2]
+%y = Gemm(%x, %w) @fc
+output %y
+)");
 }
 
 TEST(FormDense, MatMulAbsorbsFollowingBiasAdd) {
-  Builder b;
-  const ValueId x = b.input({2, 4, 3});
-  const ValueId m = b.node(OpKind::MatMul, {x, b.constant({3, 2}, {1, 2, 3, 4, 5, 6})});
-  const ValueId y = b.node(OpKind::Add, {b.constant({1, 2}, {7, 8}), m});
-  b.output(y);
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "matmul add");
-  ASSERT_TRUE(FormDensePass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const Node& d = b.g.nodes()[0];
-  EXPECT_EQ(d.kind, OpKind::Dense);
-  EXPECT_EQ(d.outputs[0], y);
-  EXPECT_EQ(values(b.g, d.inputs[1]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(values(b.g, d.inputs[2]), (std::vector<float>{7, 8}));
-  EXPECT_EQ(b.g.value(y).type.shape, (Shape{2, 4, 2}));
+  expect_passes("form_dense", R"(
+input %x: float32[2x4x3]
+const %w: float32[3x2] = [1,2,3,4,5,6]
+const %bias: float32[1x2] = [7,8]
+%m = MatMul(%x, %w) @mm
+%y = Add(%bias, %m) @add
+output %y
+)",
+                R"(
+input %x: float32[2x4x3]
+const %mm_w: float32[3x2] = [1,2,3,4,5,6]
+const %mm_b: float32[2] = [7,8]
+%y: float32[2x4x2] = Dense(%x, %mm_w, %mm_b) @mm
+output %y
+)");
 }
 
 TEST(FormDense, MatMulWithTwoUsesKeepsTheAdd) {
-  Builder b;
-  const ValueId x = b.input({2, 3});
-  const ValueId m = b.node(OpKind::MatMul, {x, b.constant({3, 2}, {1, 2, 3, 4, 5, 6})});
-  b.output(b.node(OpKind::Add, {m, b.constant({2}, {7, 8})}));
-  b.output(m);
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "matmul two uses");
-  ASSERT_TRUE(FormDensePass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Dense), 1);
-  EXPECT_EQ(count_kind(b.g, OpKind::Add), 1);
-  EXPECT_EQ(values(b.g, find_kind(b.g, OpKind::Dense)->inputs[2]), (std::vector<float>{0, 0}));
+  expect_passes("form_dense", R"(
+input %x: float32[2x3]
+const %w: float32[3x2] = [1,2,3,4,5,6]
+const %bias: float32[2] = [7,8]
+%m = MatMul(%x, %w) @mm
+%y = Add(%m, %bias) @add
+output %y
+output %m
+)",
+                R"(
+input %x: float32[2x3]
+const %bias: float32[2] = [7,8]
+const %mm_w: float32[3x2] = [1,2,3,4,5,6]
+const %mm_b: float32[2] = [0,0]
+%m: float32[2x2] = Dense(%x, %mm_w, %mm_b) @mm
+%y: float32[2x2] = Add(%m, %bias) @add
+output %y
+output %m
+)");
 }
 
-TEST(FormDense, MatMulWithFullShapeAddKeepsTheAdd) {
-  Builder b;
-  const ValueId x = b.input({2, 3});
-  const ValueId m = b.node(OpKind::MatMul, {x, b.constant({3, 2}, {1, 2, 3, 4, 5, 6})});
-  b.output(b.node(OpKind::Add, {m, b.constant({2, 2}, {1, 2, 3, 4})}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "matmul per-row add");
-  ASSERT_TRUE(FormDensePass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Add), 1);
+TEST(FormDense, MatMulWithPerRowAddKeepsTheAdd) {
+  const testing::PassOutcome r = testing::run_passes("form_dense", R"(
+input %x: float32[2x3]
+const %w: float32[3x2] = [1,2,3,4,5,6]
+const %rows: float32[2x2] = [1,2,3,4]
+%m = MatMul(%x, %w) @mm
+%y = Add(%m, %rows) @add
+output %y
+)");
+  EXPECT_TRUE(r.changed);
+  EXPECT_NE(r.text.find("= Add(%m, %rows)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("= Dense(%x, %mm_w, %mm_b)"), std::string::npos) << r.text;
 }
 
 }  // namespace

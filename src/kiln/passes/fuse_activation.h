@@ -3,11 +3,12 @@
 // fused into that node's `activation` attribute.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class FuseActivationPass : public Pass {
+class FuseActivationPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "fuse_activation"; }
   bool run(Graph& graph) override;

@@ -1,89 +1,99 @@
+// fuse_activation as IR text in, IR text out.
 #include "kiln/passes/fuse_activation.h"
 
-#include <limits>
-
-#include "kiln/passes/test_util.h"
+#include "kiln/passes/testing/pass_testing.h"
 
 namespace kiln::passes {
 namespace {
 
-using testing::Builder;
-using testing::count_kind;
+using testing::expect_passes;
+using testing::expect_unchanged;
 
-void run_pass(Graph& g) {
-  FuseActivationPass().run(g);
-}
-
-ValueId conv(Builder& b, ValueId x) {
-  return b.node(OpKind::Conv, {x, b.constant({2, 1, 1, 1}, {1, -2}), b.constant({2}, {0.1f, 0.2f})},
-                ConvAttrs{{1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1});
-}
-
-ValueId dense(Builder& b, ValueId x) {
-  return b.node(OpKind::Dense,
-                {x, b.constant({2, 2}, {1, -2, 3, 4}), b.constant({2}, {0.5f, -0.5f})},
-                DenseAttrs{});
-}
+constexpr const char* kConv = R"(
+input %x: float32[1x1x3x3]
+const %w: float32[2x1x1x1] = [1,-2]
+const %b: float32[2] = [0.1,0.2]
+%c: float32[1x2x3x3] = Conv(%x, %w, %b) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+)";
 
 TEST(FuseActivation, ConvLeakyRelu) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId y = b.node(OpKind::LeakyRelu, {conv(b, x)}, LeakyReluAttrs{0.25f});
-  b.output(y);
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "conv leaky");
-  ASSERT_TRUE(FuseActivationPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  const auto& a = b.g.nodes()[0].attr<ConvAttrs>().activation;
-  EXPECT_EQ(a.kind, FusedActivation::Kind::LeakyRelu);
-  EXPECT_EQ(a.alpha, 0.25f);
-  EXPECT_EQ(b.g.nodes()[0].outputs[0], y);
+  expect_passes("fuse_activation", std::string(kConv) + R"(
+%y = LeakyRelu(%c) {alpha=0.25} @leaky
+output %y
+)",
+                R"(
+input %x: float32[1x1x3x3]
+const %w: float32[2x1x1x1] = [1,-2]
+const %b: float32[2] = [0.1,0.2]
+%y: float32[1x2x3x3] = Conv(%x, %w, %b) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] activation={kind=leaky_relu alpha=0.25}} @conv
+output %y
+)");
 }
 
 TEST(FuseActivation, DenseClipWithAndWithoutMax) {
-  Builder b;
-  const ValueId x = b.input({3, 2});
-  b.output(b.node(OpKind::Clip, {dense(b, x), b.constant({}, {0}), b.constant({}, {1})}));
-  b.output(b.node(OpKind::Clip, {dense(b, x), b.constant({}, {-1})}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "dense clip");
-  ASSERT_TRUE(FuseActivationPass().run(b.g));
-  ASSERT_EQ(count_kind(b.g, OpKind::Clip), 0);
-  const auto& a0 = b.g.nodes()[0].attr<DenseAttrs>().activation;
-  EXPECT_EQ(a0.kind, FusedActivation::Kind::Clip);
-  EXPECT_EQ(a0.lo, 0.0f);
-  EXPECT_EQ(a0.hi, 1.0f);
-  const auto& a1 = b.g.nodes()[1].attr<DenseAttrs>().activation;
-  EXPECT_EQ(a1.lo, -1.0f);
-  EXPECT_EQ(a1.hi, std::numeric_limits<float>::infinity());
+  // A missing Clip bound is unbounded: hi = inf.
+  expect_passes("fuse_activation", R"(
+input %x: float32[3x2]
+const %w: float32[2x2] = [1,-2,3,4]
+const %b: float32[2] = [0.5,-0.5]
+const %zero: float32[] = 0
+const %one: float32[] = 1
+const %minus: float32[] = -1
+%d1 = Dense(%x, %w, %b) @fc1
+%y1 = Clip(%d1, %zero, %one) @clip1
+%d2 = Dense(%x, %w, %b) @fc2
+%y2 = Clip(%d2, %minus) @clip2
+output %y1
+output %y2
+)",
+                R"(
+input %x: float32[3x2]
+const %w: float32[2x2] = [1,-2,3,4]
+const %b: float32[2] = [0.5,-0.5]
+%y1: float32[3x2] = Dense(%x, %w, %b) {activation={kind=clip hi=1}} @fc1
+%y2: float32[3x2] = Dense(%x, %w, %b) {activation={kind=clip lo=-1 hi=inf}} @fc2
+output %y1
+output %y2
+)");
 }
 
 TEST(FuseActivation, OnlyTheFirstOfTwoRelus) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  b.output(b.node(OpKind::Relu, {b.node(OpKind::Relu, {conv(b, x)})}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "two relus");
-  ASSERT_TRUE(FuseActivationPass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Relu), 1);
-  EXPECT_EQ(b.g.nodes()[0].attr<ConvAttrs>().activation.kind, FusedActivation::Kind::Relu);
+  expect_passes("fuse_activation", std::string(kConv) + R"(
+%r1 = Relu(%c) @relu1
+%r2 = Relu(%r1) @relu2
+output %r2
+)",
+                R"(
+input %x: float32[1x1x3x3]
+const %w: float32[2x1x1x1] = [1,-2]
+const %b: float32[2] = [0.1,0.2]
+%r1: float32[1x2x3x3] = Conv(%x, %w, %b) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] activation={kind=relu}} @conv
+%r2: float32[1x2x3x3] = Relu(%r1) @relu2
+output %r2
+)");
 }
 
 TEST(FuseActivation, SharedOutputOrOtherProducerStays) {
-  Builder b;
-  const ValueId x = b.input({1, 1, 3, 3});
-  const ValueId c = conv(b, x);
-  b.output(b.node(OpKind::Relu, {c}));
-  b.output(c);
-  b.output(b.node(OpKind::Relu, {b.node(OpKind::Add, {x, x})}));
-  EXPECT_FALSE(FuseActivationPass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Relu), 2);
+  expect_unchanged("fuse_activation", std::string(kConv) + R"(
+%r = Relu(%c) @r1
+%s = Add(%x, %x) @add
+%t = Relu(%s) @r2
+output %r
+output %c
+output %t
+)");
 }
 
 TEST(FuseActivation, RuntimeClipBoundStays) {
-  Builder b;
-  const ValueId x = b.input({3, 2});
-  const ValueId lo = b.g.add_value("lo", TensorType{DType::Float32, {}});
-  b.g.inputs.push_back(lo);
-  b.output(b.node(OpKind::Clip, {dense(b, x), lo}));
-  EXPECT_FALSE(FuseActivationPass().run(b.g));
+  expect_unchanged("fuse_activation", R"(
+input %x: float32[3x2]
+input %lo: float32[]
+const %w: float32[2x2] = [1,-2,3,4]
+const %b: float32[2] = [0.5,-0.5]
+%d = Dense(%x, %w, %b) @fc
+%y = Clip(%d, %lo) @clip
+output %y
+)");
 }
 
 }  // namespace

@@ -1,25 +1,18 @@
 #include "kiln/passes/remove_identity.h"
 
-#include "kiln/passes/use_def.h"
+#include "kiln/passes/rewrite.h"
 
 namespace kiln::passes {
 
 bool RemoveIdentityPass::run(Graph& graph) {
-  return rewrite_to_fixpoint(graph, [&](const UseDef& uses) {
-    const auto& nodes = graph.nodes();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const Node& n = nodes[i];
-      if (n.kind != OpKind::Identity && n.kind != OpKind::Dropout) continue;
-      if (n.inputs.empty() || n.outputs.empty()) continue;
-      // Dropout's mask output, when used, has no stand-in.
-      bool extra_used = false;
-      for (std::size_t o = 1; o < n.outputs.size(); ++o)
-        extra_used = extra_used || (n.outputs[o].valid() && !uses.unused(n.outputs[o]));
-      if (extra_used) continue;
-      if (!n.outputs[0].valid()) continue;
-      if (bypass_node(graph, i, n.inputs[0], n.outputs[0])) return true;
-    }
-    return false;
+  return rewrite_nodes(graph, [&](NodeId id, Worklist&) {
+    const Node& n = graph.node(id);
+    if (n.kind != OpKind::Identity && n.kind != OpKind::Dropout) return false;
+    if (n.inputs.empty() || n.outputs.empty() || !n.outputs[0].valid()) return false;
+    // Dropout's mask output, when used, has no stand-in.
+    for (std::size_t o = 1; o < n.outputs.size(); ++o)
+      if (n.outputs[o].valid() && !unused(graph, n.outputs[o])) return false;
+    return bypass_node(graph, id, n.inputs[0], n.outputs[0]);
   });
 }
 

@@ -3,11 +3,12 @@
 // whose removal would need a graph input to become a graph output.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class RemoveIdentityPass : public Pass {
+class RemoveIdentityPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "remove_identity"; }
   bool run(Graph& graph) override;

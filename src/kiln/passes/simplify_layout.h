@@ -4,11 +4,12 @@
 // unchanged, and merges consecutive single-use reshapes into one Reshape.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class SimplifyLayoutPass : public Pass {
+class SimplifyLayoutPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "simplify_layout"; }
   bool run(Graph& graph) override;

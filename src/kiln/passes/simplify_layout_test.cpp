@@ -1,86 +1,117 @@
+// simplify_layout as IR text in, IR text out.
 #include "kiln/passes/simplify_layout.h"
 
-#include "kiln/passes/test_util.h"
+#include "kiln/passes/testing/pass_testing.h"
 
 namespace kiln::passes {
 namespace {
 
-using testing::Builder;
-using testing::count_kind;
-
-void run_pass(Graph& g) {
-  SimplifyLayoutPass().run(g);
-}
-
-ValueId transpose(Builder& b, ValueId x, std::vector<int64_t> perm) {
-  return b.node(OpKind::Transpose, {x}, TransposeAttrs{std::move(perm)});
-}
-ValueId reshape(Builder& b, ValueId x, Shape s) {
-  return b.node(OpKind::Reshape, {x}, ReshapeAttrs{std::move(s)});
-}
+using testing::expect_passes;
+using testing::expect_unchanged;
 
 TEST(SimplifyLayout, InverseTransposePairCancels) {
-  Builder b;
-  const ValueId x = b.input({1, 2, 3, 4});
-  const ValueId t = transpose(b, transpose(b, x, {0, 2, 3, 1}), {0, 3, 1, 2});
-  b.output(b.node(OpKind::Relu, {t}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "pair");
-  ASSERT_TRUE(SimplifyLayoutPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  EXPECT_EQ(b.g.nodes()[0].inputs[0], x);
+  expect_passes("simplify_layout", R"(
+input %x: float32[1x2x3x4]
+%t1 = Transpose(%x) {perm=[0,2,3,1]} @tr1
+%t2 = Transpose(%t1) {perm=[0,3,1,2]} @tr2
+%y = Relu(%t2) @relu
+output %y
+)",
+                R"(
+input %x: float32[1x2x3x4]
+%y: float32[1x2x3x4] = Relu(%x) @relu
+output %y
+)");
 }
 
 TEST(SimplifyLayout, PairEndingInGraphOutputRenamesTheProducer) {
-  Builder b;
-  const ValueId x = b.input({1, 2, 3});
-  const ValueId r = b.node(OpKind::Relu, {x});
-  const ValueId y = transpose(b, transpose(b, r, {0, 2, 1}), {0, 2, 1});
-  b.output(y);
-  ASSERT_TRUE(SimplifyLayoutPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  EXPECT_EQ(b.g.nodes()[0].outputs[0], y);
+  expect_passes("simplify_layout", R"(
+input %x: float32[1x2x3]
+%r = Relu(%x) @relu
+%t1 = Transpose(%r) {perm=[0,2,1]} @tr1
+%y = Transpose(%t1) {perm=[0,2,1]} @tr2
+output %y
+)",
+                R"(
+input %x: float32[1x2x3]
+%y: float32[1x2x3] = Relu(%x) @relu
+output %y
+)");
 }
 
 TEST(SimplifyLayout, NonInversePairMerges) {
-  Builder b;
-  const ValueId x = b.input({2, 3, 4});
   // (1,0,2) then (0,2,1): y dim i = x dim first[perm[i]] = (1, 2, 0).
-  b.output(transpose(b, transpose(b, x, {1, 0, 2}), {0, 2, 1}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "merge");
-  ASSERT_TRUE(SimplifyLayoutPass().run(b.g));
-  ASSERT_EQ(b.g.nodes().size(), 1u);
-  EXPECT_EQ(b.g.nodes()[0].attr<TransposeAttrs>().perm, (std::vector<int64_t>{1, 2, 0}));
+  expect_passes("simplify_layout", R"(
+input %x: float32[2x3x4]
+%t1 = Transpose(%x) {perm=[1,0,2]} @tr1
+%y = Transpose(%t1) {perm=[0,2,1]} @tr2
+output %y
+)",
+                R"(
+input %x: float32[2x3x4]
+%y: float32[3x4x2] = Transpose(%x) {perm=[1,2,0]} @tr2
+output %y
+)");
 }
 
 TEST(SimplifyLayout, SharedFirstTransposeIsKept) {
-  Builder b;
-  const ValueId x = b.input({2, 3, 4});
-  const ValueId t = transpose(b, x, {1, 0, 2});
-  b.output(transpose(b, t, {0, 2, 1}));
-  b.output(t);
-  EXPECT_FALSE(SimplifyLayoutPass().run(b.g));
+  expect_unchanged("simplify_layout", R"(
+input %x: float32[2x3x4]
+%t = Transpose(%x) {perm=[1,0,2]} @tr1
+%y = Transpose(%t) {perm=[0,2,1]} @tr2
+output %y
+output %t
+)");
 }
 
 TEST(SimplifyLayout, ReshapeChainsMergeOrVanish) {
-  Builder b;
-  const ValueId x = b.input({2, 3, 4});
-  b.output(reshape(b, reshape(b, x, {6, 4}), {2, 12}));
-  b.output(b.node(OpKind::Relu, {reshape(b, reshape(b, x, {24}), {2, 3, 4})}));
-  const ValueId u = b.node(OpKind::Unsqueeze, {x}, AxesAttrs{{0}});
-  b.output(b.node(OpKind::Relu, {b.node(OpKind::Squeeze, {u}, AxesAttrs{{0}})}));
-  const ValueId m = b.input({5, 7});
-  b.output(b.node(OpKind::Relu, {b.node(OpKind::Flatten, {m}, FlattenAttrs{1})}));
-  testing::expect_pass_keeps_outputs(b.g, run_pass, "reshapes");
-  ASSERT_TRUE(SimplifyLayoutPass().run(b.g));
-  EXPECT_EQ(count_kind(b.g, OpKind::Reshape), 1);
-  EXPECT_EQ(count_kind(b.g, OpKind::Squeeze) + count_kind(b.g, OpKind::Unsqueeze) +
-                count_kind(b.g, OpKind::Flatten),
-            0);
-  EXPECT_EQ(b.g.nodes()[0].attr<ReshapeAttrs>().shape, (Shape{2, 12}));
-  for (const Node& n : b.g.nodes())
-    if (n.kind == OpKind::Relu) {
-      EXPECT_TRUE(n.inputs[0] == x || n.inputs[0] == m);
-    }
+  expect_passes("simplify_layout", R"(
+input %x: float32[2x3x4]
+input %m: float32[5x7]
+%a1 = Reshape(%x) {shape=[6,4]} @a1_op
+%a2 = Reshape(%a1) {shape=[2,12]} @a2_op
+%b1 = Reshape(%x) {shape=[24]} @b1_op
+%b2 = Reshape(%b1) {shape=[2,3,4]} @b2_op
+%rb = Relu(%b2) @rb_op
+%u = Unsqueeze(%x) {axes=[0]} @u_op
+%s = Squeeze(%u) {axes=[0]} @s_op
+%rs = Relu(%s) @rs_op
+%f = Flatten(%m) @f_op
+%rf = Relu(%f) @rf_op
+output %a2
+output %rb
+output %rs
+output %rf
+)",
+                R"(
+input %x: float32[2x3x4]
+input %m: float32[5x7]
+%a2: float32[2x12] = Reshape(%x) {shape=[2,12]} @a2_op
+%rb: float32[2x3x4] = Relu(%x) @rb_op
+%rs: float32[2x3x4] = Relu(%x) @rs_op
+%rf: float32[5x7] = Relu(%m) @rf_op
+output %a2
+output %rb
+output %rs
+output %rf
+)");
+}
+
+TEST(SimplifyLayout, ALongTransposeChainCollapsesInOnePass) {
+  // Each link can merge only once its predecessor has: the worklist revisits
+  // the merged node instead of rescanning the graph.
+  std::string in =
+      "input %x: float32[2x3x4]\n%r = Relu(%x) @relu\n%t0 = Transpose(%r) {perm=[1,2,0]} @tr0\n";
+  for (int i = 1; i < 60; ++i)
+    in += "%t" + std::to_string(i) + " = Transpose(%t" + std::to_string(i - 1) +
+          ") {perm=[1,2,0]} @tr" + std::to_string(i) + "\n";
+  in += "output %t59\n";
+  // 60 rotations by (1,2,0) are 20 full turns: the identity.
+  expect_passes("simplify_layout", in, R"(
+input %x: float32[2x3x4]
+%t59: float32[2x3x4] = Relu(%x) @relu
+output %t59
+)");
 }
 
 }  // namespace

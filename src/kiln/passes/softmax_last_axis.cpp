@@ -2,15 +2,15 @@
 
 #include <numeric>
 
-#include "kiln/passes/use_def.h"
+#include "kiln/passes/rewrite.h"
 
 namespace kiln::passes {
 
 bool SoftmaxLastAxisPass::run(Graph& graph) {
   bool changed = false;
-  const std::size_t count = graph.nodes().size();
-  for (std::size_t i = 0; i < count; ++i) {
-    const Node& sm = graph.nodes()[i];
+  // The Transposes go at the end of the order; one sort afterwards places them.
+  for (NodeId id : graph.node_ids()) {
+    const Node& sm = graph.node(id);
     if (sm.kind != OpKind::Softmax || sm.outputs.empty() || !sm.outputs[0].valid()) continue;
     const SoftmaxAttrs attrs = sm.attr<SoftmaxAttrs>();
     const ValueId x = sm.inputs[0];
@@ -30,17 +30,15 @@ bool SoftmaxLastAxisPass::run(Graph& graph) {
     for (std::size_t d = 0; d < perm.size(); ++d)
       moved.shape[d] = type.shape[static_cast<std::size_t>(perm[d])];
 
-    const std::string base = graph.nodes()[i].name;
-    const std::string onnx_name = graph.nodes()[i].onnx_name;
+    const std::string base = sm.name;
+    const std::string onnx_name = sm.onnx_name;
     const ValueId xt = add_kiln_value(graph, base + "_in", moved);
     const ValueId yt = add_kiln_value(graph, base + "_out", moved);
-    Node& s = graph.nodes()[i];
-    s.inputs[0] = xt;
-    s.outputs[0] = yt;
-    s.attrs = SoftmaxAttrs{rank - 1, false};
+    graph.set_input(id, 0, xt);
+    graph.set_output(id, 0, yt);
+    graph.node(id).attrs = SoftmaxAttrs{rank - 1, false};
     graph.add_node(OpKind::Transpose, onnx_name + "/to_last", {x}, {xt}, TransposeAttrs{perm});
-    graph.add_node(OpKind::Transpose, onnx_name + "/from_last", {yt}, {y},
-                   TransposeAttrs{inverse});
+    graph.add_node(OpKind::Transpose, onnx_name + "/from_last", {yt}, {y}, TransposeAttrs{inverse});
     changed = true;
   }
   if (changed) graph.topological_sort();

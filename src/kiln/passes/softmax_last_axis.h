@@ -7,11 +7,12 @@
 // last one; its row is every trailing dimension, not one axis.
 #pragma once
 
-#include "kiln/passes/pass.h"
+#include "kiln/graph/graph.h"
+#include "kiln/support/pass.h"
 
 namespace kiln::passes {
 
-class SoftmaxLastAxisPass : public Pass {
+class SoftmaxLastAxisPass : public Pass<Graph> {
  public:
   std::string_view name() const override { return "softmax_last_axis"; }
   bool run(Graph& graph) override;

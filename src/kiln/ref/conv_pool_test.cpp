@@ -5,7 +5,7 @@
 #include <random>
 #include <tuple>
 
-#include "kiln/ref/test_util.h"
+#include "kiln/ref/testing/ref_testing.h"
 
 namespace kiln::ref {
 namespace {

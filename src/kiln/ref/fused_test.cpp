@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "kiln/ref/kernels/kernels.h"
-#include "kiln/ref/test_util.h"
+#include "kiln/ref/testing/ref_testing.h"
 
 namespace kiln::ref::testing {
 namespace {

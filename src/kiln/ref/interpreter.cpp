@@ -20,10 +20,12 @@ constexpr int kKeep = std::numeric_limits<int>::max();
 
 Interpreter::Interpreter(const Graph& graph) : graph_(graph) {
   last_use_.assign(graph.num_values(), -1);
-  const auto& nodes = graph.nodes();
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    for (ValueId v : nodes[i].inputs)
-      if (v.valid()) last_use_[static_cast<std::size_t>(v.index)] = static_cast<int>(i);
+  int position = 0;
+  for (const Node& node : graph.nodes()) {
+    for (ValueId v : node.inputs)
+      if (v.valid()) last_use_[static_cast<std::size_t>(v.index)] = position;
+    ++position;
+  }
   for (ValueId v : graph.outputs)
     if (v.valid()) last_use_[static_cast<std::size_t>(v.index)] = kKeep;
 }
@@ -58,11 +60,11 @@ std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs,
     if (v.constant) env[i] = v.constant.get();
   }
 
-  const auto& nodes = g.nodes();
   std::vector<const Tensor*> args;
   std::vector<TensorType> types;
-  for (std::size_t n = 0; n < nodes.size(); ++n) {
-    const Node& node = nodes[n];
+  int n = -1;
+  for (const Node& node : g.nodes()) {
+    ++n;
     args.clear();
     for (ValueId v : node.inputs) {
       const Tensor* t = v.valid() ? env[static_cast<std::size_t>(v.index)] : nullptr;
@@ -74,7 +76,7 @@ std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs,
     types.clear();
     for (ValueId v : node.outputs) types.push_back(v.valid() ? g.value(v).type : TensorType{});
     std::vector<Tensor> results = evaluate_node(node, args, types);
-    if (observer) observer(static_cast<int>(n), args, results);
+    if (observer) observer(node, args, results);
     for (std::size_t i = 0; i < node.outputs.size(); ++i) {
       const ValueId v = node.outputs[i];
       if (!v.valid()) continue;
@@ -88,7 +90,7 @@ std::vector<Tensor> Interpreter::run(const std::vector<Tensor>& inputs,
     for (ValueId v : node.inputs) {
       if (!v.valid()) continue;
       const auto idx = static_cast<std::size_t>(v.index);
-      if (last_use_[idx] == static_cast<int>(n) && env[idx] == &owned[idx]) {
+      if (last_use_[idx] == n && env[idx] == &owned[idx]) {
         owned[idx] = Tensor();
         env[idx] = nullptr;
       }

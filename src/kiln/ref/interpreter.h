@@ -16,11 +16,12 @@ class Interpreter {
   // (else InvalidModel naming the input). Returns graph.outputs in order.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
 
-  // Called after each node runs, with the node's index, its input tensors
-  // (nullptr for omitted optional inputs) and its results. For profiling;
-  // intermediates are still freed early.
-  using NodeObserver = std::function<void(int node, const std::vector<const Tensor*>& inputs,
-                                          const std::vector<Tensor>& outputs)>;
+  // Called after each node runs, with the node, its input tensors (nullptr
+  // for omitted optional inputs) and its results. For profiling and
+  // per-node comparisons; intermediates are still freed early.
+  using NodeObserver =
+      std::function<void(const Node& node, const std::vector<const Tensor*>& inputs,
+                         const std::vector<Tensor>& outputs)>;
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const NodeObserver& observer) const;
 
   // Number of threads the kernels may use (OpenMP); 0 = all cores.
@@ -28,7 +29,7 @@ class Interpreter {
 
  private:
   const Graph& graph_;
-  std::vector<int> last_use_;  // per value: index of the last node reading it (frees early)
+  std::vector<int> last_use_;  // per value: position of the last node reading it (frees early)
 };
 
 }  // namespace kiln::ref

@@ -1,6 +1,6 @@
 #include "kiln/ref/interpreter.h"
 
-#include "kiln/ref/test_util.h"
+#include "kiln/ref/testing/ref_testing.h"
 
 namespace kiln::ref {
 namespace {

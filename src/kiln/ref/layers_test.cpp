@@ -2,7 +2,7 @@
 // ConvTranspose and Resize.
 #include <cmath>
 
-#include "kiln/ref/test_util.h"
+#include "kiln/ref/testing/ref_testing.h"
 
 namespace kiln::ref {
 namespace {

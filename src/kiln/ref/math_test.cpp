@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kiln/ref/test_util.h"
+#include "kiln/ref/testing/ref_testing.h"
 
 namespace kiln::ref {
 namespace {

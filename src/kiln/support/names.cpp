@@ -216,9 +216,19 @@ std::string sanitize_identifier(std::string_view raw, std::string_view prefix) {
 std::string NameTable::unique(std::string_view raw, std::string_view prefix) {
   const std::string base = sanitize_identifier(raw, prefix);
   std::string candidate = base;
-  for (int n = 2; used_.count(candidate) != 0; ++n) candidate = base + "_" + std::to_string(n);
+  // Suffixes are tried from where the last search for this base ended (names
+  // are never released), so a million "Relu" nodes take linear time.
+  int& n = next_suffix_[base];
+  if (n < 2) n = 2;
+  while (used_.count(candidate) != 0) candidate = base + "_" + std::to_string(n++);
   used_.insert(candidate);
   return candidate;
+}
+
+bool NameTable::claim(const std::string& id) {
+  if (id.empty() || sanitize_identifier(id) != id || used_.count(id) != 0) return false;
+  used_.insert(id);
+  return true;
 }
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kiln {
@@ -22,9 +23,12 @@ class NameTable {
  public:
   std::string unique(std::string_view raw, std::string_view prefix = "t");
   bool contains(const std::string& id) const { return used_.count(id) != 0; }
+  // Takes `id` exactly; false if it is taken or not a sanitized identifier.
+  bool claim(const std::string& id);
 
  private:
   std::unordered_set<std::string> used_;
+  std::unordered_map<std::string, int> next_suffix_;  // per base: the next suffix to try
 };
 
 }  // namespace kiln

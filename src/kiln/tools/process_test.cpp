@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/compilers.h"
 
 namespace kiln::tools {

@@ -23,7 +23,7 @@
 namespace kiln::hls {
 
 struct WeightArray {
-  std::string name;  // C identifier, unique in the project (e.g. "<layer>_w")
+  std::string name;       // C identifier, unique in the project (e.g. "<layer>_w")
   std::string type_name;  // e.g. "<layer>_weight_t"
   FixedType type;
   std::vector<int64_t> raw;  // values, raw in `type`

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kiln/hls/emulate/emulator.h"
-#include "kiln/hls/emulate/test_util.h"
+#include "kiln/hls/testing/emulate_testing.h"
 #include "kiln/numeric/fixed.h"
 
 namespace kiln::hls {

@@ -24,8 +24,8 @@ struct OverflowCounts {
 };
 
 struct EmulationResult {
-  std::vector<FixedTensor> outputs;        // in Model::outputs order
-  std::vector<OverflowCounts> per_layer;   // in Model::layers order
+  std::vector<FixedTensor> outputs;       // in Model::outputs order
+  std::vector<OverflowCounts> per_layer;  // in Model::layers order
 };
 
 // Runs the model on inputs given as doubles in each input tensor's

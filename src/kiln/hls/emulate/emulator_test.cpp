@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kiln/support/test_helpers.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::hls {
 namespace {

@@ -63,11 +63,7 @@ std::string compile_and_run(const std::string& source,
 }
 
 std::string library_include_dir() {
-  // This file is src/kiln/hls/testing/snippet.cpp; the library is in
-  // src/kiln/hls/include.
-  if (const char* root = std::getenv("KILN_SOURCE_DIR"))
-    return (fs::path(root) / "src/kiln/hls/include").string();
-  return (fs::path(__FILE__).parent_path().parent_path() / "include").string();
+  return KILN_LIBRARY_INCLUDE_DIR;  // set by the build (src/kiln/CMakeLists.txt)
 }
 
 }  // namespace kiln::hls::testing

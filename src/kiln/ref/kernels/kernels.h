@@ -56,29 +56,19 @@ extern template void gemm_tiled<double>(const MatArg<double>&, const MatArg<doub
 // Threads a parallel loop started here would get (1 inside a parallel region).
 int available_threads();
 
-// ---- elementwise.cpp
-// Add Sub Mul Div Max Min with multidirectional broadcasting, all numeric types.
-Tensor binary(OpKind kind, const Tensor& a, const Tensor& b, const TensorType& out,
-              const std::string& where);
-// Sum Mean Max Min over any number of inputs (folded pairwise).
-Tensor variadic(OpKind kind, std::span<const Tensor* const> inputs, const TensorType& out,
-                const std::string& where);
-// Abs Neg (numeric) and Exp Log Sqrt Reciprocal (float).
-Tensor unary_math(OpKind kind, const Tensor& x, const std::string& where);
+// ---- elementwise: map.h (templates over the functors of scalar_ops.h)
 
 // ---- math.cpp
-// Floor ... Atanh, Sign, Not, ThresholdedRelu, Celu, HardSwish, Shrink, IsNaN, IsInf.
-Tensor unary_more(const Node& node, const Tensor& x, const TensorType& out,
-                  const std::string& where);
-// Pow Mod BitShift And Or Xor and the comparisons, with broadcasting.
-Tensor binary_more(const Node& node, const Tensor& a, const Tensor& b, const TensorType& out,
-                   const std::string& where);
+// Pow (base and exponent of any numeric types), Mod, BitShift, with broadcasting.
+Tensor pow(const Tensor& a, const Tensor& b, const TensorType& out, const std::string& where);
+Tensor mod(const Tensor& a, const Tensor& b, bool fmod, const TensorType& out,
+           const std::string& where);
+Tensor bit_shift(const Tensor& a, const Tensor& b, bool left, const TensorType& out,
+                 const std::string& where);
 Tensor where_select(const Tensor& cond, const Tensor& x, const Tensor& y, const TensorType& out,
                     const std::string& where);
 
 // ---- activation.cpp
-// Relu (numeric) and LeakyRelu Elu Selu Sigmoid HardSigmoid Tanh (float); attrs of `node`.
-Tensor activation(const Node& node, const Tensor& x, const std::string& where);
 Tensor prelu(const Tensor& x, const Tensor& slope, const std::string& where);
 // Clip with optional scalar bounds (nullptr = unbounded).
 Tensor clip(const Tensor& x, const Tensor* min, const Tensor* max, const std::string& where);
@@ -87,9 +77,10 @@ Tensor clip(const Tensor& x, const Tensor* min, const Tensor* max, const std::st
 Tensor softmax(const Tensor& x, const SoftmaxAttrs& attrs, bool log, const std::string& where);
 
 // ---- reduce.cpp
-Tensor reduce(OpKind kind, const Tensor& x, const ReduceAttrs& attrs, const TensorType& out,
+enum class ReduceOp : uint8_t { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
+Tensor reduce(ReduceOp op, const Tensor& x, const ReduceAttrs& attrs, const TensorType& out,
               const std::string& where);
-Tensor arg_reduce(OpKind kind, const Tensor& x, const ArgAttrs& attrs, const TensorType& out,
+Tensor arg_reduce(bool is_max, const Tensor& x, const ArgAttrs& attrs, const TensorType& out,
                   const std::string& where);
 
 // ---- normalization.cpp
@@ -120,8 +111,8 @@ Tensor constant_of_shape(const ConstantOfShapeAttrs& attrs, const TensorType& ou
 Tensor range(const RangeAttrs& attrs, const TensorType& out, const std::string& where);
 Tensor eye_like(const EyeLikeAttrs& attrs, const TensorType& out);
 Tensor trilu(const Tensor& x, const TriluAttrs& attrs, const std::string& where);
-// DepthToSpace or SpaceToDepth by `kind`.
-Tensor depth_space(OpKind kind, const Tensor& x, const BlockAttrs& attrs, const TensorType& out,
+// DepthToSpace (to_space) or SpaceToDepth.
+Tensor depth_space(bool to_space, const Tensor& x, const BlockAttrs& attrs, const TensorType& out,
                    const std::string& where);
 Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis,
                        const TensorType& out, const std::string& where);

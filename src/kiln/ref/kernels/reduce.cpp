@@ -92,26 +92,31 @@ void accumulate(const BroadcastPlan& plan, const T* in, std::vector<A>& acc, Ter
 }
 
 template <class T>
-void reduce_typed(OpKind kind, const Tensor& x, const Shape& kept, Tensor& y) {
+void reduce_typed(ReduceOp op, const Tensor& x, const Shape& kept, Tensor& y) {
   const Shape shapes[2] = {x.shape(), kept};
   const BroadcastPlan plan = make_broadcast_plan(x.shape(), shapes);
   const T* in = x.data<T>().data();
   T* out = y.data<T>().data();
   const int64_t out_n = y.numel();
-  if (kind == OpKind::ReduceMax || kind == OpKind::ReduceMin) {
-    extreme(plan, in, out, out_n, kind == OpKind::ReduceMax);
+  if (op == ReduceOp::Max || op == ReduceOp::Min) {
+    extreme(plan, in, out, out_n, op == ReduceOp::Max);
     return;
   }
   using A = SumAcc<T>;
   const auto n_out = static_cast<std::size_t>(out_n);
-  std::vector<A> acc(n_out, kind == OpKind::ReduceProd ? A{1} : A{0});
+  std::vector<A> acc(n_out, op == ReduceOp::Prod ? A{1} : A{0});
   auto add = [](A a, A v) { return plus(a, v); };
   auto value = [](T v, int64_t) { return static_cast<A>(v); };
-  switch (kind) {
-    case OpKind::ReduceProd:
+  switch (op) {
+    case ReduceOp::Max:
+    case ReduceOp::Min: break;  // above
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::LogSum: accumulate(plan, in, acc, value, add); break;
+    case ReduceOp::Prod:
       accumulate(plan, in, acc, value, [](A a, A v) { return times(a, v); });
       break;
-    case OpKind::ReduceL1:
+    case ReduceOp::L1:
       accumulate(
           plan, in, acc,
           [](T v, int64_t) -> A {
@@ -123,13 +128,13 @@ void reduce_typed(OpKind kind, const Tensor& x, const Shape& kept, Tensor& y) {
           },
           add);
       break;
-    case OpKind::ReduceL2:
-    case OpKind::ReduceSumSquare:
+    case ReduceOp::L2:
+    case ReduceOp::SumSquare:
       accumulate(
           plan, in, acc, [](T v, int64_t) { return times(static_cast<A>(v), static_cast<A>(v)); },
           add);
       break;
-    case OpKind::ReduceLogSumExp: {
+    case ReduceOp::LogSumExp: {
       // e^x summed relative to the per-output max, so large x cannot overflow.
       std::vector<T> top(n_out);
       extreme(plan, in, top.data(), out_n, true);
@@ -145,15 +150,14 @@ void reduce_typed(OpKind kind, const Tensor& x, const Shape& kept, Tensor& y) {
       for (std::size_t i = 0; i < n_out; ++i) acc[i] = std::log(acc[i]) + shift[i];
       break;
     }
-    default: accumulate(plan, in, acc, value, add); break;
   }
   const int64_t count = out_n == 0 ? 0 : x.numel() / out_n;
   for (std::size_t i = 0; i < n_out; ++i) {
     A r = acc[i];
-    if (kind == OpKind::ReduceMean) r = r / static_cast<A>(count);
+    if (op == ReduceOp::Mean) r = r / static_cast<A>(count);
     if constexpr (std::is_floating_point_v<A>) {
-      if (kind == OpKind::ReduceL2) r = std::sqrt(r);
-      if (kind == OpKind::ReduceLogSum) r = std::log(r);
+      if (op == ReduceOp::L2) r = std::sqrt(r);
+      if (op == ReduceOp::LogSum) r = std::log(r);
     }
     out[i] = static_cast<T>(r);
   }
@@ -195,7 +199,7 @@ void arg_typed(const Tensor& x, const ArgAttrs& a, bool is_max, Tensor& y) {
 
 }  // namespace
 
-Tensor reduce(OpKind kind, const Tensor& x, const ReduceAttrs& attrs, const TensorType& out,
+Tensor reduce(ReduceOp op, const Tensor& x, const ReduceAttrs& attrs, const TensorType& out,
               const std::string& where) {
   Shape kept = x.shape();
   for (int64_t a : attrs.axes) {
@@ -210,16 +214,16 @@ Tensor reduce(OpKind kind, const Tensor& x, const ReduceAttrs& attrs, const Tens
                 "reduced shape [" + shape_to_string(kept) + "] does not match output type " +
                     out.to_string());
   Tensor y(out);
-  auto run = [&](auto v) { reduce_typed<decltype(v)>(kind, x, kept, y); };
-  if (kind == OpKind::ReduceMean || kind == OpKind::ReduceL2 || kind == OpKind::ReduceLogSum ||
-      kind == OpKind::ReduceLogSumExp)
+  auto run = [&](auto v) { reduce_typed<decltype(v)>(op, x, kept, y); };
+  if (op == ReduceOp::Mean || op == ReduceOp::L2 || op == ReduceOp::LogSum ||
+      op == ReduceOp::LogSumExp)
     visit_float_dtype(x.dtype(), where, run);
   else
     visit_numeric_dtype(x.dtype(), where, run);
   return y;
 }
 
-Tensor arg_reduce(OpKind kind, const Tensor& x, const ArgAttrs& attrs, const TensorType& out,
+Tensor arg_reduce(bool is_max, const Tensor& x, const ArgAttrs& attrs, const TensorType& out,
                   const std::string& where) {
   if (attrs.axis < 0 || attrs.axis >= x.rank() ||
       x.shape()[static_cast<std::size_t>(attrs.axis)] == 0)
@@ -230,7 +234,7 @@ Tensor arg_reduce(OpKind kind, const Tensor& x, const ArgAttrs& attrs, const Ten
   KILN_ASSERT(y.numel() * x.shape()[static_cast<std::size_t>(attrs.axis)] == x.numel(),
               "ArgMax/ArgMin output type does not match the input: " + where);
   visit_numeric_dtype(x.dtype(), where,
-                      [&](auto v) { arg_typed<decltype(v)>(x, attrs, kind == OpKind::ArgMax, y); });
+                      [&](auto v) { arg_typed<decltype(v)>(x, attrs, is_max, y); });
   return y;
 }
 

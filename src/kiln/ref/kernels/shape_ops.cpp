@@ -56,8 +56,8 @@ std::vector<Tensor> split(const Tensor& x, const SplitAttrs& attrs, std::span<co
     const std::size_t chunk = static_cast<std::size_t>(len * inner) * esize;
     for (int64_t o = 0; o < outer; ++o)
       copy_bytes(y.raw().data() + static_cast<std::size_t>(o) * chunk,
-                  x.raw().data() + static_cast<std::size_t>((o * dim + begin) * inner) * esize,
-                  chunk);
+                 x.raw().data() + static_cast<std::size_t>((o * dim + begin) * inner) * esize,
+                 chunk);
     begin += len;
     ys.push_back(std::move(y));
   }
@@ -152,7 +152,7 @@ Tensor trilu(const Tensor& x, const TriluAttrs& attrs, const std::string& where)
   return y;
 }
 
-Tensor depth_space(OpKind kind, const Tensor& x, const BlockAttrs& attrs, const TensorType& out,
+Tensor depth_space(bool to_space, const Tensor& x, const BlockAttrs& attrs, const TensorType& out,
                    const std::string& where) {
   expect_rank(x, 4, "input", where);
   if (shape_numel(out.shape) == 0 || x.numel() == 0) return Tensor(out);
@@ -161,7 +161,7 @@ Tensor depth_space(OpKind kind, const Tensor& x, const BlockAttrs& attrs, const 
   // Both ops are a reshape to 6-D, a transpose and a reshape back.
   Shape six;
   TransposeAttrs perm;
-  if (kind == OpKind::DepthToSpace) {
+  if (to_space) {
     if (b < 1 || c % (b * b) != 0)
       throw_error(ErrorKind::InvalidModel, where, "channels not divisible by blocksize^2");
     if (attrs.crd) {
@@ -302,7 +302,7 @@ Tensor max_unpool(const Tensor& x, const Tensor& indices, const MaxUnpoolAttrs& 
                   "index " + std::to_string(at) + " is outside the unpooled tensor [" +
                       shape_to_string(natural) + "]");
     copy_bytes(full.raw().data() + static_cast<std::size_t>(at) * esize,
-                x.raw().data() + static_cast<std::size_t>(i) * esize, esize);
+               x.raw().data() + static_cast<std::size_t>(i) * esize, esize);
   }
   if (natural == out.shape) return full;
   Tensor y(out);

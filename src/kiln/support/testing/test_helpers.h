@@ -1,12 +1,14 @@
-// Helpers shared by kiln's unit tests (header-only; include only from *_test.cpp).
+// Helpers shared by kiln's tests (the kiln_support_testing library, linked by tests only).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "kiln/support/error.h"
 
@@ -35,6 +37,27 @@ class TempDir {
 inline void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream f(p, std::ios::binary);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The source tree (models/zoo, docs, the layer library), set by the build.
+inline std::filesystem::path source_dir() {
+  return KILN_SOURCE_DIR_PATH;
+}
+
+// The committed model zoo (models/zoo/<name>/model.onnx) and its model names, sorted.
+inline std::filesystem::path zoo_dir() {
+  return source_dir() / "models" / "zoo";
+}
+inline std::filesystem::path zoo_model(const std::string& name) {
+  return zoo_dir() / name / "model.onnx";
+}
+inline std::vector<std::string> zoo_models() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(zoo_dir()))
+    if (std::filesystem::is_regular_file(e.path() / "model.onnx"))
+      names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 // Runs f and returns the kiln::Error it throws (fails the test if none).

@@ -14,23 +14,29 @@ namespace kiln::ref::testing {
 // A node whose inputs are ValueIds 0..n-1 (kNoValue where `present` says so)
 // and whose outputs are ValueIds 100.. (kNoValue for unused ones).
 inline Node make_node(OpKind kind, std::size_t num_inputs, Attrs attrs = {},
-                      std::vector<bool> outputs_used = {true}) {
-  Node n;
-  n.kind = kind;
-  n.name = n.onnx_name = "n1";
-  for (std::size_t i = 0; i < num_inputs; ++i) n.inputs.push_back(ValueId{static_cast<int32_t>(i)});
+                      std::vector<bool> outputs_used = {true},
+                      const std::vector<const Tensor*>& present = {}) {
+  std::vector<ValueId> ins, outs;
+  for (std::size_t i = 0; i < num_inputs; ++i)
+    ins.push_back(i < present.size() && present[i] == nullptr ? kNoValue
+                                                              : ValueId{static_cast<int32_t>(i)});
   for (std::size_t i = 0; i < outputs_used.size(); ++i)
-    n.outputs.push_back(outputs_used[i] ? ValueId{static_cast<int32_t>(100 + i)} : kNoValue);
-  n.attrs = std::move(attrs);
+    outs.push_back(outputs_used[i] ? ValueId{static_cast<int32_t>(100 + i)} : kNoValue);
+  Node n(kind, ins, outs, std::move(attrs));
+  n.name = n.onnx_name = "n1";
   return n;
 }
 
 // Evaluates `node` on `inputs` (nullptr = omitted) with the given output types.
-inline std::vector<Tensor> eval(Node node, std::vector<const Tensor*> inputs,
+inline std::vector<Tensor> eval(const Node& node, std::vector<const Tensor*> inputs,
                                 std::vector<TensorType> out_types) {
-  for (std::size_t i = 0; i < inputs.size() && i < node.inputs.size(); ++i)
-    if (inputs[i] == nullptr) node.inputs[i] = kNoValue;
-  return evaluate_node(node, inputs, out_types);
+  std::vector<ValueId> ins = node.inputs.vector();
+  for (std::size_t i = 0; i < inputs.size() && i < ins.size(); ++i)
+    if (inputs[i] == nullptr) ins[i] = kNoValue;
+  Node n(node.kind, ins, node.outputs.vector(), node.attrs);
+  n.name = node.name;
+  n.onnx_name = node.onnx_name;
+  return evaluate_node(n, inputs, out_types);
 }
 
 // Single-output convenience.
