@@ -3,24 +3,24 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <iostream>
-#include <map>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
+#include "kiln/commands/ir.h"
+#include "kiln/commands/opt.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
-#include "kiln/graph/ir_text.h"
-#include "kiln/onnx/import.h"
 #include "kiln/support/error.h"
 
 namespace {
 
 using namespace kiln;
+
+constexpr const char* kModelHelp = "Model: an ONNX file or kiln IR text (.kir, see `kiln ir`)";
 
 // Options every command that imports a model understands.
 struct ImportFlags {
@@ -37,159 +37,17 @@ struct ImportFlags {
   }
 
   onnx_import::ImportOptions options() const {
-    onnx_import::ImportOptions o;
-    if (batch > 0) o.batch = batch;
-    for (const std::string& s : input_shapes) {
-      const auto eq = s.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw_error(ErrorKind::Usage, "--input-shape " + s, "expected NAME=SHAPE",
-                    "e.g. --input-shape input=1x3x224x224");
-      o.input_shapes[s.substr(0, eq)] =
-          onnx_import::parse_shape(s.substr(eq + 1), "--input-shape " + s);
-    }
-    return o;
+    return commands::import_options(batch > 0 ? std::optional<int64_t>(batch) : std::nullopt,
+                                    input_shapes);
   }
 };
 
-int cmd_info(const std::string& model, const ImportFlags& flags, bool json, bool ir) {
-  const Graph graph = onnx_import::import_model(model, flags.options());
-  const commands::ModelInfo info = commands::describe_model(graph);
-  if (json) {
-    std::cout << commands::info_to_json(info).dump(2) << "\n";
-  } else {
-    std::cout << commands::format_info_table(info);
-    if (ir) std::cout << "\n" << print_graph(graph);
-  }
-  return kExitOk;
-}
-
-int cmd_run(const std::string& model, const ImportFlags& flags,
-            const std::vector<std::string>& input_bindings, const std::string& out_dir, bool force,
-            int threads, int repeat, bool json) {
-  commands::RunOptions o;
-  o.import = flags.options();
-  for (const std::string& b : input_bindings) o.inputs.push_back(commands::parse_input_binding(b));
-  if (!out_dir.empty()) o.output_dir = out_dir;
-  o.overwrite = force;
-  o.threads = threads;
-  o.repeat = repeat;
-  const commands::RunResult r = commands::run_model(model, o);
+template <class Result, class Json, class Text>
+void print(const Result& r, bool json, Json&& to_json, Text&& to_text) {
   if (json)
-    std::cout << commands::run_to_json(r).dump(2) << "\n";
+    std::cout << to_json(r).dump(2) << "\n";
   else
-    std::cout << commands::format_run_summary(r);
-  return kExitOk;
-}
-
-// Several directories: 1 if any mismatch, else 2 if any invalid, else 3 if any
-// unsupported, 4 if kiln itself failed anywhere.
-int cmd_test_onnx(const std::vector<std::string>& dirs, const ImportFlags& flags, double rtol,
-                  double atol, bool json) {
-  const commands::Tolerance tol{rtol, atol};
-  const onnx_import::ImportOptions import = flags.options();
-  std::map<commands::TestStatus, int> counts;
-  nlohmann::json all = nlohmann::json::array();
-  for (const std::string& d : dirs) {
-    const commands::TestDirResult r = commands::test_onnx_dir(d, tol, import);
-    ++counts[r.status];
-    if (json)
-      all.push_back(commands::test_to_json(r));
-    else
-      std::cout << commands::format_test_line(r) << std::endl;
-  }
-  using S = commands::TestStatus;
-  if (json) {
-    std::cout << nlohmann::json{{"results", all},
-                                {"passed", counts[S::Pass]},
-                                {"mismatched", counts[S::Mismatch]},
-                                {"unsupported", counts[S::Unsupported]},
-                                {"invalid", counts[S::Invalid]},
-                                {"internal_errors", counts[S::Internal]}}
-                     .dump(2)
-              << "\n";
-  } else if (dirs.size() > 1) {
-    std::cout << fmt::format(
-        "total {}: {} passed, {} mismatched, {} unsupported, {} invalid, {} internal errors\n",
-        dirs.size(), counts[S::Pass], counts[S::Mismatch], counts[S::Unsupported],
-        counts[S::Invalid], counts[S::Internal]);
-  }
-  if (counts[S::Internal]) return kExitInternal;
-  if (counts[S::Mismatch]) return kExitMismatch;
-  if (counts[S::Invalid]) return kExitInvalid;
-  if (counts[S::Unsupported]) return kExitUnsupported;
-  return kExitOk;
-}
-
-int cmd_config(const std::string& model, const ImportFlags& flags, const std::string& granularity,
-               const std::string& out, bool force) {
-  const std::string yaml =
-      commands::default_config(model, flags.options(), commands::parse_granularity(granularity));
-  if (out.empty()) {
-    std::cout << yaml;
-    return kExitOk;
-  }
-  commands::write_text_file(out, yaml, force);
-  std::cerr << "kiln config: wrote " << out << "\n";
-  return kExitOk;
-}
-
-int cmd_compile(const std::string& model, const ImportFlags& flags, const std::string& config,
-                const std::vector<std::string>& sets, const std::string& out,
-                const std::string& top, const std::string& profile_data, bool force, bool json) {
-  commands::CompileOptions o;
-  o.import = flags.options();
-  if (!config.empty()) o.config = config;
-  o.sets = sets;
-  o.output_dir = out;
-  o.overwrite = force;
-  o.top = top;
-  if (!profile_data.empty()) o.profile_data = profile_data;
-  const commands::CompileResult r = commands::compile_model(model, o);
-  if (json)
-    std::cout << commands::compile_to_json(r).dump(2) << "\n";
-  else
-    std::cout << commands::format_compile_summary(r);
-  return kExitOk;
-}
-
-int cmd_csim(const std::string& dir, int samples, uint64_t seed,
-             const std::vector<std::string>& inputs, bool werror, bool rebuild, bool json) {
-  commands::CsimCommandOptions o;
-  for (const std::string& b : inputs) o.inputs.push_back(commands::parse_input_binding(b));
-  o.samples = samples;
-  o.seed = seed;
-  o.werror = werror;
-  o.rebuild = rebuild;
-  const commands::CsimCommandResult r = commands::csim_project(dir, o);
-  if (json)
-    std::cout << commands::csim_to_json(r).dump(2) << "\n";
-  else
-    std::cout << commands::format_csim_summary(r);
-  return r.csim.bit_exact() ? kExitOk : kExitMismatch;
-}
-
-int cmd_profile(const std::string& model, const ImportFlags& flags, int samples,
-                const std::vector<std::string>& inputs, const std::string& data, bool json) {
-  commands::ProfileOptions o;
-  o.import = flags.options();
-  o.samples = samples;
-  for (const std::string& b : inputs) o.inputs.push_back(commands::parse_input_binding(b));
-  if (!data.empty()) o.data = data;
-  const commands::ProfileResult r = commands::profile_model(model, o);
-  if (json)
-    std::cout << commands::profile_to_json(r).dump(2) << "\n";
-  else
-    std::cout << commands::format_profile_table(r);
-  return kExitOk;
-}
-
-int cmd_report(const std::string& dir, bool json) {
-  const commands::ReportResult r = commands::report_project(dir);
-  if (json)
-    std::cout << estimate::to_json(r.estimate).dump(2) << "\n";
-  else
-    std::cout << commands::format_report(r);
-  return kExitOk;
+    std::cout << to_text(r);
 }
 
 }  // namespace
@@ -199,22 +57,24 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kiln 0.1.0");
   app.require_subcommand(1);
 
-  ImportFlags info_flags, run_flags, test_flags;
-
+  // ---- kiln info
+  ImportFlags info_flags;
   std::string info_model;
   bool info_json = false, info_ir = false;
   CLI::App* info = app.add_subcommand("info", "Per-layer summary: shapes, parameters, MACs");
-  info->add_option("MODEL", info_model, "ONNX model file")->required();
+  info->add_option("MODEL", info_model, kModelHelp)->required();
   info->add_flag("--json", info_json, "Machine-readable output");
-  info->add_flag("--ir", info_ir, "Also print kiln's graph IR");
+  info->add_flag("--ir", info_ir, "Also print kiln's graph IR (large constants elided)");
   info_flags.add_to(info);
 
+  // ---- kiln run
+  ImportFlags run_flags;
   std::string run_model_path, run_out;
   std::vector<std::string> run_inputs;
   bool run_json = false, run_force = false;
   int run_threads = 0, run_repeat = 1;
   CLI::App* run = app.add_subcommand("run", "Run a model with the float32 reference interpreter");
-  run->add_option("MODEL", run_model_path, "ONNX model file")->required();
+  run->add_option("MODEL", run_model_path, kModelHelp)->required();
   run->add_option("--input,-i", run_inputs,
                   "NAME=FILE, FILE a TensorProto .pb or .npy (one per input)");
   run->add_option("-o,--output-dir", run_out, "Write outputs here (same format as the inputs)");
@@ -226,6 +86,8 @@ int main(int argc, char** argv) {
   run->add_flag("--json", run_json, "Machine-readable output");
   run_flags.add_to(run);
 
+  // ---- kiln test-onnx
+  ImportFlags test_flags;
   std::vector<std::string> test_dirs;
   bool test_json = false;
   double rtol = 1e-3, atol = 1e-5;
@@ -240,25 +102,60 @@ int main(int argc, char** argv) {
   test->add_flag("--json", test_json, "Machine-readable output");
   test_flags.add_to(test);
 
-  ImportFlags config_flags, compile_flags, profile_flags;
+  // ---- kiln ir
+  ImportFlags ir_flags;
+  std::string ir_model, ir_out;
+  bool ir_inline = false, ir_force = false;
+  CLI::App* ir = app.add_subcommand(
+      "ir", "Write a model's graph IR as text (.kir); reads .kir too and writes it back unchanged");
+  ir->add_option("MODEL", ir_model, kModelHelp)->required();
+  ir->add_option("-o,--output", ir_out,
+                 "Write FILE (and FILE.data for large constants); without it, print a listing");
+  ir->add_flag("--inline", ir_inline, "Keep every constant in the text (no FILE.data)");
+  ir->add_flag("--force", ir_force, "Replace an existing file");
+  ir_flags.add_to(ir);
 
+  // ---- kiln opt
+  ImportFlags opt_flags;
+  std::string opt_model, opt_out, opt_passes;
+  bool opt_print = false, opt_verify = false, opt_force = false, opt_json = false;
+  CLI::App* opt = app.add_subcommand("opt", "Run graph passes by name and print the IR");
+  opt->add_option("MODEL", opt_model, kModelHelp)->required();
+  opt->add_option("--passes", opt_passes,
+                  "Comma-separated pass names (default: the HLS pipeline); `kiln passes` "
+                  "names them");
+  opt->add_flag("--print-after-all", opt_print, "Print the IR after every pass");
+  opt->add_flag("--verify-each", opt_verify,
+                "Check every pass against the reference interpreter on random inputs");
+  opt->add_option("-o,--output", opt_out, "Write the final IR to FILE (.kir)");
+  opt->add_flag("--force", opt_force, "Replace an existing file");
+  opt->add_flag("--json", opt_json, "Machine-readable summary");
+  opt_flags.add_to(opt);
+  bool opt_list = false;
+  CLI::App* opt_list_cmd = app.add_subcommand("passes", "List the graph passes `kiln opt` knows");
+  opt_list_cmd->add_flag("--json", opt_list, "Machine-readable output");
+
+  // ---- kiln config
+  ImportFlags config_flags;
   std::string config_model, config_out, config_granularity = "model";
   bool config_force = false;
   CLI::App* config = app.add_subcommand(
       "config", "Write a complete default HLS config (YAML) for a model, to stdout or -o FILE");
-  config->add_option("MODEL", config_model, "ONNX model file")->required();
+  config->add_option("MODEL", config_model, kModelHelp)->required();
   config->add_option("--granularity", config_granularity,
                      "model: one Model block; type: also per layer type; name: also per layer");
   config->add_option("-o,--output", config_out, "Write to this file instead of stdout");
   config->add_flag("--force", config_force, "Replace an existing file");
   config_flags.add_to(config);
 
+  // ---- kiln compile
+  ImportFlags compile_flags;
   std::string compile_model_path, compile_config, compile_out, compile_top, compile_profile_data;
   std::vector<std::string> compile_sets;
   bool compile_force = false, compile_json = false;
   CLI::App* compile = app.add_subcommand(
       "compile", "Write an HLS C++ project (Vitis HLS, Bambu, g++ C simulation) and estimates");
-  compile->add_option("MODEL", compile_model_path, "ONNX model file")->required();
+  compile->add_option("MODEL", compile_model_path, kModelHelp)->required();
   compile->add_option("-c,--config", compile_config, "YAML config (see `kiln config`)");
   compile->add_option("--set", compile_sets,
                       "Override one config key, e.g. IOType=io_stream, "
@@ -273,6 +170,7 @@ int main(int argc, char** argv) {
   compile->add_flag("--json", compile_json, "Machine-readable output");
   compile_flags.add_to(compile);
 
+  // ---- kiln csim
   std::string csim_dir;
   std::vector<std::string> csim_inputs;
   int csim_samples = 10;
@@ -290,13 +188,15 @@ int main(int argc, char** argv) {
   csim->add_flag("--rebuild", csim_rebuild, "Rebuild the testbench even if it is up to date");
   csim->add_flag("--json", csim_json, "Machine-readable output");
 
+  // ---- kiln profile
+  ImportFlags profile_flags;
   std::string profile_model_path, profile_data;
   std::vector<std::string> profile_inputs;
   int profile_samples = 100;
   bool profile_json = false;
   CLI::App* profile =
       app.add_subcommand("profile", "Per-layer value ranges and suggested fixed-point precisions");
-  profile->add_option("MODEL", profile_model_path, "ONNX model file")->required();
+  profile->add_option("MODEL", profile_model_path, kModelHelp)->required();
   profile->add_option("--samples", profile_samples, "Random inputs in [-1, 1) (default 100)")
       ->check(CLI::Range(1, 1000000));
   profile->add_option("--input,-i", profile_inputs,
@@ -306,6 +206,7 @@ int main(int argc, char** argv) {
   profile->add_flag("--json", profile_json, "Machine-readable output");
   profile_flags.add_to(profile);
 
+  // ---- kiln report
   std::string report_dir;
   bool report_json = false;
   CLI::App* report =
@@ -327,24 +228,114 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*info) return cmd_info(info_model, info_flags, info_json, info_ir);
-    if (*run)
-      return cmd_run(run_model_path, run_flags, run_inputs, run_out, run_force, run_threads,
-                     run_repeat, run_json);
-    if (*test) return cmd_test_onnx(test_dirs, test_flags, rtol, atol, test_json);
-    if (*config)
-      return cmd_config(config_model, config_flags, config_granularity, config_out, config_force);
-    if (*compile)
-      return cmd_compile(compile_model_path, compile_flags, compile_config, compile_sets,
-                         compile_out, compile_top, compile_profile_data, compile_force,
-                         compile_json);
-    if (*csim)
-      return cmd_csim(csim_dir, csim_samples, csim_seed, csim_inputs, csim_werror, csim_rebuild,
-                      csim_json);
-    if (*profile)
-      return cmd_profile(profile_model_path, profile_flags, profile_samples, profile_inputs,
-                         profile_data, profile_json);
-    if (*report) return cmd_report(report_dir, report_json);
+    if (*info) {
+      const commands::ModelInfo r =
+          commands::describe_model(info_model, info_flags.options(), info_ir);
+      print(r, info_json, commands::info_to_json, commands::format_info_table);
+      return kExitOk;
+    }
+    if (*run) {
+      commands::RunOptions o;
+      o.import = run_flags.options();
+      for (const std::string& b : run_inputs) o.inputs.push_back(commands::parse_input_binding(b));
+      if (!run_out.empty()) o.output_dir = run_out;
+      o.overwrite = run_force;
+      o.threads = run_threads;
+      o.repeat = run_repeat;
+      print(commands::run_model(run_model_path, o), run_json, commands::run_to_json,
+            commands::format_run_summary);
+      return kExitOk;
+    }
+    if (*test) {
+      const commands::Tolerance tol{rtol, atol};
+      std::vector<commands::TestDirResult> results;
+      for (const std::string& d : test_dirs) {
+        results.push_back(commands::test_onnx_dir(d, tol, test_flags.options()));
+        if (!test_json) std::cout << commands::format_test_line(results.back()) << std::endl;
+      }
+      if (test_json)
+        std::cout << commands::test_run_to_json(results).dump(2) << "\n";
+      else if (results.size() > 1)
+        std::cout << commands::format_test_totals(results);
+      return commands::test_run_exit_code(results);
+    }
+    if (*ir) {
+      commands::IrOptions o;
+      o.import = ir_flags.options();
+      if (!ir_out.empty()) o.output = ir_out;
+      o.inline_constants = ir_inline;
+      o.overwrite = ir_force;
+      std::cout << commands::format_ir(commands::write_ir(ir_model, o));
+      return kExitOk;
+    }
+    if (*opt) {
+      commands::OptOptions o;
+      o.import = opt_flags.options();
+      o.passes = commands::split_pass_list(opt_passes);
+      o.print_after_all = opt_print;
+      o.verify_each = opt_verify;
+      if (!opt_out.empty()) o.output = opt_out;
+      o.overwrite = opt_force;
+      const commands::OptResult r = commands::optimize(opt_model, o);
+      print(r, opt_json, commands::opt_to_json, commands::format_opt);
+      return r.failed_pass.empty() ? kExitOk : kExitMismatch;
+    }
+    if (*opt_list_cmd) {
+      std::cout << (opt_list ? commands::passes_to_json().dump(2) + "\n"
+                             : commands::format_passes());
+      return kExitOk;
+    }
+    if (*config) {
+      const std::string yaml = commands::default_config(
+          config_model, config_flags.options(), commands::parse_granularity(config_granularity));
+      if (config_out.empty()) {
+        std::cout << yaml;
+      } else {
+        commands::write_text_file(config_out, yaml, config_force);
+        std::cerr << "kiln config: wrote " << config_out << "\n";
+      }
+      return kExitOk;
+    }
+    if (*compile) {
+      commands::CompileOptions o;
+      o.import = compile_flags.options();
+      if (!compile_config.empty()) o.config = compile_config;
+      o.sets = compile_sets;
+      o.output_dir = compile_out;
+      o.overwrite = compile_force;
+      o.top = compile_top;
+      if (!compile_profile_data.empty()) o.profile_data = compile_profile_data;
+      print(commands::compile_model(compile_model_path, o), compile_json, commands::compile_to_json,
+            commands::format_compile_summary);
+      return kExitOk;
+    }
+    if (*csim) {
+      commands::CsimCommandOptions o;
+      for (const std::string& b : csim_inputs) o.inputs.push_back(commands::parse_input_binding(b));
+      o.samples = csim_samples;
+      o.seed = csim_seed;
+      o.werror = csim_werror;
+      o.rebuild = csim_rebuild;
+      const commands::CsimCommandResult r = commands::csim_project(csim_dir, o);
+      print(r, csim_json, commands::csim_to_json, commands::format_csim_summary);
+      return r.csim.bit_exact() ? kExitOk : kExitMismatch;
+    }
+    if (*profile) {
+      commands::ProfileOptions o;
+      o.import = profile_flags.options();
+      o.samples = profile_samples;
+      for (const std::string& b : profile_inputs)
+        o.inputs.push_back(commands::parse_input_binding(b));
+      if (!profile_data.empty()) o.data = profile_data;
+      print(commands::profile_model(profile_model_path, o), profile_json, commands::profile_to_json,
+            commands::format_profile_table);
+      return kExitOk;
+    }
+    if (*report) {
+      print(commands::report_project(report_dir), report_json, commands::report_to_json,
+            commands::format_report);
+      return kExitOk;
+    }
   } catch (const Error& e) {
     std::cerr << "kiln: " << to_string(e.kind()) << ": " << e.message() << "\n";
     return exit_code(e.kind());

@@ -10,10 +10,12 @@
 #include <random>
 
 #include "kiln/commands/test_onnx.h"
+#include "kiln/graph/ir_text.h"
 #include "kiln/graph/layer_stats.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
+#include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/error.h"
@@ -32,6 +34,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // can compare with the float model even after the original moved.
 constexpr std::uintmax_t kMaxCopiedModelBytes = std::uintmax_t{256} << 20;
 constexpr const char* kModelCopy = "model/model.onnx";
+constexpr const char* kIrModelCopy = "model/model.kir";
 // Multiply-accumulates the emulator spends on the testbench's expected outputs.
 constexpr int64_t kTbMacBudget = 100'000'000;
 
@@ -194,20 +197,26 @@ hls::Sample sample_from_files(const hls::Model& m,
 
 PreparedGraph prepare_graph(const fs::path& onnx, const onnx_import::ImportOptions& import) {
   PreparedGraph p;
-  p.original = onnx_import::import_model(onnx, import);
+  p.original = onnx_import::load_model(onnx, import);
   // The HLS design takes one sample per call. A model exported with a fixed
   // batch of image-like inputs (rank >= 3: N, C, spatial...) is re-imported
-  // with batch 1 unless the user chose a batch.
+  // with batch 1 unless the user chose a batch (IR text cannot be: its
+  // shapes are fixed when it is written).
   if (!import.batch && !p.original.inputs.empty()) {
     bool batched = true;
     for (ValueId id : p.original.inputs) {
       const Shape& s = p.original.value(id).type.shape;
       batched = batched && s.size() >= 3 && s[0] > 1;
     }
+    if (batched && onnx_import::is_ir_text_file(onnx))
+      throw_error(ErrorKind::Unsupported, onnx.string(),
+                  "the IR fixes a batch > 1 of image inputs; kiln's HLS designs take one sample "
+                  "per call",
+                  "write the IR with batch 1: kiln ir MODEL.onnx --batch 1 -o FILE.kir");
     if (batched) {
       onnx_import::ImportOptions one = import;
       one.batch = 1;
-      p.original = onnx_import::import_model(onnx, one);
+      p.original = onnx_import::load_model(onnx, one);
       p.batch_one = true;
     }
   }
@@ -288,16 +297,23 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   po.estimate = estimate::to_json(r.estimate);
   std::error_code ec;
   const fs::path abs = fs::absolute(onnx, ec);
-  const bool copy = fs::file_size(onnx, ec) <= kMaxCopiedModelBytes && !ec;
+  const bool ir_text = onnx_import::is_ir_text_file(onnx);
+  const fs::path data = ir_data_path(onnx);
+  const bool has_data = ir_text && fs::exists(data);
+  std::uintmax_t bytes = fs::file_size(onnx, ec);
+  if (has_data) bytes += fs::file_size(data, ec);
+  const bool copy = bytes <= kMaxCopiedModelBytes && !ec;
+  const std::string copy_path = ir_text ? kIrModelCopy : kModelCopy;
   po.source = {{"onnx", abs.string()},
-               {"onnx_copy", copy ? kModelCopy : ""},
+               {"onnx_copy", copy ? copy_path : ""},
                {"import", import_to_json(effective)},
                {"config", options.config ? fs::absolute(*options.config).string() : ""},
                {"set", options.sets}};
   if (copy)
     po.before_commit = [&](const fs::path& staging) {
       fs::create_directories(staging / "model");
-      fs::copy_file(onnx, staging / kModelCopy);
+      fs::copy_file(onnx, staging / copy_path);
+      if (has_data) fs::copy_file(data, ir_data_path(staging / copy_path));
     };
   hls::write_project(r.model, po, options.output_dir);
   r.project = options.output_dir;
@@ -357,7 +373,7 @@ CsimCommandResult csim_project(const fs::path& project, const CsimCommandOptions
     if (!onnx.empty()) {
       onnx_import::ImportOptions io;
       if (file.source.contains("import")) io = import_from_json(file.source["import"]);
-      co.float_reference = FloatReference(onnx_import::import_model(onnx, io), file.model);
+      co.float_reference = FloatReference(onnx_import::load_model(onnx, io), file.model);
       r.float_reference = onnx.string();
     }
   }
@@ -501,6 +517,10 @@ ReportResult report_project(const fs::path& project) {
   r.model = hls::load_model_json(project / hls::kModelJsonFile).model;
   r.estimate = estimate::estimate(r.model);
   return r;
+}
+
+nlohmann::json report_to_json(const ReportResult& r) {
+  return estimate::to_json(r.estimate);
 }
 
 std::string format_report(const ReportResult& r) {

@@ -123,6 +123,7 @@ struct ReportResult {
 };
 ReportResult report_project(const std::filesystem::path& project);
 std::string format_report(const ReportResult& result);
+nlohmann::json report_to_json(const ReportResult& result);
 
 }  // namespace kiln::commands
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include "kiln/graph/ir_text.h"
 #include "kiln/graph/layer_stats.h"
+#include "kiln/onnx/load.h"
 
 namespace kiln::commands {
 
@@ -68,6 +70,14 @@ ModelInfo describe_model(const Graph& graph) {
   return info;
 }
 
+ModelInfo describe_model(const std::filesystem::path& model,
+                         const onnx_import::ImportOptions& import, bool with_ir) {
+  const Graph graph = onnx_import::load_model(model, import);
+  ModelInfo info = describe_model(graph);
+  if (with_ir) info.ir = print_graph(graph);
+  return info;
+}
+
 std::string format_info_table(const ModelInfo& info) {
   std::size_t wname = 5, wop = 2, win = 5, wout = 6;
   for (const LayerInfo& l : info.layers) {
@@ -92,6 +102,7 @@ std::string format_info_table(const ModelInfo& info) {
   out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>14}\n",
                      fmt::format("total ({} layers)", info.layers.size()), wname, "", wop, "", win,
                      "", wout, grouped(info.total_params), grouped(info.total_macs));
+  if (!info.ir.empty()) out += "\n" + info.ir;
   return out;
 }
 

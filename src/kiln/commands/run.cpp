@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/atomic_dir.h"
@@ -16,14 +17,6 @@
 namespace kiln::commands {
 
 namespace fs = std::filesystem;
-
-std::pair<std::string, fs::path> parse_input_binding(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw_error(ErrorKind::Usage, "--input " + text, "expected NAME=FILE",
-                "e.g. --input input=image.npy (see `kiln info MODEL` for input names)");
-  return {text.substr(0, eq), fs::path(text.substr(eq + 1))};
-}
 
 namespace {
 // A file name for an output: the ONNX name where it is a plain file name,
@@ -74,7 +67,7 @@ RunResult run_model(const fs::path& model, const RunOptions& options) {
   if (options.repeat < 1) throw_error(ErrorKind::Usage, "--repeat", "must be at least 1", "");
   RunResult result;
   auto t0 = std::chrono::steady_clock::now();
-  const Graph graph = onnx_import::import_model(model, options.import);
+  const Graph graph = onnx_import::load_model(model, options.import);
   result.import_seconds = seconds_since(t0);
 
   const std::vector<Tensor> inputs = bind_inputs(graph, options);

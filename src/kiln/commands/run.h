@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/commands/args.h"
 #include "kiln/graph/tensor.h"
 #include "kiln/onnx/import.h"
 
@@ -36,9 +37,6 @@ struct RunResult {
   double seconds_per_run = 0;  // median over `repeat` runs
   std::vector<std::filesystem::path> written;
 };
-
-// Parses "NAME=FILE" (Usage error otherwise).
-std::pair<std::string, std::filesystem::path> parse_input_binding(const std::string& text);
 
 RunResult run_model(const std::filesystem::path& model, const RunOptions& options);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <new>
 #include <optional>
 
@@ -298,6 +299,43 @@ std::vector<std::vector<Tensor>> read_test_data_inputs(const fs::path& dir) {
     samples.push_back(std::move(in));
   }
   return samples;
+}
+
+namespace {
+std::map<TestStatus, int> count_statuses(const std::vector<TestDirResult>& results) {
+  std::map<TestStatus, int> counts;
+  for (const TestDirResult& r : results) ++counts[r.status];
+  return counts;
+}
+}  // namespace
+
+std::string format_test_totals(const std::vector<TestDirResult>& results) {
+  std::map<TestStatus, int> c = count_statuses(results);
+  using S = TestStatus;
+  return fmt::format(
+      "total {}: {} passed, {} mismatched, {} unsupported, {} invalid, {} internal errors\n",
+      results.size(), c[S::Pass], c[S::Mismatch], c[S::Unsupported], c[S::Invalid], c[S::Internal]);
+}
+
+nlohmann::json test_run_to_json(const std::vector<TestDirResult>& results) {
+  std::map<TestStatus, int> c = count_statuses(results);
+  using S = TestStatus;
+  nlohmann::json all = nlohmann::json::array();
+  for (const TestDirResult& r : results) all.push_back(test_to_json(r));
+  return {{"results", all},
+          {"passed", c[S::Pass]},
+          {"mismatched", c[S::Mismatch]},
+          {"unsupported", c[S::Unsupported]},
+          {"invalid", c[S::Invalid]},
+          {"internal_errors", c[S::Internal]}};
+}
+
+int test_run_exit_code(const std::vector<TestDirResult>& results) {
+  std::map<TestStatus, int> c = count_statuses(results);
+  using S = TestStatus;
+  for (S s : {S::Internal, S::Mismatch, S::Invalid, S::Unsupported})
+    if (c[s]) return exit_code(s);
+  return kExitOk;
 }
 
 }  // namespace kiln::commands

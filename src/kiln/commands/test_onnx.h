@@ -53,4 +53,11 @@ std::string format_test_line(const TestDirResult& r);
 std::vector<std::vector<Tensor>> read_test_data_inputs(const std::filesystem::path& dir);
 nlohmann::json test_to_json(const TestDirResult& r);
 
+// A run over several directories: "total N: ... passed, ..." and the exit
+// code (4 if kiln failed anywhere, else 1 if any mismatched, else 2 if any was
+// invalid, else 3 if any was unsupported, else 0).
+std::string format_test_totals(const std::vector<TestDirResult>& results);
+nlohmann::json test_run_to_json(const std::vector<TestDirResult>& results);
+int test_run_exit_code(const std::vector<TestDirResult>& results);
+
 }  // namespace kiln::commands

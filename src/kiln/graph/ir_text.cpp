@@ -488,11 +488,17 @@ fs::path ir_data_path(const fs::path& path) {
   return path.string() + ".data";
 }
 
-void write_ir_file(const Graph& graph, const fs::path& path) {
+void write_ir_file(const Graph& graph, const fs::path& path, IrWriteOptions::Large large) {
+  KILN_ASSERT(large != IrWriteOptions::Large::Elide, "an IR file must keep every constant");
   IrWriteOptions o;
-  o.large = IrWriteOptions::Large::DataFile;
+  o.large = large;
   const IrText ir = print_ir(graph, o);
-  if (!ir.data.empty()) write_file_atomically(ir_data_path(path), ir.data);
+  if (!ir.data.empty()) {
+    write_file_atomically(ir_data_path(path), ir.data);
+  } else {
+    std::error_code ec;
+    fs::remove(ir_data_path(path), ec);
+  }
   write_file_atomically(path, ir.text);
 }
 

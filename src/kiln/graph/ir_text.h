@@ -55,8 +55,11 @@ std::string print_graph(const Graph& graph);
 // says the file is missing).
 Graph parse_ir(std::string_view text, const std::string& source, const std::string* data = nullptr);
 
-// FILE and FILE.data (when needed), each written via a temporary and a rename.
-void write_ir_file(const Graph& graph, const std::filesystem::path& path);
+// FILE and, when some constant goes there, FILE.data, each written via a
+// temporary and a rename (a FILE.data left from an earlier write is removed
+// when the new text needs none). `large` must not be Elide.
+void write_ir_file(const Graph& graph, const std::filesystem::path& path,
+                   IrWriteOptions::Large large = IrWriteOptions::Large::DataFile);
 Graph read_ir_file(const std::filesystem::path& path);
 // The side file of an IR file: FILE.data.
 std::filesystem::path ir_data_path(const std::filesystem::path& path);

@@ -1,0 +1,50 @@
+#include "kiln/commands/args.h"
+
+#include "kiln/support/error.h"
+
+namespace kiln::commands {
+
+namespace fs = std::filesystem;
+
+std::pair<std::string, fs::path> parse_input_binding(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw_error(ErrorKind::Usage, "--input " + text, "expected NAME=FILE",
+                "e.g. --input input=image.npy (see `kiln info MODEL` for input names)");
+  return {text.substr(0, eq), fs::path(text.substr(eq + 1))};
+}
+
+onnx_import::ImportOptions import_options(std::optional<int64_t> batch,
+                                          const std::vector<std::string>& input_shapes) {
+  onnx_import::ImportOptions o;
+  o.batch = batch;
+  for (const std::string& s : input_shapes) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw_error(ErrorKind::Usage, "--input-shape " + s, "expected NAME=SHAPE",
+                  "e.g. --input-shape input=1x3x224x224");
+    o.input_shapes[s.substr(0, eq)] =
+        onnx_import::parse_shape(s.substr(eq + 1), "--input-shape " + s);
+  }
+  return o;
+}
+
+std::vector<std::string> split_pass_list(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t b = 0;
+  while (b < text.size()) {
+    std::size_t e = text.find(',', b);
+    if (e == std::string::npos) e = text.size();
+    std::string name = text.substr(b, e - b);
+    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (name.empty())
+      throw_error(ErrorKind::Usage, "--passes " + text, "an empty pass name",
+                  "separate pass names with single commas: form_dense,fold_batchnorm");
+    names.push_back(name);
+    b = e + 1;
+  }
+  return names;
+}
+
+}  // namespace kiln::commands
