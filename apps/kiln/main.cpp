@@ -11,6 +11,7 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/ir.h"
+#include "kiln/commands/layers.h"
 #include "kiln/commands/opt.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
@@ -132,8 +133,27 @@ int main(int argc, char** argv) {
   opt->add_flag("--json", opt_json, "Machine-readable summary");
   opt_flags.add_to(opt);
   bool opt_list = false;
-  CLI::App* opt_list_cmd = app.add_subcommand("passes", "List the graph passes `kiln opt` knows");
+  CLI::App* opt_list_cmd =
+      app.add_subcommand("passes", "List the graph passes and the HLS layer passes");
   opt_list_cmd->add_flag("--json", opt_list, "Machine-readable output");
+
+  // ---- kiln layers
+  ImportFlags layers_flags;
+  std::string layers_model, layers_config, layers_out;
+  std::vector<std::string> layers_sets;
+  bool layers_print = false, layers_full = false, layers_force = false, layers_json = false;
+  CLI::App* layers = app.add_subcommand(
+      "layers", "Print the HLS layer model a compile builds, after lowering and each layer pass");
+  layers->add_option("MODEL", layers_model, kModelHelp)->required();
+  layers->add_option("-c,--config", layers_config, "YAML config (see `kiln config`)");
+  layers->add_option("--set", layers_sets, "Override one config key, as for compile (repeatable)");
+  layers->add_flag("--print-after-all", layers_print,
+                   "Print the model after lowering and after every layer pass");
+  layers->add_flag("--full", layers_full, "Print every constant (the text then parses back)");
+  layers->add_option("-o,--output", layers_out, "Write the final model's full text to FILE");
+  layers->add_flag("--force", layers_force, "Replace an existing file");
+  layers->add_flag("--json", layers_json, "Machine-readable summary");
+  layers_flags.add_to(layers);
 
   // ---- kiln config
   ImportFlags config_flags;
@@ -283,6 +303,19 @@ int main(int argc, char** argv) {
     if (*opt_list_cmd) {
       std::cout << (opt_list ? commands::passes_to_json().dump(2) + "\n"
                              : commands::format_passes());
+      return kExitOk;
+    }
+    if (*layers) {
+      commands::LayersOptions o;
+      o.import = layers_flags.options();
+      if (!layers_config.empty()) o.config = layers_config;
+      o.sets = layers_sets;
+      o.print_after_all = layers_print;
+      o.full = layers_full;
+      if (!layers_out.empty()) o.output = layers_out;
+      o.overwrite = layers_force;
+      print(commands::show_layers(layers_model, o), layers_json, commands::layers_to_json,
+            commands::format_layers);
       return kExitOk;
     }
     if (*config) {

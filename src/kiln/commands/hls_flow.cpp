@@ -11,13 +11,14 @@
 
 #include "kiln/commands/test_onnx.h"
 #include "kiln/graph/ir_text.h"
-#include "kiln/graph/layer_stats.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
+#include "kiln/hls/ports.h"
+#include "kiln/hls/prepare.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
-#include "kiln/ref/interpreter.h"
+#include "kiln/ref/random_inputs.h"
 #include "kiln/support/error.h"
 
 namespace kiln::commands {
@@ -35,30 +36,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 constexpr std::uintmax_t kMaxCopiedModelBytes = std::uintmax_t{256} << 20;
 constexpr const char* kModelCopy = "model/model.onnx";
 constexpr const char* kIrModelCopy = "model/model.kir";
-// Multiply-accumulates the emulator spends on the testbench's expected outputs.
-constexpr int64_t kTbMacBudget = 100'000'000;
-
-int64_t layer_stats_macs(const Graph& g) {
-  int64_t total = 0;
-  for (const Node& n : g.nodes()) total += layer_stats(g, n).macs;
-  return total;
-}
-
-bool uses_auto(const hls::LayerConfig& c) {
-  for (const auto* p : {&c.weight, &c.bias, &c.result, &c.accum, &c.table, &c.inv_table})
-    if (*p && (*p)->automatic) return true;
-  return false;
-}
-
-bool config_uses_auto(const hls::Config& cfg) {
-  if (uses_auto(cfg.model)) return true;
-  for (const auto& [k, c] : cfg.by_type)
-    if (uses_auto(c)) return true;
-  for (const auto& [k, c] : cfg.by_name)
-    if (uses_auto(c)) return true;
-  return false;
-}
-
 nlohmann::json import_to_json(const onnx_import::ImportOptions& o) {
   nlohmann::json j = nlohmann::json::object();
   if (o.batch) j["batch"] = *o.batch;
@@ -77,93 +54,12 @@ onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
   return o;
 }
 
-// Element order conversions between a port's ONNX layout and the top
-// function's channels-last tensor: tensor shape[i] = onnx_shape[perm[i]].
-std::vector<int64_t> onnx_index_of_tensor_elements(const std::vector<int64_t>& tensor_shape,
-                                                   const std::vector<int64_t>& perm) {
-  const std::size_t rank = tensor_shape.size();
-  std::vector<int64_t> onnx_shape(rank);
-  for (std::size_t i = 0; i < rank; ++i)
-    onnx_shape[static_cast<std::size_t>(perm[i])] = tensor_shape[i];
-  std::vector<int64_t> onnx_strides(rank, 1);
-  for (std::size_t i = rank; i-- > 1;) onnx_strides[i - 1] = onnx_strides[i] * onnx_shape[i];
-  int64_t n = 1;
-  for (int64_t d : tensor_shape) n *= d;
-  std::vector<int64_t> map(static_cast<std::size_t>(n));
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t o = 0;
-    for (std::size_t i = 0; i < rank; ++i)
-      o += idx[i] * onnx_strides[static_cast<std::size_t>(perm[i])];
-    map[static_cast<std::size_t>(e)] = o;
-    for (std::size_t i = rank; i-- > 0;) {
-      if (++idx[i] < tensor_shape[i]) break;
-      idx[i] = 0;
-    }
-  }
-  return map;
-}
-
-// The float model as CsimOptions::float_reference wants it.
-struct FloatReference {
-  std::shared_ptr<Graph> graph;
-  std::shared_ptr<ref::Interpreter> interpreter;
-  std::vector<std::vector<int64_t>> in_map, out_map;  // tensor element -> ONNX element
-
-  FloatReference(Graph g, const hls::Model& m) : graph(std::make_shared<Graph>(std::move(g))) {
-    interpreter = std::make_shared<ref::Interpreter>(*graph);
-    if (graph->inputs.size() != m.inputs.size() || graph->outputs.size() != m.outputs.size())
-      throw_error(ErrorKind::InvalidModel, "kiln_model.json",
-                  "the recorded ONNX model does not match the project's ports",
-                  "recompile the project with `kiln compile`");
-    for (std::size_t i = 0; i < m.inputs.size(); ++i)
-      in_map.push_back(onnx_index_of_tensor_elements(
-          m.tensors[static_cast<std::size_t>(m.inputs[i])].shape, m.input_ports[i].perm));
-    for (std::size_t i = 0; i < m.outputs.size(); ++i)
-      out_map.push_back(onnx_index_of_tensor_elements(
-          m.tensors[static_cast<std::size_t>(m.outputs[i])].shape, m.output_ports[i].perm));
-  }
-
-  std::vector<std::vector<double>> operator()(const hls::Sample& s) const {
-    std::vector<Tensor> in;
-    for (std::size_t i = 0; i < graph->inputs.size(); ++i) {
-      Tensor t(graph->value(graph->inputs[i]).type);
-      auto d = t.data<float>();
-      for (std::size_t e = 0; e < s[i].size(); ++e)
-        d[static_cast<std::size_t>(in_map[i][e])] = static_cast<float>(s[i][e]);
-      in.push_back(std::move(t));
-    }
-    const std::vector<Tensor> out = interpreter->run(in);
-    std::vector<std::vector<double>> r;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      std::vector<double> v(out_map[i].size());
-      for (std::size_t e = 0; e < v.size(); ++e) v[e] = out[i].as_double(out_map[i][e]);
-      r.push_back(std::move(v));
-    }
-    return r;
-  }
-};
-
-// The top function's name: --top, else the file stem (the directory's name for
-// the common "model.onnx"), made a C identifier.
-std::string top_name(const fs::path& onnx, const std::string& requested) {
-  std::string base = requested;
-  if (base.empty()) {
-    base = onnx.stem().string();
-    const fs::path dir = fs::absolute(onnx).parent_path();
-    if (base == "model" && !dir.filename().empty()) base = dir.filename().string();
-  }
-  std::string id;
-  for (char c : base) id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "net_" + id;
-  return id;
-}
-
 // One csim sample from NAME=FILE tensors in the ONNX layout, reordered to
 // the top function's channels-last inputs.
 hls::Sample sample_from_files(const hls::Model& m,
                               const std::vector<std::pair<std::string, fs::path>>& files) {
-  hls::Sample sample(m.inputs.size());
+  std::vector<Tensor> tensors(m.inputs.size());
+  std::vector<std::string> where(m.inputs.size());
   std::vector<bool> bound(m.inputs.size(), false);
   std::string names;
   for (const auto& p : m.input_ports) names += (names.empty() ? "" : ", ") + p.onnx_name;
@@ -174,76 +70,33 @@ hls::Sample sample_from_files(const hls::Model& m,
       throw_error(ErrorKind::Usage, "--input " + name, "the project has no input of that name",
                   "its inputs are: " + names);
     if (bound[i]) throw_error(ErrorKind::Usage, "--input " + name, "input given twice", "");
-    const Tensor t = onnx_import::read_tensor_file(path);
-    const hls::TensorInfo& ti = m.tensors[static_cast<std::size_t>(m.inputs[i])];
-    if (t.numel() != ti.numel())
-      throw_error(ErrorKind::InvalidModel, path.string(),
-                  "has " + std::to_string(t.numel()) + " values, input '" + name + "' takes " +
-                      std::to_string(ti.numel()),
-                  "give a tensor of shape " + shape_to_string(m.input_ports[i].onnx_shape));
-    const std::vector<int64_t> map = onnx_index_of_tensor_elements(ti.shape, m.input_ports[i].perm);
-    sample[i].resize(map.size());
-    for (std::size_t e = 0; e < map.size(); ++e) sample[i][e] = t.as_double(map[e]);
+    tensors[i] = onnx_import::read_tensor_file(path);
+    where[i] = path.string();
     bound[i] = true;
   }
   for (std::size_t i = 0; i < bound.size(); ++i)
     if (!bound[i])
       throw_error(ErrorKind::Usage, "input '" + m.input_ports[i].onnx_name + "'",
                   "no --input given for it", "give every input, or none for random inputs");
-  return sample;
+  return hls::sample_from_onnx(m, tensors, where);
 }
 
 }  // namespace
 
-PreparedGraph prepare_graph(const fs::path& onnx, const onnx_import::ImportOptions& import) {
-  PreparedGraph p;
-  p.original = onnx_import::load_model(onnx, import);
-  // The HLS design takes one sample per call. A model exported with a fixed
-  // batch of image-like inputs (rank >= 3: N, C, spatial...) is re-imported
-  // with batch 1 unless the user chose a batch (IR text cannot be: its
-  // shapes are fixed when it is written).
-  if (!import.batch && !p.original.inputs.empty()) {
-    bool batched = true;
-    for (ValueId id : p.original.inputs) {
-      const Shape& s = p.original.value(id).type.shape;
-      batched = batched && s.size() >= 3 && s[0] > 1;
-    }
-    if (batched && onnx_import::is_ir_text_file(onnx))
-      throw_error(ErrorKind::Unsupported, onnx.string(),
-                  "the IR fixes a batch > 1 of image inputs; kiln's HLS designs take one sample "
-                  "per call",
-                  "write the IR with batch 1: kiln ir MODEL.onnx --batch 1 -o FILE.kir");
-    if (batched) {
-      onnx_import::ImportOptions one = import;
-      one.batch = 1;
-      p.original = onnx_import::load_model(onnx, one);
-      p.batch_one = true;
-    }
-  }
-  p.passed = p.original;
-  p.passes = passes::run_hls_pipeline(p.passed);
-  return p;
+hls::Config load_hls_config(const std::optional<fs::path>& file,
+                            const std::vector<std::string>& sets) {
+  hls::Config cfg;
+  if (file) cfg = hls::load_config(file->string());
+  for (const std::string& s : sets) hls::apply_set(cfg, s);
+  return cfg;
 }
 
-std::vector<std::vector<Tensor>> random_graph_inputs(const Graph& graph, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<std::vector<Tensor>> samples;
-  for (int s = 0; s < n; ++s) {
-    std::vector<Tensor> in;
-    for (ValueId id : graph.inputs) {
-      const TensorType& type = graph.value(id).type;
-      if (type.dtype != DType::Float32)
-        throw_error(ErrorKind::Unsupported, "input '" + graph.value(id).onnx_name + "'",
-                    "random inputs are generated for float32 inputs only",
-                    "give inputs with --input NAME=FILE");
-      Tensor t(type);
-      for (float& v : t.data<float>()) v = static_cast<float>(u(rng));
-      in.push_back(std::move(t));
-    }
-    samples.push_back(std::move(in));
-  }
-  return samples;
+std::optional<hls::Profile> profile_for_auto(const hls::Config& cfg, const Graph& passed,
+                                             const std::optional<fs::path>& data, int samples,
+                                             uint64_t seed) {
+  if (!hls::uses_auto(cfg)) return std::nullopt;
+  return hls::profile_graph(
+      passed, data ? read_test_data_inputs(*data) : ref::random_inputs(passed, samples, seed));
 }
 
 hls::Granularity parse_granularity(const std::string& text) {
@@ -256,7 +109,7 @@ hls::Granularity parse_granularity(const std::string& text) {
 
 std::string default_config(const fs::path& onnx, const onnx_import::ImportOptions& import,
                            hls::Granularity granularity) {
-  const PreparedGraph p = prepare_graph(onnx, import);
+  const hls::PreparedGraph p = hls::prepare_graph(onnx, import);
   const hls::Model m = hls::build_model(p.passed, hls::Config{}, nullptr);
   return hls::default_config_yaml(m, granularity);
 }
@@ -266,23 +119,15 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   if (options.output_dir.empty())
     throw_error(ErrorKind::Usage, "kiln compile", "no output directory", "pass -o DIR");
   // The configuration first: a typo should not wait for the model to import.
-  hls::Config cfg;
-  if (options.config) cfg = hls::load_config(options.config->string());
-  for (const std::string& s : options.sets) hls::apply_set(cfg, s);
-
-  PreparedGraph p = prepare_graph(onnx, options.import);
+  const hls::Config cfg = load_hls_config(options.config, options.sets);
+  hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
   CompileResult r;
   r.passes = p.passes;
-  std::optional<hls::Profile> profile;
-  if (config_uses_auto(cfg)) {
-    profile = hls::profile_graph(
-        p.passed, options.profile_data
-                      ? read_test_data_inputs(*options.profile_data)
-                      : random_graph_inputs(p.passed, options.profile_samples, options.seed));
-    r.profiled = true;
-  }
+  const std::optional<hls::Profile> profile = profile_for_auto(
+      cfg, p.passed, options.profile_data, options.profile_samples, options.seed);
+  r.profiled = profile.has_value();
   r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
-  r.model.name = top_name(onnx, options.top);
+  r.model.name = hls::top_function_name(onnx, options.top);
   r.batch_one = p.batch_one;
   r.estimate = estimate::estimate(r.model);
 
@@ -290,10 +135,7 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   if (p.batch_one) effective.batch = 1;
   hls::ProjectOptions po;
   po.replace_existing = options.overwrite;
-  // The testbench's own expected outputs come from the emulator at compile
-  // time; keep that under a few seconds for GMAC-sized models.
-  const int64_t macs = std::max<int64_t>(1, layer_stats_macs(p.passed));
-  po.tb_samples = static_cast<int>(std::clamp<int64_t>(kTbMacBudget / macs, 1, 8));
+  po.tb_samples = hls::testbench_samples(p.passed);
   po.estimate = estimate::to_json(r.estimate);
   std::error_code ec;
   const fs::path abs = fs::absolute(onnx, ec);
@@ -373,7 +215,7 @@ CsimCommandResult csim_project(const fs::path& project, const CsimCommandOptions
     if (!onnx.empty()) {
       onnx_import::ImportOptions io;
       if (file.source.contains("import")) io = import_from_json(file.source["import"]);
-      co.float_reference = FloatReference(onnx_import::load_model(onnx, io), file.model);
+      co.float_reference = hls::FloatReference(onnx_import::load_model(onnx, io), file.model);
       r.float_reference = onnx.string();
     }
   }
@@ -417,12 +259,12 @@ nlohmann::json csim_to_json(const CsimCommandResult& r) {
 
 ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options) {
   if (options.samples < 1) throw_error(ErrorKind::Usage, "--samples", "must be at least 1", "");
-  const PreparedGraph p = prepare_graph(onnx, options.import);
+  const hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
   std::vector<std::vector<Tensor>> samples;
   if (options.data) {
     samples = read_test_data_inputs(*options.data);
   } else if (options.inputs.empty()) {
-    samples = random_graph_inputs(p.passed, options.samples, options.seed);
+    samples = ref::random_inputs(p.passed, options.samples, options.seed);
   } else {
     std::vector<Tensor> one(p.passed.inputs.size());
     std::vector<bool> bound(one.size(), false);
@@ -532,9 +374,9 @@ std::string format_report(const ReportResult& r) {
                    "strategy", "conv impl");
   for (const hls::Layer& l : m.layers)
     s += fmt::format("{:<28} {:<10} {:<22} {:>6} {:<9} {:<10}\n", l.name,
-                     hls::layer_kind_name(l.kind), l.precision.result.to_string(), l.reuse_factor,
+                     hls::layer_kind_name(l.kind()), l.precision.result.to_string(), l.reuse_factor,
                      l.strategy == hls::Strategy::Latency ? "Latency" : "Resource",
-                     l.kind == hls::LayerKind::Conv
+                     l.kind() == hls::LayerKind::Conv
                          ? (l.conv_impl == hls::ConvImpl::LineBuffer ? "LineBuffer" : "Encoded")
                          : "-");
   s += "\nestimate (no vendor tool; formulas in docs/estimates.md):\n";

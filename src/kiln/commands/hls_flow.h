@@ -21,19 +21,17 @@
 
 namespace kiln::commands {
 
-// The graph the HLS flow starts from: imported, then through the pass pipeline.
-struct PreparedGraph {
-  Graph original;  // as imported: the float reference
-  Graph passed;    // after passes::run_hls_pipeline
-  std::vector<PassRecord> passes;
-  bool batch_one = false;  // re-imported with batch 1 (the model fixed a larger batch)
-};
-PreparedGraph prepare_graph(const std::filesystem::path& onnx,
-                            const onnx_import::ImportOptions& import);
+// The config of `kiln compile` and `kiln layers`: FILE (if any), then each
+// KEY=VALUE override in order. Config errors come before the model loads.
+hls::Config load_hls_config(const std::optional<std::filesystem::path>& file,
+                            const std::vector<std::string>& sets);
 
-// `n` random inputs for `graph`, uniform in [-1, 1) (the distribution `kiln
-// csim` draws from), one tensor per graph input.
-std::vector<std::vector<Tensor>> random_graph_inputs(const Graph& graph, int n, uint64_t seed);
+// The profile "Precision: auto" needs, or nullopt when `cfg` has no auto
+// field: of the data sets in `data` (test_data_set_*/input_K.pb) when given,
+// else of `samples` random inputs from `seed`.
+std::optional<hls::Profile> profile_for_auto(const hls::Config& cfg, const Graph& passed,
+                                             const std::optional<std::filesystem::path>& data,
+                                             int samples, uint64_t seed);
 
 // ---- kiln config --------------------------------------------------------------
 std::string default_config(const std::filesystem::path& onnx,

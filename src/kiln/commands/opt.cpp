@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kiln/graph/ir_text.h"
+#include "kiln/hls/layer_passes/pipeline.h"
 #include "kiln/onnx/load.h"
 #include "kiln/passes/pipeline.h"
 #include "kiln/support/error.h"
@@ -90,19 +91,38 @@ nlohmann::json opt_to_json(const OptResult& r) {
   return j;
 }
 
+namespace {
+// The layer passes' names and descriptions (their factories are not called).
+PassRegistry<hls::Model> layer_registry() {
+  static const hls::Config kNoConfig;
+  return hls::layer_passes(hls::LayerPassContext{&kNoConfig, nullptr});
+}
+}  // namespace
+
 std::string format_passes() {
-  std::string s;
+  std::string s = "graph passes (kiln opt --passes):\n";
   for (const auto& e : passes::graph_passes().entries())
-    s += fmt::format("{:<20} {}\n", e.name, e.description);
-  s += "\ndefault pipeline (kiln compile): " + join(passes::hls_pipeline(), ",") + "\n";
+    s += fmt::format("  {:<24} {}\n", e.name, e.description);
+  s += "  default pipeline (kiln compile): " + join(passes::hls_pipeline(), ",") + "\n";
+  s += "\nHLS layer passes (kiln layers --print-after-all):\n";
+  const PassRegistry<hls::Model> registry = layer_registry();
+  for (const auto& e : registry.entries())
+    s += fmt::format("  {:<24} {}\n", e.name, e.description);
+  s += "  pipeline (kiln compile): lower_graph," + join(hls::layer_pipeline(), ",") + "\n";
   return s;
 }
 
 nlohmann::json passes_to_json() {
-  nlohmann::json all = nlohmann::json::array();
+  nlohmann::json all = nlohmann::json::array(), layers = nlohmann::json::array();
   for (const auto& e : passes::graph_passes().entries())
     all.push_back({{"name", e.name}, {"description", e.description}});
-  return {{"passes", all}, {"default_pipeline", passes::hls_pipeline()}};
+  const PassRegistry<hls::Model> registry = layer_registry();
+  for (const auto& e : registry.entries())
+    layers.push_back({{"name", e.name}, {"description", e.description}});
+  return {{"passes", all},
+          {"default_pipeline", passes::hls_pipeline()},
+          {"layer_passes", layers},
+          {"layer_pipeline", hls::layer_pipeline()}};
 }
 
 }  // namespace kiln::commands

@@ -48,7 +48,8 @@ OptResult optimize(const std::filesystem::path& model, const OptOptions& options
 std::string format_opt(const OptResult& result);
 nlohmann::json opt_to_json(const OptResult& result);
 
-// `kiln passes`: every registered graph pass with what it does.
+// `kiln passes`: every registered graph pass and HLS layer pass with what it
+// does, and the default pipelines.
 std::string format_passes();
 nlohmann::json passes_to_json();
 

@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "kiln/estimate/devices.h"
+#include "kiln/hls/derived.h"
+#include "kiln/hls/layer_kinds.h"
+#include "kiln/hls/model_edit.h"
 
 namespace kiln::estimate {
 
@@ -132,7 +135,7 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
                       int in_width, LayerEstimate& e, std::string& notes) {
   const hls::Precision& p = layer.precision;
   int64_t rf = std::clamp<int64_t>(layer.reuse_factor, 1, std::max<int64_t>(n_in * n_out, 1));
-  int64_t m = multipliers(n_in, n_out, rf);
+  int64_t m = hls::block_factor(layer);
   int ww = p.weight.width;
   int aw = p.accum.width;
   int64_t d = dsp_per_multiplier(in_width, ww);
@@ -168,6 +171,26 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
   (void)model;
 }
 
+// The io_stream window buffer of a convolution or pooling layer
+// (hls::window_buffer: line buffer, encoded FIFOs, or none for global pools).
+void add_window_buffer(const Model& model, const Layer& layer, LayerEstimate& e,
+                       std::string& notes) {
+  const hls::WindowBuffer w = hls::window_buffer(model, layer);
+  if (w.kind == hls::WindowKind::None) return;
+  const BufferPlacement b = place_buffers(w.count, w.width, w.depth);
+  e.bram18 += b.bram18;
+  e.srl += b.srl;
+  const bool encoded = w.kind == hls::WindowKind::Encoded;
+  if (encoded) {
+    e.lut += w.count * kFifoLut;
+    e.ff += w.count * kFifoFf;
+  } else {
+    e.lut += w.count * 2;  // shift enables
+  }
+  notes += std::string(encoded ? "encoded " : "line buffer ") + std::to_string(w.count) + " x " +
+           std::to_string(w.depth) + " x " + std::to_string(w.width) + "b; ";
+}
+
 int64_t kernel_depth(const Layer& layer, int64_t n_in) {
   int64_t adds = layer.strategy == Strategy::Latency ? ceil_log2(n_in) : 2;
   return kMultLatency + adds + 2;  // + bias/activation, write
@@ -178,18 +201,18 @@ Work estimate_layer(const Model& model, const Layer& layer) {
   LayerEstimate& e = w.est;
   StreamTiming& t = w.timing;
   e.layer = layer.name;
-  std::string notes = std::string(layer_kind_name(layer.kind)) + ": ";
+  std::string notes = std::string(layer_kind_name(layer.kind())) + ": ";
   const bool stream = model.io_type == IOType::Stream;
-  StreamShape in = layer.inputs.empty() ? stream_shape(model, layer.output)
+  StreamShape in = layer.inputs.empty() ? stream_shape(model, layer.output())
                                         : stream_shape(model, layer.inputs[0]);
-  StreamShape out = stream_shape(model, layer.output);
+  StreamShape out = stream_shape(model, layer.output());
   int64_t rf = std::max<int64_t>(layer.reuse_factor, 1);
   int64_t par_ii = 1, par_latency = 1;
 
   e.lut += kLayerLut;
   e.ff += kLayerFf;
 
-  switch (layer.kind) {
+  switch (layer.kind()) {
     case LayerKind::Dense: {
       const auto& dp = layer.as<hls::DenseParams>();
       rf = std::clamp<int64_t>(rf, 1, std::max<int64_t>(dp.n_in * dp.n_out, 1));
@@ -234,20 +257,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
         int64_t window_bits = cp.kernel_h * cp.kernel_w * cp.c_in * in.width;
         e.ff += window_bits;
         e.lut += window_bits / 2;
-        WindowBuffer b = layer.conv_impl == ConvImpl::Encoded
-                             ? encoded_buffer(cp.kernel_h, cp.kernel_w, wp, cp.c_in, in.width)
-                             : line_buffer(cp.kernel_h, wp, cp.c_in, in.width);
-        e.bram18 += b.bram18;
-        e.srl += b.srl;
-        if (layer.conv_impl == ConvImpl::Encoded) {
-          e.lut += b.count * kFifoLut;
-          e.ff += b.count * kFifoFf;
-        } else {
-          e.lut += b.count * 2;  // shift enables
-        }
-        notes += std::string(layer.conv_impl == ConvImpl::Encoded ? "encoded " : "line buffer ") +
-                 std::to_string(b.count) + " x " + std::to_string(b.depth) + " x " +
-                 std::to_string(b.width) + "b; ";
+        add_window_buffer(model, layer, e, notes);
       }
       break;
     }
@@ -276,20 +286,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
         int64_t window_bits = k * ch * in.width;
         e.ff += window_bits;
         e.lut += window_bits / 2;
-        WindowBuffer b = layer.conv_impl == ConvImpl::Encoded
-                             ? encoded_buffer(pp.kernel_h, pp.kernel_w, wp, ch, in.width)
-                             : line_buffer(pp.kernel_h, wp, ch, in.width);
-        e.bram18 += b.bram18;
-        e.srl += b.srl;
-        if (layer.conv_impl == ConvImpl::Encoded) {
-          e.lut += b.count * kFifoLut;
-          e.ff += b.count * kFifoFf;
-        } else {
-          e.lut += b.count * 2;
-        }
-        notes += std::string(layer.conv_impl == ConvImpl::Encoded ? "encoded " : "line buffer ") +
-                 std::to_string(b.count) + " x " + std::to_string(b.depth) + " x " +
-                 std::to_string(b.width) + "b; ";
+        add_window_buffer(model, layer, e, notes);
       }
       break;
     }
@@ -369,38 +366,49 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       t.iterations = out.elements;
       t.depth = 1;
       break;
+    case LayerKind::Clone:
+      // kiln::clone: one read, one write per copy, each cycle.
+      t.iterations = in.elements;
+      t.depth = 1;
+      break;
     case LayerKind::Concat:
     case LayerKind::Transpose:
     case LayerKind::Reshape:
       // Reshape/Flatten and Concat move data through; Transpose buffers it.
       t.iterations = std::max(in.elements, out.elements);
       t.depth = 1;
-      t.needs_all = layer.kind == LayerKind::Transpose;
-      if (layer.kind == LayerKind::Transpose) e.ff += in.numel * in.width;
+      t.needs_all = layer.kind() == LayerKind::Transpose;
+      if (layer.kind() == LayerKind::Transpose) e.ff += in.numel * in.width;
       break;
   }
 
-  // The layer's output FIFO (io_stream): one image deep (out.elements words of
-  // C * width bits), so no schedule can deadlock; SRLs up to 64 deep, BRAM
-  // beyond. io_parallel: the output array is partitioned into registers.
-  bool is_output =
-      std::find(model.outputs.begin(), model.outputs.end(), layer.output) != model.outputs.end();
-  if (stream) {
-    // Reshape relabels its input stream: no FIFO of its own.
-    if (!is_output && layer.kind != LayerKind::Reshape) {
-      int64_t width = out.channels * out.width;
-      if (out.elements > kSrlMaxDepth) {
-        e.bram18 += bram18_for(width, out.elements);
+  // The layer's output FIFOs (io_stream): one image deep (stream_fifo_depth
+  // words of C * width bits), so no schedule can deadlock; SRLs up to 64
+  // deep, BRAM beyond. Reshape relabels its input stream and a port is the
+  // caller's, so neither has a FIFO here. io_parallel: every output array is
+  // partitioned into registers.
+  for (int o : layer.outputs) {
+    const hls::TensorInfo& ti = model.tensors[static_cast<std::size_t>(o)];
+    const StreamShape os = stream_shape(model, o);
+    if (stream) {
+      if (hls::is_model_output(model, o) || layer.kind() == LayerKind::Reshape) continue;
+      const int64_t width = os.channels * os.width;
+      const int64_t depth = hls::stream_fifo_depth(ti);
+      if (depth > kSrlMaxDepth) {
+        e.bram18 += bram18_for(width, depth);
       } else {
-        e.srl += srl_for(width, out.elements);
+        e.srl += srl_for(width, depth);
       }
       e.lut += kFifoLut;
       e.ff += kFifoFf;
+    } else if (layer.kind() != LayerKind::Reshape) {
+      e.ff += os.numel * os.width;
     }
+  }
+  if (stream) {
     e.ii = t.iterations * t.cost + t.extra;
     e.latency = e.ii + t.depth;
   } else {
-    if (layer.kind != LayerKind::Reshape) e.ff += out.numel * out.width;
     e.ii = par_ii;
     e.latency = par_latency;
   }
@@ -412,13 +420,6 @@ Work estimate_layer(const Model& model, const Layer& layer) {
 }  // namespace
 
 // ---- building blocks ----------------------------------------------------------
-
-int64_t multipliers(int64_t n_in, int64_t n_out, int64_t reuse_factor) {
-  int64_t macs = n_in * n_out;
-  if (macs <= 0) return 0;
-  int64_t rf = std::clamp<int64_t>(reuse_factor, 1, macs);
-  return ceil_div(macs, rf);
-}
 
 int64_t dsp_per_multiplier(int width_a, int width_b) {
   int a = std::max(width_a, width_b);
@@ -447,33 +448,15 @@ int64_t srl_for(int64_t width, int64_t depth) {
   return width * ceil_div(depth, 32);
 }
 
-namespace {
-WindowBuffer place(WindowBuffer b) {
-  if (b.depth > kSrlMaxDepth) {
+BufferPlacement place_buffers(int64_t count, int64_t width, int64_t depth) {
+  BufferPlacement b;
+  if (depth > kSrlMaxDepth) {
     // At least one BRAM per buffer: each has its own ports and pointers.
-    b.bram18 = b.count * std::max<int64_t>(1, bram18_for(b.width, b.depth));
+    b.bram18 = count * std::max<int64_t>(1, bram18_for(width, depth));
   } else {
-    b.srl = b.count * srl_for(b.width, b.depth);
+    b.srl = count * srl_for(width, depth);
   }
   return b;
-}
-}  // namespace
-
-WindowBuffer line_buffer(int64_t kernel_h, int64_t padded_w, int64_t channels, int width) {
-  WindowBuffer b;
-  b.count = std::max<int64_t>(kernel_h - 1, 0) * channels;
-  b.depth = padded_w;
-  b.width = width;
-  return place(b);
-}
-
-WindowBuffer encoded_buffer(int64_t kernel_h, int64_t kernel_w, int64_t padded_w, int64_t channels,
-                            int width) {
-  WindowBuffer b;
-  b.count = kernel_h * kernel_w * channels;
-  b.depth = kernel_h * std::max<int64_t>(padded_w - kernel_w + 1, 1);
-  b.width = width;
-  return place(b);
 }
 
 // ---- the model -------------------------------------------------------------------
@@ -518,7 +501,7 @@ ModelEstimate estimate(const Model& model) {
     } else {
       first_out = last_out = last_in + e.latency;
     }
-    times[layer.output] = {first_out, last_out};
+    for (int o : layer.outputs) times[o] = {first_out, last_out};
     end = std::max(end, last_out);
 
     total.ii = std::max(total.ii, e.ii);

@@ -43,10 +43,6 @@ std::string to_table(const ModelEstimate& estimate, const std::string& part = ""
 
 // ---- building blocks (exposed for tests and for docs/estimates.md) ----------
 
-// Multipliers of a dense kernel: ceil(n_in * n_out / RF), RF capped to
-// [1, n_in * n_out].
-int64_t multipliers(int64_t n_in, int64_t n_out, int64_t reuse_factor);
-
 // DSP48E2 slices for one a x b multiplier (signed widths): 0 when either
 // operand is narrow (<= 10 bits: a LUT multiplier is cheaper), 1 when it fits
 // the 27x18 multiplier, otherwise the number of 26x17 partial products.
@@ -64,20 +60,13 @@ int64_t srl_for(int64_t width, int64_t depth);
 // a ROM goes to BRAM instead of LUTs.
 inline constexpr int64_t kSrlMaxDepth = 64;
 
-// Convolution/pooling buffers in io_stream for a kernel_h x kernel_w window
-// over a padded input of width padded_w and `channels` channels:
-//  line buffer: kernel_h - 1 shift registers per channel of depth padded_w;
-//  encoded:     kernel_h * kernel_w * channels streams of depth
-//               kernel_h * (padded_w - kernel_w + 1).
-struct WindowBuffer {
-  int64_t count = 0;  // shift registers or streams
-  int64_t depth = 0;  // words each
-  int64_t width = 0;  // bits per word
+// Where `count` buffers (window shift registers or FIFOs, hls::window_buffer)
+// of `depth` words of `width` bits go: SRLs up to kSrlMaxDepth words, else
+// BRAM, at least one block per buffer (each has its own ports and pointers).
+struct BufferPlacement {
   int64_t bram18 = 0;
   int64_t srl = 0;
 };
-WindowBuffer line_buffer(int64_t kernel_h, int64_t padded_w, int64_t channels, int width);
-WindowBuffer encoded_buffer(int64_t kernel_h, int64_t kernel_w, int64_t padded_w, int64_t channels,
-                            int width);
+BufferPlacement place_buffers(int64_t count, int64_t width, int64_t depth);
 
 }  // namespace kiln::estimate

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "kiln/estimate/devices.h"
+#include "kiln/hls/derived.h"
 
 namespace kiln::estimate {
 namespace {
@@ -30,13 +31,12 @@ int add_tensor(Model& m, std::vector<int64_t> shape) {
   return static_cast<int>(m.tensors.size()) - 1;
 }
 
-Layer make_layer(std::string name, LayerKind kind, hls::LayerParams params, int in, int out) {
+Layer make_layer(std::string name, hls::LayerParams params, int in, int out) {
   Layer l;
   l.name = std::move(name);
-  l.kind = kind;
   l.params = std::move(params);
   if (in >= 0) l.inputs = {in};
-  l.output = out;
+  l.outputs = {out};
   l.precision.weight = l.precision.bias = l.precision.result = l.precision.accum = fx16();
   return l;
 }
@@ -82,25 +82,25 @@ Model model_n(int64_t n, Strategy strategy, ConvImpl impl, Rfs rf) {
   int t7 = add_tensor(m, {8});
   m.inputs = {t_in};
   m.outputs = {t7};
-  m.layers.push_back(make_layer("input", LayerKind::Input, hls::InputParams{}, -1, t_in));
-  m.layers.push_back(make_layer("conv1", LayerKind::Conv, conv_params(16, 16, 3, n, 5), t_in, t1));
+  m.layers.push_back(make_layer("input", hls::InputParams{}, -1, t_in));
+  m.layers.push_back(make_layer("conv1", conv_params(16, 16, 3, n, 5), t_in, t1));
   m.layers.back().reuse_factor = rf.conv1;
-  m.layers.push_back(make_layer("pool1", LayerKind::Pool, pool_params(16, 16, n), t1, t2));
-  m.layers.push_back(make_layer("conv2", LayerKind::Conv, conv_params(8, 8, n, 2 * n, 3), t2, t3));
+  m.layers.push_back(make_layer("pool1", pool_params(16, 16, n), t1, t2));
+  m.layers.push_back(make_layer("conv2", conv_params(8, 8, n, 2 * n, 3), t2, t3));
   m.layers.back().reuse_factor = rf.conv2;
   m.layers.push_back(
-      make_layer("conv3", LayerKind::Conv, conv_params(8, 8, 2 * n, 2 * n, 3), t3, t4));
+      make_layer("conv3", conv_params(8, 8, 2 * n, 2 * n, 3), t3, t4));
   m.layers.back().reuse_factor = rf.conv3;
-  m.layers.push_back(make_layer("pool2", LayerKind::Pool, pool_params(8, 8, 2 * n), t4, t5));
-  m.layers.push_back(make_layer("flatten", LayerKind::Reshape, hls::ReshapeParams{}, t5, t6));
+  m.layers.push_back(make_layer("pool2", pool_params(8, 8, 2 * n), t4, t5));
+  m.layers.push_back(make_layer("flatten", hls::ReshapeParams{}, t5, t6));
   hls::DenseParams dp;
   dp.n_in = 32 * n;
   dp.n_out = 8;
-  m.layers.push_back(make_layer("dense", LayerKind::Dense, dp, t6, t7));
+  m.layers.push_back(make_layer("dense", dp, t6, t7));
   m.layers.back().reuse_factor = rf.dense;
   for (Layer& l : m.layers) {
     l.strategy = strategy;
-    l.conv_impl = impl;
+    if (l.kind() == LayerKind::Conv) l.conv_impl = impl;
   }
   return m;
 }
@@ -114,14 +114,6 @@ Rfs target_cycles_rfs(int64_t n) {
 }
 
 // ---- building blocks -----------------------------------------------------------
-
-TEST(Estimate, Multipliers) {
-  EXPECT_EQ(multipliers(16, 8, 4), 32);
-  EXPECT_EQ(multipliers(16, 8, 1), 128);
-  EXPECT_EQ(multipliers(75, 8, 37), 17);     // 600 / 37 = 16.2 -> 17
-  EXPECT_EQ(multipliers(16, 8, 100000), 1);  // RF capped at n_in * n_out
-  EXPECT_EQ(multipliers(0, 8, 4), 0);
-}
 
 TEST(Estimate, DspPerMultiplier) {
   EXPECT_EQ(dsp_per_multiplier(16, 16), 1);
@@ -150,29 +142,38 @@ TEST(Estimate, SrlCount) {
   EXPECT_EQ(srl_for(16, 64), 32);
 }
 
-TEST(Estimate, LineBufferOfFirstConv) {
-  // 5x5 over a 16-wide input padded by 2 each side: 4 rows x 3 channels of 20.
-  WindowBuffer b = line_buffer(5, 20, 3, 16);
-  EXPECT_EQ(b.count, 12);
-  EXPECT_EQ(b.depth, 20);
-  EXPECT_EQ(b.bram18, 0);
-  EXPECT_EQ(b.srl, 12 * 16);
-}
-
-TEST(Estimate, EncodedBufferOfFirstConv) {
-  // 25 positions x 3 channels = 75 streams of depth 5 * (20 - 5 + 1) = 80 > 64:
-  // one BRAM18 each, the +75 of seed 002 Tables 3 and 5.
-  WindowBuffer b = encoded_buffer(5, 5, 20, 3, 16);
-  EXPECT_EQ(b.count, 75);
-  EXPECT_EQ(b.depth, 80);
+TEST(Estimate, BufferPlacement) {
+  // 12 shift registers of 20 words: SRL32s, one per bit.
+  BufferPlacement a = place_buffers(12, 16, 20);
+  EXPECT_EQ(a.bram18, 0);
+  EXPECT_EQ(a.srl, 12 * 16);
+  // 75 FIFOs of 80 words > 64: one BRAM18 each (the +75 of seed 002 Tables 3
+  // and 5, whose encoded FIFOs are filt_height * out_width = 80 deep).
+  BufferPlacement b = place_buffers(75, 16, 80);
   EXPECT_EQ(b.bram18, 75);
   EXPECT_EQ(b.srl, 0);
-  // 3x3 over 8 padded to 10: depth 3 * 8 = 24, SRLs (one SRL32 per bit).
-  WindowBuffer c = encoded_buffer(3, 3, 10, 8, 16);
-  EXPECT_EQ(c.count, 72);
-  EXPECT_EQ(c.depth, 24);
+  // Exactly 64 words still fit two SRL32s per bit.
+  BufferPlacement c = place_buffers(72, 16, 64);
   EXPECT_EQ(c.bram18, 0);
-  EXPECT_EQ(c.srl, 72 * 16);
+  EXPECT_EQ(c.srl, 72 * 16 * 2);
+}
+
+TEST(Estimate, WindowBuffersOfFirstConv) {
+  // 5x5 over a 16-wide input padded by 2 each side: line buffer of 4 rows x
+  // 3 channels of 20; encoded: 25 positions x 3 channels of FIFOs as deep as
+  // the encoded table's largest occupancy.
+  Model lb = model_n(8, Strategy::Resource, ConvImpl::LineBuffer, target_cycles_rfs(8));
+  const hls::WindowBuffer l = hls::window_buffer(lb, lb.layers[1]);
+  EXPECT_EQ(l.kind, hls::WindowKind::LineBuffer);
+  EXPECT_EQ(l.count, 12);
+  EXPECT_EQ(l.depth, 20);
+  Model enc = model_n(8, Strategy::Resource, ConvImpl::Encoded, target_cycles_rfs(8));
+  const hls::WindowBuffer e = hls::window_buffer(enc, enc.layers[1]);
+  EXPECT_EQ(e.kind, hls::WindowKind::Encoded);
+  EXPECT_EQ(e.count, 75);
+  EXPECT_EQ(e.depth, hls::encoded_table(enc.layers[1].as<hls::ConvParams>()).stream_depth);
+  // Pools build the line buffer whatever the config says.
+  EXPECT_EQ(hls::window_buffer(enc, enc.layers[2]).kind, hls::WindowKind::LineBuffer);
 }
 
 // ---- layers ---------------------------------------------------------------------
@@ -184,11 +185,11 @@ Model single_dense(int64_t n_in, int64_t n_out, int64_t rf, Strategy s, IOType i
   int b = add_tensor(m, {n_out});
   m.inputs = {a};
   m.outputs = {b};
-  m.layers.push_back(make_layer("in", LayerKind::Input, hls::InputParams{}, -1, a));
+  m.layers.push_back(make_layer("in", hls::InputParams{}, -1, a));
   hls::DenseParams dp;
   dp.n_in = n_in;
   dp.n_out = n_out;
-  m.layers.push_back(make_layer("fc", LayerKind::Dense, dp, a, b));
+  m.layers.push_back(make_layer("fc", dp, a, b));
   m.layers.back().reuse_factor = rf;
   m.layers.back().strategy = s;
   return m;

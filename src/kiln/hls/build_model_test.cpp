@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "kiln/graph/testing/graph_testing.h"
+#include "kiln/hls/derived.h"
 #include "kiln/onnx/import.h"
 #include "kiln/passes/pipeline.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -31,13 +32,13 @@ Graph passed_zoo(const std::string& name) {
 
 std::vector<std::string> kinds(const Model& m) {
   std::vector<std::string> v;
-  for (const Layer& l : m.layers) v.emplace_back(layer_kind_name(l.kind));
+  for (const Layer& l : m.layers) v.emplace_back(layer_kind_name(l.kind()));
   return v;
 }
 
 const Layer& nth(const Model& m, LayerKind k, int i) {
   for (const Layer& l : m.layers)
-    if (l.kind == k && i-- == 0) return l;
+    if (l.kind() == k && i-- == 0) return l;
   ADD_FAILURE() << "no such layer";
   return m.layers.front();
 }
@@ -75,11 +76,11 @@ TEST(BuildModel, DenseLayerWeightsAndDefaults) {
   EXPECT_EQ(d.weights, (std::vector<int64_t>{512, -1024, 256, 2048, -768, 128}));
   EXPECT_EQ(d.bias, (std::vector<int64_t>{64, -3072}));
   EXPECT_EQ(d.reuse_factor, 1);
-  EXPECT_EQ(m.tensors[d.output].shape, (Shape{2}));
+  EXPECT_EQ(m.tensors[d.output()].shape, (Shape{2}));
   EXPECT_EQ(m.tensors[m.inputs[0]].shape, (Shape{3}));
   EXPECT_EQ(m.input_ports[0].perm, (std::vector<int64_t>{0}));
-  EXPECT_EQ(m.outputs, (std::vector<int>{d.output}));
-  EXPECT_EQ(m.tensors[d.output].type, d.precision.result);
+  EXPECT_EQ(m.outputs, (std::vector<int>{d.output()}));
+  EXPECT_EQ(m.tensors[d.output()].type, d.precision.result);
 }
 
 TEST(BuildModel, ConfigPrecedenceReachesLayers) {
@@ -231,7 +232,7 @@ TEST(BuildModel, ConvWeightsRelaidAndTransposesAbsorbed) {
   EXPECT_EQ(kiln_at(1, 1, 1, 2), 23 * 64);
   EXPECT_EQ(c.bias, (std::vector<int64_t>{0, 0, 0}));
   // The output port undoes the layout: tensor [H,W,C] = onnx_bf[1], [2], [0].
-  EXPECT_EQ(m.outputs[0], c.output);
+  EXPECT_EQ(m.outputs[0], c.output());
   EXPECT_EQ(m.output_ports[0].perm, (std::vector<int64_t>{1, 2, 0}));
   EXPECT_EQ(m.output_ports[0].onnx_shape, (Shape{1, 3, 3, 3}));
   // 2x2x2 inputs x 3 outputs = 24 products per pixel.
@@ -326,11 +327,9 @@ TEST(BuildModel, BatchNormScaleAndBias) {
 
 TEST(ValidReuseFactors, RuleByKind) {
   Layer d;
-  d.kind = LayerKind::Dense;
   d.params = DenseParams{4, 3, {}};
   EXPECT_EQ(valid_reuse_factors(d), (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));
   Layer dw;
-  dw.kind = LayerKind::Conv;
   ConvParams cp;
   cp.kernel_h = cp.kernel_w = 3;
   cp.c_in = cp.c_out = cp.groups = 2;
@@ -338,11 +337,9 @@ TEST(ValidReuseFactors, RuleByKind) {
   // depthwise: 3*3 products per channel, 2 channels = 18.
   EXPECT_EQ(valid_reuse_factors(dw), (std::vector<int64_t>{1, 2, 3, 6, 9, 18}));
   Layer mm;
-  mm.kind = LayerKind::MatMul;
   mm.params = MatMulParams{1, 5, 2, 5};
   EXPECT_EQ(valid_reuse_factors(mm), (std::vector<int64_t>{1, 2, 5, 10}));
   Layer p;
-  p.kind = LayerKind::Pool;
   p.params = PoolParams{};
   EXPECT_EQ(valid_reuse_factors(p), (std::vector<int64_t>{1}));
 }

@@ -18,26 +18,6 @@
 
 namespace kiln::hls {
 
-FixedType default_precision_weight() {
-  return FixedType{16, 6};
-}
-FixedType default_precision_bias() {
-  return FixedType{16, 6};
-}
-FixedType default_precision_result() {
-  return FixedType{16, 6};
-}
-FixedType default_precision_accum() {
-  return FixedType{32, 12};
-}
-FixedType default_precision_table() {
-  return FixedType{18, 8};
-}
-FixedType default_precision_inv_table() {
-  FixedType t{18, 8};
-  t.is_signed = false;
-  return t;
-}
 
 // ---- spelling help ---------------------------------------------------------
 
@@ -80,16 +60,10 @@ const std::vector<std::string>& precision_keys() {
   return k;
 }
 
-constexpr LayerKind kAllKinds[] = {
-    LayerKind::Input,   LayerKind::Dense,     LayerKind::Conv,       LayerKind::Pool,
-    LayerKind::ZeroPad, LayerKind::BatchNorm, LayerKind::Activation, LayerKind::Softmax,
-    LayerKind::Binary,  LayerKind::Concat,    LayerKind::Transpose,  LayerKind::MatMul,
-    LayerKind::Reshape,
-};
-
 std::vector<std::string> kind_names() {
   std::vector<std::string> v;
-  for (LayerKind k : kAllKinds) v.emplace_back(layer_kind_name(k));
+  for (const auto& [k, name] : EnumNames<LayerKind>::kNames)
+    if (k != LayerKind::Clone) v.emplace_back(name);  // made by kiln, not configured
   return v;
 }
 
@@ -149,12 +123,14 @@ bool is_power_of_two(double v) {
   return v > 0 && std::frexp(v, &exp) == 0.5;
 }
 
-// One enum value out of `names` (matched case-insensitively), as its index.
-std::size_t parse_enum(const Ctx& c, const std::string& path, const YAML::Node& n,
-                       const std::vector<std::string>& names) {
+// One value of an enum, by its EnumNames spelling matched case-insensitively.
+template <class E>
+E parse_enum(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  std::vector<std::string> names;
+  for (const auto& [v, name] : EnumNames<E>::kNames) names.emplace_back(name);
   const std::string s = scalar_text(c, path, n, "one of " + join(names));
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (iequals(s, names[i])) return i;
+  for (const auto& [v, name] : EnumNames<E>::kNames)
+    if (iequals(s, name)) return v;
   fail(c, path, n, "'" + s + "' is not valid; valid values: " + join(names),
        spelling_hint(s, names, "valid values"));
 }
@@ -241,9 +217,9 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
         } else if (k == "ReuseFactor") {
           lc.reuse_factor = parse_positive_int(c, sub, v);
         } else if (k == "Strategy") {
-          lc.strategy = static_cast<Strategy>(parse_enum(c, sub, v, {"Latency", "Resource"}));
+          lc.strategy = parse_enum<Strategy>(c, sub, v);
         } else if (k == "ConvImplementation") {
-          lc.conv_impl = static_cast<ConvImpl>(parse_enum(c, sub, v, {"LineBuffer", "Encoded"}));
+          lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
         } else if (k == "TargetCycles") {
           lc.target_cycles = parse_positive_int(c, sub, v);
         } else if (k == "TableSize") {
@@ -277,9 +253,9 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
         } else if (k == "ClockPeriod") {
           cfg.clock_period_ns = parse_positive_number(c, sub, v);
         } else if (k == "IOType") {
-          cfg.io_type = static_cast<IOType>(parse_enum(c, sub, v, {"io_parallel", "io_stream"}));
+          cfg.io_type = parse_enum<IOType>(c, sub, v);
         } else if (k == "Backend") {
-          cfg.backend = static_cast<Backend>(parse_enum(c, sub, v, {"vitis", "bambu"}));
+          cfg.backend = parse_enum<Backend>(c, sub, v);
         } else if (k == "Model") {
           parse_layer_block(c, sub, v, cfg.model);
         } else if (k == "LayerType") {
@@ -287,7 +263,7 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                          [&](const std::string& t, const std::string& tsub, const YAML::Node& tkey,
                              const YAML::Node& tv) {
                            const auto kind = layer_kind_from_name(t);
-                           if (!kind)
+                           if (!kind || *kind == LayerKind::Clone)
                              fail(c, tsub, tkey, "unknown layer type '" + t + "'",
                                   spelling_hint(t, kind_names(), "layer types"));
                            parse_layer_block(c, tsub, tv, cfg.by_type[*kind]);
@@ -312,12 +288,6 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
 }
 
 }  // namespace
-
-std::optional<LayerKind> layer_kind_from_name(std::string_view name) {
-  for (LayerKind k : kAllKinds)
-    if (name == layer_kind_name(k)) return k;
-  return std::nullopt;
-}
 
 void merge_config(Config& cfg, const std::string& text, const std::string& source_name) {
   YAML::Node root;
@@ -474,6 +444,20 @@ PrecisionSpec pick_precision(const Levels& lv, std::optional<PrecisionSpec> Laye
 
 }  // namespace
 
+bool uses_auto(const Config& cfg) {
+  auto block = [](const LayerConfig& c) {
+    for (const auto* p : {&c.weight, &c.bias, &c.result, &c.accum, &c.table, &c.inv_table})
+      if (*p && (*p)->automatic) return true;
+    return false;
+  };
+  if (block(cfg.model)) return true;
+  for (const auto& [k, c] : cfg.by_type)
+    if (block(c)) return true;
+  for (const auto& [k, c] : cfg.by_name)
+    if (block(c)) return true;
+  return false;
+}
+
 ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,
                                          const std::string& onnx_name) {
   Levels lv;
@@ -484,66 +468,49 @@ ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, cons
   lv.model = &cfg.model;
 
   ResolvedLayerConfig r;
-  r.weight = pick_precision(lv, &LayerConfig::weight, default_precision_weight());
-  r.bias = pick_precision(lv, &LayerConfig::bias, default_precision_bias());
-  r.result = pick_precision(lv, &LayerConfig::result, default_precision_result());
-  r.accum = pick_precision(lv, &LayerConfig::accum, default_precision_accum());
-  r.table = pick_precision(lv, &LayerConfig::table, default_precision_table());
-  r.inv_table = pick_precision(lv, &LayerConfig::inv_table, default_precision_inv_table());
+  r.weight = pick_precision(lv, &LayerConfig::weight, Precision{}.weight);
+  r.bias = pick_precision(lv, &LayerConfig::bias, Precision{}.bias);
+  r.result = pick_precision(lv, &LayerConfig::result, Precision{}.result);
+  r.accum = pick_precision(lv, &LayerConfig::accum, Precision{}.accum);
+  r.table = pick_precision(lv, &LayerConfig::table, Precision{}.table);
+  r.inv_table = pick_precision(lv, &LayerConfig::inv_table, Precision{}.inv_table);
   if (auto v = pick(lv, &LayerConfig::reuse_factor)) std::tie(r.reuse_factor, r.reuse_level) = *v;
   if (auto v = pick(lv, &LayerConfig::target_cycles)) {
     r.target_cycles = v->first;
     r.target_level = v->second;
   }
   if (auto v = pick(lv, &LayerConfig::strategy)) r.strategy = v->first;
-  if (auto v = pick(lv, &LayerConfig::conv_impl)) r.conv_impl = v->first;
+  if (auto v = pick(lv, &LayerConfig::conv_impl)) std::tie(r.conv_impl, r.conv_impl_level) = *v;
   if (auto v = pick(lv, &LayerConfig::table_size)) r.table_size = v->first;
   if (auto v = pick(lv, &LayerConfig::table_range)) r.table_range = v->first;
   return r;
+}
+
+ResolvedLayerConfig resolve_layer_config(const Config& cfg, const Layer& layer) {
+  return resolve_layer_config(cfg, layer.kind(), layer.name, layer.onnx_name);
+}
+
+std::string config_key_path(const Config& cfg, const Layer& l, ConfigLevel level,
+                            const std::string& key) {
+  switch (level) {
+    case ConfigLevel::Name:
+      return "LayerName." + (cfg.by_name.count(l.name) ? l.name : l.onnx_name) + "." + key;
+    case ConfigLevel::Type: return std::string("LayerType.") + layer_kind_name(l.kind()) + "." + key;
+    case ConfigLevel::Model: return "Model." + key;
+    case ConfigLevel::Default: return key + " (default)";
+  }
+  return key;
 }
 
 // ---- default config text ---------------------------------------------------
 
 namespace {
 
-enum class Field : uint8_t { Weight, Bias, Result, Accum, Table, InvTable };
+using Field = PrecisionField;
 
-bool has_multipliers(LayerKind k) {
-  return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::MatMul;
-}
-
-bool uses_tables(const Layer* layer, LayerKind k) {
-  if (k == LayerKind::Softmax) return true;
-  if (k != LayerKind::Activation) return false;
-  if (!layer) return true;
-  switch (layer->as<ActivationParams>().act.kind) {
-    case ActKind::Sigmoid:
-    case ActKind::Tanh:
-    case ActKind::Exp:
-    case ActKind::Elu:
-    case ActKind::Selu: return true;
-    default: return false;
-  }
-}
-
-bool uses_field(const Layer* layer, LayerKind k, Field f) {
-  switch (f) {
-    case Field::Result: return true;
-    case Field::Weight:
-      if (k == LayerKind::Activation && layer)
-        return layer->as<ActivationParams>().act.kind == ActKind::PRelu;
-      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::BatchNorm ||
-             k == LayerKind::Activation;
-    case Field::Bias:
-      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::BatchNorm;
-    case Field::Accum:
-      if (k == LayerKind::Pool && layer) return layer->as<PoolParams>().kind == PoolKind::Average;
-      return k == LayerKind::Dense || k == LayerKind::Conv || k == LayerKind::Pool ||
-             k == LayerKind::MatMul || k == LayerKind::Softmax;
-    case Field::Table: return uses_tables(layer, k);
-    case Field::InvTable: return k == LayerKind::Softmax;
-  }
-  return false;
+// Whether a block for `kind` (and, for a LayerName block, `layer`) lists a field.
+bool uses(const Layer* layer, LayerKind kind, Field f) {
+  return layer != nullptr ? uses_field(*layer, f) : kind_uses_field(kind, f);
 }
 
 struct BlockValues {
@@ -556,14 +523,7 @@ struct BlockValues {
 };
 
 BlockValues defaults() {
-  BlockValues b;
-  b.precision.weight = default_precision_weight();
-  b.precision.bias = default_precision_bias();
-  b.precision.result = default_precision_result();
-  b.precision.accum = default_precision_accum();
-  b.precision.table = default_precision_table();
-  b.precision.inv_table = default_precision_inv_table();
-  return b;
+  return BlockValues{};
 }
 
 BlockValues values_of(const Layer& l) {
@@ -581,28 +541,28 @@ BlockValues values_of(const Layer& l) {
 void write_block(std::string& out, const std::string& indent, const BlockValues& v,
                  std::optional<LayerKind> kind, const Layer* layer) {
   auto all = !kind.has_value();
-  auto uses = [&](Field f) { return all || uses_field(layer, *kind, f); };
+  auto listed = [&](Field f) { return all || uses(layer, *kind, f); };
   out += indent + "Precision:\n";
   const std::string in2 = indent + "  ";
-  if (uses(Field::Weight)) out += in2 + "weight: " + v.precision.weight.to_string() + "\n";
-  if (uses(Field::Bias)) out += in2 + "bias: " + v.precision.bias.to_string() + "\n";
-  if (uses(Field::Result)) out += in2 + "result: " + v.precision.result.to_string() + "\n";
-  if (uses(Field::Accum)) out += in2 + "accum: " + v.precision.accum.to_string() + "\n";
-  if (uses(Field::Table)) out += in2 + "table: " + v.precision.table.to_string() + "\n";
-  if (uses(Field::InvTable)) out += in2 + "inv_table: " + v.precision.inv_table.to_string() + "\n";
-  if (all || has_multipliers(*kind)) {
+  if (listed(Field::Weight)) out += in2 + "weight: " + v.precision.weight.to_string() + "\n";
+  if (listed(Field::Bias)) out += in2 + "bias: " + v.precision.bias.to_string() + "\n";
+  if (listed(Field::Result)) out += in2 + "result: " + v.precision.result.to_string() + "\n";
+  if (listed(Field::Accum)) out += in2 + "accum: " + v.precision.accum.to_string() + "\n";
+  if (listed(Field::Table)) out += in2 + "table: " + v.precision.table.to_string() + "\n";
+  if (listed(Field::InvTable))
+    out += in2 + "inv_table: " + v.precision.inv_table.to_string() + "\n";
+  if (all || layer_kind_info(*kind).multipliers) {
     out += indent + "ReuseFactor: " + std::to_string(v.reuse_factor) + "\n";
-    out += indent + "Strategy: " + (v.strategy == Strategy::Latency ? "Latency" : "Resource") +
-           "  # Latency | Resource\n";
+    out += indent + "Strategy: " + std::string(enum_name(v.strategy)) + "  # " +
+           enum_choices<Strategy>() + "\n";
   }
-  if (all || *kind == LayerKind::Conv || *kind == LayerKind::Pool)
-    out += indent + "ConvImplementation: " +
-           (v.conv_impl == ConvImpl::LineBuffer ? "LineBuffer" : "Encoded") +
-           "  # LineBuffer | Encoded (io_stream)\n";
+  if (all || layer_kind_info(*kind).encoded)
+    out += indent + "ConvImplementation: " + std::string(enum_name(v.conv_impl)) + "  # " +
+           enum_choices<ConvImpl>() + " (io_stream)\n";
   if (all)
     out += indent +
            "# TargetCycles: 10000  # choose each Dense/Conv reuse factor for this II target\n";
-  if (all || uses_tables(layer, *kind)) {
+  if (all || listed(Field::Table)) {
     out += indent + "TableSize: " + std::to_string(v.table_size) + "\n";
     out += indent + "TableRange: " + fmt::format("{}", v.table_range) + "\n";
   }
@@ -616,18 +576,18 @@ std::string default_config_yaml(const Model& model, Granularity granularity) {
   out += "# Each field resolves per layer: LayerName > LayerType > Model > defaults.\n";
   out += "Part: " + model.part + "\n";
   out += "ClockPeriod: " + fmt::format("{}", model.clock_period_ns) + "  # ns\n";
-  out += std::string("IOType: ") +
-         (model.io_type == IOType::Parallel ? "io_parallel" : "io_stream") +
-         "  # io_parallel | io_stream\n";
-  out += std::string("Backend: ") + (model.backend == Backend::Vitis ? "vitis" : "bambu") +
-         "  # vitis | bambu\n";
+  out += "IOType: " + std::string(enum_name(model.io_type)) + "  # " + enum_choices<IOType>() +
+         "\n";
+  out += "Backend: " + std::string(enum_name(model.backend)) + "  # " + enum_choices<Backend>() +
+         "\n";
   out += "Model:\n";
   write_block(out, "  ", defaults(), std::nullopt, nullptr);
   if (granularity == Granularity::Type) {
     out += "LayerType:\n";
-    for (LayerKind k : kAllKinds) {
+    for (const auto& [k, kind_name] : EnumNames<LayerKind>::kNames) {
+      if (k == LayerKind::Clone) continue;  // made by kiln, not configured
       const auto it = std::find_if(model.layers.begin(), model.layers.end(),
-                                   [&](const Layer& l) { return l.kind == k; });
+                                   [&](const Layer& l) { return l.kind() == k; });
       if (it == model.layers.end()) continue;
       out += std::string("  ") + layer_kind_name(k) + ":\n";
       write_block(out, "    ", values_of(*it), k, nullptr);
@@ -635,10 +595,11 @@ std::string default_config_yaml(const Model& model, Granularity granularity) {
   } else if (granularity == Granularity::Name) {
     out += "LayerName:\n";
     for (const Layer& l : model.layers) {
-      out += "  " + l.name + ":  # " + layer_kind_name(l.kind) +
+      if (l.kind() == LayerKind::Clone) continue;  // made by kiln, not configured
+      out += "  " + l.name + ":  # " + layer_kind_name(l.kind()) +
              (l.onnx_name.empty() || l.onnx_name == l.name ? "" : ", ONNX '" + l.onnx_name + "'") +
              "\n";
-      write_block(out, "    ", values_of(l), l.kind, &l);
+      write_block(out, "    ", values_of(l), l.kind(), &l);
     }
   }
   return out;

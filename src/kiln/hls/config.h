@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model.h"
 #include "kiln/support/strings.h"
 
@@ -44,12 +45,7 @@ struct LayerConfig {
 // kiln's defaults (docs/config.md).
 inline constexpr const char* kDefaultPart = "xcvu9p-flga2104-2L-e";
 inline constexpr double kDefaultClockPeriodNs = 5.0;
-FixedType default_precision_weight();     // ap_fixed<16,6>
-FixedType default_precision_bias();       // ap_fixed<16,6>
-FixedType default_precision_result();     // ap_fixed<16,6>
-FixedType default_precision_accum();      // ap_fixed<32,12>
-FixedType default_precision_table();      // ap_fixed<18,8>
-FixedType default_precision_inv_table();  // ap_ufixed<18,8>
+// Precision defaults: those of a default-constructed Precision (model.h).
 
 struct Config {
   // Name used in error messages ("config.yaml"); set by load/parse.
@@ -79,8 +75,9 @@ void merge_config(Config& cfg, const std::string& text, const std::string& sourc
 // first '='). Errors name "--set KEY".
 void apply_set(Config& cfg, const std::string& assignment);
 
-// The LayerType names: layer_kind_name() of every LayerKind.
-std::optional<LayerKind> layer_kind_from_name(std::string_view name);
+// Whether any Precision field at any level is "auto" (then build_model needs
+// a profile).
+bool uses_auto(const Config& cfg);
 
 // Where a resolved field came from (more specific levels win).
 enum class ConfigLevel : uint8_t { Default, Model, Type, Name };
@@ -96,12 +93,19 @@ struct ResolvedLayerConfig {
   ConfigLevel target_level = ConfigLevel::Default;
   Strategy strategy = Strategy::Latency;
   ConvImpl conv_impl = ConvImpl::LineBuffer;
+  ConfigLevel conv_impl_level = ConfigLevel::Default;
   int64_t table_size = 1024;
   double table_range = 8.0;
 };
 // by_name is looked up under `name`, then under `onnx_name` (name wins per field).
 ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,
                                          const std::string& onnx_name);
+ResolvedLayerConfig resolve_layer_config(const Config& cfg, const Layer& layer);
+
+// The config key path a resolved field came from ("LayerName.fc1.ReuseFactor",
+// "Model.ReuseFactor", "ReuseFactor (default)"), for messages.
+std::string config_key_path(const Config& cfg, const Layer& layer, ConfigLevel level,
+                            const std::string& key);
 
 enum class Granularity : uint8_t { Model, Type, Name };
 // A complete config a user can edit: top-level keys and a Model block with

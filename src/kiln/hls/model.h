@@ -1,15 +1,20 @@
 // The HLS layer model: what kiln's dataflow project, its bit-exact emulator and
 // its estimator are built from.
 //
-// build_model() lowers a graph that has been through the HLS pass pipeline
-// (passes/pipeline.h: BN folded, dense formed, activations fused, channels
-// last) into a list of layers in topological order, each with its resolved
-// configuration (precision, reuse factor, strategy, convolution
-// implementation) and its constants already quantized to their formats.
+// hls/build_model.h builds it from a graph that has been through the HLS graph
+// pass pipeline (passes/pipeline.h: BN folded, dense formed, activations
+// fused, channels last): structural lowering into layers (lower_graph.h),
+// then layer passes (layer_passes/) that resolve the configuration, quantize
+// the constants and copy tensors with several readers, with the model
+// verified after each.
 //
 // Tensors drop the batch dimension (batch is 1) and are channels-last:
 // [H, W, C] for 2-D feature maps, [L, C] for 1-D, [N] for vectors. In io_stream
 // a feature map streams one pixel (all C channels) per element, row by row.
+//
+// KILN_LAYER_KINDS is the one list of layer kinds: each row gives a kind its
+// parameter struct and the facts every module reads (which configuration keys
+// apply, what arithmetic it has); layer_kinds.h derives the rest.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "kiln/numeric/fixed.h"
+#include "kiln/support/enum_table.h"
 
 namespace kiln::hls {
 
@@ -47,15 +53,27 @@ struct Activation {
   ActKind kind = ActKind::None;
   double alpha = 0.0;  // LeakyRelu/Elu/Selu alpha; Clip lo
   double beta = 0.0;   // Selu gamma; Clip hi
+  bool operator==(const Activation&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kind", s.kind), f("alpha", s.alpha), f("beta", s.beta);
+  }
 };
 
 // ---- per-kind parameters -------------------------------------------------
+//
+// Each struct lists its fields once in visit(); kiln_model.json and the
+// layer model text read and write them through it.
 
 // y[n_out] = act(x[n_in] . W + b); W stored [n_in][n_out] row-major.
 struct DenseParams {
   int64_t n_in = 0;
   int64_t n_out = 0;
   Activation act;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("n_in", s.n_in), f("n_out", s.n_out), f("act", s.act);
+  }
 };
 
 // 1-D (in_h = out_h = kernel_h = 1, stride_h = 1, pads 0 on H) or 2-D
@@ -70,6 +88,15 @@ struct ConvParams {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t groups = 1;
   Activation act;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dims", s.dims), f("in_h", s.in_h), f("in_w", s.in_w), f("c_in", s.c_in);
+    f("out_h", s.out_h), f("out_w", s.out_w), f("c_out", s.c_out);
+    f("kernel_h", s.kernel_h), f("kernel_w", s.kernel_w);
+    f("stride_h", s.stride_h), f("stride_w", s.stride_w);
+    f("pad_top", s.pad_top), f("pad_bottom", s.pad_bottom), f("pad_left", s.pad_left);
+    f("pad_right", s.pad_right), f("groups", s.groups), f("act", s.act);
+  }
 };
 
 enum class PoolKind : uint8_t { Max, Average };
@@ -85,18 +112,37 @@ struct PoolParams {
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   bool count_include_pad = false;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kind", s.kind), f("dims", s.dims), f("in_h", s.in_h), f("in_w", s.in_w);
+    f("channels", s.channels), f("out_h", s.out_h), f("out_w", s.out_w);
+    f("kernel_h", s.kernel_h), f("kernel_w", s.kernel_w);
+    f("stride_h", s.stride_h), f("stride_w", s.stride_w);
+    f("pad_top", s.pad_top), f("pad_bottom", s.pad_bottom), f("pad_left", s.pad_left);
+    f("pad_right", s.pad_right), f("count_include_pad", s.count_include_pad);
+  }
 };
 
 struct ZeroPadParams {
   int dims = 2;
   int64_t in_h = 1, in_w = 0, channels = 0;
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dims", s.dims), f("in_h", s.in_h), f("in_w", s.in_w), f("channels", s.channels);
+    f("pad_top", s.pad_top), f("pad_bottom", s.pad_bottom), f("pad_left", s.pad_left);
+    f("pad_right", s.pad_right);
+  }
 };
 
 // y = x * scale[c] + bias[c] over the last axis (weights = scale, bias = bias).
 struct BatchNormParams {
   int64_t n = 0;         // total elements
   int64_t channels = 0;  // last-axis size
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("n", s.n), f("channels", s.channels);
+  }
 };
 
 // Elementwise activation over n elements (per-channel for PRelu).
@@ -104,12 +150,20 @@ struct ActivationParams {
   int64_t n = 0;
   int64_t channels = 0;  // last-axis size, for PRelu
   Activation act;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("n", s.n), f("channels", s.channels), f("act", s.act);
+  }
 };
 
 // Softmax over the last axis, `rows` independent rows of `length`.
 struct SoftmaxParams {
   int64_t rows = 1;
   int64_t length = 0;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("rows", s.rows), f("length", s.length);
+  }
 };
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul };
@@ -119,59 +173,113 @@ struct BinaryParams {
   BinaryOp op = BinaryOp::Add;
   int64_t n = 0;
   int64_t channels = 0;  // last-axis size (stream element width)
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("op", s.op), f("n", s.n), f("channels", s.channels);
+  }
 };
 
 // Concatenation of two or more inputs along `axis` of the output shape.
 struct ConcatParams {
   int axis = 0;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+  }
 };
 
 // Output = input permuted by `perm` (over the batch-free shape).
 struct TransposeParams {
   std::vector<int64_t> perm;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("perm", s.perm);
+  }
 };
 
 // out[b][m][n] = sum_k a[b][m][k] * b[b][k][n]; both operands are activations.
 struct MatMulParams {
   int64_t batch = 1, m = 0, k = 0, n = 0;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("batch", s.batch), f("m", s.m), f("k", s.k), f("n", s.n);
+  }
 };
 
 // Same data, new shape label (Flatten, Reshape that keeps the row-major order).
-struct ReshapeParams {};
+struct ReshapeParams {
+  template <class S, class F>
+  static void visit(S&, F&&) {}
+};
 
 // The top function's input: converts the testbench's floats to the input type.
-struct InputParams {};
+struct InputParams {
+  template <class S, class F>
+  static void visit(S&, F&&) {}
+};
 
-using LayerParams = std::variant<InputParams, DenseParams, ConvParams, PoolParams, ZeroPadParams,
-                                 BatchNormParams, ActivationParams, SoftmaxParams, BinaryParams,
-                                 ConcatParams, TransposeParams, MatMulParams, ReshapeParams>;
+// One tensor read by several consumers: a copy per output (io_stream: a
+// stream cannot be read twice; io_parallel: a model output that layers also
+// read is copied to its port). Made by the insert_clones pass.
+struct CloneParams {
+  template <class S, class F>
+  static void visit(S&, F&&) {}
+};
+
+// X(Kind, Params, multipliers, target_cycles, window, encoded)
+//  - multipliers: products of two operands; ReuseFactor and Strategy apply;
+//  - target_cycles: TargetCycles chooses the reuse factor;
+//  - window: a sliding window over a feature map (line buffer in io_stream);
+//  - encoded: also has the encoded window implementation (ConvImplementation).
+#define KILN_LAYER_KINDS(X)                                 \
+  X(Input, InputParams, false, false, false, false)         \
+  X(Dense, DenseParams, true, true, false, false)           \
+  X(Conv, ConvParams, true, true, true, true)               \
+  X(Pool, PoolParams, false, false, true, false)            \
+  X(ZeroPad, ZeroPadParams, false, false, false, false)     \
+  X(BatchNorm, BatchNormParams, false, false, false, false) \
+  X(Activation, ActivationParams, false, false, false, false) \
+  X(Softmax, SoftmaxParams, false, false, false, false)     \
+  X(Binary, BinaryParams, false, false, false, false)       \
+  X(Concat, ConcatParams, false, false, false, false)       \
+  X(Transpose, TransposeParams, false, false, false, false) \
+  X(MatMul, MatMulParams, true, false, false, false)        \
+  X(Reshape, ReshapeParams, false, false, false, false)     \
+  X(Clone, CloneParams, false, false, false, false)
 
 enum class LayerKind : uint8_t {
-  Input,
-  Dense,
-  Conv,
-  Pool,
-  ZeroPad,
-  BatchNorm,
-  Activation,
-  Softmax,
-  Binary,
-  Concat,
-  Transpose,
-  MatMul,
-  Reshape,
+#define KILN_LAYER_ENUM(kind, ...) kind,
+  KILN_LAYER_KINDS(KILN_LAYER_ENUM)
+#undef KILN_LAYER_ENUM
 };
-// "Dense", "Conv", ...: the LayerType names of the config file.
-const char* layer_kind_name(LayerKind kind);
 
-// Formats of one layer. Unused fields keep their defaults.
+namespace detail {
+template <class Ignored, class... Ts>
+struct VariantOfRest {
+  using type = std::variant<Ts...>;
+};
+}  // namespace detail
+// The parameters of a layer; the alternative's index is its LayerKind.
+#define KILN_LAYER_PARAMS(kind, params, ...) , params
+using LayerParams =
+    typename detail::VariantOfRest<void KILN_LAYER_KINDS(KILN_LAYER_PARAMS)>::type;
+#undef KILN_LAYER_PARAMS
+
+// Formats of one layer, by default kiln's defaults (docs/config.md), which a
+// config overrides field by field. Unused fields keep their defaults.
 struct Precision {
-  FixedType weight;  // Dense/Conv weights, BatchNorm scale, PRelu slope
-  FixedType bias;
-  FixedType result;     // the output tensor's type
-  FixedType accum;      // Dense/Conv/Pool(average)/MatMul/Softmax-sum accumulator
-  FixedType table;      // lookup table entries (Sigmoid, Tanh, Exp, Elu, Selu, Softmax exp)
-  FixedType inv_table;  // Softmax reciprocal table entries
+  FixedType weight{16, 6};  // Dense/Conv weights, BatchNorm scale, PRelu slope
+  FixedType bias{16, 6};
+  FixedType result{16, 6};  // the output tensor's type
+  FixedType accum{32, 12};  // Dense/Conv/Pool(average)/MatMul/Softmax-sum accumulator
+  FixedType table{18, 8};   // lookup table entries (Sigmoid, Tanh, Exp, Elu, Selu, Softmax exp)
+  FixedType inv_table{18, 8, false};  // Softmax reciprocal table entries
+  bool operator==(const Precision&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("weight", s.weight), f("bias", s.bias), f("result", s.result), f("accum", s.accum);
+    f("table", s.table), f("inv_table", s.inv_table);
+  }
 };
 
 // Lookup-table geometry (docs/numerics.md "Lookup tables"): a table of
@@ -182,16 +290,21 @@ struct TableConfig {
   double table_range = 8.0;
   int64_t inv_table_size = 1024;  // Softmax reciprocal table
   double inv_table_range = 0;     // 0: smallest power of two >= row length
+  bool operator==(const TableConfig&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("table_size", s.table_size), f("table_range", s.table_range);
+    f("inv_table_size", s.inv_table_size), f("inv_table_range", s.inv_table_range);
+  }
 };
 
 struct Layer {
   std::string name;       // unique C identifier (from the graph node)
   std::string onnx_name;  // the ONNX node name, for messages
-  LayerKind kind = LayerKind::Input;
   LayerParams params;
 
-  std::vector<int> inputs;  // tensor indices into Model::tensors
-  int output = -1;          // tensor index
+  std::vector<int> inputs;   // tensor indices into Model::tensors
+  std::vector<int> outputs;  // tensor indices; one except for Clone layers
 
   // Resolved configuration.
   Precision precision;
@@ -207,17 +320,27 @@ struct Layer {
   // layout as documented on the params struct.
   std::vector<int64_t> weights;
   std::vector<int64_t> bias;
+  // The same constants as the graph gives them, from lowering until the
+  // quantize pass (not saved in kiln_model.json).
+  std::vector<double> float_weights;
+  std::vector<double> float_bias;
 
+  LayerKind kind() const { return static_cast<LayerKind>(params.index()); }
+  int output() const { return outputs.at(0); }
   template <class P>
   const P& as() const {
+    return std::get<P>(params);
+  }
+  template <class P>
+  P& as() {
     return std::get<P>(params);
   }
 };
 
 struct TensorInfo {
-  std::string name;            // unique C identifier
-  std::vector<int64_t> shape;  // batch-free, channels-last
-  FixedType type;              // = the producing layer's precision.result
+  std::string name;             // unique C identifier
+  std::vector<int64_t> shape;   // batch-free, channels-last
+  FixedType type;               // = the producing layer's precision.result
   int64_t numel() const;
 };
 
@@ -241,15 +364,63 @@ struct Model {
     std::string onnx_name;
     std::vector<int64_t> onnx_shape;
     std::vector<int64_t> perm;  // tensor shape[i] = onnx_shape[perm[i]] (batch dropped)
+    bool operator==(const Port&) const = default;
   };
   std::vector<Port> input_ports;
   std::vector<Port> output_ports;
 
+  // The layer producing `tensor` (Internal error if none).
   const Layer& producer(int tensor) const;
 };
 
-// Valid reuse factors for a layer (hls4ml rule: RF divides n_in * n_out and the
-// resulting block factor is valid); {1} for layers without multipliers.
-std::vector<int64_t> valid_reuse_factors(const Layer& layer);
-
 }  // namespace kiln::hls
+
+namespace kiln {
+template <>
+struct EnumNames<hls::IOType> {
+  static constexpr std::pair<hls::IOType, std::string_view> kNames[] = {
+      {hls::IOType::Parallel, "io_parallel"}, {hls::IOType::Stream, "io_stream"}};
+};
+template <>
+struct EnumNames<hls::Strategy> {
+  static constexpr std::pair<hls::Strategy, std::string_view> kNames[] = {
+      {hls::Strategy::Latency, "Latency"}, {hls::Strategy::Resource, "Resource"}};
+};
+template <>
+struct EnumNames<hls::ConvImpl> {
+  static constexpr std::pair<hls::ConvImpl, std::string_view> kNames[] = {
+      {hls::ConvImpl::LineBuffer, "LineBuffer"}, {hls::ConvImpl::Encoded, "Encoded"}};
+};
+template <>
+struct EnumNames<hls::Backend> {
+  static constexpr std::pair<hls::Backend, std::string_view> kNames[] = {
+      {hls::Backend::Vitis, "vitis"}, {hls::Backend::Bambu, "bambu"}};
+};
+template <>
+struct EnumNames<hls::ActKind> {
+  static constexpr std::pair<hls::ActKind, std::string_view> kNames[] = {
+      {hls::ActKind::None, "None"},       {hls::ActKind::Relu, "Relu"},
+      {hls::ActKind::LeakyRelu, "LeakyRelu"}, {hls::ActKind::Elu, "Elu"},
+      {hls::ActKind::Selu, "Selu"},       {hls::ActKind::PRelu, "PRelu"},
+      {hls::ActKind::Clip, "Clip"},       {hls::ActKind::Sigmoid, "Sigmoid"},
+      {hls::ActKind::Tanh, "Tanh"},       {hls::ActKind::Exp, "Exp"}};
+};
+template <>
+struct EnumNames<hls::PoolKind> {
+  static constexpr std::pair<hls::PoolKind, std::string_view> kNames[] = {
+      {hls::PoolKind::Max, "Max"}, {hls::PoolKind::Average, "Average"}};
+};
+template <>
+struct EnumNames<hls::BinaryOp> {
+  static constexpr std::pair<hls::BinaryOp, std::string_view> kNames[] = {
+      {hls::BinaryOp::Add, "Add"}, {hls::BinaryOp::Sub, "Sub"}, {hls::BinaryOp::Mul, "Mul"}};
+};
+// The LayerType names of the config file, and the spelling everywhere else.
+template <>
+struct EnumNames<hls::LayerKind> {
+#define KILN_LAYER_NAME(kind, ...) {hls::LayerKind::kind, #kind},
+  static constexpr std::pair<hls::LayerKind, std::string_view> kNames[] = {
+      KILN_LAYER_KINDS(KILN_LAYER_NAME)};
+#undef KILN_LAYER_NAME
+};
+}  // namespace kiln

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kiln/hls/layer_kinds.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
@@ -20,216 +21,71 @@ struct FormatError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// ---- enums: stable spellings, independent of the enumerator values --------
+// ---- values: one generic put/get for every field type -------------------
+//
+// Enums use their EnumNames spellings; structs with a visit() (the params,
+// Precision, TableConfig, Activation) are objects of their fields.
+
+template <class T>
+concept Visitable = requires(T& t) { T::visit(t, [](const char*, auto&) {}); };
+
+template <class T>
+json put(const T& v);
+
+template <class T>
+json put_fields(const T& v) {
+  json j = json::object();
+  T::visit(v, [&](const char* name, const auto& member) { j[name] = put(member); });
+  return j;
+}
+
+template <class T>
+json put(const T& v) {
+  if constexpr (std::is_same_v<T, FixedType>) {
+    return {{"width", v.width},
+            {"integer", v.integer},
+            {"signed", v.is_signed},
+            {"quant", std::string(enum_name(v.quant))},
+            {"overflow", std::string(enum_name(v.overflow))}};
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(enum_name(v));
+  } else if constexpr (Visitable<T>) {
+    return put_fields(v);
+  } else {
+    return v;  // numbers, bools, vectors of numbers
+  }
+}
 
 template <class E>
-struct EnumName {
-  E value;
-  const char* name;
-};
-
-constexpr EnumName<IOType> kIOTypes[] = {{IOType::Parallel, "io_parallel"},
-                                         {IOType::Stream, "io_stream"}};
-constexpr EnumName<Strategy> kStrategies[] = {{Strategy::Latency, "Latency"},
-                                              {Strategy::Resource, "Resource"}};
-constexpr EnumName<ConvImpl> kConvImpls[] = {{ConvImpl::LineBuffer, "LineBuffer"},
-                                             {ConvImpl::Encoded, "Encoded"}};
-constexpr EnumName<Backend> kBackends[] = {{Backend::Vitis, "vitis"}, {Backend::Bambu, "bambu"}};
-constexpr EnumName<ActKind> kActKinds[] = {
-    {ActKind::None, "None"}, {ActKind::Relu, "Relu"},       {ActKind::LeakyRelu, "LeakyRelu"},
-    {ActKind::Elu, "Elu"},   {ActKind::Selu, "Selu"},       {ActKind::PRelu, "PRelu"},
-    {ActKind::Clip, "Clip"}, {ActKind::Sigmoid, "Sigmoid"}, {ActKind::Tanh, "Tanh"},
-    {ActKind::Exp, "Exp"}};
-constexpr EnumName<PoolKind> kPoolKinds[] = {{PoolKind::Max, "Max"},
-                                             {PoolKind::Average, "Average"}};
-constexpr EnumName<BinaryOp> kBinaryOps[] = {
-    {BinaryOp::Add, "Add"}, {BinaryOp::Sub, "Sub"}, {BinaryOp::Mul, "Mul"}};
-constexpr EnumName<LayerKind> kLayerKinds[] = {{LayerKind::Input, "Input"},
-                                               {LayerKind::Dense, "Dense"},
-                                               {LayerKind::Conv, "Conv"},
-                                               {LayerKind::Pool, "Pool"},
-                                               {LayerKind::ZeroPad, "ZeroPad"},
-                                               {LayerKind::BatchNorm, "BatchNorm"},
-                                               {LayerKind::Activation, "Activation"},
-                                               {LayerKind::Softmax, "Softmax"},
-                                               {LayerKind::Binary, "Binary"},
-                                               {LayerKind::Concat, "Concat"},
-                                               {LayerKind::Transpose, "Transpose"},
-                                               {LayerKind::MatMul, "MatMul"},
-                                               {LayerKind::Reshape, "Reshape"}};
-constexpr EnumName<numeric::QuantMode> kQuantModes[] = {
-    {numeric::QuantMode::Trn, "TRN"},
-    {numeric::QuantMode::TrnZero, "TRN_ZERO"},
-    {numeric::QuantMode::Rnd, "RND"},
-    {numeric::QuantMode::RndZero, "RND_ZERO"},
-    {numeric::QuantMode::RndMinInf, "RND_MIN_INF"},
-    {numeric::QuantMode::RndInf, "RND_INF"},
-    {numeric::QuantMode::RndConv, "RND_CONV"}};
-constexpr EnumName<numeric::OverflowMode> kOverflowModes[] = {
-    {numeric::OverflowMode::Wrap, "WRAP"},
-    {numeric::OverflowMode::Sat, "SAT"},
-    {numeric::OverflowMode::SatZero, "SAT_ZERO"},
-    {numeric::OverflowMode::SatSym, "SAT_SYM"}};
-
-template <class E, std::size_t N>
-json enum_out(E v, const EnumName<E> (&table)[N]) {
-  for (const auto& e : table)
-    if (e.value == v) return e.name;
-  KILN_ASSERT(false, "enum value missing from the JSON table");
-  return nullptr;
-}
-
-template <class E, std::size_t N>
-E enum_in(const json& j, const EnumName<E> (&table)[N]) {
+E get_enum(const json& j) {
   const std::string s = j.get<std::string>();
-  for (const auto& e : table)
-    if (s == e.name) return e.value;
+  if (auto e = enum_from_name<E>(s)) return *e;
   throw FormatError("unknown enum value '" + s + "'");
-}
-
-// ---- generic put/get -------------------------------------------------------
-
-// Overloads for every field type the model uses.
-json put(int64_t v) {
-  return v;
-}
-json put(int v) {
-  return v;
-}
-json put(bool v) {
-  return v;
-}
-json put(const std::vector<int64_t>& v) {
-  return v;
-}
-json put(ActKind v) {
-  return enum_out(v, kActKinds);
-}
-json put(PoolKind v) {
-  return enum_out(v, kPoolKinds);
-}
-json put(BinaryOp v) {
-  return enum_out(v, kBinaryOps);
 }
 
 template <class T>
 void get(const json& j, T& v) {
-  v = j.get<T>();
-}
-void get(const json& j, ActKind& v) {
-  v = enum_in(j, kActKinds);
-}
-void get(const json& j, PoolKind& v) {
-  v = enum_in(j, kPoolKinds);
-}
-void get(const json& j, BinaryOp& v) {
-  v = enum_in(j, kBinaryOps);
-}
-
-json put(const Activation& a) {
-  return {{"kind", put(a.kind)}, {"alpha", a.alpha}, {"beta", a.beta}};
-}
-void get(const json& j, Activation& a) {
-  get(j.at("kind"), a.kind);
-  get(j.at("alpha"), a.alpha);
-  get(j.at("beta"), a.beta);
+  if constexpr (std::is_same_v<T, FixedType>) {
+    get(j.at("width"), v.width);
+    get(j.at("integer"), v.integer);
+    get(j.at("signed"), v.is_signed);
+    v.quant = get_enum<numeric::QuantMode>(j.at("quant"));
+    v.overflow = get_enum<numeric::OverflowMode>(j.at("overflow"));
+    if (v.width < 1 || v.width > 64) throw FormatError("fixed-point width out of range 1..64");
+  } else if constexpr (std::is_enum_v<T>) {
+    v = get_enum<T>(j);
+  } else if constexpr (Visitable<T>) {
+    T::visit(v, [&](const char* name, auto& member) { get(j.at(name), member); });
+  } else {
+    v = j.get<T>();
+  }
 }
 
-json put(const FixedType& t) {
-  return {{"width", t.width},
-          {"integer", t.integer},
-          {"signed", t.is_signed},
-          {"quant", enum_out(t.quant, kQuantModes)},
-          {"overflow", enum_out(t.overflow, kOverflowModes)}};
-}
-void get(const json& j, FixedType& t) {
-  get(j.at("width"), t.width);
-  get(j.at("integer"), t.integer);
-  get(j.at("signed"), t.is_signed);
-  t.quant = enum_in(j.at("quant"), kQuantModes);
-  t.overflow = enum_in(j.at("overflow"), kOverflowModes);
-  if (t.width < 1 || t.width > 64) throw FormatError("fixed-point width out of range 1..64");
-}
-
-// ---- parameter structs: one field list drives both directions --------------
-
-// fields(p, f) calls f(name, member) for each member of p.
-template <class F>
-void fields(InputParams&, F&&) {}
-template <class F>
-void fields(ReshapeParams&, F&&) {}
-template <class F>
-void fields(DenseParams& p, F&& f) {
-  f("n_in", p.n_in), f("n_out", p.n_out), f("act", p.act);
-}
-template <class F>
-void fields(ConvParams& p, F&& f) {
-  f("dims", p.dims), f("in_h", p.in_h), f("in_w", p.in_w), f("c_in", p.c_in);
-  f("out_h", p.out_h), f("out_w", p.out_w), f("c_out", p.c_out);
-  f("kernel_h", p.kernel_h), f("kernel_w", p.kernel_w);
-  f("stride_h", p.stride_h), f("stride_w", p.stride_w);
-  f("pad_top", p.pad_top), f("pad_bottom", p.pad_bottom), f("pad_left", p.pad_left);
-  f("pad_right", p.pad_right), f("groups", p.groups), f("act", p.act);
-}
-template <class F>
-void fields(PoolParams& p, F&& f) {
-  f("kind", p.kind), f("dims", p.dims), f("in_h", p.in_h), f("in_w", p.in_w);
-  f("channels", p.channels), f("out_h", p.out_h), f("out_w", p.out_w);
-  f("kernel_h", p.kernel_h), f("kernel_w", p.kernel_w);
-  f("stride_h", p.stride_h), f("stride_w", p.stride_w);
-  f("pad_top", p.pad_top), f("pad_bottom", p.pad_bottom), f("pad_left", p.pad_left);
-  f("pad_right", p.pad_right), f("count_include_pad", p.count_include_pad);
-}
-template <class F>
-void fields(ZeroPadParams& p, F&& f) {
-  f("dims", p.dims), f("in_h", p.in_h), f("in_w", p.in_w), f("channels", p.channels);
-  f("pad_top", p.pad_top), f("pad_bottom", p.pad_bottom), f("pad_left", p.pad_left);
-  f("pad_right", p.pad_right);
-}
-template <class F>
-void fields(BatchNormParams& p, F&& f) {
-  f("n", p.n), f("channels", p.channels);
-}
-template <class F>
-void fields(ActivationParams& p, F&& f) {
-  f("n", p.n), f("channels", p.channels), f("act", p.act);
-}
-template <class F>
-void fields(SoftmaxParams& p, F&& f) {
-  f("rows", p.rows), f("length", p.length);
-}
-template <class F>
-void fields(BinaryParams& p, F&& f) {
-  f("op", p.op), f("n", p.n), f("channels", p.channels);
-}
-template <class F>
-void fields(ConcatParams& p, F&& f) {
-  f("axis", p.axis);
-}
-template <class F>
-void fields(TransposeParams& p, F&& f) {
-  f("perm", p.perm);
-}
-template <class F>
-void fields(MatMulParams& p, F&& f) {
-  f("batch", p.batch), f("m", p.m), f("k", p.k), f("n", p.n);
-}
-
-// The variant's alternatives by name (the tag written next to the fields).
-constexpr const char* kParamsNames[] = {"Input",     "Dense",      "Conv",    "Pool",   "ZeroPad",
-                                        "BatchNorm", "Activation", "Softmax", "Binary", "Concat",
-                                        "Transpose", "MatMul",     "Reshape"};
-static_assert(std::size(kParamsNames) == std::variant_size_v<LayerParams>);
-
-json put(const LayerParams& params) {
+// The params variant: {"type": <LayerKind>, fields...}.
+json put_params(const LayerParams& params) {
   json j = json::object();
-  j["type"] = kParamsNames[params.index()];
-  std::visit(
-      [&](const auto& p) {
-        auto& mutable_p = const_cast<std::decay_t<decltype(p)>&>(p);  // fields() reads only here
-        fields(mutable_p, [&](const char* name, const auto& member) { j[name] = put(member); });
-      },
-      params);
+  std::visit([&](const auto& p) { j = put_fields(p); }, params);
+  j["type"] = std::string(enum_name(static_cast<LayerKind>(params.index())));
   return j;
 }
 
@@ -243,49 +99,16 @@ LayerParams params_by_index(std::size_t index) {
   }
 }
 
-void get(const json& j, LayerParams& params) {
-  const std::string type = j.at("type").get<std::string>();
-  std::size_t index = std::size(kParamsNames);
-  for (std::size_t i = 0; i < std::size(kParamsNames); ++i)
-    if (type == kParamsNames[i]) index = i;
-  if (index == std::size(kParamsNames))
-    throw FormatError("unknown layer params type '" + type + "'");
-  params = params_by_index(index);
-  std::visit(
-      [&](auto& p) { fields(p, [&](const char* name, auto& member) { get(j.at(name), member); }); },
-      params);
+void get_params(const json& j, LayerParams& params) {
+  const LayerKind kind = get_enum<LayerKind>(j.at("type"));
+  params = params_by_index(static_cast<std::size_t>(kind));
+  std::visit([&](auto& p) { get(j, p); }, params);
 }
 
-json put(const Precision& p) {
-  return {{"weight", put(p.weight)}, {"bias", put(p.bias)},   {"result", put(p.result)},
-          {"accum", put(p.accum)},   {"table", put(p.table)}, {"inv_table", put(p.inv_table)}};
-}
-void get(const json& j, Precision& p) {
-  get(j.at("weight"), p.weight);
-  get(j.at("bias"), p.bias);
-  get(j.at("result"), p.result);
-  get(j.at("accum"), p.accum);
-  get(j.at("table"), p.table);
-  get(j.at("inv_table"), p.inv_table);
-}
-
-json put(const TableConfig& t) {
-  return {{"table_size", t.table_size},
-          {"table_range", t.table_range},
-          {"inv_table_size", t.inv_table_size},
-          {"inv_table_range", t.inv_table_range}};
-}
-void get(const json& j, TableConfig& t) {
-  get(j.at("table_size"), t.table_size);
-  get(j.at("table_range"), t.table_range);
-  get(j.at("inv_table_size"), t.inv_table_size);
-  get(j.at("inv_table_range"), t.inv_table_range);
-}
-
-json put(const Model::Port& p) {
+json put_port(const Model::Port& p) {
   return {{"onnx_name", p.onnx_name}, {"onnx_shape", p.onnx_shape}, {"perm", p.perm}};
 }
-void get(const json& j, Model::Port& p) {
+void get_port(const json& j, Model::Port& p) {
   get(j.at("onnx_name"), p.onnx_name);
   get(j.at("onnx_shape"), p.onnx_shape);
   get(j.at("perm"), p.perm);
@@ -303,8 +126,8 @@ json model_to_json(const Model& m) {
   j["name"] = m.name;
   j["part"] = m.part;
   j["clock_period_ns"] = m.clock_period_ns;
-  j["io_type"] = enum_out(m.io_type, kIOTypes);
-  j["backend"] = enum_out(m.backend, kBackends);
+  j["io_type"] = put(m.io_type);
+  j["backend"] = put(m.backend);
   json tensors = json::array();
   for (const TensorInfo& t : m.tensors)
     tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"type", put(t.type)}});
@@ -313,14 +136,14 @@ json model_to_json(const Model& m) {
   for (const Layer& l : m.layers) {
     layers.push_back({{"name", l.name},
                       {"onnx_name", l.onnx_name},
-                      {"kind", enum_out(l.kind, kLayerKinds)},
-                      {"params", put(l.params)},
+                      {"kind", put(l.kind())},
+                      {"params", put_params(l.params)},
                       {"inputs", l.inputs},
-                      {"output", l.output},
+                      {"outputs", l.outputs},
                       {"precision", put(l.precision)},
                       {"reuse_factor", l.reuse_factor},
-                      {"strategy", enum_out(l.strategy, kStrategies)},
-                      {"conv_impl", enum_out(l.conv_impl, kConvImpls)},
+                      {"strategy", put(l.strategy)},
+                      {"conv_impl", put(l.conv_impl)},
                       {"tables", put(l.tables)},
                       {"weights", l.weights},
                       {"bias", l.bias}});
@@ -329,8 +152,8 @@ json model_to_json(const Model& m) {
   j["inputs"] = m.inputs;
   j["outputs"] = m.outputs;
   json in_ports = json::array(), out_ports = json::array();
-  for (const auto& p : m.input_ports) in_ports.push_back(put(p));
-  for (const auto& p : m.output_ports) out_ports.push_back(put(p));
+  for (const auto& p : m.input_ports) in_ports.push_back(put_port(p));
+  for (const auto& p : m.output_ports) out_ports.push_back(put_port(p));
   j["input_ports"] = std::move(in_ports);
   j["output_ports"] = std::move(out_ports);
   return j;
@@ -342,8 +165,8 @@ Model model_from_json(const json& j, const std::string& where) {
     get(j.at("name"), m.name);
     get(j.at("part"), m.part);
     get(j.at("clock_period_ns"), m.clock_period_ns);
-    m.io_type = enum_in(j.at("io_type"), kIOTypes);
-    m.backend = enum_in(j.at("backend"), kBackends);
+    get(j.at("io_type"), m.io_type);
+    get(j.at("backend"), m.backend);
     for (const json& jt : j.at("tensors")) {
       TensorInfo t;
       get(jt.at("name"), t.name);
@@ -355,27 +178,29 @@ Model model_from_json(const json& j, const std::string& where) {
       Layer l;
       get(jl.at("name"), l.name);
       get(jl.at("onnx_name"), l.onnx_name);
-      l.kind = enum_in(jl.at("kind"), kLayerKinds);
-      get(jl.at("params"), l.params);
+      get_params(jl.at("params"), l.params);
+      if (get_enum<LayerKind>(jl.at("kind")) != l.kind())
+        throw FormatError("layer '" + l.name + "' has params of another kind");
       get(jl.at("inputs"), l.inputs);
-      get(jl.at("output"), l.output);
+      get(jl.at("outputs"), l.outputs);
       get(jl.at("precision"), l.precision);
       get(jl.at("reuse_factor"), l.reuse_factor);
-      l.strategy = enum_in(jl.at("strategy"), kStrategies);
-      l.conv_impl = enum_in(jl.at("conv_impl"), kConvImpls);
+      get(jl.at("strategy"), l.strategy);
+      get(jl.at("conv_impl"), l.conv_impl);
       get(jl.at("tables"), l.tables);
       get(jl.at("weights"), l.weights);
       get(jl.at("bias"), l.bias);
       for (int t : l.inputs) check_index(t, m.tensors.size(), "layer '" + l.name + "'");
-      check_index(l.output, m.tensors.size(), "layer '" + l.name + "'");
+      for (int t : l.outputs) check_index(t, m.tensors.size(), "layer '" + l.name + "'");
+      if (l.outputs.empty()) throw FormatError("layer '" + l.name + "' has no output");
       m.layers.push_back(std::move(l));
     }
     get(j.at("inputs"), m.inputs);
     get(j.at("outputs"), m.outputs);
     for (int t : m.inputs) check_index(t, m.tensors.size(), "inputs");
     for (int t : m.outputs) check_index(t, m.tensors.size(), "outputs");
-    for (const json& jp : j.at("input_ports")) get(jp, m.input_ports.emplace_back());
-    for (const json& jp : j.at("output_ports")) get(jp, m.output_ports.emplace_back());
+    for (const json& jp : j.at("input_ports")) get_port(jp, m.input_ports.emplace_back());
+    for (const json& jp : j.at("output_ports")) get_port(jp, m.output_ports.emplace_back());
   } catch (const json::exception& e) {
     throw_error(ErrorKind::InvalidModel, where, std::string("malformed model: ") + e.what(),
                 "rewrite the project with `kiln compile`");

@@ -12,7 +12,8 @@ namespace kiln::hls {
 
 // File format identification, checked on load.
 inline constexpr const char* kModelJsonFormat = "kiln-hls-model";
-inline constexpr int kModelJsonVersion = 1;
+// Version 2: layers list their outputs (Clone layers have several).
+inline constexpr int kModelJsonVersion = 2;
 
 nlohmann::json model_to_json(const Model& model);
 // Throws kiln::Error(InvalidModel) naming `where` on a malformed document.

@@ -28,20 +28,18 @@ Model sample_model() {
   m.tensors = {{"x", {8, 8, 3}, FixedType{}}, {"y", {6, 6, 4}, t}, {"z", {144}, t}};
   Layer in;
   in.name = "x_in";
-  in.kind = LayerKind::Input;
   in.params = InputParams{};
-  in.output = 0;
+  in.outputs = {0};
   Layer conv;
   conv.name = "conv1";
   conv.onnx_name = "/conv/Conv";
-  conv.kind = LayerKind::Conv;
   ConvParams cp;
   cp.in_h = 8, cp.in_w = 8, cp.c_in = 3, cp.out_h = 6, cp.out_w = 6, cp.c_out = 4;
   cp.kernel_h = 3, cp.kernel_w = 3, cp.pad_right = 1, cp.groups = 1;
   cp.act = {ActKind::LeakyRelu, 0.125, -7.5};
   conv.params = cp;
   conv.inputs = {0};
-  conv.output = 1;
+  conv.outputs = {1};
   conv.precision.accum = t;
   conv.reuse_factor = 9;
   conv.strategy = Strategy::Resource;
@@ -52,10 +50,9 @@ Model sample_model() {
   conv.bias = {5, -6, 7, -8};
   Layer tr;
   tr.name = "flat";
-  tr.kind = LayerKind::Transpose;
   tr.params = TransposeParams{{2, 0, 1}};
   tr.inputs = {1};
-  tr.output = 2;
+  tr.outputs = {2};
   m.layers = {in, conv, tr};
   m.inputs = {0};
   m.outputs = {2};
@@ -83,7 +80,7 @@ TEST(ModelJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(m.tensors[1].type.quant, numeric::QuantMode::RndConv);
   ASSERT_EQ(m.layers.size(), 3u);
   const Layer& c = m.layers[1];
-  EXPECT_EQ(c.kind, LayerKind::Conv);
+  EXPECT_EQ(c.kind(), LayerKind::Conv);
   EXPECT_EQ(c.onnx_name, "/conv/Conv");
   const ConvParams& cp = c.as<ConvParams>();
   EXPECT_EQ(cp.pad_right, 1);
@@ -123,7 +120,8 @@ TEST(ModelJson, EveryParamsTypeRoundTrips) {
                                         ConcatParams{1},
                                         TransposeParams{{1, 0}},
                                         MatMulParams{2, 3, 4, 5},
-                                        ReshapeParams{}};
+                                        ReshapeParams{},
+                                        CloneParams{}};
   ASSERT_EQ(all.size(), std::variant_size_v<LayerParams>);
   for (const LayerParams& p : all) {
     m.layers[1].params = p;

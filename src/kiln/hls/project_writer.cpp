@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "kiln/hls/csim.h"
+#include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/library_headers.h"
+#include "kiln/hls/model_edit.h"
 #include "kiln/hls/model_json.h"
+#include "kiln/hls/verify.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
 
@@ -58,17 +61,8 @@ std::string indent(const std::string& code, const std::string& pad) {
   return out;
 }
 
-// Stream element width: the last dimension (1 for a scalar).
-int64_t channels(const TensorInfo& t) {
-  return t.shape.empty() ? 1 : t.shape.back();
-}
-int64_t elements(const TensorInfo& t) {
-  const int64_t c = channels(t);
-  return c == 0 ? 0 : t.numel() / c;
-}
-
 std::string stream_type(const TensorInfo& t) {
-  return "kiln::stream<kiln::array<" + t.name + "_t, " + std::to_string(channels(t)) + "> >";
+  return "kiln::stream<kiln::array<" + t.name + "_t, " + std::to_string(stream_width(t)) + "> >";
 }
 
 std::string typedef_pair(const std::string& name, const FixedType& type) {
@@ -76,129 +70,33 @@ std::string typedef_pair(const std::string& name, const FixedType& type) {
          type.to_kiln_cpp() + " " + name + ";\n#endif\n";
 }
 
-const char* strategy_name(Strategy s) {
-  return s == Strategy::Latency ? "Latency" : "Resource";
-}
-const char* conv_impl_name(ConvImpl c) {
-  return c == ConvImpl::LineBuffer ? "LineBuffer" : "Encoded";
-}
-
 // ---- the variables of the top function -------------------------------------
 
-// Who reads each tensor, and the variable each side of it uses. In io_stream a
-// stream read by k > 1 readers (a model output counts as one) is copied by
-// clone calls; in io_parallel an array is simply read several times, except
-// that a model output is never read back from its port (copied out instead).
-struct Plan {
-  std::vector<std::string> produced_var;               // per tensor
-  std::vector<std::vector<std::string>> consumer_var;  // per tensor, per reading slot
-  std::vector<std::string> after_producer;             // per tensor: clone/copy statements
-  std::vector<std::string> declarations;               // internal variables
-};
-
-Plan make_plan(const Model& m) {
-  const std::size_t n = m.tensors.size();
-  const bool stream = m.io_type == IOType::Stream;
-  std::vector<int> readers(n, 0);
-  for (const Layer& l : m.layers)
-    for (int t : l.inputs) ++readers[static_cast<std::size_t>(t)];
-  std::set<int> is_in(m.inputs.begin(), m.inputs.end());
-  std::set<int> is_out(m.outputs.begin(), m.outputs.end());
-
-  Plan p;
-  p.produced_var.resize(n);
-  p.consumer_var.resize(n);
-  p.after_producer.resize(n);
-  for (std::size_t t = 0; t < n; ++t) {
+// Every tensor that is not a port is a variable of the top function: a stream
+// one image deep (io_stream), or an array partitioned into registers unless
+// it is too large (io_parallel). insert_clones has given each reader of a
+// stream its own copy and each output port its own producer.
+std::vector<std::string> declarations(const Model& m) {
+  std::vector<std::string> out;
+  for (std::size_t t = 0; t < m.tensors.size(); ++t) {
     const TensorInfo& ti = m.tensors[t];
-    const std::string& name = ti.name;
-    const bool out_port = is_out.count(static_cast<int>(t)) != 0;
-    const bool in_port = is_in.count(static_cast<int>(t)) != 0;
-    if (in_port && out_port)
-      throw_error(ErrorKind::Unsupported, m.name + ": tensor '" + name + "'",
-                  "a model input that is also a model output",
-                  "remove the identity path from the model");
-    auto declare = [&](const std::string& var) {
-      if (stream) {
-        p.declarations.push_back(stream_type(ti) + " " + var + "(\"" + var + "\");\n" +
-                                 "KILN_PRAGMA(HLS STREAM variable=" + var + " depth=" +
-                                 std::to_string(std::max<int64_t>(elements(ti), 1)) + ")\n");
-      } else {
-        if (ti.numel() > kMaxRegisterArray) {
-          // Too large for registers: a memory. `static` also keeps it off the
-          // C stack in simulation (superwide's maps are 4M values).
-          p.declarations.push_back("static " + name + "_t " + var + "[" +
-                                   std::to_string(ti.numel()) + "];\n");
-        } else {
-          p.declarations.push_back(name + "_t " + var + "[" + std::to_string(ti.numel()) + "];\n" +
-                                   "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var +
-                                   " complete dim=0)\n");
-        }
-      }
-    };
-    const int r = readers[t];
-    const bool port = in_port || out_port;
-    if (!stream) {
-      if (out_port && r > 0) {
-        // Consumers and the port read an internal copy.
-        const std::string src = name + "_src";
-        declare(src);
-        p.produced_var[t] = src;
-        p.consumer_var[t].assign(static_cast<std::size_t>(r), src);
-        p.after_producer[t] = "for (int i = 0; i < " + std::to_string(ti.numel()) +
-                              "; ++i) {\n  KILN_PRAGMA(HLS UNROLL)\n  " + name + "[i] = " + src +
-                              "[i];\n}\n";
-      } else {
-        if (!port) declare(name);
-        p.produced_var[t] = name;
-        p.consumer_var[t].assign(static_cast<std::size_t>(r), name);
-      }
+    const std::string& var = ti.name;
+    if (is_model_input(m, static_cast<int>(t)) || is_model_output(m, static_cast<int>(t)))
       continue;
+    if (m.io_type == IOType::Stream) {
+      out.push_back(stream_type(ti) + " " + var + "(\"" + var + "\");\n" +
+                    "KILN_PRAGMA(HLS STREAM variable=" + var +
+                    " depth=" + std::to_string(stream_fifo_depth(ti)) + ")\n");
+    } else if (ti.numel() > kMaxRegisterArray) {
+      // Too large for registers: a memory. `static` also keeps it off the C
+      // stack in simulation (superwide's maps are 4M values).
+      out.push_back("static " + var + "_t " + var + "[" + std::to_string(ti.numel()) + "];\n");
+    } else {
+      out.push_back(var + "_t " + var + "[" + std::to_string(ti.numel()) + "];\n" +
+                    "KILN_PRAGMA(HLS ARRAY_PARTITION variable=" + var + " complete dim=0)\n");
     }
-    const int fan = r + (out_port ? 1 : 0);
-    if (fan <= 1) {
-      if (!port) declare(name);
-      p.produced_var[t] = name;
-      p.consumer_var[t].assign(static_cast<std::size_t>(r), name);
-      continue;
-    }
-    // Fan-out of a stream: the producer writes `src`, clones make one copy per reader.
-    const std::string src = out_port ? name + "_src" : name;
-    if (!in_port) declare(src);
-    p.produced_var[t] = src;
-    std::vector<std::string> dests;
-    for (int k = 0; k < r; ++k) {
-      const std::string v = name + "_cpy" + std::to_string(k);
-      declare(v);
-      dests.push_back(v);
-    }
-    p.consumer_var[t] = dests;
-    if (out_port) dests.push_back(name);
-    // Chains of 2-way clones (a 3-way clone when exactly three readers).
-    const std::string n_el = std::to_string(elements(ti));
-    std::string code;
-    std::string from = src;
-    std::size_t i = 0;
-    int link = 0;
-    while (dests.size() - i > 3 || dests.size() - i == 2) {
-      if (dests.size() - i == 2) {
-        code +=
-            "kiln::clone<" + n_el + ">(" + from + ", " + dests[i] + ", " + dests[i + 1] + ");\n";
-        i += 2;
-        break;
-      }
-      const std::string next = name + "_link" + std::to_string(link++);
-      declare(next);
-      code += "kiln::clone<" + n_el + ">(" + from + ", " + dests[i] + ", " + next + ");\n";
-      from = next;
-      ++i;
-    }
-    if (dests.size() - i == 3)
-      code += "kiln::clone<" + n_el + ">(" + from + ", " + dests[i] + ", " + dests[i + 1] + ", " +
-              dests[i + 2] + ");\n";
-    p.after_producer[t] = code;
   }
-  return p;
+  return out;
 }
 
 // ---- file contents -----------------------------------------------------------
@@ -239,8 +137,9 @@ std::string defines_h(const Model& m) {
   for (const TensorInfo& t : m.tensors) s += typedef_pair(t.name + "_t", t.type);
   s += "\n// Layers\n";
   for (const Layer& l : m.layers) {
+    if (l.kind() == LayerKind::Clone) continue;  // copies: the tensor types say it all
     const Precision& p = l.precision;
-    s += "// " + l.name + " (" + layer_kind_name(l.kind) + ")\n";
+    s += "// " + l.name + " (" + layer_kind_name(l.kind()) + ")\n";
     s += typedef_pair(l.name + "_weight_t", p.weight);
     s += typedef_pair(l.name + "_bias_t", p.bias);
     s += typedef_pair(l.name + "_accum_t", p.accum);
@@ -305,9 +204,9 @@ std::string top_h(const Model& m) {
          guard + "\n";
 }
 
-std::string top_cpp(const Model& m, const Emitted& e, const Plan& plan, int64_t header_max) {
+std::string top_cpp(const Model& m, const Emitted& e, int64_t header_max) {
   std::string s = "// Top function of " + m.name + " (" +
-                  (m.io_type == IOType::Stream ? "io_stream" : "io_parallel") +
+                  std::string(enum_name(m.io_type)) +
                   "). Written by kiln.\n#include \"" + m.name +
                   ".h\"\n\n#include \"parameters.h\"\n";
   if (m.io_type == IOType::Stream) s += "#include \"kiln/stream_utils.h\"\n";
@@ -344,18 +243,18 @@ std::string top_cpp(const Model& m, const Emitted& e, const Plan& plan, int64_t 
            m.tensors[static_cast<std::size_t>(t)].name + " complete dim=0)\n";
     s += pad + "KILN_PRAGMA(HLS PIPELINE)\n";
   }
-  if (!plan.declarations.empty()) s += "\n" + pad + "// Intermediate tensors\n";
-  for (const std::string& d : plan.declarations) s += indent(d, pad);
-  // Inputs read by several layers are cloned before any layer runs.
-  for (int t : m.inputs)
-    if (!plan.after_producer[static_cast<std::size_t>(t)].empty())
-      s += "\n" + indent(plan.after_producer[static_cast<std::size_t>(t)], pad);
+  const std::vector<std::string> decls = declarations(m);
+  if (!decls.empty()) s += "\n" + pad + "// Intermediate tensors\n";
+  for (const std::string& d : decls) s += indent(d, pad);
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     const Layer& l = m.layers[i];
-    if (l.kind == LayerKind::Input) continue;
-    s += "\n" + pad + "// " + l.name + " (" + layer_kind_name(l.kind) + ")\n";
+    if (l.kind() == LayerKind::Input) continue;
+    // Copies follow their producer's call; copies of a model input open a block.
+    if (l.kind() != LayerKind::Clone)
+      s += "\n" + pad + "// " + l.name + " (" + layer_kind_name(l.kind()) + ")\n";
+    else if (is_model_input(m, l.inputs.at(0)))
+      s += "\n";
     s += indent(e.code[i].call, pad);
-    s += indent(plan.after_producer[static_cast<std::size_t>(l.output)], pad);
   }
   return s + "}\n";
 }
@@ -477,7 +376,7 @@ int main(int argc, char** argv) {
     for (int t : m.inputs) {
       const TensorInfo& ti = m.tensors[static_cast<std::size_t>(t)];
       s += "    " + stream_type(ti) + " " + ti.name + ";\n";
-      s += "    kiln::array_to_stream(" + ti.name + "_buf, " + std::to_string(elements(ti)) + ", " +
+      s += "    kiln::array_to_stream(" + ti.name + "_buf, " + std::to_string(stream_elements(ti)) + ", " +
            ti.name + ");\n";
     }
     for (int t : m.outputs) {
@@ -492,7 +391,7 @@ int main(int argc, char** argv) {
     for (int t : m.outputs) {
       const TensorInfo& ti = m.tensors[static_cast<std::size_t>(t)];
       s += "    kiln::stream_to_array(" + ti.name + ", " + ti.name + "_buf, " +
-           std::to_string(elements(ti)) + ");\n";
+           std::to_string(stream_elements(ti)) + ");\n";
     }
   } else {
     for (int t : m.inputs)
@@ -648,20 +547,21 @@ std::string readme(const Model& m) {
 json report(const Model& m, const ProjectOptions& opts) {
   json j;
   j["model"] = m.name;
-  j["io_type"] = m.io_type == IOType::Stream ? "io_stream" : "io_parallel";
-  j["backend"] = m.backend == Backend::Vitis ? "vitis" : "bambu";
+  j["io_type"] = std::string(enum_name(m.io_type));
+  j["backend"] = std::string(enum_name(m.backend));
   j["part"] = m.part;
   j["clock_period_ns"] = m.clock_period_ns;
   json layers = json::array();
   for (const Layer& l : m.layers) {
+    if (l.kind() == LayerKind::Clone) continue;  // not configured; the estimate lists them
     json jl;
     jl["name"] = l.name;
     jl["onnx_name"] = l.onnx_name;
-    jl["kind"] = layer_kind_name(l.kind);
+    jl["kind"] = layer_kind_name(l.kind());
     json ins = json::array();
     for (int t : l.inputs) ins.push_back(m.tensors[static_cast<std::size_t>(t)].shape);
     jl["input_shapes"] = ins;
-    jl["output_shape"] = m.tensors[static_cast<std::size_t>(l.output)].shape;
+    jl["output_shape"] = m.tensors[static_cast<std::size_t>(l.output())].shape;
     jl["precision"] = {{"weight", l.precision.weight.to_string()},
                        {"bias", l.precision.bias.to_string()},
                        {"result", l.precision.result.to_string()},
@@ -669,8 +569,8 @@ json report(const Model& m, const ProjectOptions& opts) {
                        {"table", l.precision.table.to_string()},
                        {"inv_table", l.precision.inv_table.to_string()}};
     jl["reuse_factor"] = l.reuse_factor;
-    jl["strategy"] = strategy_name(l.strategy);
-    jl["conv_impl"] = conv_impl_name(l.conv_impl);
+    jl["strategy"] = std::string(enum_name(l.strategy));
+    jl["conv_impl"] = std::string(enum_name(l.conv_impl));
     layers.push_back(std::move(jl));
   }
   j["layers"] = std::move(layers);
@@ -691,17 +591,28 @@ void check_names(const Model& m, const Emitted& e) {
   };
   claim(m.name, "model");
   for (const TensorInfo& t : m.tensors) claim(t.name + "_t", "tensor '" + t.name + "'");
-  for (const Layer& l : m.layers)
+  for (const Layer& l : m.layers) {
+    if (l.kind() == LayerKind::Clone) continue;  // has no types of its own
     for (const char* suffix : {"_weight_t", "_bias_t", "_accum_t", "_table_t", "_inv_table_t"})
       claim(l.name + suffix, "layer '" + l.name + "'");
+  }
   for (const WeightArray* w : e.arrays) claim(w->name, "weight array '" + w->name + "'");
 }
 
 }  // namespace
 
 void write_project(const Model& model, const ProjectOptions& options, const fs::path& out_dir) {
-  const Plan plan = make_plan(model);
-
+  verify_model(model, "write_project");
+  // A stream is read once: build_model's insert_clones gives every reader its
+  // own copy, and in io_parallel no port is read back.
+  for (std::size_t t = 0; t < model.tensors.size(); ++t) {
+    const auto reads = static_cast<int64_t>(readers(model, static_cast<int>(t)).size());
+    const bool port = is_model_output(model, static_cast<int>(t));
+    if ((model.io_type == IOType::Stream && reads + (port ? 1 : 0) > 1) || (port && reads > 0))
+      throw_error(ErrorKind::Internal, "tensor '" + model.tensors[t].name + "'",
+                  "is read " + std::to_string(reads) + " times" + (port ? " and is an output" : "") +
+                      " without copies (run the insert_clones pass)");
+  }
   // Emit every layer first: an emitter error leaves no directory at all.
   Emitted e;
   e.code.resize(model.layers.size());
@@ -709,17 +620,8 @@ void write_project(const Model& model, const ProjectOptions& options, const fs::
     const Layer& l = model.layers[i];
     EmitContext ctx;
     ctx.io_type = model.io_type;
-    std::map<int, int> slot;  // per input tensor, how many earlier slots read it
-    for (int t : l.inputs) {
-      const int k = slot[t]++;
-      // Each reading slot of the whole model gets its own copy; find this one's.
-      int before = 0;
-      for (std::size_t j = 0; j < i; ++j)
-        for (int u : model.layers[j].inputs) before += u == t;
-      ctx.inputs.push_back(
-          plan.consumer_var[static_cast<std::size_t>(t)][static_cast<std::size_t>(before + k)]);
-    }
-    ctx.output = plan.produced_var[static_cast<std::size_t>(l.output)];
+    for (int t : l.inputs) ctx.inputs.push_back(model.tensors[static_cast<std::size_t>(t)].name);
+    for (int t : l.outputs) ctx.outputs.push_back(model.tensors[static_cast<std::size_t>(t)].name);
     e.code[i] = emit_layer(model, l, ctx);
     for (const std::string& inc : e.code[i].includes) e.includes.insert(inc);
     for (const WeightArray& w : e.code[i].arrays) e.arrays.push_back(&w);
@@ -738,7 +640,7 @@ void write_project(const Model& model, const ProjectOptions& options, const fs::
   const fs::path root = dir.staging();
   const std::string& n = model.name;
   write_file(root / "firmware" / (n + ".h"), top_h(model));
-  write_file(root / "firmware" / (n + ".cpp"), top_cpp(model, e, plan, options.weights_header_max));
+  write_file(root / "firmware" / (n + ".cpp"), top_cpp(model, e, options.weights_header_max));
   write_file(root / "firmware" / "defines.h", defines_h(model));
   write_file(root / "firmware" / "parameters.h", parameters_h(model, e));
   fs::create_directories(root / "firmware" / "weights");

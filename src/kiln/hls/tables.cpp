@@ -51,8 +51,13 @@ std::optional<TableKind> table_kind(ActKind kind) {
     case ActKind::Exp:
     case ActKind::Elu:
     case ActKind::Selu: return TableKind::Exp;
-    default: return std::nullopt;
+    case ActKind::None:
+    case ActKind::Relu:
+    case ActKind::LeakyRelu:
+    case ActKind::PRelu:
+    case ActKind::Clip: return std::nullopt;
   }
+  return std::nullopt;
 }
 
 TableGeometry table_geometry(TableKind kind, const TableConfig& config, int64_t row_length,

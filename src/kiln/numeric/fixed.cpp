@@ -117,44 +117,23 @@ std::string trim(std::string_view s) {
 }
 
 const char* quant_name(QuantMode q) {
-  switch (q) {
-    case QuantMode::Trn: return "TRN";
-    case QuantMode::TrnZero: return "TRN_ZERO";
-    case QuantMode::Rnd: return "RND";
-    case QuantMode::RndZero: return "RND_ZERO";
-    case QuantMode::RndMinInf: return "RND_MIN_INF";
-    case QuantMode::RndInf: return "RND_INF";
-    case QuantMode::RndConv: return "RND_CONV";
-  }
-  return "TRN";
+  return enum_name(q).data();  // string literals: NUL-terminated
 }
 
 const char* overflow_name(OverflowMode o) {
-  switch (o) {
-    case OverflowMode::Wrap: return "WRAP";
-    case OverflowMode::Sat: return "SAT";
-    case OverflowMode::SatZero: return "SAT_ZERO";
-    case OverflowMode::SatSym: return "SAT_SYM";
-  }
-  return "WRAP";
+  return enum_name(o).data();
 }
 
 std::optional<QuantMode> parse_quant(const std::string& s) {
   std::string u = upper(s);
   if (u.rfind("AP_", 0) == 0) u = u.substr(3);
-  for (QuantMode q : {QuantMode::Trn, QuantMode::TrnZero, QuantMode::Rnd, QuantMode::RndZero,
-                      QuantMode::RndMinInf, QuantMode::RndInf, QuantMode::RndConv})
-    if (u == quant_name(q)) return q;
-  return std::nullopt;
+  return enum_from_name<QuantMode>(u);
 }
 
 std::optional<OverflowMode> parse_overflow(const std::string& s) {
   std::string u = upper(s);
   if (u.rfind("AP_", 0) == 0) u = u.substr(3);
-  for (OverflowMode o :
-       {OverflowMode::Wrap, OverflowMode::Sat, OverflowMode::SatZero, OverflowMode::SatSym})
-    if (u == overflow_name(o)) return o;
-  return std::nullopt;
+  return enum_from_name<OverflowMode>(u);
 }
 
 // A decimal integer with optional sign, nothing else.

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/support/enum_table.h"
+
 namespace kiln::numeric {
 
 // 128-bit integers (a GCC/Clang extension; __extension__ keeps -Wpedantic quiet).
@@ -44,6 +46,30 @@ enum class OverflowMode : uint8_t {
   SatZero,  // AP_SAT_ZERO: overflow gives zero
   SatSym,   // AP_SAT_SYM: clamp to +-max (signed min is -max)
 };
+
+}  // namespace kiln::numeric
+
+namespace kiln {
+// The spellings without the AP_ prefix ("RND", "SAT"), as kiln's files write them.
+template <>
+struct EnumNames<numeric::QuantMode> {
+  static constexpr std::pair<numeric::QuantMode, std::string_view> kNames[] = {
+      {numeric::QuantMode::Trn, "TRN"},          {numeric::QuantMode::TrnZero, "TRN_ZERO"},
+      {numeric::QuantMode::Rnd, "RND"},          {numeric::QuantMode::RndZero, "RND_ZERO"},
+      {numeric::QuantMode::RndMinInf, "RND_MIN_INF"}, {numeric::QuantMode::RndInf, "RND_INF"},
+      {numeric::QuantMode::RndConv, "RND_CONV"}};
+};
+template <>
+struct EnumNames<numeric::OverflowMode> {
+  static constexpr std::pair<numeric::OverflowMode, std::string_view> kNames[] = {
+      {numeric::OverflowMode::Wrap, "WRAP"},
+      {numeric::OverflowMode::Sat, "SAT"},
+      {numeric::OverflowMode::SatZero, "SAT_ZERO"},
+      {numeric::OverflowMode::SatSym, "SAT_SYM"}};
+};
+}  // namespace kiln
+
+namespace kiln::numeric {
 
 struct FixedType {
   int width = 16;   // W, 1..64

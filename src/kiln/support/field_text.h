@@ -3,11 +3,13 @@
 // templates print and parse it as {name=value name=value}.
 //
 // Values: integers, true/false, floats (shortest text that reads back
-// exactly), [lists], enum spellings from EnumNames, and nested structs in
-// braces. A field equal to its value in a default-constructed struct is not
+// exactly), "strings", [lists], enum spellings from EnumNames, nested structs
+// in braces, and any type with a FieldCodec specialization (its own spelling,
+// e.g. fixed-point types in numeric/fixed_text.h). A field equal to its value in a default-constructed struct is not
 // printed, so a struct's text names what is special about it.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +21,19 @@
 #include "kiln/support/text_lexer.h"
 
 namespace kiln {
+
+// Specialize for a type with its own spelling:
+//   template <> struct FieldCodec<T> {
+//     static std::string format(const T&);
+//     static void parse(Lexer&, T&);  // fails through the lexer
+//   };
+template <class T>
+struct FieldCodec;
+
+template <class T>
+concept HasFieldCodec = requires(const T& v) {
+  { FieldCodec<T>::format(v) } -> std::convertible_to<std::string>;
+};
 
 template <class T>
 concept FieldStruct = requires(T& t) {
@@ -50,7 +65,11 @@ std::string format_fields(const T& s) {
 
 template <class T>
 std::string format_field(const T& v) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (HasFieldCodec<T>) {
+    return FieldCodec<T>::format(v);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return quote(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return v ? "true" : "false";
   } else if constexpr (std::is_same_v<T, float>) {
     return format_float(v);
@@ -106,7 +125,11 @@ void parse_fields(Lexer& lx, T& s, std::string_view what) {
 
 template <class T>
 void parse_field(Lexer& lx, T& v) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (HasFieldCodec<T>) {
+    FieldCodec<T>::parse(lx, v);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    v = lx.expect_string();
+  } else if constexpr (std::is_same_v<T, bool>) {
     if (lx.accept_ident("true")) {
       v = true;
     } else if (lx.accept_ident("false")) {

@@ -214,14 +214,15 @@ std::string sanitize_identifier(std::string_view raw, std::string_view prefix) {
 }
 
 std::string NameTable::unique(std::string_view raw, std::string_view prefix) {
-  const std::string base = sanitize_identifier(raw, prefix);
-  std::string candidate = base;
-  // Suffixes are tried from where the last search for this base ended (names
-  // are never released), so a million "Relu" nodes take linear time.
+  std::string base = sanitize_identifier(raw, prefix);
+  if (used_.insert(base).second) return base;
+  // Taken: suffixes are tried from where the last search for this base ended
+  // (names are never released), so a million "Relu" nodes take linear time.
   int& n = next_suffix_[base];
   if (n < 2) n = 2;
-  while (used_.count(candidate) != 0) candidate = base + "_" + std::to_string(n++);
-  used_.insert(candidate);
+  std::string candidate;
+  do candidate = base + "_" + std::to_string(n++);
+  while (!used_.insert(candidate).second);
   return candidate;
 }
 

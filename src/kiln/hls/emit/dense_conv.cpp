@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/hls/emit/dense_conv_tables.h"
+#include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/tables.h"
 #include "kiln/support/error.h"
@@ -117,7 +117,7 @@ void add_weights(LayerCode& code, const Layer& layer, int64_t n_weights, int64_t
 
 std::string call(const std::string& fn, const std::string& config, const EmitContext& ctx,
                  bool with_weights, const std::string& layer_name) {
-  std::string s = fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output;
+  std::string s = fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output();
   if (with_weights) s += ", " + layer_name + "_w, " + layer_name + "_b";
   return s + ");\n";
 }
@@ -145,6 +145,8 @@ void write_geometry(ConfigWriter& w, int64_t in_h, int64_t in_w, int64_t out_h, 
   w.field("pad_right", pr);
 }
 
+}  // namespace
+
 LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& ctx) {
   const auto& p = layer.as<DenseParams>();
   const std::string cfg = "config_" + layer.name;
@@ -157,7 +159,7 @@ LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& 
   ConfigWriter w(cfg);
   w.field("n_rows", in_numel / p.n_in);
   write_product_fields(w, layer, p.n_in, p.n_out, p.act);
-  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   code.config = w.finish();
   add_weights(code, layer, p.n_in * p.n_out, p.n_out);
   code.call = call("kiln::dense", cfg, ctx, true, layer.name);
@@ -185,7 +187,7 @@ LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& c
   w.field("stride_width", p.stride_w);
   w.field("groups", p.groups);
   write_product_fields(w, layer, n_in, p.c_out, p.act);
-  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   std::string fn = "kiln::conv_2d";
   const bool encoded = ctx.io_type == IOType::Stream && layer.conv_impl == ConvImpl::Encoded;
   w.raw(std::string("static const kiln::ConvImpl implementation = kiln::ConvImpl::") +
@@ -237,7 +239,7 @@ LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& c
   w.raw(std::string("static const bool count_include_pad = ") +
         (p.count_include_pad ? "true;" : "false;"));
   w.type("accum_t", layer.name + "_accum_t");
-  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   code.config = w.finish();
   const bool global = p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 &&
                       p.pad_bottom == 0 && p.pad_left == 0 && p.pad_right == 0;
@@ -255,81 +257,10 @@ LayerCode emit_zero_pad(const Model& model, const Layer& layer, const EmitContex
                  p.in_w + p.pad_left + p.pad_right, p.pad_top, p.pad_bottom, p.pad_left,
                  p.pad_right);
   w.field("n_chan", p.channels);
-  w.type("result_t", model.tensors.at(layer.output).name + "_t");
+  w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   code.config = w.finish();
   code.call = call("kiln::zero_pad_2d", cfg, ctx, false, "");
   return code;
-}
-
-}  // namespace
-
-EncodedTable encoded_table(const ConvParams& p) {
-  const int64_t kh = p.kernel_h, kw = p.kernel_w;
-  const int64_t hp = p.in_h + p.pad_top + p.pad_bottom;
-  const int64_t wp = p.in_w + p.pad_left + p.pad_right;
-  // Bit k of axis_mask(i) is set when padded index i is window offset k of
-  // some output position.
-  auto axis_mask = [](int64_t i, int64_t k, int64_t s, int64_t out) {
-    uint64_t m = 0;
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t off = i - o * s;
-      if (off >= 0 && off < k) m |= uint64_t{1} << off;
-    }
-    return m;
-  };
-  // The header's encoded_class(): own class above the first complete window
-  // and below the last window start, stride-periodic in between.
-  auto cls = [](int64_t i, int64_t k, int64_t s, int64_t out) {
-    const int64_t top = k - 1, last = (out - 1) * s;
-    if (i < top) return i;
-    if (i <= last) return top + (i - top) % s;
-    return top + s + (i - last - 1);
-  };
-  EncodedTable t;
-  t.n_row_classes = (kh - 1) + p.stride_h + (hp - 1 - (p.out_h - 1) * p.stride_h);
-  t.n_col_classes = (kw - 1) + p.stride_w + (wp - 1 - (p.out_w - 1) * p.stride_w);
-  t.table.assign(t.n_row_classes * t.n_col_classes, 0);
-  std::vector<bool> set(t.table.size(), false);
-  std::vector<int64_t> fill(kh * kw, 0);
-  t.stream_depth = 1;
-  for (int64_t ph = 0; ph < hp; ++ph) {
-    const uint64_t rm = axis_mask(ph, kh, p.stride_h, p.out_h);
-    for (int64_t pw = 0; pw < wp; ++pw) {
-      const uint64_t cm = axis_mask(pw, kw, p.stride_w, p.out_w);
-      uint64_t instr = 0;
-      for (int64_t a = 0; a < kh; ++a)
-        for (int64_t b = 0; b < kw; ++b)
-          if (((rm >> a) & 1) && ((cm >> b) & 1)) instr |= uint64_t{1} << (a * kw + b);
-      const int64_t idx =
-          cls(ph, kh, p.stride_h, p.out_h) * t.n_col_classes + cls(pw, kw, p.stride_w, p.out_w);
-      KILN_ASSERT(idx >= 0 && idx < static_cast<int64_t>(t.table.size()),
-                  "encoded class out of range");
-      KILN_ASSERT(!set[idx] || t.table[idx] == instr, "encoded classes disagree");
-      t.table[idx] = instr;
-      set[idx] = true;
-      // FIFO occupancy, to size the streams.
-      for (int64_t q = 0; q < kh * kw; ++q) {
-        if ((instr >> q) & 1) fill[q]++;
-        t.stream_depth = std::max(t.stream_depth, fill[q]);
-      }
-      if ((instr >> (kh * kw - 1)) & 1)
-        for (int64_t& f : fill) f--;
-    }
-  }
-  return t;
-}
-
-LayerCode emit_dense_conv_pool(const Model& model, const Layer& layer, const EmitContext& ctx) {
-  switch (layer.kind) {
-    case LayerKind::Dense: return emit_dense(model, layer, ctx);
-    case LayerKind::Conv: return emit_conv(model, layer, ctx);
-    case LayerKind::Pool: return emit_pool(model, layer, ctx);
-    case LayerKind::ZeroPad: return emit_zero_pad(model, layer, ctx);
-    default:
-      throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
-                  std::string("emit_dense_conv_pool called for a ") + layer_kind_name(layer.kind) +
-                      " layer");
-  }
 }
 
 }  // namespace kiln::hls

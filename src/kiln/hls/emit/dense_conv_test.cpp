@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/hls/emit/dense_conv_tables.h"
+#include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/testing/snippet.h"
@@ -160,9 +160,8 @@ Case make_case(Gen& g, int index, LayerKind kind) {
   tin.type = g.type(6, 14, 2, 5, false);
   Layer l;
   l.name = l.onnx_name = pre + "l";
-  l.kind = kind;
   l.inputs = {0};
-  l.output = 1;
+  l.outputs = {1};
   l.strategy = g.coin() ? Strategy::Resource : Strategy::Latency;
   l.conv_impl = (index / 2) % 2 == 1 ? ConvImpl::Encoded : ConvImpl::LineBuffer;
   Precision& pr = l.precision;
@@ -311,8 +310,8 @@ std::string case_source(const Case& c, int k, std::set<std::string>& includes) {
   EmitContext ctx;
   ctx.io_type = c.io;
   ctx.inputs = {"x"};
-  ctx.output = "y";
-  const LayerCode code = emit_dense_conv_pool(m, l, ctx);
+  ctx.outputs = {"y"};
+  const LayerCode code = emit_layer(m, l, ctx);
   for (const std::string& inc : code.includes) includes.insert(inc);
   std::ostringstream s;
   s << "// " << c.description << "\n";
@@ -368,8 +367,7 @@ std::string expected_line(const Case& c) {
   FixedTensor out;
   out.type = c.model.tensors[1].type;
   out.shape = c.model.tensors[1].shape;
-  OverflowCounts counts;
-  emulate_dense_conv_pool(l, {&c.input}, out, counts);
+  emulate_layer(l, {&c.input}, {&out});
   std::ostringstream s;
   for (int64_t r : out.raw) s << r << " ";
   return s.str();
@@ -404,8 +402,7 @@ void run_batch(unsigned seed, const std::vector<LayerKind>& kinds) {
     EXPECT_EQ(line, expected_line(cases[k])) << "case " << k << ": " << cases[k].description;
     FixedTensor o;
     o.type = cases[k].model.tensors[1].type;
-    OverflowCounts counts;
-    emulate_dense_conv_pool(cases[k].model.layers[0], {&cases[k].input}, o, counts);
+    const OverflowCounts counts = emulate_layer(cases[k].model.layers[0], {&cases[k].input}, {&o});
     if (counts.wrapped + counts.saturated > 0) overflowing++;
   }
   EXPECT_GT(overflowing, 0) << "no case exercised wrap or saturation";
@@ -427,36 +424,6 @@ TEST(DenseConvCompiled, PoolAndZeroPadBitExact) {
   std::vector<LayerKind> kinds = repeat(LayerKind::Pool, 16);
   for (LayerKind k : repeat(LayerKind::ZeroPad, 6)) kinds.push_back(k);
   run_batch(37, kinds);
-}
-
-// ---- emitter errors ----
-
-TEST(DenseConvEmit, RefusesInconsistentWindowGeometry) {
-  Model m;
-  TensorInfo t;
-  t.name = "t";
-  m.tensors = {t, t};
-  Layer l;
-  l.name = l.onnx_name = "pool";
-  l.kind = LayerKind::Pool;
-  PoolParams p;
-  p.in_h = p.in_w = 5;
-  p.channels = 1;
-  p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = 2;
-  p.out_h = p.out_w = 3;  // ceil mode: the last window hangs off the edge
-  l.params = p;
-  l.inputs = {0};
-  l.output = 1;
-  EmitContext ctx;
-  ctx.inputs = {"x"};
-  ctx.output = "y";
-  try {
-    emit_dense_conv_pool(m, l, ctx);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(e.message().find("window geometry"), std::string::npos) << e.message();
-  }
 }
 
 }  // namespace

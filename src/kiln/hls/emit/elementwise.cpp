@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/tables.h"
 #include "kiln/support/error.h"
@@ -75,10 +76,10 @@ WeightArray table_array(const Layer& layer, const std::string& suffix,
   return WeightArray{layer.name + suffix, layer.name + type_suffix, type, std::move(raw)};
 }
 
-void emit_activation(const Model& model, const Layer& layer, const EmitContext& ctx,
+void activation_code(const Model& model, const Layer& layer, const EmitContext& ctx,
                      LayerCode& code) {
   const auto& p = layer.as<ActivationParams>();
-  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
   cfg.value("channels", width(out));
@@ -129,13 +130,13 @@ void emit_activation(const Model& model, const Layer& layer, const EmitContext& 
                                       make_table(*kind, g, layer.precision.table)));
     args.push_back(layer.name + "_table");
   }
-  args.push_back(ctx.output);
+  args.push_back(ctx.output());
   code.includes.push_back("kiln/activation.h");
   code.config = cfg.text();
   code.call = call(function, cfg.name(), args);
 }
 
-void emit_softmax(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+void softmax_code(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<SoftmaxParams>();
   const TableGeometry eg =
       table_geometry(TableKind::SoftmaxExp, layer.tables, p.length, layer.onnx_name);
@@ -160,13 +161,13 @@ void emit_softmax(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   code.config = cfg.text();
   code.call =
       call("kiln::softmax", cfg.name(),
-           {ctx.inputs.at(0), layer.name + "_table", layer.name + "_inv_table", ctx.output});
+           {ctx.inputs.at(0), layer.name + "_table", layer.name + "_inv_table", ctx.output()});
 }
 
-void emit_batchnorm(const Model& model, const Layer& layer, const EmitContext& ctx,
+void batchnorm_code(const Model& model, const Layer& layer, const EmitContext& ctx,
                     LayerCode& code) {
   const auto& p = layer.as<BatchNormParams>();
-  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   if (p.channels != width(out)) unsupported(layer, "BatchNorm channels are not the last axis");
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
@@ -179,12 +180,12 @@ void emit_batchnorm(const Model& model, const Layer& layer, const EmitContext& c
   code.includes.push_back("kiln/batchnorm.h");
   code.config = cfg.text();
   code.call = call("kiln::batchnorm", cfg.name(),
-                   {ctx.inputs.at(0), layer.name + "_w", layer.name + "_b", ctx.output});
+                   {ctx.inputs.at(0), layer.name + "_w", layer.name + "_b", ctx.output()});
 }
 
-void emit_binary(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+void binary_code(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<BinaryParams>();
-  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
   cfg.value("channels", width(out));
@@ -193,27 +194,27 @@ void emit_binary(const Model& model, const Layer& layer, const EmitContext& ctx,
                                                  : "kiln::mul";
   code.includes.push_back("kiln/merge.h");
   code.config = cfg.text();
-  code.call = call(function, cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output});
+  code.call = call(function, cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output()});
 }
 
-void emit_reshape(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
-  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+void reshape_code(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
   code.includes.push_back("kiln/reshape.h");
   code.config = cfg.text();
-  code.call = call("kiln::reshape", cfg.name(), {ctx.inputs.at(0), ctx.output});
+  code.call = call("kiln::reshape", cfg.name(), {ctx.inputs.at(0), ctx.output()});
 }
 
-void emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+void concat_code(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<ConcatParams>();
   const std::size_t n_in = layer.inputs.size();
-  if (n_in == 1) return emit_reshape(model, layer, ctx, code);  // a copy
+  if (n_in == 1) return reshape_code(model, layer, ctx, code);  // a copy
   if (n_in > 4) {
     unsupported(layer, "Concat of " + std::to_string(n_in) + " inputs (at most 4)",
                 "split it into concatenations of at most 4 inputs");
   }
-  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output));
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   const int rank = static_cast<int>(out.shape.size());
   KILN_ASSERT(p.axis >= 0 && p.axis < rank, "concat axis out of range");
   int64_t outer = 1;
@@ -230,13 +231,13 @@ void emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx,
   }
   cfg.flag("last_axis", p.axis == rank - 1);
   std::vector<std::string> args(ctx.inputs.begin(), ctx.inputs.end());
-  args.push_back(ctx.output);
+  args.push_back(ctx.output());
   code.includes.push_back("kiln/merge.h");
   code.config = cfg.text();
   code.call = call("kiln::concat", cfg.name(), args);
 }
 
-void emit_transpose(const Model& model, const Layer& layer, const EmitContext& ctx,
+void transpose_code(const Model& model, const Layer& layer, const EmitContext& ctx,
                     LayerCode& code) {
   const auto& p = layer.as<TransposeParams>();
   const TensorInfo& in = model.tensors.at(static_cast<std::size_t>(layer.inputs.at(0)));
@@ -260,10 +261,10 @@ void emit_transpose(const Model& model, const Layer& layer, const EmitContext& c
   for (int a = 0; a < 4; ++a) cfg.value(kStride[a], strides[a]);
   code.includes.push_back("kiln/transpose.h");
   code.config = cfg.text();
-  code.call = call("kiln::transpose", cfg.name(), {ctx.inputs.at(0), ctx.output});
+  code.call = call("kiln::transpose", cfg.name(), {ctx.inputs.at(0), ctx.output()});
 }
 
-void emit_matmul(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
+void matmul_code(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<MatMulParams>();
   ConfigWriter cfg(layer.name);
   cfg.value("batch", p.batch);
@@ -273,26 +274,61 @@ void emit_matmul(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   cfg.type("accum_t", layer.name + "_accum_t");
   code.includes.push_back("kiln/matmul.h");
   code.config = cfg.text();
-  code.call = call("kiln::matmul", cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output});
+  code.call = call("kiln::matmul", cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output()});
+}
+
+template <class F>
+LayerCode with_code(F&& f) {
+  LayerCode code;
+  f(code);
+  return code;
 }
 
 }  // namespace
 
-LayerCode emit_elementwise(const Model& model, const Layer& layer, const EmitContext& ctx) {
+LayerCode emit_activation(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { activation_code(model, layer, ctx, c); });
+}
+LayerCode emit_softmax(const Model&, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { softmax_code(layer, ctx, c); });
+}
+LayerCode emit_batchnorm(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { batchnorm_code(model, layer, ctx, c); });
+}
+LayerCode emit_binary(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { binary_code(model, layer, ctx, c); });
+}
+LayerCode emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { concat_code(model, layer, ctx, c); });
+}
+LayerCode emit_transpose(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { transpose_code(model, layer, ctx, c); });
+}
+LayerCode emit_matmul(const Model&, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { matmul_code(layer, ctx, c); });
+}
+LayerCode emit_reshape(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return with_code([&](LayerCode& c) { reshape_code(model, layer, ctx, c); });
+}
+
+// Copies of one tensor: kiln::clone in io_stream (two or three copies per
+// call), an unrolled copy loop in io_parallel (an output port also read
+// inside the design).
+LayerCode emit_clone(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const TensorInfo& in = model.tensors.at(static_cast<std::size_t>(layer.inputs.at(0)));
   LayerCode code;
-  switch (layer.kind) {
-    case LayerKind::Activation: emit_activation(model, layer, ctx, code); break;
-    case LayerKind::Softmax: emit_softmax(layer, ctx, code); break;
-    case LayerKind::BatchNorm: emit_batchnorm(model, layer, ctx, code); break;
-    case LayerKind::Binary: emit_binary(model, layer, ctx, code); break;
-    case LayerKind::Concat: emit_concat(model, layer, ctx, code); break;
-    case LayerKind::Transpose: emit_transpose(model, layer, ctx, code); break;
-    case LayerKind::MatMul: emit_matmul(layer, ctx, code); break;
-    case LayerKind::Reshape: emit_reshape(model, layer, ctx, code); break;
-    default:
-      KILN_ASSERT(false,
-                  std::string("emit_elementwise: layer kind ") + layer_kind_name(layer.kind));
+  if (ctx.io_type == IOType::Stream) {
+    KILN_ASSERT(ctx.outputs.size() == 2 || ctx.outputs.size() == 3,
+                "a stream clone makes two or three copies");
+    std::string s = "kiln::clone<" + std::to_string(stream_elements(in)) + ">(" + ctx.inputs.at(0);
+    for (const std::string& o : ctx.outputs) s += ", " + o;
+    code.call = s + ");\n";
+    return code;
   }
+  for (const std::string& o : ctx.outputs)
+    code.call += "for (int i = 0; i < " + std::to_string(in.numel()) +
+                 "; ++i) {\n  KILN_PRAGMA(HLS UNROLL)\n  " + o + "[i] = " + ctx.inputs.at(0) +
+                 "[i];\n}\n";
   return code;
 }
 

@@ -4,28 +4,40 @@
 #include <string>
 #include <vector>
 
+#include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
 
-LayerCode emit_layer(const Model& model, const Layer& layer, const EmitContext& ctx) {
-  switch (layer.kind) {
-    case LayerKind::Input: return {};
-    case LayerKind::Dense:
-    case LayerKind::Conv:
-    case LayerKind::Pool:
-    case LayerKind::ZeroPad: return emit_dense_conv_pool(model, layer, ctx);
-    case LayerKind::BatchNorm:
-    case LayerKind::Activation:
-    case LayerKind::Softmax:
-    case LayerKind::Binary:
-    case LayerKind::Concat:
-    case LayerKind::Transpose:
-    case LayerKind::MatMul:
-    case LayerKind::Reshape: return emit_elementwise(model, layer, ctx);
-  }
-  KILN_ASSERT(false, "emit_layer: unknown layer kind");
+namespace {
+
+LayerCode emit_input(const Model&, const Layer&, const EmitContext&) {
   return {};
+}
+
+// The emitter of every layer kind; the build fails while a kind has no row.
+using EmitFn = LayerCode (*)(const Model&, const Layer&, const EmitContext&);
+constexpr auto kEmit = make_enum_table<LayerKind, kNumLayerKinds, EmitFn>({
+    {{LayerKind::Input}, emit_input},
+    {{LayerKind::Dense}, emit_dense},
+    {{LayerKind::Conv}, emit_conv},
+    {{LayerKind::Pool}, emit_pool},
+    {{LayerKind::ZeroPad}, emit_zero_pad},
+    {{LayerKind::BatchNorm}, emit_batchnorm},
+    {{LayerKind::Activation}, emit_activation},
+    {{LayerKind::Softmax}, emit_softmax},
+    {{LayerKind::Binary}, emit_binary},
+    {{LayerKind::Concat}, emit_concat},
+    {{LayerKind::Transpose}, emit_transpose},
+    {{LayerKind::MatMul}, emit_matmul},
+    {{LayerKind::Reshape}, emit_reshape},
+    {{LayerKind::Clone}, emit_clone},
+});
+
+}  // namespace
+
+LayerCode emit_layer(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  return kEmit[layer.kind()](model, layer, ctx);
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model.h"
 
 namespace kiln::hls {
@@ -38,16 +39,29 @@ struct LayerCode {
 
 struct EmitContext {
   IOType io_type = IOType::Parallel;
-  std::vector<std::string> inputs;  // the layer's input variables, in Layer::inputs order
-  std::string output;               // the layer's output variable
+  std::vector<std::string> inputs;   // the layer's input variables, in Layer::inputs order
+  std::vector<std::string> outputs;  // its output variables, in Layer::outputs order
+  const std::string& output() const { return outputs.at(0); }
 };
 
-// Dispatches on layer.kind. Input layers produce empty code.
+// The code of one layer, from the emitter of its kind (a table in
+// layer_code.cpp). Input layers produce empty code.
 LayerCode emit_layer(const Model& model, const Layer& layer, const EmitContext& ctx);
 
-// Per family (called by emit_layer).
-LayerCode emit_dense_conv_pool(const Model& model, const Layer& layer, const EmitContext& ctx);
-LayerCode emit_elementwise(const Model& model, const Layer& layer, const EmitContext& ctx);
+// The emitters, per kind (emit/dense_conv.cpp, emit/elementwise.cpp).
+LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_zero_pad(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_activation(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_softmax(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_batchnorm(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_binary(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_transpose(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_matmul(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_reshape(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_clone(const Model& model, const Layer& layer, const EmitContext& ctx);
 
 // Decimal literal of an exact fixed value, e.g. "-0.3125" (W <= 53).
 std::string fixed_literal(int64_t raw, const FixedType& type);

@@ -2,11 +2,10 @@
 // docs/numerics.md with the runtime arithmetic of numeric/fixed.h only (not
 // from the layer library headers, which they check).
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <vector>
 
-#include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/emulate/kernels.h"
 #include "kiln/hls/tables.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/error.h"
@@ -68,9 +67,6 @@ int64_t mac(int64_t acc, const FixedType& acc_t, int64_t x, const FixedType& x_t
   return assign(numeric::exact_add(numeric::to_exact(acc, acc_t), prod), acc_t, counts);
 }
 
-std::atomic<bool> g_fast_path_enabled{true};
-std::atomic<int64_t> g_fast_path_layers{0};
-
 // Bits of a two's complement integer that holds every raw value of t.
 int signed_bits(const FixedType& t) {
   return t.width + (t.is_signed ? 0 : 1);
@@ -83,7 +79,7 @@ int signed_bits(const FixedType& t) {
 // the general 128-bit path. The choice is made once, from the formats.
 class Accumulator {
  public:
-  Accumulator(const FixedType& acc_t, const FixedType& x_t, const FixedType& w_t)
+  Accumulator(const FixedType& acc_t, const FixedType& x_t, const FixedType& w_t, bool allow_fast)
       : acc_t_(acc_t), x_t_(x_t), w_t_(w_t) {
     const int prod_bits = signed_bits(x_t) + signed_bits(w_t);  // |x * w| < 2^(prod_bits - 1)
     const int prod_frac = x_t.frac() + w_t.frac();
@@ -97,7 +93,7 @@ class Accumulator {
     const int64_t sum_bits =
         static_cast<int64_t>(std::max(signed_bits(acc_t) + acc_shift_, prod_bits + prod_shift_)) +
         1;
-    fast_ = g_fast_path_enabled.load(std::memory_order_relaxed) && prod_bits <= 62 &&
+    fast_ = allow_fast && prod_bits <= 62 &&
             signed_bits(acc_t) <= 62 && sum_bits <= 62;
     if (fast_) {
       max_ = acc_t.max_raw();
@@ -182,15 +178,21 @@ int64_t bias_of(const Layer& layer, int64_t j) {
 // sees its own terms in the contract's order; the per-output results and the
 // event totals are those of the one-output-at-a-time loop.
 
-void dense(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+}  // namespace
+
+void emulate_dense(LayerRun& run) {
+  const Layer& layer = run.layer;
+  const FixedTensor& in = run.x();
+  FixedTensor& out = run.y();
+  OverflowCounts& counts = run.counts;
   const auto& p = layer.as<DenseParams>();
   const Precision& pr = layer.precision;
   const int64_t rows = static_cast<int64_t>(in.raw.size()) / p.n_in;
   KILN_ASSERT(static_cast<int64_t>(layer.weights.size()) == p.n_in * p.n_out,
               "dense layer '" + layer.onnx_name + "' has the wrong number of weights");
   out.raw.assign(rows * p.n_out, 0);
-  const Accumulator accum(pr.accum, in.type, pr.weight);
-  if (accum.fast()) g_fast_path_layers++;
+  const Accumulator accum(pr.accum, in.type, pr.weight, run.options.fast_path);
+  run.fast_path_used = accum.fast();
   std::vector<int64_t> a(p.n_out);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < p.n_out; ++j)
@@ -205,7 +207,11 @@ void dense(const Layer& layer, const FixedTensor& in, FixedTensor& out, Overflow
   }
 }
 
-void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+void emulate_conv(LayerRun& run) {
+  const Layer& layer = run.layer;
+  const FixedTensor& in = run.x();
+  FixedTensor& out = run.y();
+  OverflowCounts& counts = run.counts;
   const auto& p = layer.as<ConvParams>();
   const Precision& pr = layer.precision;
   const int64_t cin_g = p.c_in / p.groups, cout_g = p.c_out / p.groups;
@@ -213,8 +219,8 @@ void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
       static_cast<int64_t>(layer.weights.size()) == p.kernel_h * p.kernel_w * cin_g * p.c_out,
       "convolution layer '" + layer.onnx_name + "' has the wrong number of weights");
   out.raw.assign(p.out_h * p.out_w * p.c_out, 0);
-  const Accumulator accum(pr.accum, in.type, pr.weight);
-  if (accum.fast()) g_fast_path_layers++;
+  const Accumulator accum(pr.accum, in.type, pr.weight, run.options.fast_path);
+  run.fast_path_used = accum.fast();
   std::vector<int64_t> a(p.c_out);
   for (int64_t oh = 0; oh < p.out_h; ++oh) {
     for (int64_t ow = 0; ow < p.out_w; ++ow) {
@@ -245,7 +251,11 @@ void conv(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
   }
 }
 
-void pool(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
+void emulate_pool(LayerRun& run) {
+  const Layer& layer = run.layer;
+  const FixedTensor& in = run.x();
+  FixedTensor& out = run.y();
+  OverflowCounts& counts = run.counts;
   const auto& p = layer.as<PoolParams>();
   const Precision& pr = layer.precision;
   const FixedType pt = param_type();
@@ -290,8 +300,11 @@ void pool(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowC
   }
 }
 
-void zero_pad(const Layer& layer, const FixedTensor& in, FixedTensor& out, OverflowCounts& counts) {
-  const auto& p = layer.as<ZeroPadParams>();
+void emulate_zero_pad(LayerRun& run) {
+  const FixedTensor& in = run.x();
+  FixedTensor& out = run.y();
+  OverflowCounts& counts = run.counts;
+  const auto& p = run.layer.as<ZeroPadParams>();
   const int64_t oh_n = p.in_h + p.pad_top + p.pad_bottom;
   const int64_t ow_n = p.in_w + p.pad_left + p.pad_right;
   out.raw.assign(oh_n * ow_n * p.channels, 0);
@@ -301,31 +314,6 @@ void zero_pad(const Layer& layer, const FixedTensor& in, FixedTensor& out, Overf
         out.raw[((h + p.pad_top) * ow_n + (w + p.pad_left)) * p.channels + c] =
             assign(numeric::to_exact(in.raw.at((h * p.in_w + w) * p.channels + c), in.type),
                    out.type, counts);
-}
-
-}  // namespace
-
-void set_emulator_fast_path(bool enabled) {
-  g_fast_path_enabled.store(enabled);
-}
-
-int64_t emulator_fast_path_layer_count() {
-  return g_fast_path_layers.load();
-}
-
-void emulate_dense_conv_pool(const Layer& layer, const std::vector<const FixedTensor*>& in,
-                             FixedTensor& out, OverflowCounts& counts) {
-  KILN_ASSERT(!in.empty() && in[0] != nullptr, "dense/conv/pool layer without input");
-  switch (layer.kind) {
-    case LayerKind::Dense: return dense(layer, *in[0], out, counts);
-    case LayerKind::Conv: return conv(layer, *in[0], out, counts);
-    case LayerKind::Pool: return pool(layer, *in[0], out, counts);
-    case LayerKind::ZeroPad: return zero_pad(layer, *in[0], out, counts);
-    default:
-      throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
-                  std::string("emulate_dense_conv_pool called for a ") +
-                      layer_kind_name(layer.kind) + " layer");
-  }
 }
 
 }  // namespace kiln::hls

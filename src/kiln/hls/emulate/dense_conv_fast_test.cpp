@@ -27,11 +27,6 @@ constexpr QuantMode kQuants[] = {QuantMode::Trn,     QuantMode::TrnZero,   Quant
 constexpr OverflowMode kOverflows[] = {OverflowMode::Wrap, OverflowMode::Sat, OverflowMode::SatZero,
                                        OverflowMode::SatSym};
 
-// Restores the default (fast path on) even when a test fails.
-struct FastPathGuard {
-  ~FastPathGuard() { set_emulator_fast_path(true); }
-};
-
 FixedType fx(int w, int i, bool is_signed = true, QuantMode q = QuantMode::Trn,
              OverflowMode o = OverflowMode::Wrap) {
   FixedType t;
@@ -82,14 +77,10 @@ struct Totals {
 // Runs `layer` with the fast path on and off; outputs and counts must match.
 void compare_paths(const Layer& layer, const FixedTensor& in, const FixedType& out_type,
                    Totals& totals) {
-  FastPathGuard guard;
-  set_emulator_fast_path(true);
-  const int64_t before = emulator_fast_path_layer_count();
-  const Outcome fast = run(layer, in, out_type);
-  const bool used_fast = emulator_fast_path_layer_count() > before;
-  set_emulator_fast_path(false);
-  const Outcome slow = run(layer, in, out_type);
-  EXPECT_EQ(emulator_fast_path_layer_count(), before + (used_fast ? 1 : 0));
+  bool used_fast = false, used_slow = true;
+  const Outcome fast = run(layer, in, out_type, {}, &used_fast);
+  const Outcome slow = run(layer, in, out_type, EmulatorOptions{.fast_path = false}, &used_slow);
+  EXPECT_FALSE(used_slow);
   const Precision& p = layer.precision;
   ASSERT_EQ(fast.out.raw, slow.out.raw)
       << "x " << in.type.to_string() << " w " << p.weight.to_string() << " acc "
@@ -113,7 +104,6 @@ TEST(EmulateFastPath, DenseMatchesGeneralPathOnRandomFormats) {
   for (int iter = 0; iter < 3000; ++iter) {
     Layer l;
     l.name = l.onnx_name = "fc";
-    l.kind = LayerKind::Dense;
     DenseParams dp;
     dp.n_in = rnd.uniform(1, 12);
     dp.n_out = rnd.uniform(1, 4);
@@ -168,7 +158,6 @@ TEST(EmulateFastPath, ConvMatchesGeneralPathOnRandomFormats) {
     cp.act.kind = rnd.uniform(0, 1) ? ActKind::Relu : ActKind::None;
     Layer l;
     l.name = l.onnx_name = "conv";
-    l.kind = LayerKind::Conv;
     l.params = cp;
     l.precision = random_precision(rnd);
     l.weights =
@@ -199,7 +188,6 @@ TEST(EmulateFastPath, RoundingModesMatchGeneralPathOnTies) {
         for (int iter = 0; iter < 40; ++iter) {
           Layer l;
           l.name = l.onnx_name = "fc";
-          l.kind = LayerKind::Dense;
           DenseParams dp;
           dp.n_in = 8;
           dp.n_out = 2;
@@ -225,11 +213,8 @@ TEST(EmulateFastPath, RoundingModesMatchGeneralPathOnTies) {
 // comes out right: x = (1.5, -2.25, 0.5), W column = (0.75, 1.25, -3),
 // bias 0.125: 0.125 + 1.125 - 2.8125 - 1.5 = -3.0625.
 TEST(EmulateFastPath, TypicalPrecisionUsesFastPath) {
-  FastPathGuard guard;
-  set_emulator_fast_path(true);
   Layer l;
   l.name = l.onnx_name = "fc";
-  l.kind = LayerKind::Dense;
   DenseParams dp;
   dp.n_in = 3;
   dp.n_out = 1;
@@ -242,16 +227,16 @@ TEST(EmulateFastPath, TypicalPrecisionUsesFastPath) {
   x.type = fx(16, 6);
   x.shape = {1, 3};
   x.raw = {1536, -2304, 512};
-  const int64_t before = emulator_fast_path_layer_count();
-  const Outcome r = run(l, x, fx(32, 12));
-  EXPECT_EQ(emulator_fast_path_layer_count(), before + 1);
+  bool used = false;
+  const Outcome r = run(l, x, fx(32, 12), {}, &used);
+  EXPECT_TRUE(used);
   // -3.0625 at 20 fraction bits.
   EXPECT_EQ(r.out.raw, (std::vector<int64_t>{-3211264}));
 
   // Turned off, the same layer does not count.
-  set_emulator_fast_path(false);
-  const Outcome s = run(l, x, fx(32, 12));
-  EXPECT_EQ(emulator_fast_path_layer_count(), before + 1);
+  bool used_off = true;
+  const Outcome s = run(l, x, fx(32, 12), EmulatorOptions{.fast_path = false}, &used_off);
+  EXPECT_FALSE(used_off);
   EXPECT_EQ(s.out.raw, r.out.raw);
 }
 
@@ -260,11 +245,8 @@ TEST(EmulateFastPath, TypicalPrecisionUsesFastPath) {
 // Q(0.125) = 0 (tie, to even 0); Q(0 + 0.375) = 0.5 (1.5 LSB -> 2);
 // Q(0.5 + 0.125) = 0.5 (2.5 LSB -> 2). AP_RND gives 0.25, 0.75, 1.0 instead.
 TEST(EmulateFastPath, HandComputedTies) {
-  FastPathGuard guard;
-  set_emulator_fast_path(true);
   Layer l;
   l.name = l.onnx_name = "fc";
-  l.kind = LayerKind::Dense;
   DenseParams dp;
   dp.n_in = 3;
   dp.n_out = 1;
@@ -276,20 +258,18 @@ TEST(EmulateFastPath, HandComputedTies) {
   x.shape = {1, 3};
   x.raw = {8, 12, 8};  // 0.5, 0.75, 0.5
   l.precision = precision(fx(8, 4), fx(8, 4), fx(8, 6, true, QuantMode::RndConv), fx(8, 6));
-  const int64_t before = emulator_fast_path_layer_count();
-  EXPECT_EQ(run(l, x, fx(8, 6)).out.raw, (std::vector<int64_t>{2}));  // 0.5
+  bool used1 = false, used2 = false;
+  EXPECT_EQ(run(l, x, fx(8, 6), {}, &used1).out.raw, (std::vector<int64_t>{2}));  // 0.5
   l.precision.accum.quant = QuantMode::Rnd;
-  EXPECT_EQ(run(l, x, fx(8, 6)).out.raw, (std::vector<int64_t>{4}));  // 1.0
-  EXPECT_EQ(emulator_fast_path_layer_count(), before + 2);
+  EXPECT_EQ(run(l, x, fx(8, 6), {}, &used2).out.raw, (std::vector<int64_t>{4}));  // 1.0
+  EXPECT_TRUE(used1);
+  EXPECT_TRUE(used2);
 }
 
 // Formats whose products do not fit int64 stay on the general path.
 TEST(EmulateFastPath, WideFormatsUseGeneralPath) {
-  FastPathGuard guard;
-  set_emulator_fast_path(true);
   Layer l;
   l.name = l.onnx_name = "fc";
-  l.kind = LayerKind::Dense;
   DenseParams dp;
   dp.n_in = 1;
   dp.n_out = 1;
@@ -300,9 +280,9 @@ TEST(EmulateFastPath, WideFormatsUseGeneralPath) {
   x.type = fx(40, 10);
   x.shape = {1, 1};
   x.raw = {int64_t{5} << 29};  // 2.5
-  const int64_t before = emulator_fast_path_layer_count();
-  const Outcome r = run(l, x, fx(64, 20));
-  EXPECT_EQ(emulator_fast_path_layer_count(), before);
+  bool used = true;
+  const Outcome r = run(l, x, fx(64, 20), {}, &used);
+  EXPECT_FALSE(used);
   EXPECT_EQ(r.out.raw, (std::vector<int64_t>{int64_t{15} << 43}));  // 7.5 at 44 frac bits
 }
 

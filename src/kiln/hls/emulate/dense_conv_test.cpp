@@ -53,7 +53,6 @@ Layer dense_layer(const std::vector<double>& w, const std::vector<double>& b, in
                   const Precision& p) {
   Layer l;
   l.name = l.onnx_name = "fc";
-  l.kind = LayerKind::Dense;
   DenseParams dp;
   dp.n_in = n_in;
   dp.n_out = n_out;
@@ -121,7 +120,6 @@ Layer conv_layer(const ConvParams& cp, const std::vector<double>& w, const std::
                  const Precision& p) {
   Layer l;
   l.name = l.onnx_name = "conv";
-  l.kind = LayerKind::Conv;
   l.params = cp;
   l.precision = p;
   l.weights = raws(w, p.weight);
@@ -171,7 +169,6 @@ TEST(EmulateConv, Depthwise) {
 Layer pool_layer(const PoolParams& pp, const Precision& p) {
   Layer l;
   l.name = l.onnx_name = "pool";
-  l.kind = LayerKind::Pool;
   l.params = pp;
   l.precision = p;
   return l;
@@ -227,7 +224,6 @@ TEST(EmulatePool, AverageUsesQuantizedReciprocal) {
 TEST(EmulateZeroPad, PadsAndConverts) {
   Layer l;
   l.name = l.onnx_name = "pad";
-  l.kind = LayerKind::ZeroPad;
   ZeroPadParams zp;
   zp.dims = 1;
   zp.in_w = 2;

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/emulate/kernels.h"
 #include "kiln/hls/tables.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/error.h"
@@ -100,7 +100,7 @@ void check_numel(const Layer& layer, const FixedTensor& t, int64_t n) {
                   " values, expected " + std::to_string(n));
 }
 
-void emulate_activation(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
                         OverflowCounts& counts) {
   const auto& p = layer.as<ActivationParams>();
   const FixedType& rt = out.type;
@@ -154,7 +154,7 @@ void emulate_activation(const Layer& layer, const FixedTensor& x, FixedTensor& o
   }
 }
 
-void emulate_softmax(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
                      OverflowCounts& counts) {
   const auto& p = layer.as<SoftmaxParams>();
   check_numel(layer, x, p.rows * p.length);
@@ -191,7 +191,7 @@ void emulate_softmax(const Layer& layer, const FixedTensor& x, FixedTensor& out,
   }
 }
 
-void emulate_batchnorm(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+void batchnorm_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
                        OverflowCounts& counts) {
   const auto& p = layer.as<BatchNormParams>();
   KILN_ASSERT(p.channels > 0 && layer.weights.size() == static_cast<std::size_t>(p.channels) &&
@@ -207,7 +207,7 @@ void emulate_batchnorm(const Layer& layer, const FixedTensor& x, FixedTensor& ou
   }
 }
 
-void emulate_binary(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
+void binary_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
                     FixedTensor& out, OverflowCounts& counts) {
   const auto& p = layer.as<BinaryParams>();
   KILN_ASSERT(a.raw.size() == b.raw.size(), "binary " + layer.name + ": operand sizes differ");
@@ -230,7 +230,7 @@ int64_t numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
-void emulate_concat(const Layer& layer, const std::vector<const FixedTensor*>& in, FixedTensor& out,
+void concat_kernel(const Layer& layer, const std::vector<const FixedTensor*>& in, FixedTensor& out,
                     OverflowCounts& counts) {
   const auto& p = layer.as<ConcatParams>();
   KILN_ASSERT(p.axis >= 0 && p.axis < static_cast<int>(out.shape.size()),
@@ -251,7 +251,7 @@ void emulate_concat(const Layer& layer, const std::vector<const FixedTensor*>& i
   KILN_ASSERT(o_pos == out.raw.size(), "concat " + layer.name + ": sizes do not add up");
 }
 
-void emulate_transpose(const Layer& layer, const FixedTensor& x, FixedTensor& out,
+void transpose_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
                        OverflowCounts& counts) {
   const auto& p = layer.as<TransposeParams>();
   const std::size_t rank = x.shape.size();
@@ -274,7 +274,7 @@ void emulate_transpose(const Layer& layer, const FixedTensor& x, FixedTensor& ou
   }
 }
 
-void emulate_matmul(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
+void matmul_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
                     FixedTensor& out, OverflowCounts& counts) {
   const auto& p = layer.as<MatMulParams>();
   check_numel(layer, a, p.batch * p.m * p.k);
@@ -298,7 +298,7 @@ void emulate_matmul(const Layer& layer, const FixedTensor& a, const FixedTensor&
   }
 }
 
-void emulate_copy(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts) {
+void copy_kernel(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts) {
   out.raw.assign(x.raw.size(), 0);
   for (std::size_t i = 0; i < x.raw.size(); ++i)
     out.raw[i] = assign(exact_of(x, i), out.type, counts);
@@ -306,45 +306,44 @@ void emulate_copy(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts
 
 }  // namespace
 
-void emulate_elementwise(const Layer& layer, const std::vector<const FixedTensor*>& in,
-                         FixedTensor& out, OverflowCounts& counts) {
-  switch (layer.kind) {
-    case LayerKind::Activation:
-      check_inputs(layer, in, 1);
-      emulate_activation(layer, *in[0], out, counts);
-      return;
-    case LayerKind::Softmax:
-      check_inputs(layer, in, 1);
-      emulate_softmax(layer, *in[0], out, counts);
-      return;
-    case LayerKind::BatchNorm:
-      check_inputs(layer, in, 1);
-      emulate_batchnorm(layer, *in[0], out, counts);
-      return;
-    case LayerKind::Binary:
-      check_inputs(layer, in, 2);
-      emulate_binary(layer, *in[0], *in[1], out, counts);
-      return;
-    case LayerKind::Concat:
-      KILN_ASSERT(!in.empty(), "concat without inputs");
-      emulate_concat(layer, in, out, counts);
-      return;
-    case LayerKind::Transpose:
-      check_inputs(layer, in, 1);
-      emulate_transpose(layer, *in[0], out, counts);
-      return;
-    case LayerKind::MatMul:
-      check_inputs(layer, in, 2);
-      emulate_matmul(layer, *in[0], *in[1], out, counts);
-      return;
-    case LayerKind::Reshape:
-      check_inputs(layer, in, 1);
-      emulate_copy(*in[0], out, counts);
-      return;
-    default:
-      KILN_ASSERT(false,
-                  std::string("emulate_elementwise: layer kind ") + layer_kind_name(layer.kind));
-  }
+void emulate_activation(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  activation_kernel(run.layer, run.x(), run.y(), run.counts);
+}
+
+void emulate_softmax(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  softmax_kernel(run.layer, run.x(), run.y(), run.counts);
+}
+
+void emulate_batchnorm(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  batchnorm_kernel(run.layer, run.x(), run.y(), run.counts);
+}
+
+void emulate_binary(LayerRun& run) {
+  check_inputs(run.layer, run.in, 2);
+  binary_kernel(run.layer, run.x(0), run.x(1), run.y(), run.counts);
+}
+
+void emulate_concat(LayerRun& run) {
+  KILN_ASSERT(!run.in.empty(), "concat without inputs");
+  concat_kernel(run.layer, run.in, run.y(), run.counts);
+}
+
+void emulate_transpose(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  transpose_kernel(run.layer, run.x(), run.y(), run.counts);
+}
+
+void emulate_matmul(LayerRun& run) {
+  check_inputs(run.layer, run.in, 2);
+  matmul_kernel(run.layer, run.x(0), run.x(1), run.y(), run.counts);
+}
+
+void emulate_copy(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  for (FixedTensor* out : run.out) copy_kernel(run.x(), *out, run.counts);
 }
 
 }  // namespace kiln::hls

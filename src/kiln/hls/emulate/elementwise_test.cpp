@@ -25,8 +25,7 @@ FixedTensor run(const Layer& layer, const std::vector<const FixedTensor*>& in,
                 const FixedType& out_type, std::vector<int64_t> out_shape,
                 OverflowCounts* counts = nullptr) {
   FixedTensor out{out_type, std::move(out_shape), {}};
-  OverflowCounts c;
-  emulate_elementwise(layer, in, out, c);
+  const OverflowCounts c = emulate_layer(layer, in, {&out});
   if (counts) *counts = c;
   return out;
 }
@@ -34,7 +33,6 @@ FixedTensor run(const Layer& layer, const std::vector<const FixedTensor*>& in,
 Layer activation(ActKind kind, int64_t n, int64_t channels, double alpha = 0, double beta = 0) {
   Layer l;
   l.name = l.onnx_name = "act";
-  l.kind = LayerKind::Activation;
   ActivationParams p;
   p.n = n;
   p.channels = channels;
@@ -123,7 +121,6 @@ TEST(EmulateActivation, TanhTracksFloatWithinTableError) {
 Layer softmax(int64_t rows, int64_t length) {
   Layer l;
   l.name = l.onnx_name = "sm";
-  l.kind = LayerKind::Softmax;
   l.params = SoftmaxParams{rows, length};
   return l;
 }
@@ -177,7 +174,6 @@ TEST(EmulateSoftmax, TracksFloatSoftmax) {
 TEST(EmulateBinary, AddSaturatesAndCounts) {
   Layer l;
   l.name = "b";
-  l.kind = LayerKind::Binary;
   l.params = BinaryParams{BinaryOp::Add, 3, 3};
   const FixedTensor a = tensor(kIn, {3}, {100, -100, 3});
   const FixedTensor b = tensor(fmt(6, 2), {3}, {30, -30, 1});  // raw / 16
@@ -197,7 +193,6 @@ TEST(EmulateBinary, AddSaturatesAndCounts) {
 TEST(EmulateMove, ConcatTransposeReshape) {
   Layer l;
   l.name = "c";
-  l.kind = LayerKind::Concat;
   l.params = ConcatParams{1};
   const FixedTensor a = tensor(kIn, {2, 1}, {1, 2});
   const FixedTensor b = tensor(kIn, {2, 2}, {3, 4, 5, 6});
@@ -209,7 +204,6 @@ TEST(EmulateMove, ConcatTransposeReshape) {
 
   Layer t;
   t.name = "t";
-  t.kind = LayerKind::Transpose;
   t.params = TransposeParams{{1, 0}};
   const FixedTensor m = tensor(kIn, {2, 3}, {1, 2, 3, 4, 5, 6});
   EXPECT_EQ(run(t, {&m}, kIn, {3, 2}).raw, (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
@@ -220,7 +214,6 @@ TEST(EmulateMove, ConcatTransposeReshape) {
 
   Layer r;
   r.name = "r";
-  r.kind = LayerKind::Reshape;
   r.params = ReshapeParams{};
   // To fixed<4,2>: 1/16 truncates to 0, 40/16 = 2.5 wraps to -1.5.
   const FixedTensor q = tensor(kIn, {2}, {1, 40});
@@ -230,7 +223,6 @@ TEST(EmulateMove, ConcatTransposeReshape) {
 TEST(EmulateMatMul, AccumulatesInOrderWithSaturation) {
   Layer l;
   l.name = "mm";
-  l.kind = LayerKind::MatMul;
   l.params = MatMulParams{1, 1, 3, 1};
   l.precision.accum = fmt(8, 4, QuantMode::Trn, OverflowMode::Sat);  // max 7.9375
   // A = [4, 4, -4], B = [1, 1, 1]: 4, then 8 saturates to 7.9375, then 3.9375.
@@ -249,7 +241,6 @@ TEST(EmulateMatMul, AccumulatesInOrderWithSaturation) {
 TEST(EmulateBatchNorm, OneRounding) {
   Layer l;
   l.name = "bn";
-  l.kind = LayerKind::BatchNorm;
   l.params = BatchNormParams{4, 2};
   l.precision.weight = fmt(8, 2);  // raw / 64
   l.precision.bias = fmt(8, 4);    // raw / 16

@@ -1,10 +1,13 @@
-// The emulator driver: tensors, Input quantization and per-layer dispatch.
-// The arithmetic of each layer lives in the family kernels (dense_conv.cpp,
-// elementwise.cpp), written against docs/numerics.md.
+// The emulator driver: tensors, the table from layer kind to kernel, and the
+// Input layers' quantization. The arithmetic of each layer lives in the family
+// kernels (dense_conv.cpp, elementwise.cpp), written against docs/numerics.md.
 #include "kiln/hls/emulate/emulator.h"
 
 #include <string>
 
+#include "kiln/hls/emulate/kernels.h"
+#include "kiln/hls/layer_kinds.h"
+#include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
@@ -14,12 +17,55 @@ double FixedTensor::at(std::size_t i) const {
   return numeric::to_double(raw[i], type);
 }
 
+const FixedTensor& LayerRun::x(std::size_t i) const {
+  KILN_ASSERT(i < in.size() && in[i] != nullptr, "layer '" + layer.name + "' lacks input " +
+                                                     std::to_string(i));
+  return *in[i];
+}
+
+FixedTensor& LayerRun::y() const {
+  KILN_ASSERT(out.size() == 1 && out[0] != nullptr,
+              "layer '" + layer.name + "' needs exactly one output");
+  return *out[0];
+}
+
+// docs/numerics.md, Input: y = Q_result(float input).
+void emulate_input(LayerRun& run) {
+  KILN_ASSERT(run.input_values != nullptr,
+              "Input layer '" + run.layer.name + "' does not feed a model input");
+  FixedTensor& out = run.y();
+  const std::vector<double>& values = *run.input_values;
+  out.raw.assign(values.size(), 0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] != values[i])
+      throw_error(ErrorKind::InvalidModel, "input '" + run.layer.name + "'",
+                  "value " + std::to_string(i) + " is NaN");
+    numeric::OverflowEvent event = numeric::OverflowEvent::None;
+    out.raw[i] = numeric::quantize(values[i], out.type, &event);
+    if (event == numeric::OverflowEvent::Wrapped) ++run.counts.wrapped;
+    if (event == numeric::OverflowEvent::Saturated) ++run.counts.saturated;
+  }
+}
+
 namespace {
 
-void count(numeric::OverflowEvent event, OverflowCounts& counts) {
-  if (event == numeric::OverflowEvent::Wrapped) ++counts.wrapped;
-  if (event == numeric::OverflowEvent::Saturated) ++counts.saturated;
-}
+// The emulator kernel of every layer kind; the build fails while a kind has no row.
+using EmulateFn = void (*)(LayerRun&);
+constexpr auto kEmulate = make_enum_table<LayerKind, kNumLayerKinds, EmulateFn>({
+    {{LayerKind::Input}, emulate_input},
+    {{LayerKind::Dense}, emulate_dense},
+    {{LayerKind::Conv}, emulate_conv},
+    {{LayerKind::Pool}, emulate_pool},
+    {{LayerKind::ZeroPad}, emulate_zero_pad},
+    {{LayerKind::BatchNorm}, emulate_batchnorm},
+    {{LayerKind::Activation}, emulate_activation},
+    {{LayerKind::Softmax}, emulate_softmax},
+    {{LayerKind::Binary}, emulate_binary},
+    {{LayerKind::Concat}, emulate_concat},
+    {{LayerKind::Transpose}, emulate_transpose},
+    {{LayerKind::MatMul}, emulate_matmul},
+    {{LayerKind::Reshape, LayerKind::Clone}, emulate_copy},
+});
 
 // Which position in Model::inputs a tensor has, or -1.
 int input_position(const Model& model, int tensor) {
@@ -30,7 +76,18 @@ int input_position(const Model& model, int tensor) {
 
 }  // namespace
 
-EmulationResult emulate(const Model& model, const std::vector<std::vector<double>>& inputs) {
+OverflowCounts emulate_layer(const Layer& layer, const std::vector<const FixedTensor*>& in,
+                             const std::vector<FixedTensor*>& out, const EmulatorOptions& options,
+                             bool* fast_path_used) {
+  OverflowCounts counts;
+  LayerRun run{layer, in, out, counts, options};
+  kEmulate[layer.kind()](run);
+  if (fast_path_used != nullptr) *fast_path_used = run.fast_path_used;
+  return counts;
+}
+
+EmulationResult emulate(const Model& model, const std::vector<std::vector<double>>& inputs,
+                        const EmulatorOptions& options) {
   if (inputs.size() != model.inputs.size())
     throw_error(ErrorKind::InvalidModel, model.name,
                 "expected " + std::to_string(model.inputs.size()) + " input tensor(s), got " +
@@ -54,25 +111,6 @@ EmulationResult emulate(const Model& model, const std::vector<std::vector<double
   result.per_layer.resize(model.layers.size());
   for (std::size_t li = 0; li < model.layers.size(); ++li) {
     const Layer& layer = model.layers[li];
-    KILN_ASSERT(layer.output >= 0 && static_cast<std::size_t>(layer.output) < tensors.size(),
-                "layer '" + layer.name + "' has no output tensor");
-    FixedTensor& out = tensors[static_cast<std::size_t>(layer.output)];
-    OverflowCounts& counts = result.per_layer[li];
-    if (layer.kind == LayerKind::Input) {
-      // docs/numerics.md, Input: y = Q_result(float input).
-      const int k = input_position(model, layer.output);
-      KILN_ASSERT(k >= 0, "Input layer '" + layer.name + "' does not feed a model input");
-      const std::vector<double>& values = inputs[static_cast<std::size_t>(k)];
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (values[i] != values[i])
-          throw_error(ErrorKind::InvalidModel, model.name + ": input '" + layer.name + "'",
-                      "value " + std::to_string(i) + " is NaN");
-        numeric::OverflowEvent event = numeric::OverflowEvent::None;
-        out.raw[i] = numeric::quantize(values[i], out.type, &event);
-        count(event, counts);
-      }
-      continue;
-    }
     std::vector<const FixedTensor*> in;
     in.reserve(layer.inputs.size());
     for (int t : layer.inputs) {
@@ -80,13 +118,20 @@ EmulationResult emulate(const Model& model, const std::vector<std::vector<double
                   "layer '" + layer.name + "' reads a missing tensor");
       in.push_back(&tensors[static_cast<std::size_t>(t)]);
     }
-    switch (layer.kind) {
-      case LayerKind::Dense:
-      case LayerKind::Conv:
-      case LayerKind::Pool:
-      case LayerKind::ZeroPad: emulate_dense_conv_pool(layer, in, out, counts); break;
-      default: emulate_elementwise(layer, in, out, counts); break;
+    std::vector<FixedTensor*> out;
+    for (int t : layer.outputs) {
+      KILN_ASSERT(t >= 0 && static_cast<std::size_t>(t) < tensors.size(),
+                  "layer '" + layer.name + "' writes a missing tensor");
+      out.push_back(&tensors[static_cast<std::size_t>(t)]);
     }
+    LayerRun run{layer, in, out, result.per_layer[li], options};
+    if (layer.kind() == LayerKind::Input) {
+      const int k = input_position(model, layer.output());
+      KILN_ASSERT(k >= 0, "Input layer '" + layer.name + "' does not feed a model input");
+      run.input_values = &inputs[static_cast<std::size_t>(k)];
+    }
+    kEmulate[layer.kind()](run);
+    if (run.fast_path_used) ++result.fast_path_layers;
   }
 
   for (int t : model.outputs) result.outputs.push_back(tensors.at(static_cast<std::size_t>(t)));

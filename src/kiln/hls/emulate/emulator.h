@@ -26,25 +26,26 @@ struct OverflowCounts {
 struct EmulationResult {
   std::vector<FixedTensor> outputs;       // in Model::outputs order
   std::vector<OverflowCounts> per_layer;  // in Model::layers order
+  int fast_path_layers = 0;               // Dense/Conv layers that used the int64 path
+};
+
+struct EmulatorOptions {
+  // Dense/Conv accumulate in int64 when the formats make that exact (and in
+  // the general 128-bit arithmetic otherwise); tests turn it off to compare
+  // the two paths.
+  bool fast_path = true;
 };
 
 // Runs the model on inputs given as doubles in each input tensor's
 // channels-last order (Model::inputs order).
-EmulationResult emulate(const Model& model, const std::vector<std::vector<double>>& inputs);
+EmulationResult emulate(const Model& model, const std::vector<std::vector<double>>& inputs,
+                        const EmulatorOptions& options = {});
 
-// Per-family kernels (emulate/dense_conv.cpp, emulate/elementwise.cpp):
-// compute `layer` from its input tensors into `out` (shape/type preset),
-// adding quantization events to `counts`.
-void emulate_dense_conv_pool(const Layer& layer, const std::vector<const FixedTensor*>& in,
-                             FixedTensor& out, OverflowCounts& counts);
-void emulate_elementwise(const Layer& layer, const std::vector<const FixedTensor*>& in,
-                         FixedTensor& out, OverflowCounts& counts);
-
-// Dense/Conv accumulate in int64 when the formats make that exact (and fall
-// back to the general 128-bit arithmetic otherwise). On by default; tests turn
-// it off to compare the two paths.
-void set_emulator_fast_path(bool enabled);
-// How many Dense/Conv layer evaluations have used the fast path so far.
-int64_t emulator_fast_path_layer_count();
+// Runs one layer alone on `in`; each output tensor comes with its type (and
+// shape) preset. Returns the layer's quantization events; `fast_path_used`
+// tells whether Dense/Conv accumulated on the int64 path.
+OverflowCounts emulate_layer(const Layer& layer, const std::vector<const FixedTensor*>& in,
+                             const std::vector<FixedTensor*>& out,
+                             const EmulatorOptions& options = {}, bool* fast_path_used = nullptr);
 
 }  // namespace kiln::hls

@@ -20,15 +20,13 @@ Model input_model() {
   m.tensors = {{"x", {3}, t}, {"y", {3}, t}};
   Layer in;
   in.name = "x_in";
-  in.kind = LayerKind::Input;
-  in.output = 0;
+  in.outputs = {0};
   in.precision.result = t;
   Layer r;
   r.name = "flat";
-  r.kind = LayerKind::Reshape;
   r.params = ReshapeParams{};
   r.inputs = {0};
-  r.output = 1;
+  r.outputs = {1};
   r.precision.result = t;
   m.layers = {in, r};
   m.inputs = {0};

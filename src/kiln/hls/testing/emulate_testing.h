@@ -20,12 +20,19 @@ struct Outcome {
   OverflowCounts counts;
 };
 
-// Runs a Dense/Conv/Pool/ZeroPad layer on one input.
-inline Outcome run(const Layer& layer, const FixedTensor& in, const FixedType& out_type) {
+// Runs a one-output layer on its inputs (the output's shape is set by the
+// layer's kernel).
+inline Outcome run(const Layer& layer, const std::vector<const FixedTensor*>& in,
+                   const FixedType& out_type, const EmulatorOptions& options = {},
+                   bool* fast_path_used = nullptr) {
   Outcome r;
   r.out.type = out_type;
-  emulate_dense_conv_pool(layer, {&in}, r.out, r.counts);
+  r.counts = emulate_layer(layer, in, {&r.out}, options, fast_path_used);
   return r;
+}
+inline Outcome run(const Layer& layer, const FixedTensor& in, const FixedType& out_type,
+                   const EmulatorOptions& options = {}, bool* fast_path_used = nullptr) {
+  return run(layer, std::vector<const FixedTensor*>{&in}, out_type, options, fast_path_used);
 }
 
 }  // namespace kiln::hls::testing

@@ -1,0 +1,136 @@
+// check_supported: the limits of kiln's HLS layer library (docs/hls-layers.md)
+// that lowering cannot see because they depend on the configuration, checked
+// once here so the emitter, the emulator and the estimator can rely on them.
+// Each refusal is an Unsupported error naming the layer, with what to change.
+#include "kiln/hls/derived.h"
+#include "kiln/hls/layer_passes/pipeline.h"
+#include "kiln/hls/tables.h"
+#include "kiln/support/enum_table.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+
+namespace {
+
+[[noreturn]] void unsupported(const Layer& l, const std::string& what,
+                              const std::string& hint = {}) {
+  throw_error(ErrorKind::Unsupported,
+              "layer '" + (l.onnx_name.empty() ? l.name : l.onnx_name) + "'", what, hint);
+}
+
+// The dense kernel applies these itself; the others need an Activation layer.
+void check_fusable(const Layer& l, const Activation& act) {
+  switch (act.kind) {
+    case ActKind::None:
+    case ActKind::Relu:
+    case ActKind::LeakyRelu:
+    case ActKind::Clip: return;
+    case ActKind::Elu:
+    case ActKind::Selu:
+    case ActKind::PRelu:
+    case ActKind::Sigmoid:
+    case ActKind::Tanh:
+    case ActKind::Exp: break;
+  }
+  unsupported(l, std::string(enum_name(act.kind)) +
+                     " cannot be fused into a dense or convolution layer",
+              "keep it as a separate Activation layer");
+}
+
+// The window kernels step whole windows: out = (in + pads - kernel) / stride + 1.
+void check_window(const Layer& l, int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t s,
+                  int64_t out) {
+  const int64_t padded = in + pad0 + pad1;
+  if (k < 1 || s < 1 || padded < k || (padded - k) / s + 1 != out)
+    unsupported(l,
+                "window geometry not supported (padded size " + std::to_string(padded) +
+                    ", kernel " + std::to_string(k) + ", stride " + std::to_string(s) +
+                    ", output " + std::to_string(out) + ")",
+                "use explicit padding so that out = (in + pads - kernel) / stride + 1");
+}
+
+void check_tables(const Layer& l, ActKind act) {
+  if (auto kind = table_kind(act)) table_geometry(*kind, l.tables, 0, l.name);
+}
+
+using Check = void (*)(const Model&, const Layer&);
+
+void nothing(const Model&, const Layer&) {}
+
+void dense(const Model&, const Layer& l) {
+  check_fusable(l, l.as<DenseParams>().act);
+}
+
+void conv(const Model& m, const Layer& l) {
+  const auto& p = l.as<ConvParams>();
+  check_fusable(l, p.act);
+  check_window(l, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
+  check_window(l, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
+  // One bit per window position in the encoded instruction words.
+  if (m.io_type == IOType::Stream && l.conv_impl == ConvImpl::Encoded &&
+      p.kernel_h * p.kernel_w > 64)
+    unsupported(l,
+                "encoded convolution needs kernel_h * kernel_w <= 64, this kernel is " +
+                    std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w),
+                "use ConvImplementation: LineBuffer for this layer");
+}
+
+void pool(const Model&, const Layer& l) {
+  const auto& p = l.as<PoolParams>();
+  check_window(l, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
+  check_window(l, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
+}
+
+void activation(const Model&, const Layer& l) {
+  check_tables(l, l.as<ActivationParams>().act.kind);
+}
+
+void softmax(const Model&, const Layer& l) {
+  const auto& p = l.as<SoftmaxParams>();
+  table_geometry(TableKind::SoftmaxExp, l.tables, p.length, l.name);
+  table_geometry(TableKind::SoftmaxInv, l.tables, p.length, l.name);
+}
+
+void concat(const Model&, const Layer& l) {
+  if (l.inputs.size() > 4)
+    unsupported(l, "Concat of " + std::to_string(l.inputs.size()) + " inputs (at most 4)",
+                "split it into concatenations of at most 4 inputs");
+}
+
+void transpose(const Model&, const Layer& l) {
+  const std::size_t rank = l.as<TransposeParams>().perm.size();
+  if (rank > 4)
+    unsupported(l, "Transpose of rank " + std::to_string(rank) + " (at most 4)",
+                "keep tensors at rank 4 or less around a Transpose");
+}
+
+constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
+    {{LayerKind::Dense}, &dense},
+    {{LayerKind::Conv}, &conv},
+    {{LayerKind::Pool}, &pool},
+    {{LayerKind::Activation}, &activation},
+    {{LayerKind::Softmax}, &softmax},
+    {{LayerKind::Concat}, &concat},
+    {{LayerKind::Transpose}, &transpose},
+    {{LayerKind::Input, LayerKind::ZeroPad, LayerKind::BatchNorm, LayerKind::Binary,
+      LayerKind::MatMul, LayerKind::Reshape, LayerKind::Clone},
+     &nothing},
+});
+
+class CheckSupported final : public LayerPass {
+ public:
+  std::string_view name() const override { return "check_supported"; }
+
+  bool run(Model& m) override {
+    for (const Layer& l : m.layers) kCheck[l.kind()](m, l);
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<LayerPass> make_check_supported(const LayerPassContext&) {
+  return std::make_unique<CheckSupported>();
+}
+
+}  // namespace kiln::hls

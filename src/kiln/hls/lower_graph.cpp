@@ -1,0 +1,574 @@
+// Graph -> unconfigured HLS layer model (lower_graph.h).
+#include "kiln/hls/lower_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "kiln/support/enum_table.h"
+#include "kiln/support/error.h"
+
+namespace kiln::hls {
+
+namespace {
+
+constexpr const char* kLayersDoc = "see docs/hls-layers.md for the layers kiln's HLS backend has";
+
+[[noreturn]] void unsupported(const Node& n, const std::string& what) {
+  throw_error(ErrorKind::Unsupported, n.describe(), what, kLayersDoc);
+}
+
+std::string shape_str(const Shape& s) {
+  return "[" + shape_to_string(s) + "]";
+}
+
+Activation to_activation(const FusedActivation& f) {
+  Activation a;
+  switch (f.kind) {
+    case FusedActivation::Kind::None: break;
+    case FusedActivation::Kind::Relu: a.kind = ActKind::Relu; break;
+    case FusedActivation::Kind::LeakyRelu:
+      a.kind = ActKind::LeakyRelu;
+      a.alpha = f.alpha;
+      break;
+    case FusedActivation::Kind::Clip:
+      a.kind = ActKind::Clip;
+      a.alpha = f.lo;
+      a.beta = f.hi;
+      break;
+  }
+  return a;
+}
+
+class GraphLowering {
+ public:
+  explicit GraphLowering(const Graph& g) : g_(g) {}
+
+  Model run();
+
+ private:
+  // ---- graph facts
+  // The value's shape without the batch dimension.
+  Shape batch_free(ValueId v, const Node* n) const {
+    const Value& val = g_.value(v);
+    const Shape& s = val.type.shape;
+    if (!batched_) return s;
+    if (s.empty() || s[0] != 1) {
+      const std::string where = n ? n->describe() : "value '" + val.name + "'";
+      throw_error(ErrorKind::Unsupported, where,
+                  "tensor '" + val.name + "' has shape " + shape_str(s) +
+                      ": kiln's HLS layers process one sample (batch 1)",
+                  "re-import with --batch 1, or see docs/hls-layers.md");
+    }
+    return Shape(s.begin() + 1, s.end());
+  }
+  // Conv, pooling, padding and batch norm need the [1, ..., C] layout.
+  void require_batch(const Node& n) const {
+    if (batched_) return;
+    throw_error(ErrorKind::Unsupported, n.describe(),
+                std::string(op_name(n.kind)) + " of a tensor of shape " +
+                    shape_str(g_.value(n.inputs[0]).type.shape) +
+                    ": kiln's HLS layers process one sample (batch 1)",
+                "re-import with --batch 1, or see docs/hls-layers.md");
+  }
+  int tensor_of(ValueId v, const Node& n) const {
+    const int t = tensor_index_[static_cast<std::size_t>(v.index)];
+    if (t < 0) {
+      if (g_.value(v).is_constant())
+        unsupported(n, std::string("a constant operand ('") + g_.value(v).name +
+                           "') is not supported for " + std::string(op_name(n.kind)) +
+                           " yet; only activations computed by the model");
+      KILN_ASSERT(false, "value without tensor: " + g_.value(v).name);
+    }
+    return t;
+  }
+  const Tensor& constant(const Node& n, std::size_t i, const char* what) const {
+    const Tensor* t =
+        i < n.inputs.size() && n.inputs[i].valid() ? g_.constant(n.inputs[i]) : nullptr;
+    if (!t) unsupported(n, std::string(what) + " must be a constant");
+    return *t;
+  }
+
+  // ---- building
+  int add_tensor(ValueId v, const Shape& shape) {
+    TensorInfo t;
+    t.name = g_.value(v).name;
+    t.shape = shape;
+    model_.tensors.push_back(t);
+    const int idx = static_cast<int>(model_.tensors.size()) - 1;
+    tensor_index_[static_cast<std::size_t>(v.index)] = idx;
+    return idx;
+  }
+  // A layer for node `n` with constants (float, quantized later) and one output.
+  Layer& add_layer(const Node& n, LayerParams params, std::vector<int> inputs,
+                   const Shape& out_shape, std::vector<double> weights = {},
+                   std::vector<double> bias = {}) {
+    Layer l;
+    l.name = n.name;
+    l.onnx_name = n.onnx_name;
+    l.params = std::move(params);
+    l.inputs = std::move(inputs);
+    l.outputs = {add_tensor(n.outputs.at(0), out_shape)};
+    l.float_weights = std::move(weights);
+    l.float_bias = std::move(bias);
+    model_.layers.push_back(std::move(l));
+    return model_.layers.back();
+  }
+
+  void lower_inputs();
+  void lower_outputs();
+
+ public:  // the handlers of kLower
+  void lower_conv(const Node& n);
+  void lower_pool(const Node& n);
+  void lower_pad(const Node& n);
+  void lower_batchnorm(const Node& n);
+  void lower_activation(const Node& n);
+  void lower_softmax(const Node& n);
+  void lower_dense(const Node& n);
+  void lower_matmul(const Node& n);
+  void lower_binary(const Node& n);
+  void lower_concat(const Node& n);
+  void lower_transpose(const Node& n);
+  void lower_reshape(const Node& n);
+  [[noreturn]] void no_hls_layer(const Node& n);
+
+ private:
+  const Graph& g_;
+  Model model_;
+  bool batched_ = true;
+  std::vector<int> tensor_index_;  // per value id: tensor, -1 if none
+};
+
+std::vector<double> to_doubles(const Tensor& t) {
+  std::vector<double> v(static_cast<std::size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<std::size_t>(i)] = t.as_double(i);
+  return v;
+}
+
+void GraphLowering::lower_inputs() {
+  // The graph is batched when every input has a leading dimension of 1 and
+  // rank >= 2; then dimension 0 of every value is the batch and is dropped.
+  batched_ = !g_.inputs.empty();
+  for (ValueId v : g_.inputs) {
+    const Shape& s = g_.value(v).type.shape;
+    if (s.size() < 2 || s[0] != 1) batched_ = false;
+  }
+  for (ValueId v : g_.inputs) {
+    const Value& val = g_.value(v);
+    Model::Port port;
+    port.onnx_name = val.onnx_name.empty() ? val.name : val.onnx_name;
+    port.onnx_shape = val.type.shape;
+    const Shape shape = batch_free(v, nullptr);
+    port.perm.resize(shape.size());
+    std::iota(port.perm.begin(), port.perm.end(), 0);
+    Layer l;
+    l.name = val.name;
+    l.onnx_name = val.onnx_name;
+    l.params = InputParams{};
+    l.outputs = {add_tensor(v, shape)};
+    model_.inputs.push_back(l.output());
+    model_.input_ports.push_back(port);
+    model_.layers.push_back(std::move(l));
+  }
+}
+
+void GraphLowering::lower_conv(const Node& n) {
+  const auto& a = n.attr<ConvAttrs>();
+  const std::size_t sd = a.kernel_shape.size();
+  if (sd != 1 && sd != 2) unsupported(n, std::to_string(sd) + "-D convolution (1-D and 2-D only)");
+  require_batch(n);
+  if (!a.channels_last)
+    unsupported(n, "Conv is not channels-last (run the HLS pass pipeline first)");
+  for (int64_t d : a.dilations)
+    if (d != 1) unsupported(n, "dilated convolution");
+  const Shape x = batch_free(n.inputs[0], &n);
+  const Shape y = batch_free(n.outputs[0], &n);
+  const Tensor& w = constant(n, 1, "the Conv weight");
+  ConvParams p;
+  p.dims = static_cast<int>(sd);
+  p.c_in = x.back();
+  p.c_out = y.back();
+  p.groups = a.group;
+  if (p.groups != 1 && !(p.groups == p.c_in && p.c_out == p.c_in))
+    unsupported(n, "grouped convolution with group " + std::to_string(p.groups) +
+                       " (only group 1 and depthwise with one output per channel)");
+  if (sd == 2) {
+    p.in_h = x[0], p.in_w = x[1], p.out_h = y[0], p.out_w = y[1];
+    p.kernel_h = a.kernel_shape[0], p.kernel_w = a.kernel_shape[1];
+    p.stride_h = a.strides[0], p.stride_w = a.strides[1];
+    p.pad_top = a.pads[0], p.pad_left = a.pads[1], p.pad_bottom = a.pads[2],
+    p.pad_right = a.pads[3];
+  } else {
+    p.in_w = x[0], p.out_w = y[0];
+    p.kernel_w = a.kernel_shape[0];
+    p.stride_w = a.strides[0];
+    p.pad_left = a.pads[0], p.pad_right = a.pads[1];
+  }
+  p.act = to_activation(a.activation);
+  // ONNX [c_out][c_in/g][kh][kw] -> [kh][kw][c_in/g][c_out].
+  const int64_t cig = p.c_in / p.groups, kh = p.kernel_h, kw = p.kernel_w, co = p.c_out;
+  KILN_ASSERT(w.numel() == co * cig * kh * kw, "conv weight size");
+  std::vector<double> weights(static_cast<std::size_t>(w.numel()));
+  for (int64_t o = 0; o < co; ++o)
+    for (int64_t i = 0; i < cig; ++i)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t c = 0; c < kw; ++c)
+          weights[static_cast<std::size_t>(((r * kw + c) * cig + i) * co + o)] =
+              w.as_double(((o * cig + i) * kh + r) * kw + c);
+  std::vector<double> bias(static_cast<std::size_t>(co), 0.0);
+  if (n.inputs.size() > 2 && n.inputs[2].valid())
+    bias = to_doubles(constant(n, 2, "the Conv bias"));
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, y, std::move(weights), std::move(bias));
+}
+
+void GraphLowering::lower_pool(const Node& n) {
+  require_batch(n);
+  const Shape x = batch_free(n.inputs[0], &n);
+  const Shape y = batch_free(n.outputs[0], &n);
+  PoolParams p;
+  const bool global = n.kind == OpKind::GlobalAveragePool || n.kind == OpKind::GlobalMaxPool;
+  p.kind = (n.kind == OpKind::MaxPool || n.kind == OpKind::GlobalMaxPool) ? PoolKind::Max
+                                                                          : PoolKind::Average;
+  const bool cl =
+      global ? n.attr<GlobalPoolAttrs>().channels_last : n.attr<PoolAttrs>().channels_last;
+  if (!cl) unsupported(n, "pooling is not channels-last (run the HLS pass pipeline first)");
+  const std::size_t sd = x.size() - 1;
+  if (sd != 1 && sd != 2) unsupported(n, std::to_string(sd) + "-D pooling (1-D and 2-D only)");
+  if (n.outputs.size() > 1 && n.outputs[1].valid())
+    unsupported(n, "MaxPool with an Indices output");
+  p.dims = static_cast<int>(sd);
+  p.channels = x.back();
+  if (sd == 2)
+    p.in_h = x[0], p.in_w = x[1], p.out_h = y[0], p.out_w = y[1];
+  else
+    p.in_w = x[0], p.out_w = y[0];
+  if (global) {
+    p.kernel_h = p.in_h, p.kernel_w = p.in_w;
+    p.stride_h = p.in_h, p.stride_w = p.in_w;
+  } else {
+    const auto& a = n.attr<PoolAttrs>();
+    for (int64_t d : a.dilations)
+      if (d != 1) unsupported(n, "dilated pooling");
+    p.count_include_pad = a.count_include_pad;
+    std::vector<int64_t> pads = a.pads;
+    // ceil_mode adds a last window that runs past the end: the same as more
+    // end padding, which pooling never reads.
+    for (std::size_t d = 0; d < sd; ++d) {
+      const int64_t in = x[d], out = y[d];
+      const int64_t need = (out - 1) * a.strides[d] + a.kernel_shape[d] - in - pads[d];
+      pads[sd + d] = std::max(pads[sd + d], need);
+    }
+    if (sd == 2) {
+      p.kernel_h = a.kernel_shape[0], p.kernel_w = a.kernel_shape[1];
+      p.stride_h = a.strides[0], p.stride_w = a.strides[1];
+      p.pad_top = pads[0], p.pad_left = pads[1], p.pad_bottom = pads[2], p.pad_right = pads[3];
+    } else {
+      p.kernel_w = a.kernel_shape[0];
+      p.stride_w = a.strides[0];
+      p.pad_left = pads[0], p.pad_right = pads[1];
+    }
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, y);
+}
+
+void GraphLowering::lower_pad(const Node& n) {
+  require_batch(n);
+  const auto& a = n.attr<PadAttrs>();
+  if (a.mode != PadMode::Constant || a.value != 0.0) unsupported(n, "Pad other than zero padding");
+  const Shape x = batch_free(n.inputs[0], &n);
+  const Shape y = batch_free(n.outputs[0], &n);
+  const std::size_t r = g_.value(n.inputs[0]).type.shape.size();
+  const std::size_t sd = x.size() - 1;
+  if (!batched_ || !a.channels_last || (sd != 1 && sd != 2))
+    unsupported(n, "Pad of a tensor that is not a channels-last 1-D or 2-D feature map");
+  for (int64_t v : a.pads)
+    if (v < 0) unsupported(n, "negative padding (cropping)");
+  // Pads follow the tensor's axes [N, spatial..., C]: N and C must be unpadded.
+  if (a.pads[0] || a.pads[r] || a.pads[r - 1] || a.pads[2 * r - 1])
+    unsupported(n, "padding of the batch or channel axis");
+  ZeroPadParams p;
+  p.dims = static_cast<int>(sd);
+  p.channels = x.back();
+  if (sd == 2) {
+    p.in_h = x[0], p.in_w = x[1];
+    p.pad_top = a.pads[1], p.pad_left = a.pads[2], p.pad_bottom = a.pads[r + 1],
+    p.pad_right = a.pads[r + 2];
+  } else {
+    p.in_w = x[0];
+    p.pad_left = a.pads[1], p.pad_right = a.pads[r + 1];
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, y);
+}
+
+void GraphLowering::lower_batchnorm(const Node& n) {
+  const auto& a = n.attr<BatchNormAttrs>();
+  require_batch(n);
+  const Shape x = batch_free(n.inputs[0], &n);
+  if (x.size() > 1 && !a.channels_last)
+    unsupported(n, "BatchNormalization is not channels-last (run the HLS pass pipeline first)");
+  const Tensor& gamma = constant(n, 1, "the BatchNormalization scale");
+  const Tensor& beta = constant(n, 2, "the BatchNormalization bias");
+  const Tensor& mean = constant(n, 3, "the BatchNormalization mean");
+  const Tensor& var = constant(n, 4, "the BatchNormalization variance");
+  BatchNormParams p;
+  p.channels = x.back();
+  p.n = shape_numel(x);
+  std::vector<double> scale(static_cast<std::size_t>(p.channels)), bias(scale.size());
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const double s =
+        gamma.as_double(c) / std::sqrt(var.as_double(c) + static_cast<double>(a.epsilon));
+    scale[static_cast<std::size_t>(c)] = s;
+    bias[static_cast<std::size_t>(c)] = beta.as_double(c) - mean.as_double(c) * s;
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs[0], &n), std::move(scale),
+            std::move(bias));
+}
+
+void GraphLowering::lower_activation(const Node& n) {
+  const Shape x = batch_free(n.inputs[0], &n);
+  ActivationParams p;
+  p.n = shape_numel(x);
+  p.channels = x.empty() ? 1 : x.back();
+  std::vector<double> weights;
+  const OpKind k = n.kind;
+  if (k == OpKind::Relu) {
+    p.act.kind = ActKind::Relu;
+  } else if (k == OpKind::LeakyRelu) {
+    p.act.kind = ActKind::LeakyRelu;
+    p.act.alpha = n.attr<LeakyReluAttrs>().alpha;
+  } else if (k == OpKind::Elu) {
+    p.act.kind = ActKind::Elu;
+    p.act.alpha = n.attr<EluAttrs>().alpha;
+  } else if (k == OpKind::Selu) {
+    p.act.kind = ActKind::Selu;
+    p.act.alpha = n.attr<SeluAttrs>().alpha;
+    p.act.beta = n.attr<SeluAttrs>().gamma;
+  } else if (k == OpKind::Sigmoid) {
+    p.act.kind = ActKind::Sigmoid;
+  } else if (k == OpKind::Tanh) {
+    p.act.kind = ActKind::Tanh;
+  } else if (k == OpKind::Exp) {
+    p.act.kind = ActKind::Exp;
+  } else if (k == OpKind::Clip) {
+    p.act.kind = ActKind::Clip;
+    p.act.alpha = -INFINITY;
+    p.act.beta = INFINITY;
+    if (n.inputs.size() > 1 && n.inputs[1].valid())
+      p.act.alpha = constant(n, 1, "the Clip minimum").as_double(0);
+    if (n.inputs.size() > 2 && n.inputs[2].valid())
+      p.act.beta = constant(n, 2, "the Clip maximum").as_double(0);
+  } else {
+    KILN_ASSERT(k == OpKind::PRelu, "lower_activation called for " + n.describe());
+    p.act.kind = ActKind::PRelu;
+    const Tensor& slope = constant(n, 1, "the PRelu slope");
+    // One slope per channel of the last axis (or one for all).
+    bool per_last = slope.numel() == p.channels;
+    for (std::size_t i = 0; i + 1 < slope.shape().size(); ++i)
+      if (slope.shape()[i] != 1) per_last = false;
+    if (slope.numel() == 1) {
+      weights.assign(static_cast<std::size_t>(p.channels), slope.as_double(0));
+    } else if (per_last) {
+      weights = to_doubles(slope);
+    } else {
+      unsupported(n, "PRelu slope of shape " + shape_str(slope.shape()) +
+                         " (one slope, or one per channel of the last axis)");
+    }
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs[0], &n), std::move(weights));
+}
+
+void GraphLowering::lower_softmax(const Node& n) {
+  const auto& a = n.attr<SoftmaxAttrs>();
+  const Shape x = batch_free(n.inputs[0], &n);
+  const int64_t offset = batched_ ? 1 : 0;
+  const int64_t axis = a.axis - offset;  // in the batch-free shape
+  SoftmaxParams p;
+  if (x.empty()) unsupported(n, "Softmax of a scalar");
+  if (a.coerce_2d && axis >= 0) {
+    // Rows are everything before the axis, flattened; a row is contiguous.
+    p.length = 1;
+    for (std::size_t d = static_cast<std::size_t>(axis); d < x.size(); ++d) p.length *= x[d];
+  } else if (axis == static_cast<int64_t>(x.size()) - 1) {
+    p.length = x.back();
+  } else {
+    unsupported(n, "Softmax over axis " + std::to_string(a.axis) + " of a tensor of shape " +
+                       shape_str(g_.value(n.inputs[0]).type.shape) + " (only over the last axis)");
+  }
+  p.rows = p.length == 0 ? 0 : shape_numel(x) / p.length;
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs[0], &n));
+}
+
+void GraphLowering::lower_dense(const Node& n) {
+  const Shape x = batch_free(n.inputs[0], &n);
+  if (x.size() != 1)
+    unsupported(n, "Dense over a tensor of shape " + shape_str(g_.value(n.inputs[0]).type.shape) +
+                       " (only over a vector)");
+  const Tensor& w = constant(n, 1, "the Dense weight");
+  const Tensor& b = constant(n, 2, "the Dense bias");
+  DenseParams p;
+  p.n_in = w.shape()[0];
+  p.n_out = w.shape()[1];
+  p.act = to_activation(n.attr<DenseAttrs>().activation);
+  // W is already [n_in][n_out].
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs[0], &n), to_doubles(w),
+            to_doubles(b));
+}
+
+void GraphLowering::lower_matmul(const Node& n) {
+  if (g_.constant(n.inputs[0]) || g_.constant(n.inputs[1]))
+    unsupported(n, "MatMul with a constant operand that the passes did not turn into Dense");
+  const Shape a = batch_free(n.inputs[0], &n);
+  const Shape b = batch_free(n.inputs[1], &n);
+  if (a.size() < 2 || b.size() < 2 || a.size() != b.size() ||
+      !std::equal(a.begin(), a.end() - 2, b.begin()))
+    unsupported(n, "MatMul of shapes " + shape_str(a) + " and " + shape_str(b) +
+                       " (both at least 2-D with equal batch dimensions; no broadcasting)");
+  MatMulParams p;
+  p.m = a[a.size() - 2], p.k = a.back(), p.n = b.back();
+  p.batch = 1;
+  for (std::size_t i = 0; i + 2 < a.size(); ++i) p.batch *= a[i];
+  add_layer(n, p, {tensor_of(n.inputs[0], n), tensor_of(n.inputs[1], n)},
+            batch_free(n.outputs[0], &n));
+}
+
+void GraphLowering::lower_binary(const Node& n) {
+  const ValueId a = n.inputs[0], b = n.inputs[1];
+  if (g_.constant(a) || g_.constant(b))
+    unsupported(n, std::string(op_name(n.kind)) +
+                       " with a constant operand (only two computed tensors of the same "
+                       "shape for now)");
+  if (g_.value(a).type.shape != g_.value(b).type.shape)
+    unsupported(n, std::string(op_name(n.kind)) + " with broadcasting (" +
+                       shape_str(g_.value(a).type.shape) + " and " +
+                       shape_str(g_.value(b).type.shape) + "; only equal shapes for now)");
+  BinaryParams p;
+  p.op = n.kind == OpKind::Add   ? BinaryOp::Add
+         : n.kind == OpKind::Sub ? BinaryOp::Sub
+                                 : BinaryOp::Mul;
+  const Shape s = batch_free(a, &n);
+  p.n = shape_numel(s);
+  p.channels = s.empty() ? 1 : s.back();
+  add_layer(n, p, {tensor_of(a, n), tensor_of(b, n)}, batch_free(n.outputs.at(0), &n));
+}
+
+void GraphLowering::lower_concat(const Node& n) {
+  ConcatParams p;
+  const int64_t axis = n.attr<ConcatAttrs>().axis - (batched_ ? 1 : 0);
+  if (axis < 0) unsupported(n, "Concat along the batch axis");
+  p.axis = static_cast<int>(axis);
+  std::vector<int> ins;
+  for (ValueId v : n.inputs) ins.push_back(tensor_of(v, n));
+  add_layer(n, p, ins, batch_free(n.outputs.at(0), &n));
+}
+
+void GraphLowering::lower_transpose(const Node& n) {
+  const auto& perm = n.attr<TransposeAttrs>().perm;
+  TransposeParams p;
+  if (batched_) {
+    if (perm.empty() || perm[0] != 0) unsupported(n, "Transpose that moves the batch axis");
+    for (std::size_t i = 1; i < perm.size(); ++i) p.perm.push_back(perm[i] - 1);
+  } else {
+    p.perm = perm;
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
+}
+
+// Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: the same data.
+void GraphLowering::lower_reshape(const Node& n) {
+  add_layer(n, ReshapeParams{}, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
+}
+
+void GraphLowering::no_hls_layer(const Node& n) {
+  unsupported(n, "op " + std::string(op_name(n.kind)) + " has no HLS layer");
+}
+
+void GraphLowering::lower_outputs() {
+  for (ValueId v : g_.outputs) {
+    const Value& val = g_.value(v);
+    Model::Port port;
+    port.onnx_name = val.onnx_name.empty() ? val.name : val.onnx_name;
+    port.onnx_shape = val.type.shape;
+    const NodeId producer = g_.producer(v);
+    if (!producer.valid())
+      throw_error(ErrorKind::Unsupported, "output '" + port.onnx_name + "'",
+                  "a model output that is a model input or a constant", kLayersDoc);
+    const int t = tensor_index_[static_cast<std::size_t>(v.index)];
+    KILN_ASSERT(t >= 0, "model output without a tensor: " + val.name);
+    port.perm.resize(batch_free(v, nullptr).size());
+    std::iota(port.perm.begin(), port.perm.end(), 0);
+    model_.outputs.push_back(t);
+    model_.output_ports.push_back(port);
+  }
+}
+
+// How each op kind lowers to layers; the build fails while a kind has no row.
+using LowerFn = void (GraphLowering::*)(const Node&);
+constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
+    {{OpKind::Conv}, &GraphLowering::lower_conv},
+    {{OpKind::MaxPool, OpKind::AveragePool, OpKind::GlobalAveragePool, OpKind::GlobalMaxPool},
+     &GraphLowering::lower_pool},
+    {{OpKind::Pad}, &GraphLowering::lower_pad},
+    {{OpKind::BatchNormalization}, &GraphLowering::lower_batchnorm},
+    {{OpKind::Relu, OpKind::LeakyRelu, OpKind::Elu, OpKind::Selu, OpKind::PRelu, OpKind::Clip,
+      OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp},
+     &GraphLowering::lower_activation},
+    {{OpKind::Softmax}, &GraphLowering::lower_softmax},
+    {{OpKind::Dense}, &GraphLowering::lower_dense},
+    {{OpKind::MatMul}, &GraphLowering::lower_matmul},
+    {{OpKind::Add, OpKind::Sub, OpKind::Mul}, &GraphLowering::lower_binary},
+    {{OpKind::Concat}, &GraphLowering::lower_concat},
+    {{OpKind::Transpose}, &GraphLowering::lower_transpose},
+    {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
+      OpKind::Dropout},
+     &GraphLowering::lower_reshape},
+    // No HLS layer yet (docs/hls-layers.md).
+    {{OpKind::Gemm,           OpKind::HardSigmoid,    OpKind::LogSoftmax,
+      OpKind::Log,            OpKind::Sqrt,           OpKind::Abs,
+      OpKind::Neg,            OpKind::Reciprocal,     OpKind::Div,
+      OpKind::Max,            OpKind::Min,            OpKind::Sum,
+      OpKind::Mean,           OpKind::Slice,          OpKind::Gather,
+      OpKind::Cast,           OpKind::Shape,          OpKind::ReduceMean,
+      OpKind::ReduceSum,      OpKind::ReduceMax,      OpKind::Floor,
+      OpKind::Ceil,           OpKind::Round,          OpKind::Sign,
+      OpKind::Erf,            OpKind::Softplus,       OpKind::Softsign,
+      OpKind::Sin,            OpKind::Cos,            OpKind::Tan,
+      OpKind::Asin,           OpKind::Acos,           OpKind::Atan,
+      OpKind::Sinh,           OpKind::Cosh,           OpKind::Asinh,
+      OpKind::Acosh,          OpKind::Atanh,          OpKind::Not,
+      OpKind::ThresholdedRelu, OpKind::Celu,          OpKind::HardSwish,
+      OpKind::Shrink,         OpKind::IsNaN,          OpKind::IsInf,
+      OpKind::Pow,            OpKind::Mod,            OpKind::BitShift,
+      OpKind::And,            OpKind::Or,             OpKind::Xor,
+      OpKind::Equal,          OpKind::Less,           OpKind::LessOrEqual,
+      OpKind::Greater,        OpKind::GreaterOrEqual, OpKind::Where,
+      OpKind::ReduceMin,      OpKind::ReduceProd,     OpKind::ReduceL1,
+      OpKind::ReduceL2,       OpKind::ReduceSumSquare, OpKind::ReduceLogSum,
+      OpKind::ReduceLogSumExp, OpKind::ArgMax,        OpKind::ArgMin,
+      OpKind::Split,          OpKind::Expand,         OpKind::Tile,
+      OpKind::ConstantOfShape, OpKind::Range,         OpKind::Size,
+      OpKind::EyeLike,        OpKind::Trilu,          OpKind::DepthToSpace,
+      OpKind::SpaceToDepth,   OpKind::GatherElements, OpKind::CumSum,
+      OpKind::OneHot,         OpKind::LayerNormalization, OpKind::InstanceNormalization,
+      OpKind::LRN,            OpKind::ConvTranspose,  OpKind::Resize,
+      OpKind::MaxUnpool},
+     &GraphLowering::no_hls_layer},
+});
+
+}  // namespace
+
+Model GraphLowering::run() {
+  tensor_index_.assign(g_.num_values(), -1);
+  model_.name = g_.name;
+  lower_inputs();
+  for (const Node& n : g_.nodes()) (this->*kLower[n.kind])(n);
+  lower_outputs();
+  return std::move(model_);
+}
+
+Model lower_graph(const Graph& graph) {
+  return GraphLowering(graph).run();
+}
+
+}  // namespace kiln::hls
+
