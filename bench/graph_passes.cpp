@@ -30,8 +30,7 @@ namespace {
 using namespace kiln;
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // A chain of blocks with work for every pass of the HLS pipeline:
@@ -63,9 +62,8 @@ Graph synthetic(int64_t target_nodes) {
     v = node(OpKind::Transpose, {v}, TransposeAttrs{{0, 3, 1, 2}});
     v = node(OpKind::Conv, {v, constant({2, 2, 1, 1}, 0.5f), constant({2}, 0.1f)},
              ConvAttrs{{1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1});
-    v = node(OpKind::BatchNormalization,
-             {v, constant({2}, 1.0f), constant({2}, 0.0f), constant({2}, 0.0f),
-              constant({2}, 1.0f)});
+    v = node(OpKind::BatchNormalization, {v, constant({2}, 1.0f), constant({2}, 0.0f),
+                                          constant({2}, 0.0f), constant({2}, 1.0f)});
     v = node(OpKind::LeakyRelu, {v}, LeakyReluAttrs{0.1f});
     v = node(OpKind::Reshape, {v}, ReshapeAttrs{{4, 2}});
     v = node(OpKind::MatMul, {v, constant({2, 2}, 0.25f)});

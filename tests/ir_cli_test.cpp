@@ -110,6 +110,31 @@ TEST(CliOpt, WritesTheResultAndNamesUnknownPasses) {
   r = kiln({"passes"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("channels_last"), std::string::npos);
+  EXPECT_NE(r.out.find("insert_clones"), std::string::npos);
+}
+
+TEST(CliLayers, PrintsAfterEachLayerPassAndWritesTheFullText) {
+  ProcessResult r =
+      kiln({"layers", zoo("braggnn1"), "--set", "IOType=io_stream", "--print-after-all"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# ---- after lower_graph (changed) ----"), std::string::npos) << r.out;
+  const std::size_t clones = r.out.find("# ---- after insert_clones (changed) ----");
+  ASSERT_NE(clones, std::string::npos);
+  EXPECT_EQ(r.out.substr(0, clones).find("= Clone("), std::string::npos);
+  EXPECT_NE(r.out.find("= Clone(", clones), std::string::npos);
+  EXPECT_NE(r.out.find("weights=elided"), std::string::npos);
+  // The full text of the final model, as a file.
+  TempDir dir;
+  const std::string out = (dir / "b.layers").string();
+  r = kiln({"layers", zoo("braggnn1"), "-o", out, "--set", "LayerName.conv1_Conv.ReuseFactor=3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = slurp(out);
+  EXPECT_EQ(text.find("elided"), std::string::npos);
+  EXPECT_NE(text.find("@conv1_Conv \"/conv1/Conv\" config {reuse_factor=3}"), std::string::npos);
+  // Config mistakes name the key.
+  r = kiln({"layers", zoo("braggnn1"), "--set", "LayerName.conv1_Conv.ReuseFactor=5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("LayerName.conv1_Conv.ReuseFactor"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -123,8 +123,8 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
   CompileResult r;
   r.passes = p.passes;
-  const std::optional<hls::Profile> profile = profile_for_auto(
-      cfg, p.passed, options.profile_data, options.profile_samples, options.seed);
+  const std::optional<hls::Profile> profile =
+      profile_for_auto(cfg, p.passed, options.profile_data, options.profile_samples, options.seed);
   r.profiled = profile.has_value();
   r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
   r.model.name = hls::top_function_name(onnx, options.top);

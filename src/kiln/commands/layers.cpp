@@ -60,7 +60,8 @@ std::string format_layers(const LayersResult& r) {
   s += r.final_text;
   for (const LayersStage& st : r.stages)
     if (st.record.name != "lower_graph")
-      s += fmt::format("# {:<26} {}\n", st.record.name, st.record.changed ? "changed" : "unchanged");
+      s +=
+          fmt::format("# {:<26} {}\n", st.record.name, st.record.changed ? "changed" : "unchanged");
   if (!r.written.empty()) s += "# wrote " + r.written.string() + "\n";
   return s;
 }

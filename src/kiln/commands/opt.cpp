@@ -106,8 +106,7 @@ std::string format_passes() {
   s += "  default pipeline (kiln compile): " + join(passes::hls_pipeline(), ",") + "\n";
   s += "\nHLS layer passes (kiln layers --print-after-all):\n";
   const PassRegistry<hls::Model> registry = layer_registry();
-  for (const auto& e : registry.entries())
-    s += fmt::format("  {:<24} {}\n", e.name, e.description);
+  for (const auto& e : registry.entries()) s += fmt::format("  {:<24} {}\n", e.name, e.description);
   s += "  pipeline (kiln compile): lower_graph," + join(hls::layer_pipeline(), ",") + "\n";
   return s;
 }

@@ -88,8 +88,7 @@ Model model_n(int64_t n, Strategy strategy, ConvImpl impl, Rfs rf) {
   m.layers.push_back(make_layer("pool1", pool_params(16, 16, n), t1, t2));
   m.layers.push_back(make_layer("conv2", conv_params(8, 8, n, 2 * n, 3), t2, t3));
   m.layers.back().reuse_factor = rf.conv2;
-  m.layers.push_back(
-      make_layer("conv3", conv_params(8, 8, 2 * n, 2 * n, 3), t3, t4));
+  m.layers.push_back(make_layer("conv3", conv_params(8, 8, 2 * n, 2 * n, 3), t3, t4));
   m.layers.back().reuse_factor = rf.conv3;
   m.layers.push_back(make_layer("pool2", pool_params(8, 8, 2 * n), t4, t5));
   m.layers.push_back(make_layer("flatten", hls::ReshapeParams{}, t5, t6));

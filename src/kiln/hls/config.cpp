@@ -18,7 +18,6 @@
 
 namespace kiln::hls {
 
-
 // ---- spelling help ---------------------------------------------------------
 
 namespace {
@@ -208,35 +207,35 @@ void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n,
 
 void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& n,
                        LayerConfig& lc) {
-  for_each_entry(
-      c, path, n,
-      [&](const std::string& k, const std::string& sub, const YAML::Node& key,
-          const YAML::Node& v) {
-        if (k == "Precision") {
-          parse_precision(c, sub, v, lc);
-        } else if (k == "ReuseFactor") {
-          lc.reuse_factor = parse_positive_int(c, sub, v);
-        } else if (k == "Strategy") {
-          lc.strategy = parse_enum<Strategy>(c, sub, v);
-        } else if (k == "ConvImplementation") {
-          lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
-        } else if (k == "TargetCycles") {
-          lc.target_cycles = parse_positive_int(c, sub, v);
-        } else if (k == "TableSize") {
-          const int64_t s = parse_positive_int(c, sub, v);
-          if (!is_power_of_two(static_cast<double>(s)) || s < 2)
-            fail(c, sub, v, "must be a power of two >= 2, got " + std::to_string(s), "e.g. 1024");
-          lc.table_size = s;
-        } else if (k == "TableRange") {
-          const double r = parse_positive_number(c, sub, v);
-          if (!is_power_of_two(r))
-            fail(c, sub, v, "must be a power of two, got " + v.Scalar(), "e.g. 8");
-          lc.table_range = r;
-        } else {
-          fail(c, sub, key, "unknown key '" + k + "'",
-               spelling_hint(k, layer_keys(), "valid keys"));
-        }
-      });
+  for_each_entry(c, path, n,
+                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+                     const YAML::Node& v) {
+                   if (k == "Precision") {
+                     parse_precision(c, sub, v, lc);
+                   } else if (k == "ReuseFactor") {
+                     lc.reuse_factor = parse_positive_int(c, sub, v);
+                   } else if (k == "Strategy") {
+                     lc.strategy = parse_enum<Strategy>(c, sub, v);
+                   } else if (k == "ConvImplementation") {
+                     lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
+                   } else if (k == "TargetCycles") {
+                     lc.target_cycles = parse_positive_int(c, sub, v);
+                   } else if (k == "TableSize") {
+                     const int64_t s = parse_positive_int(c, sub, v);
+                     if (!is_power_of_two(static_cast<double>(s)) || s < 2)
+                       fail(c, sub, v, "must be a power of two >= 2, got " + std::to_string(s),
+                            "e.g. 1024");
+                     lc.table_size = s;
+                   } else if (k == "TableRange") {
+                     const double r = parse_positive_number(c, sub, v);
+                     if (!is_power_of_two(r))
+                       fail(c, sub, v, "must be a power of two, got " + v.Scalar(), "e.g. 8");
+                     lc.table_range = r;
+                   } else {
+                     fail(c, sub, key, "unknown key '" + k + "'",
+                          spelling_hint(k, layer_keys(), "valid keys"));
+                   }
+                 });
 }
 
 void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
@@ -495,7 +494,8 @@ std::string config_key_path(const Config& cfg, const Layer& l, ConfigLevel level
   switch (level) {
     case ConfigLevel::Name:
       return "LayerName." + (cfg.by_name.count(l.name) ? l.name : l.onnx_name) + "." + key;
-    case ConfigLevel::Type: return std::string("LayerType.") + layer_kind_name(l.kind()) + "." + key;
+    case ConfigLevel::Type:
+      return std::string("LayerType.") + layer_kind_name(l.kind()) + "." + key;
     case ConfigLevel::Model: return "Model." + key;
     case ConfigLevel::Default: return key + " (default)";
   }
@@ -576,10 +576,10 @@ std::string default_config_yaml(const Model& model, Granularity granularity) {
   out += "# Each field resolves per layer: LayerName > LayerType > Model > defaults.\n";
   out += "Part: " + model.part + "\n";
   out += "ClockPeriod: " + fmt::format("{}", model.clock_period_ns) + "  # ns\n";
-  out += "IOType: " + std::string(enum_name(model.io_type)) + "  # " + enum_choices<IOType>() +
-         "\n";
-  out += "Backend: " + std::string(enum_name(model.backend)) + "  # " + enum_choices<Backend>() +
-         "\n";
+  out +=
+      "IOType: " + std::string(enum_name(model.io_type)) + "  # " + enum_choices<IOType>() + "\n";
+  out +=
+      "Backend: " + std::string(enum_name(model.backend)) + "  # " + enum_choices<Backend>() + "\n";
   out += "Model:\n";
   write_block(out, "  ", defaults(), std::nullopt, nullptr);
   if (granularity == Granularity::Type) {

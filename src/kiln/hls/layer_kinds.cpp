@@ -50,8 +50,7 @@ bool kind_uses_field(LayerKind kind, PrecisionField f) {
   switch (kind) {
     case LayerKind::Dense:
     case LayerKind::Conv:
-      return f == PrecisionField::Weight || f == PrecisionField::Bias ||
-             f == PrecisionField::Accum;
+      return f == PrecisionField::Weight || f == PrecisionField::Bias || f == PrecisionField::Accum;
     case LayerKind::BatchNorm: return f == PrecisionField::Weight || f == PrecisionField::Bias;
     case LayerKind::Activation: return f == PrecisionField::Weight || f == PrecisionField::Table;
     case LayerKind::Pool:

@@ -231,20 +231,20 @@ struct CloneParams {
 //  - target_cycles: TargetCycles chooses the reuse factor;
 //  - window: a sliding window over a feature map (line buffer in io_stream);
 //  - encoded: also has the encoded window implementation (ConvImplementation).
-#define KILN_LAYER_KINDS(X)                                 \
-  X(Input, InputParams, false, false, false, false)         \
-  X(Dense, DenseParams, true, true, false, false)           \
-  X(Conv, ConvParams, true, true, true, true)               \
-  X(Pool, PoolParams, false, false, true, false)            \
-  X(ZeroPad, ZeroPadParams, false, false, false, false)     \
-  X(BatchNorm, BatchNormParams, false, false, false, false) \
+#define KILN_LAYER_KINDS(X)                                   \
+  X(Input, InputParams, false, false, false, false)           \
+  X(Dense, DenseParams, true, true, false, false)             \
+  X(Conv, ConvParams, true, true, true, true)                 \
+  X(Pool, PoolParams, false, false, true, false)              \
+  X(ZeroPad, ZeroPadParams, false, false, false, false)       \
+  X(BatchNorm, BatchNormParams, false, false, false, false)   \
   X(Activation, ActivationParams, false, false, false, false) \
-  X(Softmax, SoftmaxParams, false, false, false, false)     \
-  X(Binary, BinaryParams, false, false, false, false)       \
-  X(Concat, ConcatParams, false, false, false, false)       \
-  X(Transpose, TransposeParams, false, false, false, false) \
-  X(MatMul, MatMulParams, true, false, false, false)        \
-  X(Reshape, ReshapeParams, false, false, false, false)     \
+  X(Softmax, SoftmaxParams, false, false, false, false)       \
+  X(Binary, BinaryParams, false, false, false, false)         \
+  X(Concat, ConcatParams, false, false, false, false)         \
+  X(Transpose, TransposeParams, false, false, false, false)   \
+  X(MatMul, MatMulParams, true, false, false, false)          \
+  X(Reshape, ReshapeParams, false, false, false, false)       \
   X(Clone, CloneParams, false, false, false, false)
 
 enum class LayerKind : uint8_t {
@@ -261,8 +261,7 @@ struct VariantOfRest {
 }  // namespace detail
 // The parameters of a layer; the alternative's index is its LayerKind.
 #define KILN_LAYER_PARAMS(kind, params, ...) , params
-using LayerParams =
-    typename detail::VariantOfRest<void KILN_LAYER_KINDS(KILN_LAYER_PARAMS)>::type;
+using LayerParams = typename detail::VariantOfRest<void KILN_LAYER_KINDS(KILN_LAYER_PARAMS)>::type;
 #undef KILN_LAYER_PARAMS
 
 // Formats of one layer, by default kiln's defaults (docs/config.md), which a
@@ -338,9 +337,9 @@ struct Layer {
 };
 
 struct TensorInfo {
-  std::string name;             // unique C identifier
-  std::vector<int64_t> shape;   // batch-free, channels-last
-  FixedType type;               // = the producing layer's precision.result
+  std::string name;            // unique C identifier
+  std::vector<int64_t> shape;  // batch-free, channels-last
+  FixedType type;              // = the producing layer's precision.result
   int64_t numel() const;
 };
 
@@ -399,11 +398,11 @@ struct EnumNames<hls::Backend> {
 template <>
 struct EnumNames<hls::ActKind> {
   static constexpr std::pair<hls::ActKind, std::string_view> kNames[] = {
-      {hls::ActKind::None, "None"},       {hls::ActKind::Relu, "Relu"},
+      {hls::ActKind::None, "None"},           {hls::ActKind::Relu, "Relu"},
       {hls::ActKind::LeakyRelu, "LeakyRelu"}, {hls::ActKind::Elu, "Elu"},
-      {hls::ActKind::Selu, "Selu"},       {hls::ActKind::PRelu, "PRelu"},
-      {hls::ActKind::Clip, "Clip"},       {hls::ActKind::Sigmoid, "Sigmoid"},
-      {hls::ActKind::Tanh, "Tanh"},       {hls::ActKind::Exp, "Exp"}};
+      {hls::ActKind::Selu, "Selu"},           {hls::ActKind::PRelu, "PRelu"},
+      {hls::ActKind::Clip, "Clip"},           {hls::ActKind::Sigmoid, "Sigmoid"},
+      {hls::ActKind::Tanh, "Tanh"},           {hls::ActKind::Exp, "Exp"}};
 };
 template <>
 struct EnumNames<hls::PoolKind> {

@@ -27,7 +27,9 @@ struct FormatError : std::runtime_error {
 // Precision, TableConfig, Activation) are objects of their fields.
 
 template <class T>
-concept Visitable = requires(T& t) { T::visit(t, [](const char*, auto&) {}); };
+concept Visitable = requires(T& t) {
+  T::visit(t, [](const char*, auto&) {});
+};
 
 template <class T>
 json put(const T& v);

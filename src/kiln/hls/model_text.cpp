@@ -49,7 +49,7 @@ struct Settings {
 
   static Settings of(const Layer& l) {
     const Precision& p = l.precision;
-    return {p.weight,       p.bias,     p.accum,       p.table,  p.inv_table,
+    return {p.weight,       p.bias,     p.accum,     p.table,  p.inv_table,
             l.reuse_factor, l.strategy, l.conv_impl, l.tables, l.target_cycles};
   }
   void apply(Layer& l) const {
@@ -101,10 +101,9 @@ class Printer {
       outs.push_back("%" + tensor(t).name + ": " + tensor(t).type.to_string() +
                      dims_text(tensor(t).shape));
     for (int t : l.inputs) ins.push_back("%" + tensor(t).name);
-    std::string s = join(outs, ", ") + " = " + layer_kind_name(l.kind()) + "(" + join(ins, ", ") +
-                    ")";
-    const std::string params =
-        std::visit([](const auto& p) { return format_fields(p); }, l.params);
+    std::string s =
+        join(outs, ", ") + " = " + layer_kind_name(l.kind()) + "(" + join(ins, ", ") + ")";
+    const std::string params = std::visit([](const auto& p) { return format_fields(p); }, l.params);
     if (!params.empty()) s += " {" + params + "}";
     s += " @" + l.name;
     if (!l.onnx_name.empty()) s += " " + quote(l.onnx_name);
@@ -173,8 +172,8 @@ class Parser {
     try {
       verify_model(m_, "parse");
     } catch (const Error& e) {
-      throw_error(ErrorKind::InvalidModel, lx_.source(), "the layer model is inconsistent: " +
-                                                             e.where() + ": " + e.what_happened(),
+      throw_error(ErrorKind::InvalidModel, lx_.source(),
+                  "the layer model is inconsistent: " + e.where() + ": " + e.what_happened(),
                   "see docs/ir.md for the rules a layer model keeps");
     }
     return std::move(m_);
@@ -220,8 +219,9 @@ class Parser {
       std::vector<std::string> names;
       for (const auto& [k, n] : EnumNames<LayerKind>::kNames) names.emplace_back(n);
       const auto best = closest_spelling(kind_name, names);
-      lx_.fail_at(kt, "no layer kind '" + kind_name + "'" +
-                          (best ? "; did you mean '" + *best + "'?" : "; kinds: " + join(names, ", ")));
+      lx_.fail_at(kt,
+                  "no layer kind '" + kind_name + "'" +
+                      (best ? "; did you mean '" + *best + "'?" : "; kinds: " + join(names, ", ")));
     }
     lx_.expect('(');
     if (!lx_.accept(')')) {

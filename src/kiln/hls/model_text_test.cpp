@@ -98,17 +98,20 @@ TEST(LayerText, MistakesAreErrorsAtTheirPlace) {
        "tensor %y is not defined before"},
       {"model \"n\" {}\n%x: ap_fixed<1 6>[4] = Input() @x\n", "t:3:", "bad fixed-point type"},
       {"model \"n\" {io=io_stream}\n", "t:2:12", "model fields have no field 'io'"},
-      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() {n=3} @x\n", "t:3:", "Input parameters have no field 'n'"},
-      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() @x\n%x: ap_fixed<16,6>[4] = Reshape(%x) @r\n",
+      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() {n=3} @x\n",
+       "t:3:", "Input parameters have no field 'n'"},
+      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() @x\n%x: ap_fixed<16,6>[4] = Reshape(%x) "
+       "@r\n",
        "t:4:1", "tensor %x is defined twice"},
-      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() @x config {reuse_factr=2}\n", "t:3:",
-       "did you mean 'reuse_factor'"},
+      {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() @x config {reuse_factr=2}\n",
+       "t:3:", "did you mean 'reuse_factor'"},
       {"model \"n\" {}\n%x: ap_fixed<16,6>[4] = Input() @x\n%y: ap_fixed<16,6>[5] = Reshape(%x) "
        "@r\ninput %x \"x\": [1x4] perm=[0]\noutput %y \"y\": [1x5] perm=[0]\n",
        "t", "the layer model is inconsistent: Reshape layer 'r': changes the number of elements"},
   };
   for (const BadText& c : cases) {
-    const std::string text = c.text[0] == 'l' ? std::string(c.text) : "layers 1\n" + std::string(c.text);
+    const std::string text =
+        c.text[0] == 'l' ? std::string(c.text) : "layers 1\n" + std::string(c.text);
     const Error e = catch_error([&] { parse_layers(text, "t"); });
     EXPECT_EQ(e.kind(), ErrorKind::InvalidModel) << c.text;
     EXPECT_CONTAINS(e.where(), c.where) << c.text;

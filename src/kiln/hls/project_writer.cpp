@@ -81,8 +81,7 @@ std::vector<std::string> declarations(const Model& m) {
   for (std::size_t t = 0; t < m.tensors.size(); ++t) {
     const TensorInfo& ti = m.tensors[t];
     const std::string& var = ti.name;
-    if (is_model_input(m, static_cast<int>(t)) || is_model_output(m, static_cast<int>(t)))
-      continue;
+    if (is_model_input(m, static_cast<int>(t)) || is_model_output(m, static_cast<int>(t))) continue;
     if (m.io_type == IOType::Stream) {
       out.push_back(stream_type(ti) + " " + var + "(\"" + var + "\");\n" +
                     "KILN_PRAGMA(HLS STREAM variable=" + var +
@@ -205,8 +204,7 @@ std::string top_h(const Model& m) {
 }
 
 std::string top_cpp(const Model& m, const Emitted& e, int64_t header_max) {
-  std::string s = "// Top function of " + m.name + " (" +
-                  std::string(enum_name(m.io_type)) +
+  std::string s = "// Top function of " + m.name + " (" + std::string(enum_name(m.io_type)) +
                   "). Written by kiln.\n#include \"" + m.name +
                   ".h\"\n\n#include \"parameters.h\"\n";
   if (m.io_type == IOType::Stream) s += "#include \"kiln/stream_utils.h\"\n";
@@ -376,8 +374,8 @@ int main(int argc, char** argv) {
     for (int t : m.inputs) {
       const TensorInfo& ti = m.tensors[static_cast<std::size_t>(t)];
       s += "    " + stream_type(ti) + " " + ti.name + ";\n";
-      s += "    kiln::array_to_stream(" + ti.name + "_buf, " + std::to_string(stream_elements(ti)) + ", " +
-           ti.name + ");\n";
+      s += "    kiln::array_to_stream(" + ti.name + "_buf, " + std::to_string(stream_elements(ti)) +
+           ", " + ti.name + ");\n";
     }
     for (int t : m.outputs) {
       const TensorInfo& ti = m.tensors[static_cast<std::size_t>(t)];
@@ -610,7 +608,8 @@ void write_project(const Model& model, const ProjectOptions& options, const fs::
     const bool port = is_model_output(model, static_cast<int>(t));
     if ((model.io_type == IOType::Stream && reads + (port ? 1 : 0) > 1) || (port && reads > 0))
       throw_error(ErrorKind::Internal, "tensor '" + model.tensors[t].name + "'",
-                  "is read " + std::to_string(reads) + " times" + (port ? " and is an output" : "") +
+                  "is read " + std::to_string(reads) + " times" +
+                      (port ? " and is an output" : "") +
                       " without copies (run the insert_clones pass)");
   }
   // Emit every layer first: an emitter error leaves no directory at all.

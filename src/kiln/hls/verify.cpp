@@ -84,8 +84,7 @@ class Checker {
  private:
   void check(bool ok, const std::string& what) const {
     if (!ok)
-      throw_error(ErrorKind::Internal, where_,
-                  what + " (after " + std::string(after_) + ")");
+      throw_error(ErrorKind::Internal, where_, what + " (after " + std::string(after_) + ")");
   }
 
   static bool is_identifier(const std::string& s) {
@@ -99,8 +98,8 @@ class Checker {
   const std::vector<int64_t>& out_shape(const Layer& l) const { return tensor(l.output()).shape; }
 
   void inputs(const Layer& l, std::size_t n) const {
-    check(l.inputs.size() == n, "reads " + std::to_string(l.inputs.size()) + " tensors, not " +
-                                    std::to_string(n));
+    check(l.inputs.size() == n,
+          "reads " + std::to_string(l.inputs.size()) + " tensors, not " + std::to_string(n));
   }
 
   // Float constants before the quantize pass, raw ones after.
@@ -139,9 +138,9 @@ class Checker {
                     "its input shape is not its params'");
               check(out_shape(l) == map_shape(p.dims, p.out_h, p.out_w, p.c_out),
                     "its output shape is not its params'");
-              constants(l, p.kernel_h * p.kernel_w * (p.c_in / std::max<int64_t>(p.groups, 1)) *
-                               p.c_out,
-                        p.c_out);
+              constants(
+                  l, p.kernel_h * p.kernel_w * (p.c_in / std::max<int64_t>(p.groups, 1)) * p.c_out,
+                  p.c_out);
             },
             [&](const PoolParams& p) {
               inputs(l, 1);
@@ -235,15 +234,15 @@ class Checker {
   void check_ports(const std::vector<int>& tensors, const std::vector<Model::Port>& ports,
                    const std::string& side) const {
     check(tensors.size() == ports.size(), "has " + std::to_string(tensors.size()) + " " + side +
-                                              "s but " + std::to_string(ports.size()) +
-                                              " " + side + " ports");
+                                              "s but " + std::to_string(ports.size()) + " " + side +
+                                              " ports");
     for (std::size_t i = 0; i < tensors.size(); ++i) {
       check(tensors[i] >= 0 && static_cast<std::size_t>(tensors[i]) < m_.tensors.size(),
             "names a missing " + side + " tensor");
       const auto& shape = tensor(tensors[i]).shape;
       const Model::Port& p = ports[i];
-      check(p.perm.size() == shape.size(), side + " port '" + p.onnx_name +
-                                               "' has a permutation of another rank");
+      check(p.perm.size() == shape.size(),
+            side + " port '" + p.onnx_name + "' has a permutation of another rank");
       const std::size_t batch = p.onnx_shape.size() - shape.size();
       check(batch <= 1, side + " port '" + p.onnx_name + "' drops more than the batch");
       for (std::size_t d = 0; d < shape.size(); ++d) {

@@ -54,9 +54,12 @@ namespace kiln {
 template <>
 struct EnumNames<numeric::QuantMode> {
   static constexpr std::pair<numeric::QuantMode, std::string_view> kNames[] = {
-      {numeric::QuantMode::Trn, "TRN"},          {numeric::QuantMode::TrnZero, "TRN_ZERO"},
-      {numeric::QuantMode::Rnd, "RND"},          {numeric::QuantMode::RndZero, "RND_ZERO"},
-      {numeric::QuantMode::RndMinInf, "RND_MIN_INF"}, {numeric::QuantMode::RndInf, "RND_INF"},
+      {numeric::QuantMode::Trn, "TRN"},
+      {numeric::QuantMode::TrnZero, "TRN_ZERO"},
+      {numeric::QuantMode::Rnd, "RND"},
+      {numeric::QuantMode::RndZero, "RND_ZERO"},
+      {numeric::QuantMode::RndMinInf, "RND_MIN_INF"},
+      {numeric::QuantMode::RndInf, "RND_INF"},
       {numeric::QuantMode::RndConv, "RND_CONV"}};
 };
 template <>

@@ -5,8 +5,8 @@
 // Values: integers, true/false, floats (shortest text that reads back
 // exactly), "strings", [lists], enum spellings from EnumNames, nested structs
 // in braces, and any type with a FieldCodec specialization (its own spelling,
-// e.g. fixed-point types in numeric/fixed_text.h). A field equal to its value in a default-constructed struct is not
-// printed, so a struct's text names what is special about it.
+// e.g. fixed-point types in numeric/fixed_text.h). A field equal to its value in a
+// default-constructed struct is not printed, so a struct's text names what is special about it.
 #pragma once
 
 #include <concepts>

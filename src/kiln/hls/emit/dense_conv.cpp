@@ -54,11 +54,6 @@ const char* strategy_name(Strategy s) {
   return s == Strategy::Resource ? "kiln::Strategy::Resource" : "kiln::Strategy::Latency";
 }
 
-[[noreturn]] void unsupported(const Layer& layer, const std::string& what,
-                              const std::string& hint = {}) {
-  throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'", what, hint);
-}
-
 // The dense-kernel fields shared by Dense and Conv.
 void write_product_fields(ConfigWriter& w, const Layer& layer, int64_t n_in, int64_t n_out,
                           const Activation& act) {
@@ -87,8 +82,9 @@ void write_product_fields(ConfigWriter& w, const Layer& layer, int64_t n_in, int
       hi = param_value(act.beta);
       break;
     default:
-      unsupported(layer, "this activation cannot be fused into a dense or convolution layer",
-                  "keep it as a separate Activation layer");
+      KILN_ASSERT(false, "layer '" + layer.name + "': activation " +
+                             std::string(enum_name(act.kind)) +
+                             " is not fusable (check_supported refuses it)");
   }
   w.raw(std::string("static const kiln::Act activation = kiln::Act::") + act_name + ";");
   w.raw("static double act_alpha() { return " + double_literal(alpha) + "; }");
@@ -120,17 +116,6 @@ std::string call(const std::string& fn, const std::string& config, const EmitCon
   std::string s = fn + "<" + config + ">(" + ctx.inputs.at(0) + ", " + ctx.output();
   if (with_weights) s += ", " + layer_name + "_w, " + layer_name + "_b";
   return s + ");\n";
-}
-
-void check_window(const Layer& layer, int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t s,
-                  int64_t out) {
-  const int64_t padded = in + pad0 + pad1;
-  if (k < 1 || s < 1 || padded < k || (padded - k) / s + 1 != out)
-    unsupported(layer,
-                "window geometry not supported (padded size " + std::to_string(padded) +
-                    ", kernel " + std::to_string(k) + ", stride " + std::to_string(s) +
-                    ", output " + std::to_string(out) + ")",
-                "use explicit padding so that out = (in + pads - kernel) / stride + 1");
 }
 
 void write_geometry(ConfigWriter& w, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
@@ -169,10 +154,6 @@ LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& 
 LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& ctx) {
   const auto& p = layer.as<ConvParams>();
   const std::string cfg = "config_" + layer.name;
-  if (p.groups < 1 || p.c_in % p.groups != 0 || p.c_out % p.groups != 0)
-    unsupported(layer, "groups must divide the input and output channels");
-  check_window(layer, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
-  check_window(layer, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
   const int64_t n_in = p.kernel_h * p.kernel_w * (p.c_in / p.groups);
   LayerCode code;
   code.includes = {"kiln/conv.h"};
@@ -194,9 +175,6 @@ LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& c
         (encoded ? "Encoded;" : "LineBuffer;"));
   if (ctx.io_type == IOType::Stream) {
     if (encoded) {
-      if (p.kernel_h * p.kernel_w > 64)
-        unsupported(layer, "encoded convolution needs kernel_h * kernel_w <= 64",
-                    "use ConvImplementation: LineBuffer for this layer");
       const EncodedTable t = encoded_table(p);
       w.field("stream_depth", t.stream_depth);
       w.field("n_row_classes", t.n_row_classes);
@@ -222,8 +200,6 @@ LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& c
 LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& ctx) {
   const auto& p = layer.as<PoolParams>();
   const std::string cfg = "config_" + layer.name;
-  check_window(layer, p.in_h, p.pad_top, p.pad_bottom, p.kernel_h, p.stride_h, p.out_h);
-  check_window(layer, p.in_w, p.pad_left, p.pad_right, p.kernel_w, p.stride_w, p.out_w);
   LayerCode code;
   code.includes = {"kiln/pool.h"};
   ConfigWriter w(cfg);

@@ -58,11 +58,6 @@ int64_t width(const TensorInfo& t) {
   return t.shape.empty() ? 1 : t.shape.back();
 }
 
-[[noreturn]] void unsupported(const Layer& layer, const std::string& what,
-                              const std::string& hint = {}) {
-  throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'", what, hint);
-}
-
 std::string call(const std::string& function, const std::string& config,
                  const std::vector<std::string>& args) {
   std::string s = function + "<" + config + ">(";
@@ -99,10 +94,6 @@ void activation_code(const Model& model, const Layer& layer, const EmitContext& 
       break;
     case ActKind::PRelu:
       function = "kiln::prelu";
-      if (p.channels != width(out) ||
-          layer.weights.size() != static_cast<std::size_t>(p.channels)) {
-        unsupported(layer, "PRelu slope is not one value per channel of the last axis");
-      }
       cfg.type("weight_t", layer.name + "_weight_t");
       code.arrays.push_back(
           table_array(layer, "_w", "_weight_t", layer.precision.weight, layer.weights));
@@ -168,7 +159,6 @@ void batchnorm_code(const Model& model, const Layer& layer, const EmitContext& c
                     LayerCode& code) {
   const auto& p = layer.as<BatchNormParams>();
   const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
-  if (p.channels != width(out)) unsupported(layer, "BatchNorm channels are not the last axis");
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
   cfg.value("channels", p.channels);
@@ -210,10 +200,7 @@ void concat_code(const Model& model, const Layer& layer, const EmitContext& ctx,
   const auto& p = layer.as<ConcatParams>();
   const std::size_t n_in = layer.inputs.size();
   if (n_in == 1) return reshape_code(model, layer, ctx, code);  // a copy
-  if (n_in > 4) {
-    unsupported(layer, "Concat of " + std::to_string(n_in) + " inputs (at most 4)",
-                "split it into concatenations of at most 4 inputs");
-  }
+  KILN_ASSERT(n_in <= 4, "concat of more than 4 inputs (check_supported refuses it)");
   const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   const int rank = static_cast<int>(out.shape.size());
   KILN_ASSERT(p.axis >= 0 && p.axis < rank, "concat axis out of range");
@@ -242,7 +229,7 @@ void transpose_code(const Model& model, const Layer& layer, const EmitContext& c
   const auto& p = layer.as<TransposeParams>();
   const TensorInfo& in = model.tensors.at(static_cast<std::size_t>(layer.inputs.at(0)));
   const std::size_t rank = in.shape.size();
-  if (rank > 4) unsupported(layer, "Transpose of rank " + std::to_string(rank) + " (at most 4)");
+  KILN_ASSERT(rank <= 4, "transpose of rank > 4 (check_supported refuses it)");
   KILN_ASSERT(p.perm.size() == rank, "transpose perm rank");
   std::vector<int64_t> stride(rank, 1);
   for (std::size_t a = rank; a-- > 1;) stride[a - 1] = stride[a] * in.shape[a];

@@ -55,8 +55,10 @@ int64_t activate(int64_t acc_raw, const FixedType& acc_t, const Activation& act,
       return assign(m, res_t, counts);
     }
     default:
-      throw_error(ErrorKind::Unsupported, "layer '" + layer.onnx_name + "'",
-                  "this activation cannot be fused into a dense or convolution layer");
+      KILN_ASSERT(false, "layer '" + layer.name + "': activation " +
+                             std::string(enum_name(act.kind)) +
+                             " is not fusable (check_supported refuses it)");
+      return 0;
   }
 }
 
@@ -93,8 +95,7 @@ class Accumulator {
     const int64_t sum_bits =
         static_cast<int64_t>(std::max(signed_bits(acc_t) + acc_shift_, prod_bits + prod_shift_)) +
         1;
-    fast_ = allow_fast && prod_bits <= 62 &&
-            signed_bits(acc_t) <= 62 && sum_bits <= 62;
+    fast_ = allow_fast && prod_bits <= 62 && signed_bits(acc_t) <= 62 && sum_bits <= 62;
     if (fast_) {
       max_ = acc_t.max_raw();
       min_ = acc_t.min_raw();

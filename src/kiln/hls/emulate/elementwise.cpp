@@ -101,7 +101,7 @@ void check_numel(const Layer& layer, const FixedTensor& t, int64_t n) {
 }
 
 void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
-                        OverflowCounts& counts) {
+                       OverflowCounts& counts) {
   const auto& p = layer.as<ActivationParams>();
   const FixedType& rt = out.type;
   const std::size_t n = x.raw.size();
@@ -155,7 +155,7 @@ void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& ou
 }
 
 void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
-                     OverflowCounts& counts) {
+                    OverflowCounts& counts) {
   const auto& p = layer.as<SoftmaxParams>();
   check_numel(layer, x, p.rows * p.length);
   const TableGeometry eg =
@@ -192,7 +192,7 @@ void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
 }
 
 void batchnorm_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
-                       OverflowCounts& counts) {
+                      OverflowCounts& counts) {
   const auto& p = layer.as<BatchNormParams>();
   KILN_ASSERT(p.channels > 0 && layer.weights.size() == static_cast<std::size_t>(p.channels) &&
                   layer.bias.size() == static_cast<std::size_t>(p.channels),
@@ -207,8 +207,8 @@ void batchnorm_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out
   }
 }
 
-void binary_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
-                    FixedTensor& out, OverflowCounts& counts) {
+void binary_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b, FixedTensor& out,
+                   OverflowCounts& counts) {
   const auto& p = layer.as<BinaryParams>();
   KILN_ASSERT(a.raw.size() == b.raw.size(), "binary " + layer.name + ": operand sizes differ");
   out.raw.assign(a.raw.size(), 0);
@@ -231,7 +231,7 @@ int64_t numel(const std::vector<int64_t>& shape) {
 }
 
 void concat_kernel(const Layer& layer, const std::vector<const FixedTensor*>& in, FixedTensor& out,
-                    OverflowCounts& counts) {
+                   OverflowCounts& counts) {
   const auto& p = layer.as<ConcatParams>();
   KILN_ASSERT(p.axis >= 0 && p.axis < static_cast<int>(out.shape.size()),
               "concat " + layer.name + ": axis out of range");
@@ -252,7 +252,7 @@ void concat_kernel(const Layer& layer, const std::vector<const FixedTensor*>& in
 }
 
 void transpose_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
-                       OverflowCounts& counts) {
+                      OverflowCounts& counts) {
   const auto& p = layer.as<TransposeParams>();
   const std::size_t rank = x.shape.size();
   KILN_ASSERT(p.perm.size() == rank && out.shape.size() == rank,
@@ -274,8 +274,8 @@ void transpose_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out
   }
 }
 
-void matmul_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b,
-                    FixedTensor& out, OverflowCounts& counts) {
+void matmul_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b, FixedTensor& out,
+                   OverflowCounts& counts) {
   const auto& p = layer.as<MatMulParams>();
   check_numel(layer, a, p.batch * p.m * p.k);
   check_numel(layer, b, p.batch * p.k * p.n);

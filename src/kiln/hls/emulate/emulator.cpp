@@ -18,8 +18,8 @@ double FixedTensor::at(std::size_t i) const {
 }
 
 const FixedTensor& LayerRun::x(std::size_t i) const {
-  KILN_ASSERT(i < in.size() && in[i] != nullptr, "layer '" + layer.name + "' lacks input " +
-                                                     std::to_string(i));
+  KILN_ASSERT(i < in.size() && in[i] != nullptr,
+              "layer '" + layer.name + "' lacks input " + std::to_string(i));
   return *in[i];
 }
 

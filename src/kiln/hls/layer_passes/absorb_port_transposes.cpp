@@ -53,8 +53,7 @@ class AbsorbPortTransposes final : public LayerPass {
     // y[d] = x[q[d]] and x[k] = onnx[perm[k]], so y[d] = onnx[perm[q[d]]].
     const std::vector<int64_t> q = t.as<TransposeParams>().perm;
     std::vector<int64_t> perm(q.size());
-    for (std::size_t d = 0; d < q.size(); ++d)
-      perm[d] = port.perm[static_cast<std::size_t>(q[d])];
+    for (std::size_t d = 0; d < q.size(); ++d) perm[d] = port.perm[static_cast<std::size_t>(q[d])];
     port.perm = perm;
     m.tensors[static_cast<std::size_t>(x)].shape = m.tensors[static_cast<std::size_t>(y)].shape;
     remove_layer(m, li);
@@ -79,8 +78,7 @@ class AbsorbPortTransposes final : public LayerPass {
     // y[d] = x[q[d]] and y[d] = onnx[perm[d]], so x[q[d]] = onnx[perm[d]].
     const std::vector<int64_t>& q = t.as<TransposeParams>().perm;
     std::vector<int64_t> perm(q.size());
-    for (std::size_t d = 0; d < q.size(); ++d)
-      perm[static_cast<std::size_t>(q[d])] = port.perm[d];
+    for (std::size_t d = 0; d < q.size(); ++d) perm[static_cast<std::size_t>(q[d])] = port.perm[d];
     port.perm = perm;
     m.outputs[j] = x;
     remove_layer(m, li);

@@ -32,9 +32,9 @@ void check_fusable(const Layer& l, const Activation& act) {
     case ActKind::Tanh:
     case ActKind::Exp: break;
   }
-  unsupported(l, std::string(enum_name(act.kind)) +
-                     " cannot be fused into a dense or convolution layer",
-              "keep it as a separate Activation layer");
+  unsupported(
+      l, std::string(enum_name(act.kind)) + " cannot be fused into a dense or convolution layer",
+      "keep it as a separate Activation layer");
 }
 
 // The window kernels step whole windows: out = (in + pads - kernel) / stride + 1.

@@ -56,8 +56,8 @@ class InsertClones final : public LayerPass {
           c.clones.push_back({from, {dests[i], next}});
           from = next;
         }
-        c.clones.push_back({from, std::vector<std::string>(dests.begin() + static_cast<long>(i),
-                                                           dests.end())});
+        c.clones.push_back(
+            {from, std::vector<std::string>(dests.begin() + static_cast<long>(i), dests.end())});
       } else {
         c.slot.assign(static_cast<std::size_t>(r), c.produced);
         if (c.produced != name) c.clones.push_back({c.produced, {name}});

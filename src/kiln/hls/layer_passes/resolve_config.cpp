@@ -85,12 +85,11 @@ class ResolveConfig final : public LayerPass {
     if (has_implementation(l.kind(), r.conv_impl)) {
       l.conv_impl = r.conv_impl;
     } else if (r.conv_impl_level == ConfigLevel::Name || r.conv_impl_level == ConfigLevel::Type) {
-      throw_error(ErrorKind::InvalidModel,
-                  cfg_.source + ": " +
-                      config_key_path(cfg_, l, r.conv_impl_level, "ConvImplementation"),
-                  std::string(enum_name(r.conv_impl)) + " is not an implementation of " +
-                      describe(l),
-                  "only Conv layers have the encoded implementation; remove the key");
+      throw_error(
+          ErrorKind::InvalidModel,
+          cfg_.source + ": " + config_key_path(cfg_, l, r.conv_impl_level, "ConvImplementation"),
+          std::string(enum_name(r.conv_impl)) + " is not an implementation of " + describe(l),
+          "only Conv layers have the encoded implementation; remove the key");
     } else {
       l.conv_impl = ConvImpl::LineBuffer;
     }
@@ -107,11 +106,11 @@ class ResolveConfig final : public LayerPass {
                r.reuse_level == ConfigLevel::Type) {
       const std::vector<int64_t> valid = valid_reuse_factors(l);
       if (std::find(valid.begin(), valid.end(), r.reuse_factor) == valid.end())
-        throw_error(ErrorKind::InvalidModel,
-                    cfg_.source + ": " + config_key_path(cfg_, l, r.reuse_level, "ReuseFactor"),
-                    "reuse factor " + std::to_string(r.reuse_factor) + " is not valid for " +
-                        describe(l),
-                    "valid reuse factors for this layer: " + join(valid, ", "));
+        throw_error(
+            ErrorKind::InvalidModel,
+            cfg_.source + ": " + config_key_path(cfg_, l, r.reuse_level, "ReuseFactor"),
+            "reuse factor " + std::to_string(r.reuse_factor) + " is not valid for " + describe(l),
+            "valid reuse factors for this layer: " + join(valid, ", "));
       l.reuse_factor = r.reuse_factor;
     }
     // Otherwise a model-wide reuse factor, which applies to layers with

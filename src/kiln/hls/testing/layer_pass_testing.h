@@ -105,8 +105,8 @@ inline void expect_same_emulation(const Model& a, const Model& b, int samples = 
     auto from_model = [&](const Model& m, const EmulationResult& r) {
       std::vector<std::vector<int64_t>> out;
       for (std::size_t o = 0; o < r.outputs.size(); ++o) {
-        const auto map = port_element_map(
-            m.tensors[static_cast<std::size_t>(m.outputs[o])].shape, m.output_ports[o].perm);
+        const auto map = port_element_map(m.tensors[static_cast<std::size_t>(m.outputs[o])].shape,
+                                          m.output_ports[o].perm);
         std::vector<int64_t> v(map.size());
         for (std::size_t e = 0; e < map.size(); ++e)
           v[static_cast<std::size_t>(map[e])] = r.outputs[o].raw[e];

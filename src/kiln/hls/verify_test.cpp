@@ -1,0 +1,87 @@
+// verify_model: a well-formed model passes, and each rule, broken on its
+// own, is reported with the rule and the pass that broke it.
+#include "kiln/hls/verify.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "kiln/hls/testing/layer_pass_testing.h"
+#include "kiln/support/testing/test_helpers.h"
+
+namespace kiln::hls {
+namespace {
+
+using kiln::testing::catch_error;
+
+constexpr const char* kModel = R"(
+model "t" {io_type=io_stream}
+%x: ap_fixed<16,6>[4x4x2] = Input() @x "x"
+%c: ap_fixed<16,6>[2x2x1] = Conv(%x) {in_h=4 in_w=4 c_in=2 out_h=2 out_w=2 c_out=1 kernel_h=3 kernel_w=3} @conv config {reuse_factor=2} constants {weights=[1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8,9] bias=[0]}
+%f: ap_fixed<16,6>[4] = Reshape(%c) @flat
+%a: ap_fixed<16,6>[4], %b: ap_fixed<16,6>[4] = Clone(%f) @f_clone
+input %x "x": [1x2x4x4] perm=[1,2,0]
+output %a "a": [1x4] perm=[0]
+output %b "b": [1x4] perm=[0]
+)";
+
+struct Broken {
+  const char* rule;
+  std::function<void(Model&)> mutate;
+};
+
+TEST(VerifyModel, EachRuleFailsOnItsOwn) {
+  const Model good = testing::parse(kModel);
+  verify_model(good, "test");
+  const Broken cases[] = {
+      {"reads tensor 'c' before any layer writes it",
+       [](Model& m) { std::swap(m.layers[1], m.layers[2]); }},
+      {"writes tensor 'a' out of order", [](Model& m) { m.layers[3].outputs[1] = 3; }},
+      {"writes tensor 'c' out of order",
+       [](Model& m) {
+         // The same graph with the conv's and the reshape's tensors numbered the other way.
+         std::swap(m.tensors[1], m.tensors[2]);
+         m.layers[1].outputs = {2};
+         m.layers[2].inputs = {2};
+         m.layers[2].outputs = {1};
+         m.layers[3].inputs = {1};
+       }},
+      {"writes 2 tensors (only Clone writes several)",
+       [](Model& m) { m.layers[2].outputs.push_back(3); }},
+      {"not its result precision", [](Model& m) { m.tensors[1].type.width = 20; }},
+      {"reuse factor 5, which is not valid", [](Model& m) { m.layers[1].reuse_factor = 5; }},
+      {"an implementation its kind lacks",
+       [](Model& m) { m.layers[2].conv_impl = ConvImpl::Encoded; }},
+      {"its output shape is not its params'",
+       [](Model& m) { m.layers[1].as<ConvParams>().out_w = 3; }},
+      {"has 17 weights, not 18", [](Model& m) { m.layers[1].weights.pop_back(); }},
+      {"changes the number of elements", [](Model& m) { m.tensors[2].shape = {5}; }},
+      {"writes a copy of another shape or type",
+       [](Model& m) {
+         m.tensors[4].shape = {2, 2};
+       }},
+      {"name is used twice", [](Model& m) { m.layers[2].name = "conv"; }},
+      {"is not an identifier", [](Model& m) { m.tensors[2].name = "a-b"; }},
+      {"does not map its ONNX shape",
+       [](Model& m) {
+         m.input_ports[0].perm = {0, 1, 2};
+       }},
+      {"1 outputs but 2 output ports", [](Model& m) { m.outputs.pop_back(); }},
+      {"Input layer 'x' does not write a model input",
+       [](Model& m) {
+         m.inputs.clear();
+         m.input_ports.clear();
+       }},
+  };
+  for (const Broken& c : cases) {
+    Model m = good;
+    c.mutate(m);
+    const Error e = catch_error([&] { verify_model(m, "some_pass"); });
+    EXPECT_EQ(e.kind(), ErrorKind::Internal) << c.rule;
+    EXPECT_CONTAINS(e.message(), c.rule);
+    EXPECT_CONTAINS(e.message(), "(after some_pass)");
+  }
+}
+
+}  // namespace
+}  // namespace kiln::hls
