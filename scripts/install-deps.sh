@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything kiln needs from Debian 12's packages. Run as root.
 #   scripts/install-deps.sh          build + default test suite
-#   scripts/install-deps.sh --torch  also PyTorch & co. for scripts/gen_zoo.py and bench/
+#   scripts/install-deps.sh --torch  also PyTorch & co. for scripts/gen_zoo.py and bench/, and
+#                                    valgrind for bench/pass_instructions.sh
 set -euo pipefail
 
 packages=(
@@ -13,7 +14,7 @@ packages=(
   libonnx-testdata                                # ONNX conformance corpus (tests)
 )
 if [[ "${1:-}" == "--torch" ]]; then
-  packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision)
+  packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision valgrind)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
