@@ -58,6 +58,7 @@
   X(Tanh, Unary, NoAttrs, "X", "Tanh")                                                         \
   X(Softmax, Activation, SoftmaxAttrs, "X", "Softmax")                                         \
   X(LogSoftmax, Activation, SoftmaxAttrs, "X", "LogSoftmax")                                   \
+  X(Hardmax, Activation, SoftmaxAttrs, "X", "Hardmax")                                         \
   X(Clip, Activation, NoAttrs, "input min max", "Clip")                                        \
   /* Unary math */                                                                             \
   X(Exp, Unary, NoAttrs, "X", "Exp")                                                           \

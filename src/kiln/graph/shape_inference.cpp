@@ -1264,7 +1264,7 @@ constexpr auto kInfer = make_enum_table<OpKind, kNumOpKinds, InferFn>({
      infer_unary},
     {{OpKind::PRelu}, infer_prelu},
     {{OpKind::Clip}, infer_clip},
-    {{OpKind::Softmax, OpKind::LogSoftmax}, infer_softmax},
+    {{OpKind::Softmax, OpKind::LogSoftmax, OpKind::Hardmax}, infer_softmax},
     {{OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Max, OpKind::Min, OpKind::Sum,
       OpKind::Mean, OpKind::Pow, OpKind::Mod, OpKind::BitShift, OpKind::And, OpKind::Or,
       OpKind::Xor, OpKind::Equal, OpKind::Less, OpKind::LessOrEqual, OpKind::Greater,

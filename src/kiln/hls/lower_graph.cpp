@@ -526,6 +526,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Gemm,
       OpKind::HardSigmoid,
       OpKind::LogSoftmax,
+      OpKind::Hardmax,
       OpKind::Log,
       OpKind::Sqrt,
       OpKind::Abs,

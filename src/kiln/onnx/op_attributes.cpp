@@ -1225,7 +1225,7 @@ constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
     {{OpKind::Elu}, &NodeReader::elu},
     {{OpKind::Selu}, &NodeReader::selu},
     {{OpKind::HardSigmoid}, &NodeReader::hard_sigmoid},
-    {{OpKind::Softmax, OpKind::LogSoftmax}, &NodeReader::softmax},
+    {{OpKind::Softmax, OpKind::LogSoftmax, OpKind::Hardmax}, &NodeReader::softmax},
     {{OpKind::Clip}, &NodeReader::clip},
     {{OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Pow, OpKind::And, OpKind::Or,
       OpKind::Xor, OpKind::Equal, OpKind::Less, OpKind::Greater},

@@ -167,6 +167,9 @@ template <bool kLog>
 Result softmax(const Eval& e) {
   return {k::softmax(e.in(0), e.attrs<SoftmaxAttrs>(), kLog, e.where)};
 }
+Result hardmax(const Eval& e) {
+  return {k::hardmax(e.in(0), e.attrs<SoftmaxAttrs>(), e.where)};
+}
 Result clip(const Eval& e) {
   return {k::clip(e.in(0), e.optional(1), e.optional(2), e.where)};
 }
@@ -296,6 +299,7 @@ constexpr auto kEvaluate = make_enum_table<OpKind, kNumOpKinds, EvalFn>({
     {{OpKind::Tanh}, float_map<k::Tanh>},
     {{OpKind::Softmax}, softmax<false>},
     {{OpKind::LogSoftmax}, softmax<true>},
+    {{OpKind::Hardmax}, hardmax},
     {{OpKind::Clip}, clip},
     {{OpKind::Exp}, float_map<k::Exp>},
     {{OpKind::Log}, float_map<k::Log>},

@@ -75,6 +75,8 @@ Tensor clip(const Tensor& x, const Tensor* min, const Tensor* max, const std::st
 
 // ---- softmax.cpp
 Tensor softmax(const Tensor& x, const SoftmaxAttrs& attrs, bool log, const std::string& where);
+// 1 at the first maximum along the axis (or the coerced 2-D row), 0 elsewhere.
+Tensor hardmax(const Tensor& x, const SoftmaxAttrs& attrs, const std::string& where);
 
 // ---- reduce.cpp
 enum class ReduceOp : uint8_t { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
