@@ -191,8 +191,8 @@ TEST_F(BadInput, InputFileOfWrongShape) {
 
 TEST_F(BadInput, UnsupportedOpIsExitThree) {
   auto m = small_conv_model();
-  m.mutable_graph()->mutable_node(1)->set_op_type("Hardmax");
-  expect_rejected(write(m), "Hardmax", 3);
+  m.mutable_graph()->mutable_node(1)->set_op_type("LpNormalization");
+  expect_rejected(write(m), "LpNormalization", 3);
 }
 
 TEST_F(BadInput, UsageErrors) {

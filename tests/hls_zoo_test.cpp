@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "kiln/onnx/import.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "subprocess.h"
 
@@ -33,21 +34,12 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.label();
 }
 
+// Whether the model has a convolution (the one layer with an encoded
+// implementation), read from the model itself.
 bool has_conv(const std::string& model) {
-  for (const char* m :
-       {"conv2d_a", "conv2d_b", "conv_2d", "lenet5", "model4", "model8", "model32", "model64",
-        "superwide", "braggnn1", "braggnn2", "max_pool_2d", "maxpool_a", "maxpool_b"})
-    if (model == m) return true;
-  return false;
-}
-
-std::vector<std::string> zoo_models() {
-  std::vector<std::string> names;
-  const fs::path zoo = fs::path(source_dir()) / "models" / "zoo";
-  for (const auto& e : fs::directory_iterator(zoo))
-    if (fs::exists(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  const Graph g = onnx_import::import_model(zoo_model(model));
+  return std::any_of(g.nodes().begin(), g.nodes().end(),
+                     [](const Node& n) { return n.kind == OpKind::Conv; });
 }
 
 std::vector<Case> cases() {
@@ -61,7 +53,7 @@ std::vector<Case> cases() {
 }
 
 fs::path model_path(const std::string& m) {
-  return fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx";
+  return zoo_model(m);
 }
 
 nlohmann::json parse_json(const ProcessResult& r) {

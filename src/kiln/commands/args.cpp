@@ -1,6 +1,7 @@
 #include "kiln/commands/args.h"
 
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::commands {
 
@@ -30,20 +31,11 @@ onnx_import::ImportOptions import_options(std::optional<int64_t> batch,
 }
 
 std::vector<std::string> split_pass_list(const std::string& text) {
-  std::vector<std::string> names;
-  std::size_t b = 0;
-  while (b < text.size()) {
-    std::size_t e = text.find(',', b);
-    if (e == std::string::npos) e = text.size();
-    std::string name = text.substr(b, e - b);
-    while (!name.empty() && name.front() == ' ') name.erase(name.begin());
-    while (!name.empty() && name.back() == ' ') name.pop_back();
+  const std::vector<std::string> names = split_list(text);
+  for (const std::string& name : names)
     if (name.empty())
       throw_error(ErrorKind::Usage, "--passes " + text, "an empty pass name",
                   "separate pass names with single commas: form_dense,fold_batchnorm");
-    names.push_back(name);
-    b = e + 1;
-  }
   return names;
 }
 

@@ -19,6 +19,7 @@
 #include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
 #include "kiln/ref/random_inputs.h"
+#include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
 
 namespace kiln::commands {
@@ -390,19 +391,6 @@ namespace kiln::commands {
 void write_text_file(const fs::path& path, const std::string& text, bool overwrite) {
   if (fs::exists(path) && !overwrite)
     throw_error(ErrorKind::Usage, path.string(), "file exists", "pass --force to replace it");
-  const fs::path tmp = path.string() + ".kiln-tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f.flush())
-      throw_error(ErrorKind::Io, path.string(), "cannot write file",
-                  "check that the directory exists and is writable");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw_error(ErrorKind::Io, path.string(), "cannot write file", "check permissions");
-  }
+  write_file_atomically(path, text);
 }
 }  // namespace kiln::commands

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "kiln/graph/shape_inference.h"
+#include "kiln/support/atomic_dir.h"
 #include "kiln/support/field_text.h"
 #include "kiln/support/text_lexer.h"
 
@@ -451,23 +452,6 @@ std::string read_file(const fs::path& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-void write_file_atomically(const fs::path& path, const std::string& bytes) {
-  const fs::path tmp = path.string() + ".kiln-tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush())
-      throw_error(ErrorKind::Io, path.string(), "cannot write file",
-                  "check that the directory exists and is writable");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw_error(ErrorKind::Io, path.string(), "cannot write file", "check permissions");
-  }
 }
 
 }  // namespace

@@ -83,42 +83,6 @@ TEST(BuildModel, DenseLayerWeightsAndDefaults) {
   EXPECT_EQ(m.tensors[d.output()].type, d.precision.result);
 }
 
-TEST(BuildModel, ConfigPrecedenceReachesLayers) {
-  Config c = parse_config(R"(
-Model:
-  ReuseFactor: 2
-  Precision:
-    weight: ap_fixed<10,4>
-LayerType:
-  Dense:
-    Strategy: Resource
-LayerName:
-  fc1:
-    Precision:
-      bias: ap_fixed<12,5>
-)",
-                          "config.yaml");
-  const Model m = build_model(dense_graph(), c, nullptr);
-  const Layer& d = m.layers[1];
-  EXPECT_EQ(d.reuse_factor, 2);
-  EXPECT_EQ(d.strategy, Strategy::Resource);
-  EXPECT_EQ(d.precision.weight, fx(10, 4));
-  EXPECT_EQ(d.precision.bias, fx(12, 5));
-  EXPECT_EQ(d.weights[3], 2 * 64);  // 2.0 with 6 fraction bits
-  // Model-level ReuseFactor does not reach layers without multipliers.
-  EXPECT_EQ(m.layers[0].reuse_factor, 1);
-}
-
-TEST(BuildModel, InvalidReuseFactorListsValidOnes) {
-  Config c = parse_config("LayerName:\n  fc1:\n    ReuseFactor: 4\n", "config.yaml");
-  const Error e = catch_error([&] { build_model(dense_graph(), c, nullptr); });
-  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
-  EXPECT_EQ(e.where(), "config.yaml: LayerName.fc1.ReuseFactor");
-  EXPECT_CONTAINS(e.what_happened(), "reuse factor 4 is not valid for Dense layer 'fc1'");
-  // n_in * n_out = 6: divisors 1, 2, 3, 6.
-  EXPECT_EQ(e.hint(), "valid reuse factors for this layer: 1, 2, 3, 6");
-}
-
 TEST(BuildModel, ReuseFactorOnLayerWithoutMultipliers) {
   Config c = parse_config("LayerType:\n  Input:\n    ReuseFactor: 2\n", "config.yaml");
   const Error e = catch_error([&] { build_model(dense_graph(), c, nullptr); });
@@ -323,25 +287,6 @@ TEST(BuildModel, BatchNormScaleAndBias) {
   // scale = (2/2, 1/0.5) = (1, 2); bias = (0.5 - 1*1, -1 - 2*2) = (-0.5, -5).
   EXPECT_EQ(m.layers[1].weights, (std::vector<int64_t>{1024, 2048}));
   EXPECT_EQ(m.layers[1].bias, (std::vector<int64_t>{-512, -5120}));
-}
-
-TEST(ValidReuseFactors, RuleByKind) {
-  Layer d;
-  d.params = DenseParams{4, 3, {}};
-  EXPECT_EQ(valid_reuse_factors(d), (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));
-  Layer dw;
-  ConvParams cp;
-  cp.kernel_h = cp.kernel_w = 3;
-  cp.c_in = cp.c_out = cp.groups = 2;
-  dw.params = cp;
-  // depthwise: 3*3 products per channel, 2 channels = 18.
-  EXPECT_EQ(valid_reuse_factors(dw), (std::vector<int64_t>{1, 2, 3, 6, 9, 18}));
-  Layer mm;
-  mm.params = MatMulParams{1, 5, 2, 5};
-  EXPECT_EQ(valid_reuse_factors(mm), (std::vector<int64_t>{1, 2, 5, 10}));
-  Layer p;
-  p.params = PoolParams{};
-  EXPECT_EQ(valid_reuse_factors(p), (std::vector<int64_t>{1}));
 }
 
 // ---- zoo models after the pass pipeline -------------------------------------

@@ -20,6 +20,17 @@ TEST(Derived, ValidReuseFactorsAreTheDivisors) {
   Layer relu;
   relu.params = ActivationParams{8, 8, {ActKind::Relu, 0, 0}};
   EXPECT_EQ(valid_reuse_factors(relu), (std::vector<int64_t>{1}));
+  // Depthwise: 3*3 products per channel, 2 channels = 18.
+  Layer dw;
+  ConvParams cp;
+  cp.kernel_h = cp.kernel_w = 3;
+  cp.c_in = cp.c_out = cp.groups = 2;
+  dw.params = cp;
+  EXPECT_EQ(valid_reuse_factors(dw), (std::vector<int64_t>{1, 2, 3, 6, 9, 18}));
+  // MatMul: k * n products per output row.
+  Layer mm;
+  mm.params = MatMulParams{1, 5, 2, 5};
+  EXPECT_EQ(valid_reuse_factors(mm), (std::vector<int64_t>{1, 2, 5, 10}));
 }
 
 TEST(Derived, BlockFactorIsTheMultiplierCount) {

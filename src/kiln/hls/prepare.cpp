@@ -1,12 +1,12 @@
 #include "kiln/hls/prepare.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "kiln/graph/layer_stats.h"
 #include "kiln/onnx/load.h"
 #include "kiln/passes/pipeline.h"
 #include "kiln/support/error.h"
+#include "kiln/support/names.h"
 
 namespace kiln::hls {
 
@@ -51,10 +51,7 @@ std::string top_function_name(const fs::path& model, const std::string& requeste
     const fs::path dir = fs::absolute(model).parent_path();
     if (base == "model" && !dir.filename().empty()) base = dir.filename().string();
   }
-  std::string id;
-  for (char c : base) id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "net_" + id;
-  return id;
+  return sanitize_identifier(base, "net");
 }
 
 int testbench_samples(const Graph& passed) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <random>
 #include <string>
 #include <system_error>
@@ -11,6 +12,23 @@
 namespace kiln {
 
 namespace fs = std::filesystem;
+
+void write_file_atomically(const fs::path& path, std::string_view bytes) {
+  const fs::path tmp = path.string() + ".kiln-tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f.flush())
+      throw_error(ErrorKind::Io, path.string(), "cannot write file",
+                  "check that the directory exists and is writable");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw_error(ErrorKind::Io, path.string(), "cannot write file", "check permissions");
+  }
+}
 
 static bool is_empty_dir(const fs::path& p) {
   std::error_code ec;

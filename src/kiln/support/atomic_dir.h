@@ -1,4 +1,4 @@
-// Output directories that appear whole or not at all.
+// Output files and directories that appear whole or not at all.
 //
 // Writers fill a temporary sibling directory; commit() renames it into place.
 // If the writer throws, the destructor removes the temporary directory, so a
@@ -6,8 +6,13 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 namespace kiln {
+
+// Writes `bytes` to `path` through a temporary sibling and a rename, so a
+// reader never sees half a file. Io error naming `path` if it cannot.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 
 class AtomicDir {
  public:

@@ -5,6 +5,22 @@
 
 namespace kiln {
 
+std::vector<std::string> split_list(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  std::size_t b = 0;
+  while (true) {
+    const std::size_t e = std::min(text.find(separator, b), text.size());
+    std::string_view piece = text.substr(b, e - b);
+    while (!piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
+    while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
+    out.emplace_back(piece);
+    if (e == text.size()) break;
+    b = e + 1;
+  }
+  return out;
+}
+
 int edit_distance(std::string_view a, std::string_view b) {
   auto lower = [](char c) {
     return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -27,6 +27,11 @@ std::string join(const Range& range, std::string_view sep) {
   return out;
 }
 
+// The pieces of `text` between the separators, spaces around each trimmed
+// ("a, b" -> {"a", "b"}); empty text gives none, and an empty piece is kept
+// ("a,,b" -> {"a", "", "b"}) for the caller to refuse.
+std::vector<std::string> split_list(std::string_view text, char separator = ',');
+
 // Case-insensitive Levenshtein distance.
 int edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to `word` if it is close enough to be a typo (at most

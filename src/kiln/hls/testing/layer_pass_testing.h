@@ -14,6 +14,8 @@
 #include "kiln/hls/layer_passes/pipeline.h"
 #include "kiln/hls/model_text.h"
 #include "kiln/hls/ports.h"
+#include "kiln/support/strings.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::hls::testing {
 
@@ -21,8 +23,7 @@ inline constexpr std::string_view kLayersHeader = "layers 1\n";
 
 // A test's text without the header line, raw strings' leading newline dropped.
 inline std::string trimmed(std::string_view body) {
-  if (!body.empty() && body.front() == '\n') body.remove_prefix(1);
-  return std::string(body);
+  return kiln::testing::text_block(body);
 }
 
 inline Model parse(std::string_view body) {
@@ -33,17 +34,6 @@ inline Model parse(std::string_view body) {
 inline std::string body_text(const Model& m) {
   const std::string text = print_layers(m);
   return text.substr(text.find('\n') + 1);
-}
-
-inline std::vector<std::string> pass_names(std::string_view list) {
-  std::vector<std::string> names;
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    names.emplace_back(list.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return names;
 }
 
 struct LayerPassOutcome {
@@ -61,7 +51,7 @@ inline LayerPassOutcome run_layer_passes(std::string_view passes, std::string_vi
   r.model = parse(input);
   const Config cfg = parse_config(config_yaml, "config.yaml");
   const LayerPassContext ctx{&cfg, profile};
-  for (const PassRecord& rec : layer_passes(ctx).pipeline(pass_names(passes)).run(r.model))
+  for (const PassRecord& rec : layer_passes(ctx).pipeline(split_list(passes)).run(r.model))
     r.changed = r.changed || rec.changed;
   r.text = body_text(r.model);
   return r;

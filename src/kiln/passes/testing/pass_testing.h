@@ -15,6 +15,8 @@
 #include "kiln/graph/ir_text.h"
 #include "kiln/passes/pipeline.h"
 #include "kiln/ref/interpreter.h"
+#include "kiln/support/strings.h"
+#include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::passes::testing {
 
@@ -22,8 +24,7 @@ inline constexpr std::string_view kTestHeader = "kir 1\ngraph \"test\" opset 13\
 
 // A test's IR body (without the header), raw strings' leading newline dropped.
 inline std::string trimmed(std::string_view body) {
-  if (!body.empty() && body.front() == '\n') body.remove_prefix(1);
-  return std::string(body);
+  return kiln::testing::text_block(body);
 }
 
 inline Graph parse(std::string_view body) {
@@ -72,17 +73,6 @@ inline void expect_same_outputs(const std::vector<Tensor>& got, const std::vecto
   }
 }
 
-inline std::vector<std::string> split_names(std::string_view list) {
-  std::vector<std::string> names;
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    names.emplace_back(list.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return names;
-}
-
 struct PassOutcome {
   std::string text;  // body_text of the result
   bool changed = false;
@@ -96,7 +86,7 @@ inline PassOutcome run_passes(std::string_view passes, std::string_view input) {
   const std::vector<Tensor> ins = random_inputs(g);
   const std::vector<Tensor> before = ref::Interpreter(g).run(ins);
   PassOutcome r;
-  for (const PassRecord& rec : graph_passes().pipeline(split_names(passes)).run(g))
+  for (const PassRecord& rec : graph_passes().pipeline(split_list(passes)).run(g))
     r.changed = r.changed || rec.changed;
   expect_same_outputs(ref::Interpreter(g).run(ins), before, std::string(passes));
   r.text = body_text(g);

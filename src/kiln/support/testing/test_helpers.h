@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/support/error.h"
@@ -33,6 +34,13 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// A text written as a raw string literal that starts on the line after R"(:
+// the leading newline dropped.
+inline std::string text_block(std::string_view text) {
+  if (!text.empty() && text.front() == '\n') text.remove_prefix(1);
+  return std::string(text);
+}
 
 inline void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream f(p, std::ios::binary);
