@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs a test tier.
 #   scripts/test.sh            the default suite (unit, ONNX corpus, zoo, CLI, bad input)
+#   scripts/test.sh slow       the slow tier: tests labelled `slow` (superwide's top-1 check, ~7 min)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
 set -euo pipefail
@@ -10,7 +11,12 @@ case "$tier" in
   default)
     bash scripts/install-deps.sh
     bash scripts/build.sh
-    ctest --test-dir build --output-on-failure -j 2 -LE large
+    ctest --test-dir build --output-on-failure -j 2 -LE 'large|slow'
+    ;;
+  slow)
+    bash scripts/install-deps.sh
+    bash scripts/build.sh
+    ctest --test-dir build --output-on-failure -j 2 -L slow
     ;;
   large)
     bash scripts/install-deps.sh --torch
@@ -22,7 +28,7 @@ case "$tier" in
     bash scripts/fuzz.sh "${2:-600}"
     ;;
   *)
-    echo "usage: scripts/test.sh [default|large|fuzz [SECONDS]]" >&2
+    echo "usage: scripts/test.sh [default|slow|large|fuzz [SECONDS]]" >&2
     exit 2
     ;;
 esac

@@ -112,6 +112,45 @@ TEST(HlsCli, UnsupportedLayerIsExit3AndNamesTheNode) {
   EXPECT_FALSE(fs::exists(tmp.path() / "p"));
 }
 
+// Conv -> HardSwish -> HardSigmoid(0.3, 0.4) (MobileNetV3's activations),
+// compiled in both IO types and C-simulated bit-exact with the emulator,
+// close to the float model.
+TEST(HlsCli, HardSwishAndHardSigmoidSimulateBitExact) {
+  ::onnx::ModelProto m = small_conv_model();
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    if (n.op_type() == "Relu") {
+      n.set_op_type("HardSwish");
+      n.set_name("hswish");
+      n.set_output(0, "h");
+    }
+  auto* hs = g->add_node();
+  hs->set_op_type("HardSigmoid");
+  hs->set_name("hsigmoid");
+  hs->add_input("h");
+  hs->add_output("y");
+  for (const auto& [name, v] : {std::pair{"alpha", 0.3f}, std::pair{"beta", 0.4f}}) {
+    auto* a = hs->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  TempDir tmp;
+  const fs::path model = tmp.path() / "hard.onnx";
+  save_model(m, model);
+  for (const std::string io : {"io_parallel", "io_stream"}) {
+    const fs::path prj = tmp.path() / io;
+    const ProcessResult c =
+        kiln({"compile", model.string(), "-o", prj.string(), "--set", "IOType=" + io});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const ProcessResult r = kiln({"csim", prj.string(), "--samples", "20", "--werror", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.value("bit_exact_samples", -1), 20) << r.out;
+    EXPECT_LT(j["float_reference"].value("max_abs_error", 1.0), 0.01) << r.out;
+  }
+}
+
 TEST(HlsCli, CsimFailsWhenTheProjectDisagreesWithTheEmulator) {
   TempDir tmp;
   const fs::path prj = tmp.path() / "p";
@@ -216,10 +255,12 @@ TEST(HlsCli, AutoPrecisionFromProfileDataHoldsThatData) {
   TempDir tmp;
   const fs::path prj = tmp.path() / "p";
   const std::string dir = (fs::path(source_dir()) / "models/zoo/lenet5").string();
-  ASSERT_EQ(kiln({"compile", zoo("lenet5"), "-o", prj.string(), "--set", "Model.Precision=auto",
-                  "--profile-data", dir})
-                .exit_code,
-            0);
+  const ProcessResult c = kiln({"compile", zoo("lenet5"), "-o", prj.string(), "--set",
+                                "Model.Precision=auto", "--profile-data", dir});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  // It says what it profiled.
+  EXPECT_CONTAINS(c.out, "profile of the 2 data set(s) in " + dir);
+  EXPECT_EQ(c.out.find("warning"), std::string::npos) << c.out;
   const ProcessResult r = kiln(
       {"csim", prj.string(), "--input", "input=" + dir + "/test_data_set_0/input_0.pb", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -229,6 +270,29 @@ TEST(HlsCli, AutoPrecisionFromProfileDataHoldsThatData) {
     EXPECT_EQ(l.value("saturated", -1), 0) << l.dump();
   }
   EXPECT_EQ(j["float_reference"].value("top1_agree", 0), 1) << r.out;
+}
+
+// A profile of one sample compiles, with a warning that its ranges are thin.
+TEST(HlsCli, ProfileOfOneSampleWarns) {
+  TempDir tmp;
+  const fs::path one = tmp.path() / "one";
+  fs::create_directories(one);
+  fs::copy(fs::path(source_dir()) / "models/zoo/lenet5/test_data_set_0", one / "test_data_set_0");
+  const ProcessResult c = kiln({"compile", zoo("lenet5"), "-o", (tmp.path() / "p").string(),
+                                "--set", "Model.Precision=auto", "--profile-data", one.string()});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_CONTAINS(c.out, "profile of the 1 data set(s) in " + one.string());
+  EXPECT_CONTAINS(c.out, "warning: the profile saw one sample");
+}
+
+// A TargetCycles no reuse factor meets compiles, and says so.
+TEST(HlsCli, UnmetTargetCyclesWarns) {
+  TempDir tmp;
+  const ProcessResult c = kiln({"compile", zoo("lenet5"), "-o", (tmp.path() / "p").string(),
+                                "--set", "IOType=io_stream", "--set", "Model.TargetCycles=100"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_CONTAINS(c.out, "TargetCycles 100 not met");
+  EXPECT_CONTAINS(c.out, "even at reuse factor 1");
 }
 
 }  // namespace

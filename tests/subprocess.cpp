@@ -1,6 +1,7 @@
 #include "subprocess.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -70,6 +71,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+nlohmann::json stdout_json(const ProcessResult& r) {
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\n" << r.out << r.err;
+    return {};
+  }
 }
 
 }  // namespace kiln::testing

@@ -1,6 +1,7 @@
 // Runs the kiln CLI as a child process, as a user would, with a time limit.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct ProcessResult {
   std::string out, err;
   bool crashed() const { return signal != 0 && !timed_out; }
 };
+
+// What a `--json` command printed; output that is not JSON fails the test
+// (showing it) and gives null.
+nlohmann::json stdout_json(const ProcessResult& r);
 
 // Runs `argv` (argv[0] is a path) with stdin closed; kills it after `timeout_seconds`.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds);

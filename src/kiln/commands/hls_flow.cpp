@@ -127,6 +127,14 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   const std::optional<hls::Profile> profile =
       profile_for_auto(cfg, p.passed, options.profile_data, options.profile_samples, options.seed);
   r.profiled = profile.has_value();
+  if (profile) {
+    r.profile_samples = profile->samples;
+    r.profile_source =
+        options.profile_data
+            ? fmt::format("the {} data set(s) in {}", profile->samples,
+                          options.profile_data->string())
+            : fmt::format("{} random inputs (seed {})", profile->samples, options.seed);
+  }
   r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
   r.model.name = hls::top_function_name(onnx, options.top);
   r.batch_one = p.batch_one;
@@ -175,9 +183,13 @@ std::string format_compile_summary(const CompileResult& r) {
     if (p.changed) changed += (changed.empty() ? "" : ", ") + p.name;
   s += "passes applied: " + (changed.empty() ? std::string("none") : changed) + "\n";
   if (r.batch_one) s += "the model fixes a batch > 1; compiled for one sample per call (batch 1)\n";
-  if (r.profiled) s += "precision: auto fields filled from a profile of random inputs\n";
+  if (r.profiled) s += "precision: auto fields filled from a profile of " + r.profile_source + "\n";
+  if (r.profiled && r.profile_samples < 2)
+    s += "warning: the profile saw one sample; ranges from one input rarely hold for others "
+         "(profile more samples or data sets)\n";
   s += "\nestimate (no vendor tool; formulas in docs/estimates.md):\n";
   s += estimate::to_table(r.estimate, m.part);
+  for (const std::string& w : estimate::warnings(r.estimate)) s += "warning: " + w + "\n";
   s += fmt::format("\nwritten in {:.2f} s; next: kiln csim {}\n", r.seconds, r.project.string());
   return s;
 }
@@ -189,6 +201,7 @@ nlohmann::json compile_to_json(const CompileResult& r) {
           {"model", r.model.name},
           {"passes", passes},
           {"profiled", r.profiled},
+          {"profile_source", r.profile_source},
           {"estimate", estimate::to_json(r.estimate)},
           {"seconds", r.seconds}};
 }
@@ -382,6 +395,7 @@ std::string format_report(const ReportResult& r) {
                          : "-");
   s += "\nestimate (no vendor tool; formulas in docs/estimates.md):\n";
   s += estimate::to_table(r.estimate, m.part);
+  for (const std::string& w : estimate::warnings(r.estimate)) s += "warning: " + w + "\n";
   return s;
 }
 

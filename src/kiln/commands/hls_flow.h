@@ -59,6 +59,8 @@ struct CompileResult {
   std::filesystem::path project;
   std::vector<PassRecord> passes;
   bool profiled = false;
+  std::string profile_source;  // "100 random inputs (seed 1)" or "the N data set(s) in DIR"
+  int64_t profile_samples = 0;
   bool batch_one = false;
   double seconds = 0;
 };

@@ -10,6 +10,7 @@
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model_edit.h"
+#include "kiln/support/error.h"
 
 namespace kiln::estimate {
 
@@ -107,6 +108,18 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
       e.ff += lanes * rw;
       return;
     }
+    case ActKind::HardSigmoid:
+    case ActKind::HardSwish: {
+      // alpha * x + beta and the clamp; HardSwish multiplies x by the result.
+      const int hw = in_width + kParamWidth - 8 + 2;  // h: at most x's and alpha's fractions + 2
+      int64_t d = dsp_per_multiplier(in_width, kParamWidth);
+      if (act.kind == ActKind::HardSwish) d += dsp_per_multiplier(in_width, hw);
+      e.dsp += lanes * d;
+      if (d == 0) e.lut += lanes * in_width * kParamWidth / 2;
+      e.lut += lanes * (hw + rw);
+      e.ff += lanes * (hw + rw);
+      return;
+    }
     case ActKind::Elu:
     case ActKind::Selu:
       e.dsp += lanes * dsp_per_multiplier(layer.precision.table.width, kParamWidth);
@@ -128,6 +141,13 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
       return;
     }
   }
+}
+
+// Where a weight memory of `depth` words lives.
+enum class WeightStorage { Logic, LutRom, Bram };
+WeightStorage weight_storage(int64_t depth) {
+  if (depth <= 1) return WeightStorage::Logic;
+  return depth <= kSrlMaxDepth ? WeightStorage::LutRom : WeightStorage::Bram;
 }
 
 // Dense kernel (shared by Dense and Conv): multipliers, weight storage, adders.
@@ -155,17 +175,21 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
     e.ff += m * aw + n_out * aw;
   }
   // Weights: a memory of RF words of m * ww bits (word r feeds every
-  // multiplier in cycle r). Resource strategy keeps it in BRAM; Latency keeps
-  // constants in logic, a LUT ROM while RF <= 64, BRAM beyond.
+  // multiplier in cycle r; the Resource kernel reshapes the array cyclically
+  // by the block factor, the Latency one partitions it). One word is
+  // constants in logic; up to 64 words a LUT ROM (a BRAM18 would sit at most
+  // 64 of its 512 to 16k words deep); deeper ones BRAM.
   int64_t wbits = m * ww;
-  if (rf == 1 && layer.strategy == Strategy::Latency) {
-    notes += "weights in logic; ";
-  } else if (layer.strategy == Strategy::Resource || rf > kSrlMaxDepth) {
-    e.bram18 += bram18_for(wbits, rf);
-    notes += "weights BRAM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
-  } else {
-    e.lut += wbits;  // a 64-deep ROM per LUT6 and bit
-    notes += "weights LUT ROM; ";
+  switch (weight_storage(rf)) {
+    case WeightStorage::Logic: notes += "weights in logic; "; break;
+    case WeightStorage::LutRom:
+      e.lut += wbits;  // a 64-deep ROM per LUT6 and bit
+      notes += "weights LUT ROM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
+      break;
+    case WeightStorage::Bram:
+      e.bram18 += bram18_for(wbits, rf);
+      notes += "weights BRAM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
+      break;
   }
   notes += std::to_string(m) + " mult x " + std::to_string(d) + " DSP; ";
   (void)model;
@@ -189,6 +213,14 @@ void add_window_buffer(const Model& model, const Layer& layer, LayerEstimate& e,
   }
   notes += std::string(encoded ? "encoded " : "line buffer ") + std::to_string(w.count) + " x " +
            std::to_string(w.depth) + " x " + std::to_string(w.width) + "b; ";
+}
+
+// An average pool multiplies by 1 / count; when every window counts the same
+// power of two pixels, that product is a shift.
+bool reciprocal_is_shift(const hls::PoolParams& p) {
+  const int64_t k = p.kernel_h * p.kernel_w;
+  const bool pads = p.pad_top + p.pad_bottom + p.pad_left + p.pad_right > 0;
+  return (k & (k - 1)) == 0 && (!pads || p.count_include_pad);
 }
 
 int64_t kernel_depth(const Layer& layer, int64_t n_in) {
@@ -267,12 +299,15 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       int64_t wp = pp.in_w + pp.pad_left + pp.pad_right;
       int64_t k = pp.kernel_h * pp.kernel_w;
       int64_t ch = pp.channels;
-      if (pp.kind == hls::PoolKind::Max) {
-        e.lut += ch * (k - 1) * 2 * in.width;  // compare + select per window pixel
-      } else {
-        e.lut += ch * (k - 1) * layer.precision.accum.width;
-        e.dsp += ch * dsp_per_multiplier(layer.precision.accum.width, kParamWidth);
-      }
+      const bool avg = pp.kind == hls::PoolKind::Average;
+      const int aw = layer.precision.accum.width;
+      // kiln::global_pool_2d (io_stream) keeps one running maximum or sum per
+      // channel; a windowed pool compares or adds the k pixels of a window.
+      const bool running = stream && hls::is_global_pool(pp);
+      const int64_t ops = running ? 1 : k - 1;
+      e.lut += ch * ops * (avg ? aw : 2 * in.width);
+      if (running) e.ff += ch * (avg ? aw : in.width);
+      if (avg && !reciprocal_is_shift(pp)) e.dsp += ch * dsp_per_multiplier(aw, kParamWidth);
       e.ff += ch * out.width;
       t.iterations = hp * wp;
       t.cost = 1;
@@ -280,14 +315,16 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       t.fill_iters = (pp.kernel_h - 1) * wp + pp.kernel_w;
       t.pre_iters = pp.pad_top * wp + pp.pad_left;
       t.tail_iters = pp.pad_bottom * wp + pp.pad_right + 1;
+      t.needs_all = running;
       par_ii = 1;
       par_latency = ceil_log2(k) + 2;
-      if (stream) {
+      if (stream && !running) {
         int64_t window_bits = k * ch * in.width;
         e.ff += window_bits;
         e.lut += window_bits / 2;
         add_window_buffer(model, layer, e, notes);
       }
+      if (running) notes += "running " + std::string(avg ? "sum" : "maximum") + " per channel; ";
       break;
     }
     case LayerKind::BatchNorm: {
@@ -412,6 +449,16 @@ Work estimate_layer(const Model& model, const Layer& layer) {
     e.ii = par_ii;
     e.latency = par_latency;
   }
+  // TargetCycles chose the reuse factor by this very II (derived.h).
+  if (hls::product_shape(layer)) {
+    KILN_ASSERT(e.ii == hls::product_layer_ii(model, layer, rf),
+                "estimate: II of " + layer.name + " disagrees with product_layer_ii");
+    if (layer.target_cycles > 0 && e.ii > layer.target_cycles) {
+      e.warnings.push_back("TargetCycles " + std::to_string(layer.target_cycles) + " not met: II " +
+                           std::to_string(e.ii) + " even at reuse factor " + std::to_string(rf) +
+                           " (raise TargetCycles or use io_parallel)");
+    }
+  }
   e.notes = notes;
   if (!e.notes.empty() && e.notes.back() == ' ') e.notes.resize(e.notes.size() - 2);
   return w;
@@ -524,11 +571,20 @@ ModelEstimate estimate(const Model& model) {
   return result;
 }
 
+std::vector<std::string> warnings(const ModelEstimate& est) {
+  std::vector<std::string> out;
+  for (const LayerEstimate& e : est.layers)
+    for (const std::string& w : e.warnings) out.push_back("layer " + e.layer + ": " + w);
+  return out;
+}
+
 nlohmann::json to_json(const ModelEstimate& est) {
   auto row = [](const LayerEstimate& e) {
-    return nlohmann::json{{"layer", e.layer}, {"ii", e.ii},         {"latency", e.latency},
-                          {"dsp", e.dsp},     {"bram18", e.bram18}, {"lut", e.lut},
-                          {"ff", e.ff},       {"srl", e.srl},       {"notes", e.notes}};
+    nlohmann::json j{{"layer", e.layer}, {"ii", e.ii},         {"latency", e.latency},
+                     {"dsp", e.dsp},     {"bram18", e.bram18}, {"lut", e.lut},
+                     {"ff", e.ff},       {"srl", e.srl},       {"notes", e.notes}};
+    if (!e.warnings.empty()) j["warnings"] = e.warnings;
+    return j;
   };
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerEstimate& e : est.layers) layers.push_back(row(e));

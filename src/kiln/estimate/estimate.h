@@ -25,6 +25,9 @@ struct LayerEstimate {
   int64_t ff = 0;
   int64_t srl = 0;  // LUTs used as shift registers (SRL32)
   std::string notes;
+  // What the user asked for and this layer cannot give (a TargetCycles that
+  // no reuse factor meets).
+  std::vector<std::string> warnings;
 };
 
 struct ModelEstimate {
@@ -32,6 +35,9 @@ struct ModelEstimate {
   LayerEstimate total;  // layer = "total"
   double clock_ns = 0;
 };
+
+// Every layer's warnings, each prefixed "layer NAME: ".
+std::vector<std::string> warnings(const ModelEstimate& est);
 
 ModelEstimate estimate(const hls::Model& model);
 

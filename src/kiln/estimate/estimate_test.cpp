@@ -206,11 +206,23 @@ TEST(Estimate, DenseParallel) {
   EXPECT_EQ(e.total.latency, 1 + 13);  // input copy, then the dense
 }
 
-TEST(Estimate, DenseResourceWeightsInBram) {
-  ModelEstimate e = estimate(single_dense(256, 8, 64, Strategy::Resource, IOType::Parallel));
-  // 32 multipliers; weights 64 words of 32 * 16 = 512 bits -> ceil(512 / 36).
-  EXPECT_EQ(e.layers[1].dsp, 32);
-  EXPECT_EQ(e.layers[1].bram18, 15);
+TEST(Estimate, WeightMemoriesByDepth) {
+  // Deeper than 64 words: BRAM. RF 128 over 2048 products: 16 multipliers,
+  // words of 16 * 16 = 256 bits -> ceil(256 / 36) BRAM18.
+  ModelEstimate deep = estimate(single_dense(256, 8, 128, Strategy::Resource, IOType::Parallel));
+  EXPECT_EQ(deep.layers[1].dsp, 16);
+  EXPECT_EQ(deep.layers[1].bram18, 8);
+  // Up to 64 words: a LUT ROM whatever the strategy (a BRAM18 would be at
+  // most 64 words deep of its 512 or more); RF 64: 32 multipliers, 512 bits.
+  ModelEstimate rom = estimate(single_dense(256, 8, 64, Strategy::Resource, IOType::Parallel));
+  EXPECT_EQ(rom.layers[1].dsp, 32);
+  EXPECT_EQ(rom.layers[1].bram18, 0);
+  EXPECT_NE(rom.layers[1].notes.find("weights LUT ROM 512b x 64"), std::string::npos);
+  // RF 1: one word, the weights are constants in logic. (Before: a
+  // Resource layer at RF 1 got 2048 * 16 bits of one-word BRAM, 911 BRAM18.)
+  ModelEstimate one = estimate(single_dense(256, 8, 1, Strategy::Resource, IOType::Parallel));
+  EXPECT_EQ(one.layers[1].bram18, 0);
+  EXPECT_NE(one.layers[1].notes.find("weights in logic"), std::string::npos);
 }
 
 TEST(Estimate, NarrowWeightsUseNoDsp) {
@@ -243,6 +255,62 @@ TEST(Estimate, StreamConvIiCountsPaddedPixels) {
   // Dataflow: at least the bottleneck, and more than it (fill and drain).
   EXPECT_GT(e.total.latency, e.total.ii);
   EXPECT_LT(e.total.latency, 3 * e.total.ii);
+}
+
+// A global pool over 8x8x128: one running sum or maximum per channel in
+// io_stream (kiln::global_pool_2d), not a 64-pixel window.
+Model global_pool(hls::PoolKind kind, IOType io, int64_t side) {
+  Model m;
+  m.io_type = io;
+  int a = add_tensor(m, {side, side, 128});
+  int b = add_tensor(m, {1, 1, 128});
+  m.inputs = {a};
+  m.outputs = {b};
+  m.layers.push_back(make_layer("in", hls::InputParams{}, -1, a));
+  hls::PoolParams p;
+  p.kind = kind;
+  p.in_h = p.in_w = p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = side;
+  p.out_h = p.out_w = 1;
+  p.channels = 128;
+  m.layers.push_back(make_layer("gap", p, a, b));
+  m.layers.back().precision.accum = numeric::FixedType{24, 12};
+  return m;
+}
+
+TEST(Estimate, GlobalPoolsKeepOneAccumulatorPerChannel) {
+  const LayerEstimate avg =
+      estimate(global_pool(hls::PoolKind::Average, IOType::Stream, 8)).layers[1];
+  // 128 adders of 24 bits and the control; 1/64 is a shift, no DSP.
+  EXPECT_EQ(avg.dsp, 0);
+  EXPECT_EQ(avg.lut, 150 + 128 * 24);
+  EXPECT_EQ(avg.ff, 150 + 128 * 24 + 128 * 16);
+  EXPECT_EQ(avg.srl + avg.bram18, 0);
+  EXPECT_EQ(avg.ii, 64);
+  EXPECT_NE(avg.notes.find("running sum per channel"), std::string::npos);
+  // 7x7: 1/49 needs a multiplier per channel (24 x 24 bits: 2 DSPs).
+  EXPECT_EQ(estimate(global_pool(hls::PoolKind::Average, IOType::Stream, 7)).layers[1].dsp,
+            128 * dsp_per_multiplier(24, 24));
+  const LayerEstimate mx = estimate(global_pool(hls::PoolKind::Max, IOType::Stream, 8)).layers[1];
+  EXPECT_EQ(mx.lut, 150 + 128 * 2 * 16);
+  EXPECT_EQ(mx.dsp, 0);
+  // io_parallel unrolls the whole map: 63 adders per channel.
+  const LayerEstimate par =
+      estimate(global_pool(hls::PoolKind::Average, IOType::Parallel, 8)).layers[1];
+  EXPECT_EQ(par.lut, 150 + 128 * 63 * 24);
+}
+
+TEST(Estimate, SaysWhenTargetCyclesCannotBeMet) {
+  Model m = model_n(4, Strategy::Resource, ConvImpl::LineBuffer, {1, 1, 1, 1});
+  for (Layer& l : m.layers) l.target_cycles = 300;  // conv1 alone needs 20 * 20 cycles
+  const ModelEstimate e = estimate(m);
+  ASSERT_EQ(e.layers[1].warnings.size(), 1u);
+  EXPECT_NE(e.layers[1].warnings[0].find("TargetCycles 300 not met: II 400 even at reuse factor 1"),
+            std::string::npos)
+      << e.layers[1].warnings[0];
+  EXPECT_TRUE(e.layers.back().warnings.empty());  // the dense meets it
+  ASSERT_EQ(warnings(e).size(), 1u);
+  EXPECT_EQ(warnings(e)[0].rfind("layer conv1: TargetCycles 300", 0), 0u);
+  EXPECT_EQ(to_json(e)["layers"][1]["warnings"].size(), 1u);
 }
 
 TEST(Estimate, EncodedAddsBramForFirstConvOnly) {

@@ -130,11 +130,11 @@ TEST(BuildModel, AutoResultAndAccumFromProfile) {
 
 TEST(BuildModel, TargetCyclesPicksLargestValidReuse) {
   Config c;
-  apply_set(c, "Model.TargetCycles=14");
+  apply_set(c, "Model.TargetCycles=4");
   const Model m = build_model(dense_graph(), c, nullptr);
-  // (14 - 10) / 1 call = 4; valid {1, 2, 3, 6} -> 3.
+  // io_parallel Dense: II = RF <= 4; valid {1, 2, 3, 6} -> 3.
   EXPECT_EQ(m.layers[1].reuse_factor, 3);
-  EXPECT_EQ(m.layers[1].target_cycles, 14);
+  EXPECT_EQ(m.layers[1].target_cycles, 4);
   // A more specific ReuseFactor wins over a Model-level TargetCycles.
   apply_set(c, "LayerName.fc1.ReuseFactor=6");
   EXPECT_EQ(build_model(dense_graph(), c, nullptr).layers[1].reuse_factor, 6);

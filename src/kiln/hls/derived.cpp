@@ -59,17 +59,27 @@ int64_t block_factor(const Layer& layer) {
   return (total + rf - 1) / rf;
 }
 
-int64_t reuse_factor_for_target(const Layer& layer, int64_t target_cycles) {
-  int64_t calls = 1;
+int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf) {
+  const bool stream = model.io_type == IOType::Stream;
+  auto input_beats = [&] {
+    if (!stream || layer.inputs.empty()) return int64_t{0};
+    return stream_elements(model.tensors.at(static_cast<std::size_t>(layer.inputs[0])));
+  };
+  if (!product_shape(layer)) return 0;
   if (layer.kind() == LayerKind::Conv) {
     const auto& p = layer.as<ConvParams>();
-    calls = p.out_h * p.out_w;
+    const int64_t pixels =
+        stream ? (p.in_h + p.pad_top + p.pad_bottom) * (p.in_w + p.pad_left + p.pad_right)
+               : p.out_h * p.out_w;
+    return pixels * rf;
   }
-  const int64_t target =
-      std::max<int64_t>(1, (target_cycles - kTargetCyclesOverhead) / std::max<int64_t>(1, calls));
+  return input_beats() + rf;  // Dense, MatMul
+}
+
+int64_t reuse_factor_for_target(const Model& model, const Layer& layer, int64_t target_cycles) {
   int64_t best = 1;
   for (int64_t rf : valid_reuse_factors(layer))
-    if (rf <= target) best = std::max(best, rf);
+    if (product_layer_ii(model, layer, rf) <= target_cycles) best = std::max(best, rf);
   return best;
 }
 

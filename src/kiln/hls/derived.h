@@ -32,13 +32,19 @@ std::vector<int64_t> valid_reuse_factors(const Layer& layer);
 // layers without multipliers.
 int64_t block_factor(const Layer& layer);
 
-// Cycles TargetCycles reserves for moving data in and out of a layer
-// (T_overhead of seed 002 eq. 5): RF = (TargetCycles - kTargetCyclesOverhead) / N_calls.
-inline constexpr int64_t kTargetCyclesOverhead = 10;
-// The reuse factor TargetCycles picks for a Dense/Conv layer: the largest
-// valid one <= (target_cycles - kTargetCyclesOverhead) / N_calls (at least 1),
-// N_calls = output pixels for Conv, 1 for Dense.
-int64_t reuse_factor_for_target(const Layer& layer, int64_t target_cycles);
+// The initiation interval of a product layer (Dense, Conv, MatMul) run at
+// reuse factor `rf`, as the library's kernels run it and the estimator
+// reports it: io_stream Conv, one pipeline iteration of rf cycles per padded
+// input pixel (the line buffer and the encoded FIFOs both take every pixel);
+// io_parallel Conv, rf cycles per output pixel; Dense and MatMul, rf cycles
+// after reading their input (one beat per stream element in io_stream).
+// 0 for other kinds.
+int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf);
+
+// The reuse factor TargetCycles picks (docs/config.md "TargetCycles"): the
+// largest valid one whose product_layer_ii() is at most `target_cycles`, or
+// 1 when none is (the estimate then says the target is not met).
+int64_t reuse_factor_for_target(const Model& model, const Layer& layer, int64_t target_cycles);
 
 // An io_stream tensor streams one element of `channels` values (its last
 // dimension, 1 for a scalar) per beat; its FIFO is one image deep.

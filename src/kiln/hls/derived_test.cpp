@@ -1,5 +1,6 @@
 // Numbers derived from layers, by hand: reuse factors, multipliers, the
-// TargetCycles rule, stream FIFOs and window buffers.
+// stream FIFOs and window buffers (the TargetCycles rule is tested with its
+// pass, layer_passes/reuse_from_target_cycles_test.cpp).
 #include "kiln/hls/derived.h"
 
 #include <gtest/gtest.h>
@@ -46,13 +47,6 @@ TEST(Derived, BlockFactorIsTheMultiplierCount) {
   conv.params = p;
   conv.reuse_factor = 3;
   EXPECT_EQ(block_factor(conv), 9 * 4 / 3);
-}
-
-TEST(Derived, TargetCyclesRule) {
-  // Dense 8 -> 2: (30 - 10) / 1 = 20 -> the largest divisor of 16 below: 16.
-  EXPECT_EQ(reuse_factor_for_target(dense(8, 2, 1), 30), 16);
-  EXPECT_EQ(reuse_factor_for_target(dense(8, 2, 1), 12), 2);
-  EXPECT_EQ(reuse_factor_for_target(dense(8, 2, 1), 5), 1);  // below the overhead
 }
 
 TEST(Derived, StreamFifosHoldOneImage) {

@@ -350,6 +350,14 @@ void GraphLowering::lower_activation(const Node& n) {
     p.act.kind = ActKind::Tanh;
   } else if (k == OpKind::Exp) {
     p.act.kind = ActKind::Exp;
+  } else if (k == OpKind::HardSigmoid) {
+    p.act.kind = ActKind::HardSigmoid;
+    p.act.alpha = n.attr<HardSigmoidAttrs>().alpha;
+    p.act.beta = n.attr<HardSigmoidAttrs>().beta;
+  } else if (k == OpKind::HardSwish) {
+    p.act.kind = ActKind::HardSwish;
+    p.act.alpha = 1.0 / 6.0;
+    p.act.beta = 0.5;
   } else if (k == OpKind::Clip) {
     p.act.kind = ActKind::Clip;
     p.act.alpha = -INFINITY;
@@ -511,7 +519,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Pad}, &GraphLowering::lower_pad},
     {{OpKind::BatchNormalization}, &GraphLowering::lower_batchnorm},
     {{OpKind::Relu, OpKind::LeakyRelu, OpKind::Elu, OpKind::Selu, OpKind::PRelu, OpKind::Clip,
-      OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp},
+      OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp, OpKind::HardSigmoid, OpKind::HardSwish},
      &GraphLowering::lower_activation},
     {{OpKind::Softmax}, &GraphLowering::lower_softmax},
     {{OpKind::Dense}, &GraphLowering::lower_dense},
@@ -524,7 +532,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
      &GraphLowering::lower_reshape},
     // No HLS layer yet (docs/hls-layers.md).
     {{OpKind::Gemm,
-      OpKind::HardSigmoid,
       OpKind::LogSoftmax,
       OpKind::Hardmax,
       OpKind::Log,
@@ -565,7 +572,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Not,
       OpKind::ThresholdedRelu,
       OpKind::Celu,
-      OpKind::HardSwish,
       OpKind::Shrink,
       OpKind::IsNaN,
       OpKind::IsInf,

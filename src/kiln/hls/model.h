@@ -39,20 +39,22 @@ enum class Backend : uint8_t { Vitis, Bambu };
 enum class ActKind : uint8_t {
   None,
   Relu,
-  LeakyRelu,  // alpha
-  Elu,        // alpha; exp via table
-  Selu,       // alpha, gamma; exp via table
-  PRelu,      // per-channel slope tensor (Layer::weights)
-  Clip,       // lo, hi
-  Sigmoid,    // table
-  Tanh,       // table
-  Exp,        // table
+  LeakyRelu,    // alpha
+  Elu,          // alpha; exp via table
+  Selu,         // alpha, gamma; exp via table
+  PRelu,        // per-channel slope tensor (Layer::weights)
+  Clip,         // lo, hi
+  Sigmoid,      // table
+  Tanh,         // table
+  Exp,          // table
+  HardSigmoid,  // clamp(alpha * x + beta, 0, 1)
+  HardSwish,    // x * clamp(alpha * x + beta, 0, 1); ONNX fixes alpha 1/6, beta 1/2
 };
 
 struct Activation {
   ActKind kind = ActKind::None;
-  double alpha = 0.0;  // LeakyRelu/Elu/Selu alpha; Clip lo
-  double beta = 0.0;   // Selu gamma; Clip hi
+  double alpha = 0.0;  // LeakyRelu/Elu/Selu/HardSigmoid/HardSwish alpha; Clip lo
+  double beta = 0.0;   // Selu gamma; Clip hi; HardSigmoid/HardSwish beta
   bool operator==(const Activation&) const = default;
   template <class S, class F>
   static void visit(S& s, F&& f) {
@@ -398,11 +400,18 @@ struct EnumNames<hls::Backend> {
 template <>
 struct EnumNames<hls::ActKind> {
   static constexpr std::pair<hls::ActKind, std::string_view> kNames[] = {
-      {hls::ActKind::None, "None"},           {hls::ActKind::Relu, "Relu"},
-      {hls::ActKind::LeakyRelu, "LeakyRelu"}, {hls::ActKind::Elu, "Elu"},
-      {hls::ActKind::Selu, "Selu"},           {hls::ActKind::PRelu, "PRelu"},
-      {hls::ActKind::Clip, "Clip"},           {hls::ActKind::Sigmoid, "Sigmoid"},
-      {hls::ActKind::Tanh, "Tanh"},           {hls::ActKind::Exp, "Exp"}};
+      {hls::ActKind::None, "None"},
+      {hls::ActKind::Relu, "Relu"},
+      {hls::ActKind::LeakyRelu, "LeakyRelu"},
+      {hls::ActKind::Elu, "Elu"},
+      {hls::ActKind::Selu, "Selu"},
+      {hls::ActKind::PRelu, "PRelu"},
+      {hls::ActKind::Clip, "Clip"},
+      {hls::ActKind::Sigmoid, "Sigmoid"},
+      {hls::ActKind::Tanh, "Tanh"},
+      {hls::ActKind::Exp, "Exp"},
+      {hls::ActKind::HardSigmoid, "HardSigmoid"},
+      {hls::ActKind::HardSwish, "HardSwish"}};
 };
 template <>
 struct EnumNames<hls::PoolKind> {

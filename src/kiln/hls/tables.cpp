@@ -55,7 +55,9 @@ std::optional<TableKind> table_kind(ActKind kind) {
     case ActKind::Relu:
     case ActKind::LeakyRelu:
     case ActKind::PRelu:
-    case ActKind::Clip: return std::nullopt;
+    case ActKind::Clip:
+    case ActKind::HardSigmoid:
+    case ActKind::HardSwish: return std::nullopt;
   }
   return std::nullopt;
 }

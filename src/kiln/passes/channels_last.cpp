@@ -37,7 +37,8 @@ bool has_channels_last_flag(const Node& n) {
 
 bool joins_as_unary(OpKind k) {
   return k == OpKind::Relu || k == OpKind::LeakyRelu || k == OpKind::Sigmoid || k == OpKind::Tanh ||
-         k == OpKind::Exp || k == OpKind::Elu || k == OpKind::Selu || k == OpKind::Clip;
+         k == OpKind::Exp || k == OpKind::Elu || k == OpKind::Selu || k == OpKind::Clip ||
+         k == OpKind::HardSigmoid || k == OpKind::HardSwish;
 }
 
 class Converter {

@@ -4,7 +4,8 @@
 // Transpose(0,2,3,1) (or (0,2,1)) is inserted where a region is entered and
 // the inverse where a channels-last value reaches another consumer or a graph
 // output (graph outputs keep their values and layout). The element-wise
-// Relu, LeakyRelu, Sigmoid, Tanh, Exp, Elu, Selu, Clip, Add/Sub/Mul of two
+// Relu, LeakyRelu, Sigmoid, Tanh, Exp, Elu, Selu, Clip, HardSigmoid,
+// HardSwish, Add/Sub/Mul of two
 // same-shaped channels-last tensors, and Concat of channels-last tensors (axis
 // remapped) join a region. A Flatten(axis 1) or Reshape to [N, -1] of a
 // channels-last tensor whose only readers are Dense nodes stays a pure

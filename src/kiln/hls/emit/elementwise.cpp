@@ -111,6 +111,12 @@ void activation_code(const Model& model, const Layer& layer, const EmitContext& 
     case ActKind::Sigmoid: function = "kiln::sigmoid"; break;
     case ActKind::Tanh: function = "kiln::tanh"; break;
     case ActKind::Exp: function = "kiln::exp"; break;
+    case ActKind::HardSigmoid:
+    case ActKind::HardSwish:
+      function = p.act.kind == ActKind::HardSigmoid ? "kiln::hard_sigmoid" : "kiln::hard_swish";
+      cfg.param("alpha", p.act.alpha);
+      cfg.param("beta", p.act.beta);
+      break;
   }
   if (auto kind = table_kind(p.act.kind)) {
     const TableGeometry g = table_geometry(*kind, layer.tables, 0, layer.onnx_name);

@@ -92,9 +92,9 @@ int64_t width(const std::vector<int64_t>& s) {
 
 std::vector<Case> make_cases(Generator& g) {
   std::vector<Case> cases;
-  const ActKind kinds[] = {ActKind::None, ActKind::Relu,  ActKind::LeakyRelu, ActKind::Elu,
-                           ActKind::Selu, ActKind::PRelu, ActKind::Clip,      ActKind::Sigmoid,
-                           ActKind::Tanh, ActKind::Exp};
+  const ActKind kinds[] = {ActKind::None, ActKind::Relu,  ActKind::LeakyRelu,   ActKind::Elu,
+                           ActKind::Selu, ActKind::PRelu, ActKind::Clip,        ActKind::Sigmoid,
+                           ActKind::Tanh, ActKind::Exp,   ActKind::HardSigmoid, ActKind::HardSwish};
   for (ActKind k : kinds) {
     for (int rep = 0; rep < 2; ++rep) {
       const int64_t c = g.uniform(1, 4);
@@ -108,6 +108,8 @@ std::vector<Case> make_cases(Generator& g) {
       p.act.kind = k;
       p.act.alpha = k == ActKind::Clip ? g.real(-3, 0) : g.real(0.01, 2);
       p.act.beta = k == ActKind::Clip ? g.real(-0.5, 4) : g.real(0.5, 2);
+      if (k == ActKind::HardSigmoid) p.act.beta = g.real(-1, 1);
+      if (k == ActKind::HardSwish) p.act = {k, 1.0 / 6.0, 0.5};
       l.params = p;
       l.tables.table_size = int64_t{1} << g.uniform(3, 7);
       l.tables.table_range = std::ldexp(1.0, g.uniform(0, 3));

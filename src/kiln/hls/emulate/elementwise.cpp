@@ -110,7 +110,7 @@ void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& ou
   std::optional<SymTable> table;
   if (auto kind = table_kind(p.act.kind)) table = load_table(layer, *kind);
   const Exact alpha = param(p.act.alpha);
-  const Exact beta = param(p.act.beta);  // Selu gamma, Clip hi
+  const Exact beta = param(p.act.beta);  // Selu gamma, Clip hi, HardSigmoid beta
   const Exact zero{0, 0};
   for (std::size_t i = 0; i < n; ++i) {
     const Exact v = exact_of(x, i);
@@ -149,6 +149,15 @@ void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& ou
       case ActKind::Sigmoid:
       case ActKind::Tanh:
       case ActKind::Exp: y = table->lookup(v); break;
+      case ActKind::HardSigmoid:
+      case ActKind::HardSwish: {
+        // h = min(max(alpha * x + beta, 0), 1), exact; HardSwish then x * h.
+        Exact h = numeric::exact_add(numeric::exact_mul(alpha, v), beta);
+        if (!non_negative(h)) h = zero;
+        if (less(one, h)) h = one;
+        y = p.act.kind == ActKind::HardSigmoid ? h : numeric::exact_mul(v, h);
+        break;
+      }
     }
     out.raw[i] = assign(y, rt, counts);
   }

@@ -63,6 +63,22 @@ TEST(EmulateActivation, ReluLeakyClip) {
             (std::vector<int64_t>{-16, -16, -16, -16}));
 }
 
+TEST(EmulateActivation, HardSigmoidAndHardSwish) {
+  // -4, -1.5, -0.0625, 0, 0.5, 2.5, 7.9375
+  const FixedTensor x = tensor(kIn, {7}, {-64, -24, -1, 0, 8, 40, 127});
+  // h = clamp(0.25 x + 0.5, 0, 1): 0, 0.125, 0.484375, 0.5, 0.625, 1, 1, in fixed<16,2>
+  // (raw / 2^14), exact: 0.484375 = 7936 / 2^14.
+  const FixedType h = fmt(16, 2);
+  EXPECT_EQ(run(activation(ActKind::HardSigmoid, 7, 7, 0.25, 0.5), {&x}, h, {7}).raw,
+            (std::vector<int64_t>{0, 2048, 7936, 8192, 10240, 16384, 16384}));
+  // HardSwish, alpha 1/6 as param_t (16 fraction bits, round to nearest):
+  // 10923 / 2^16. x = 2.5: h = 2.5 * 10923 / 2^16 + 0.5 = 0.91668..., y =
+  // 2.29170... -> fixed<8,4> truncates to 36 / 16. x >= 3 gives h = 1 (y = x);
+  // x <= -3 gives 0; x = -1.5: h = 0.24999..., y = -0.37498... -> -6 / 16.
+  EXPECT_EQ(run(activation(ActKind::HardSwish, 7, 7, 1.0 / 6.0, 0.5), {&x}, kIn, {7}).raw,
+            (std::vector<int64_t>{0, -6, -1, 0, 4, 36, 127}));
+}
+
 TEST(EmulateActivation, PReluUsesTheChannelSlope) {
   Layer l = activation(ActKind::PRelu, 4, 2);
   l.precision.weight = fmt(6, 2);  // raw / 16

@@ -30,7 +30,9 @@ void check_fusable(const Layer& l, const Activation& act) {
     case ActKind::PRelu:
     case ActKind::Sigmoid:
     case ActKind::Tanh:
-    case ActKind::Exp: break;
+    case ActKind::Exp:
+    case ActKind::HardSigmoid:
+    case ActKind::HardSwish: break;
   }
   unsupported(
       l, std::string(enum_name(act.kind)) + " cannot be fused into a dense or convolution layer",

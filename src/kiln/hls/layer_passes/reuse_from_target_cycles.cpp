@@ -1,6 +1,7 @@
 // reuse_from_target_cycles: a layer configured by TargetCycles (seed 002
 // eq. 5; resolve_config records the target) gets the largest valid reuse
-// factor that meets it (derived.h reuse_factor_for_target).
+// factor whose II, as the estimator computes it, meets the target
+// (derived.h reuse_factor_for_target).
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_passes/pipeline.h"
 
@@ -16,7 +17,7 @@ class ReuseFromTargetCycles final : public LayerPass {
     bool changed = false;
     for (Layer& l : m.layers) {
       if (l.target_cycles <= 0 || !layer_kind_info(l.kind()).target_cycles) continue;
-      const int64_t rf = reuse_factor_for_target(l, l.target_cycles);
+      const int64_t rf = reuse_factor_for_target(m, l, l.target_cycles);
       changed |= rf != l.reuse_factor;
       l.reuse_factor = rf;
     }

@@ -10,6 +10,8 @@
 //   selu    y = gamma * (x >= 0 ? x : alpha * (T[idx] - 1))
 //   prelu   y = x >= 0 ? x : x * slope[c]          (slope per channel)
 //   clip    y = min(max(x, lo), hi)                (lo, hi in param_t)
+//   hard_sigmoid  y = h = min(max(alpha * x + beta, 0), 1)  (alpha, beta in param_t)
+//   hard_swish    y = x * h                                 (the same h)
 //   table   y = T[idx], idx = clamp(floor(x * 2^table_shift) + table_size/2,
 //           0, table_size - 1): sigmoid, tanh and exp, whose tables kiln
 //           computes (bin midpoints) and writes into the project.
@@ -17,7 +19,7 @@
 // CONFIG carries:
 //   n (elements), channels (last-axis size: the io_stream element width and
 //   the PRelu slope index), and as the function needs them alpha()/gamma()/
-//   lo()/hi() (doubles exact in param_t), table_size, table_shift, typedef
+//   lo()/hi()/beta() (doubles exact in param_t), table_size, table_shift, typedef
 //   table_t (table entries) or weight_t (PRelu slopes).
 // io_parallel functions take arrays of n values; io_stream functions take
 // streams of kiln::array<T, channels>, n / channels elements. C++14.
@@ -98,17 +100,52 @@ struct Clip {
     const param_t lo = CONFIG::lo();
     const param_t hi = CONFIG::hi();
     // min(max(x, lo), hi) literally: hi wins when lo > hi.
-    if (x < lo) {
+    if (exact_less(x, lo)) {
       if (hi < lo) {
         y = hi;
       } else {
         y = lo;
       }
-    } else if (hi < x) {
+    } else if (exact_less(hi, x)) {
       y = hi;
     } else {
       y = x;
     }
+  }
+};
+
+// h = min(max(alpha * x + beta, 0), 1), exact: a full-precision product and
+// sum, clamped into a type with the sum's fraction bits that holds [0, 1].
+template <class T>
+struct hard_sigmoid_type {
+  static const int frac = fixed_traits<T>::frac + fixed_traits<param_t>::frac;
+  typedef typename signed_fixed<(frac + 2 > 1 ? frac + 2 : 1), 2>::type type;
+};
+
+template <class CONFIG, class T>
+inline typename hard_sigmoid_type<T>::type hard_sigmoid_exact(const T& x) {
+  KILN_PRAGMA(HLS INLINE)
+  typedef typename hard_sigmoid_type<T>::type H;
+  const param_t alpha = CONFIG::alpha();
+  const param_t beta = CONFIG::beta();
+  const param_t one = 1;
+  const auto s = x * alpha + beta;
+  if (!non_negative(s)) return H(0);
+  if (exact_less(one, s)) return H(one);
+  return H(s);
+}
+
+struct HardSigmoid {
+  template <class CONFIG, class T, class R, class A>
+  static void apply(const T& x, R& y, unsigned, const A*) {
+    y = hard_sigmoid_exact<CONFIG>(x);
+  }
+};
+
+struct HardSwish {
+  template <class CONFIG, class T, class R, class A>
+  static void apply(const T& x, R& y, unsigned, const A*) {
+    y = x * hard_sigmoid_exact<CONFIG>(x);  // exact product, one rounding
   }
 };
 
@@ -210,6 +247,20 @@ void clip(const data_T in[CONFIG::n], res_T out[CONFIG::n]) {
 }
 
 template <class CONFIG, class data_T, class res_T>
+void hard_sigmoid(const data_T in[CONFIG::n], res_T out[CONFIG::n]) {
+  KILN_PRAGMA(HLS PIPELINE)
+  elementwise_detail::map_array<CONFIG, elementwise_detail::HardSigmoid>(
+      in, out, elementwise_detail::no_aux());
+}
+
+template <class CONFIG, class data_T, class res_T>
+void hard_swish(const data_T in[CONFIG::n], res_T out[CONFIG::n]) {
+  KILN_PRAGMA(HLS PIPELINE)
+  elementwise_detail::map_array<CONFIG, elementwise_detail::HardSwish>(
+      in, out, elementwise_detail::no_aux());
+}
+
+template <class CONFIG, class data_T, class res_T>
 void prelu(const data_T in[CONFIG::n], const typename CONFIG::weight_t slope[CONFIG::channels],
            res_T out[CONFIG::n]) {
   KILN_PRAGMA(HLS PIPELINE)
@@ -264,6 +315,18 @@ template <class CONFIG, class data_T, class res_T>
 void clip(stream<data_T>& in, stream<res_T>& out) {
   elementwise_detail::map_stream<CONFIG, elementwise_detail::Clip>(in, out,
                                                                    elementwise_detail::no_aux());
+}
+
+template <class CONFIG, class data_T, class res_T>
+void hard_sigmoid(stream<data_T>& in, stream<res_T>& out) {
+  elementwise_detail::map_stream<CONFIG, elementwise_detail::HardSigmoid>(
+      in, out, elementwise_detail::no_aux());
+}
+
+template <class CONFIG, class data_T, class res_T>
+void hard_swish(stream<data_T>& in, stream<res_T>& out) {
+  elementwise_detail::map_stream<CONFIG, elementwise_detail::HardSwish>(
+      in, out, elementwise_detail::no_aux());
 }
 
 template <class CONFIG, class data_T, class res_T>

@@ -42,11 +42,11 @@ inline typename CONFIG::result_t fused_activation(const typename CONFIG::accum_t
     const param_t lo = CONFIG::act_lo();
     const param_t hi = CONFIG::act_hi();
     // min(max(a, lo), hi), literally (hi wins if lo > hi).
-    if (a < lo) {
-      if (lo > hi) return result_t(hi);
+    if (exact_less(a, lo)) {
+      if (hi < lo) return result_t(hi);
       return result_t(lo);
     }
-    if (a > hi) return result_t(hi);
+    if (exact_less(hi, a)) return result_t(hi);
     return result_t(a);
   }
   return result_t(a);

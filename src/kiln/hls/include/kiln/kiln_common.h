@@ -61,6 +61,11 @@ struct fixed_traits<ap_uint<W> > {
   static const bool is_signed = false;
 };
 
+template <int W, int I>
+struct signed_fixed {
+  typedef ap_fixed<W, I> type;
+};
+
 // Two's complement raw bits of x, sign-extended to 64 bits.
 template <class T>
 inline long long raw_bits(const T& x) {
@@ -69,6 +74,24 @@ inline long long raw_bits(const T& x) {
   unsigned long long v = u.to_uint64();
   if (fixed_traits<T>::is_signed && w < 64 && ((v >> (w - 1)) & 1ULL)) v |= ~0ULL << w;
   return static_cast<long long>(v);
+}
+
+// a < b for values of any two fixed types, exactly. ap_private compares an
+// unsigned operand of 32 or more bits with a signed one the way C compares
+// unsigned integers (a negative bound then compares greater than everything),
+// so both are first converted, exactly, to one signed type holding each.
+template <class A, class B>
+struct common_signed {
+  static const int fa = fixed_traits<A>::frac, fb = fixed_traits<B>::frac;
+  static const int ia = fixed_traits<A>::width - fa + (fixed_traits<A>::is_signed ? 0 : 1);
+  static const int ib = fixed_traits<B>::width - fb + (fixed_traits<B>::is_signed ? 0 : 1);
+  static const int f = fa > fb ? fa : fb, i = ia > ib ? ia : ib;
+  typedef ap_fixed<(i + f > 1 ? i + f : 1), i> type;
+};
+template <class A, class B>
+inline bool exact_less(const A& a, const B& b) {
+  typedef typename common_signed<A, B>::type C;
+  return C(a) < C(b);
 }
 #else
 // The library's stream: FIFO semantics of hls::stream (read blocks on empty;
@@ -93,6 +116,12 @@ class stream {
 };
 typedef fixed<24, 8, RND, SAT> param_t;
 
+// A signed W-bit type with I integer bits (truncating, wrapping).
+template <int W, int I>
+struct signed_fixed {
+  typedef fixed<W, I> type;
+};
+
 template <class T>
 struct fixed_traits {
   static const int width = T::width, frac = T::width - T::iwidth;
@@ -102,6 +131,13 @@ struct fixed_traits {
 template <class T>
 inline long long raw_bits(const T& x) {
   return static_cast<long long>(x.raw());
+}
+
+// a < b exactly: kiln_fixed.h compares any two fixed types by value
+// (docs/numerics.md); the Vitis branch above needs a conversion first.
+template <class A, class B>
+inline bool exact_less(const A& a, const B& b) {
+  return a < b;
 }
 #endif
 
