@@ -2,6 +2,8 @@
 # Installs what is needed, builds, and runs a test tier.
 #   scripts/test.sh            the default suite (unit, ONNX corpus, zoo, CLI, bad input)
 #   scripts/test.sh slow       the slow tier: tests labelled `slow` (superwide's top-1 check, ~7 min)
+#   scripts/test.sh ap_types DIR  every zoo project rebuilt against the vendor's ap_fixed headers in
+#                              DIR and compared bit for bit (scripts/ap_types.sh; headers not included)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
 set -euo pipefail
@@ -18,6 +20,11 @@ case "$tier" in
     bash scripts/build.sh
     ctest --test-dir build --output-on-failure -j 2 -L slow
     ;;
+  ap_types)
+    bash scripts/install-deps.sh
+    bash scripts/build.sh
+    bash scripts/ap_types.sh "${2:?scripts/test.sh ap_types DIR}"
+    ;;
   large)
     bash scripts/install-deps.sh --torch
     bash scripts/build.sh
@@ -28,7 +35,7 @@ case "$tier" in
     bash scripts/fuzz.sh "${2:-600}"
     ;;
   *)
-    echo "usage: scripts/test.sh [default|slow|large|fuzz [SECONDS]]" >&2
+    echo "usage: scripts/test.sh [default|slow|ap_types DIR|large|fuzz [SECONDS]]" >&2
     exit 2
     ;;
 esac

@@ -112,6 +112,27 @@ TEST(HlsCli, UnsupportedLayerIsExit3AndNamesTheNode) {
   EXPECT_FALSE(fs::exists(tmp.path() / "p"));
 }
 
+// `m` compiles in io_parallel and io_stream, its C simulation is bit-exact with
+// the emulator on 20 random samples, and within `max_abs_error` of the float
+// model.
+void expect_bit_exact_in_both_io_types(const ::onnx::ModelProto& m, double max_abs_error) {
+  TempDir tmp;
+  const fs::path model = tmp.path() / "model.onnx";
+  save_model(m, model);
+  for (const std::string io : {"io_parallel", "io_stream"}) {
+    const fs::path prj = tmp.path() / io;
+    const ProcessResult c =
+        kiln({"compile", model.string(), "-o", prj.string(), "--set", "IOType=" + io});
+    ASSERT_EQ(c.exit_code, 0) << io << ": " << c.err;
+    const ProcessResult r = kiln({"csim", prj.string(), "--samples", "20", "--werror", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << io << ": " << r.out << r.err;
+    const nlohmann::json j = stdout_json(r);
+    EXPECT_EQ(j.value("bit_exact_samples", -1), 20) << io << ": " << r.out;
+    EXPECT_LT(j["float_reference"].value("max_abs_error", 1.0), max_abs_error)
+        << io << ": " << r.out;
+  }
+}
+
 // Conv -> HardSwish -> HardSigmoid(0.3, 0.4) (MobileNetV3's activations),
 // compiled in both IO types and C-simulated bit-exact with the emulator,
 // close to the float model.
@@ -135,20 +156,41 @@ TEST(HlsCli, HardSwishAndHardSigmoidSimulateBitExact) {
     a->set_type(::onnx::AttributeProto::FLOAT);
     a->set_f(v);
   }
-  TempDir tmp;
-  const fs::path model = tmp.path() / "hard.onnx";
-  save_model(m, model);
-  for (const std::string io : {"io_parallel", "io_stream"}) {
-    const fs::path prj = tmp.path() / io;
-    const ProcessResult c =
-        kiln({"compile", model.string(), "-o", prj.string(), "--set", "IOType=" + io});
-    ASSERT_EQ(c.exit_code, 0) << c.err;
-    const ProcessResult r = kiln({"csim", prj.string(), "--samples", "20", "--werror", "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    const nlohmann::json j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j.value("bit_exact_samples", -1), 20) << r.out;
-    EXPECT_LT(j["float_reference"].value("max_abs_error", 1.0), 0.01) << r.out;
-  }
+  expect_bit_exact_in_both_io_types(m, 0.01);
+}
+
+// Conv -> Concat of six copies along the channels: a chain of concatenations
+// of at most four in the project.
+TEST(HlsCli, ConcatOfSixSimulatesBitExact) {
+  ::onnx::ModelProto m = small_conv_model();
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    if (n.op_type() == "Relu") n.set_output(0, "r");
+  auto* cat = g->add_node();
+  cat->set_op_type("Concat");
+  cat->set_name("cat6");
+  for (int i = 0; i < 6; ++i) cat->add_input("r");
+  cat->add_output("y");
+  auto* axis = cat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(::onnx::AttributeProto::INT);
+  axis->set_i(1);
+  g->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(12);
+  expect_bit_exact_in_both_io_types(m, 0.01);
+}
+
+// A model written with opset 21 and IR version 10 (what current exporters
+// write) compiles and simulates like its opset-13 twin.
+TEST(HlsCli, Opset21ModelSimulatesBitExact) {
+  ::onnx::ModelProto m = small_conv_model();
+  m.set_ir_version(10);
+  m.mutable_opset_import(0)->set_version(21);
+  expect_bit_exact_in_both_io_types(m, 0.01);
 }
 
 TEST(HlsCli, CsimFailsWhenTheProjectDisagreesWithTheEmulator) {

@@ -773,6 +773,7 @@ enum class ResizeCoord : uint8_t {
   Asymmetric,
   TfHalfPixelForNn,
   TfCropAndResize,
+  HalfPixelSymmetric,  // opset 19
 };
 enum class NearestMode : uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
@@ -791,7 +792,8 @@ struct EnumNames<ResizeCoord> {
       {ResizeCoord::AlignCorners, "align_corners"},
       {ResizeCoord::Asymmetric, "asymmetric"},
       {ResizeCoord::TfHalfPixelForNn, "tf_half_pixel_for_nn"},
-      {ResizeCoord::TfCropAndResize, "tf_crop_and_resize"}};
+      {ResizeCoord::TfCropAndResize, "tf_crop_and_resize"},
+      {ResizeCoord::HalfPixelSymmetric, "half_pixel_symmetric"}};
 };
 template <>
 struct EnumNames<NearestMode> {

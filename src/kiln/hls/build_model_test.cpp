@@ -215,6 +215,18 @@ TEST(BuildModel, UnsupportedOpNamesNodeAndDocs) {
   EXPECT_EQ(e.where(), "Floor 'floor_0'");
   EXPECT_CONTAINS(e.what_happened(), "op Floor has no HLS layer");
   EXPECT_CONTAINS(e.hint(), "docs/hls-layers.md");
+  EXPECT_CONTAINS(e.hint(), "`kiln run` and `kiln test-onnx` run this model");
+}
+
+TEST(BuildModel, RefusalsNameTheNearestAlternative) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
+  g.add_node(OpKind::LogSoftmax, "lsm", {x}, {y}, SoftmaxAttrs{});
+  g.inputs = {x};
+  g.outputs = {y};
+  const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
+  EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits or a Softmax");
 }
 
 TEST(BuildModel, BinaryWithConstantOrBroadcastIsUnsupported) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "kiln/hls/refusal.h"
 #include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
 
@@ -12,10 +13,35 @@ namespace kiln::hls {
 
 namespace {
 
-constexpr const char* kLayersDoc = "see docs/hls-layers.md for the layers kiln's HLS backend has";
+[[noreturn]] void unsupported(const Node& n, const std::string& what,
+                              const std::string& alternative = {}) {
+  throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
+}
 
-[[noreturn]] void unsupported(const Node& n, const std::string& what) {
-  throw_error(ErrorKind::Unsupported, n.describe(), what, kLayersDoc);
+// The nearest thing the HLS backend has, for ops it has no layer for.
+constexpr std::pair<OpKind, const char*> kAlternatives[] = {
+    {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
+    {OpKind::LogSoftmax, "end the model at the logits or a Softmax and take the log outside"},
+    {OpKind::Hardmax, "end the model at the logits and take the arg max outside"},
+    {OpKind::ArgMax, "end the model at the logits and take the arg max outside"},
+    {OpKind::Div, "divide by a constant as a Mul by its reciprocal"},
+    {OpKind::ReduceMean, "average over the spatial axes with GlobalAveragePool"},
+    {OpKind::ReduceMax, "take the spatial maximum with GlobalMaxPool"},
+    {OpKind::LayerNormalization, "use BatchNormalization (folded into the layer before it)"},
+    {OpKind::InstanceNormalization, "use BatchNormalization (folded into the layer before it)"},
+    {OpKind::Gather, "export static indexing as Reshape/Transpose where the data allows"},
+    {OpKind::Sum, "chain two-input Adds"},
+    {OpKind::Max, "use Relu or Clip when one operand is a constant"},
+    {OpKind::Min, "use Clip when one operand is a constant"},
+    {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
+    {OpKind::Celu, "use Elu (a table activation)"},
+    {OpKind::ThresholdedRelu, "use Relu"},
+};
+
+const char* alternative_for(OpKind kind) {
+  for (const auto& [k, text] : kAlternatives)
+    if (k == kind) return text;
+  return "";
 }
 
 std::string shape_str(const Shape& s) {
@@ -488,7 +514,8 @@ void GraphLowering::lower_reshape(const Node& n) {
 }
 
 void GraphLowering::no_hls_layer(const Node& n) {
-  unsupported(n, "op " + std::string(op_name(n.kind)) + " has no HLS layer");
+  unsupported(n, "op " + std::string(op_name(n.kind)) + " has no HLS layer",
+              alternative_for(n.kind));
 }
 
 void GraphLowering::lower_outputs() {
@@ -500,7 +527,7 @@ void GraphLowering::lower_outputs() {
     const NodeId producer = g_.producer(v);
     if (!producer.valid())
       throw_error(ErrorKind::Unsupported, "output '" + port.onnx_name + "'",
-                  "a model output that is a model input or a constant", kLayersDoc);
+                  "a model output that is a model input or a constant", refusal_hint());
     const int t = tensor_index_[static_cast<std::size_t>(v.index)];
     KILN_ASSERT(t >= 0, "model output without a tensor: " + val.name);
     port.perm.resize(batch_free(v, nullptr).size());

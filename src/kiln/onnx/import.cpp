@@ -26,7 +26,7 @@ namespace {
 // Default-domain opsets kiln reads, and the newest one ONNX has defined (so
 // anything above it is corrupt rather than merely new).
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 21;
 constexpr int64_t kNewestOnnxOpset = 22;
 // Largest node result (in elements) that import computes ahead of time.
 constexpr int64_t kMaxFoldElements = int64_t{1} << 24;

@@ -13,6 +13,7 @@
 
 #include "kiln/graph/testing/graph_testing.h"
 #include "kiln/onnx/tensor_proto.h"
+#include "kiln/ref/interpreter.h"
 #include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::onnx_import {
@@ -909,14 +910,151 @@ TEST(Import, OpsetRange) {
   EXPECT_EQ(relu_model(1).import().opset, 1);
   EXPECT_EQ(relu_model(5).import().opset, 5);
   EXPECT_EQ(relu_model(17).import().opset, 17);
-  Error e = relu_model(18).import_error();
+  EXPECT_EQ(relu_model(18).import().opset, 18);
+  EXPECT_EQ(relu_model(21).import().opset, 21);
+  Error e = relu_model(22).import_error();
   EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
   EXPECT_CONTAINS(e.message(), "version_converter");
+  EXPECT_CONTAINS(e.message(), "21");
   e = relu_model(99).import_error();
   EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
   EXPECT_CONTAINS(e.message(), "unknown opset");
   EXPECT_EQ(relu_model(0).import_error().kind(), ErrorKind::InvalidModel);
   EXPECT_EQ(relu_model(-3).import_error().kind(), ErrorKind::InvalidModel);
+}
+
+// ---- opsets 18 to 21: the forms that changed for supported ops --------------
+// (Debian's onnx stops at opset 17; the models are written here directly and
+// the reference is the operator specification.)
+
+std::vector<float> run_one(const Graph& g, const Tensor& x) {
+  const std::vector<Tensor> out = ref::Interpreter(g).run({x});
+  return std::vector<float>(out.at(0).data<float>().begin(), out.at(0).data<float>().end());
+}
+
+Tensor floats(Shape shape, std::vector<float> v) {
+  return Tensor::from_vector<float>(std::move(shape), v);
+}
+
+TEST(ImportOpset18, ReduceAxesAreAnInput) {
+  for (const char* op : {"ReduceMean", "ReduceMax", "ReduceL2", "ReduceLogSumExp"}) {
+    Model m(18);
+    m.input("x", {2, 3}).init("axes", ints({-1}));
+    m.node(op, {"x", "axes"}, {"y"}, "r");
+    m.output("y");
+    const Graph g = m.import();
+    EXPECT_EQ(only_node(g).attr<ReduceAttrs>().axes, (std::vector<int64_t>{1})) << op;
+    EXPECT_EQ(out_type(g).to_string(), "float32[2x1]") << op;
+  }
+  // ReduceMean over axis 1 of [[1, 2, 3], [4, 5, 6]].
+  Model m(18);
+  m.input("x", {2, 3}).init("axes", ints({1}));
+  set_int(m.node("ReduceMean", {"x", "axes"}, {"y"}, "r"), "keepdims", 0);
+  m.output("y");
+  EXPECT_EQ(run_one(m.import(), floats({2, 3}, {1, 2, 3, 4, 5, 6})), (std::vector<float>{2, 5}));
+  // No axes: all of them, or nothing with noop_with_empty_axes.
+  Model all(18);
+  all.input("x", {2, 3});
+  all.node("ReduceMax", {"x"}, {"y"}, "r");
+  all.output("y");
+  EXPECT_EQ(out_type(all.import()).to_string(), "float32[1x1]");
+  Model noop(18);
+  noop.input("x", {2, 3});
+  set_int(noop.node("ReduceMax", {"x"}, {"y"}, "r"), "noop_with_empty_axes", 1);
+  noop.output("y");
+  EXPECT_EQ(only_node(noop.import()).kind, OpKind::Identity);
+}
+
+TEST(ImportOpset18, SplitNumOutputs) {
+  // 7 into 3: ceil(7 / 3) = 3, 3, then the rest, 1.
+  Model m(18);
+  m.input("x", {7});
+  set_int(m.node("Split", {"x"}, {"a", "b", "c"}, "s"), "num_outputs", 3);
+  m.output("a").output("b").output("c");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<SplitAttrs>().split, (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(out_type(g, 2).to_string(), "float32[1]");
+  Model both(18);
+  both.input("x", {6}).init("split", ints({3, 3}));
+  set_int(both.node("Split", {"x", "split"}, {"a", "b"}, "s"), "num_outputs", 2);
+  both.output("a").output("b");
+  EXPECT_CONTAINS(both.import_error().message(), "give only one of them");
+}
+
+TEST(ImportOpset18, PadAxesInput) {
+  // Pad only the last axis of [2, 3] by 1 before and 2 after.
+  Model m(18);
+  m.input("x", {2, 3}).init("pads", ints({1, 2})).init("axes", ints({-1}));
+  m.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "p");
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_EQ(only_node(g).attr<PadAttrs>().pads, (std::vector<int64_t>{0, 1, 0, 2}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[2x6]");
+  EXPECT_EQ(run_one(g, floats({2, 3}, {1, 2, 3, 4, 5, 6})),
+            (std::vector<float>{0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0, 0}));
+  // Opset 19's wrap mode is refused by name.
+  Model w(19);
+  w.input("x", {2, 3}).init("pads", ints({0, 1, 0, 1}));
+  set_string(w.node("Pad", {"x", "pads"}, {"y"}, "p"), "mode", "wrap");
+  w.output("y");
+  EXPECT_EQ(w.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(ImportOpset18, ResizeAxesAndAspectRatio) {
+  // Scales for axes 2 and 3 only.
+  Model m(18);
+  m.input("x", {1, 1, 2, 2}).init("scales", floats({2}, {2, 2}));
+  set_ints(m.node("Resize", {"x", "", "scales"}, {"y"}, "r"), "axes", {2, 3});
+  m.output("y");
+  EXPECT_EQ(out_type(m.import()).to_string(), "float32[1x1x4x4]");
+  // keep_aspect_ratio_policy not_larger: sizes 3x8 of 2x4 -> scale min(1.5, 2)
+  // = 1.5 -> 3x6; not_smaller -> 2 -> 4x8.
+  for (const auto& [policy, shape] : {std::pair{"not_larger", "float32[1x1x3x6]"},
+                                      std::pair{"not_smaller", "float32[1x1x4x8]"}}) {
+    Model k(18);
+    k.input("x", {1, 1, 2, 4}).init("sizes", ints({3, 8}));
+    auto& n = k.node("Resize", {"x", "", "", "sizes"}, {"y"}, "r");
+    set_ints(n, "axes", {2, 3});
+    set_string(n, "keep_aspect_ratio_policy", policy);
+    k.output("y");
+    const Graph g = k.import();
+    EXPECT_EQ(out_type(g).to_string(), shape) << policy;
+  }
+  // antialias when downscaling with linear is refused, with nearest ignored.
+  Model aa(18);
+  aa.input("x", {1, 1, 4, 4}).init("scales", floats({4}, {1, 1, 0.5f, 0.5f}));
+  auto& n = aa.node("Resize", {"x", "", "scales"}, {"y"}, "r");
+  set_int(n, "antialias", 1);
+  set_string(n, "mode", "linear");
+  aa.output("y");
+  EXPECT_EQ(aa.import_error().kind(), ErrorKind::Unsupported);
+}
+
+TEST(ImportOpset19, ResizeHalfPixelSymmetric) {
+  // in 4, scale 0.6: out floor(2.4) = 2; adjustment 2 / 2.4, offset
+  // 2 * (1 - adjustment) = 1/3; x_in = 1/3 + (x + 0.5) / 0.6 - 0.5 = 2/3, 7/3
+  // (the operator's definition); linear over 0, 1, 2, 3 gives those values.
+  Model m(19);
+  m.input("x", {1, 4}).init("scales", floats({2}, {1, 0.6f}));
+  auto& n = m.node("Resize", {"x", "", "scales"}, {"y"}, "r");
+  set_string(n, "mode", "linear");
+  set_string(n, "coordinate_transformation_mode", "half_pixel_symmetric");
+  m.output("y");
+  const std::vector<float> y = run_one(m.import(), floats({1, 4}, {0, 1, 2, 3}));
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_NEAR(y[0], 2.0 / 3.0, 1e-5);
+  EXPECT_NEAR(y[1], 7.0 / 3.0, 1e-5);
+}
+
+TEST(ImportOpset19, AveragePoolDilations) {
+  // Kernel 2, dilation 2 over [1, 2, 3, 4, 5]: (1+3)/2, (2+4)/2, (3+5)/2.
+  Model m(19);
+  m.input("x", {1, 1, 5});
+  auto& n = m.node("AveragePool", {"x"}, {"y"}, "p");
+  set_ints(n, "kernel_shape", {2});
+  set_ints(n, "dilations", {2});
+  m.output("y");
+  EXPECT_EQ(run_one(m.import(), floats({1, 1, 5}, {1, 2, 3, 4, 5})), (std::vector<float>{2, 3, 4}));
 }
 
 TEST(Import, Domains) {

@@ -609,7 +609,9 @@ LoweredNode NodeReader::pad() {
   } else if (mode == "edge") {
     a.mode = PadMode::Edge;
   } else {
-    unsupported("Pad mode '" + mode + "' is not supported", "use constant, reflect or edge");
+    unsupported("Pad mode '" + mode + "' is not supported" +
+                    (mode == "wrap" ? std::string(" (opset 19's wrap)") : std::string()),
+                "use constant, reflect or edge");
   }
   if (c_.opset < 11) {
     a.pads = attrs_.required_ints(c_.opset < 2 ? "paddings" : "pads");
@@ -624,6 +626,23 @@ LoweredNode NodeReader::pad() {
         fail("constant_value must be a scalar, got shape [" + shape_to_string(v->shape()) + "]");
       a.value = v->as_double(0);
     }
+    // Opset 18: pads for the listed axes only; the others get none.
+    if (c_.opset >= 18 && has_input(3)) {
+      // In the order given: pads[k] belongs to axes[k].
+      std::vector<int64_t> axes = *const_ints(3, "axes");
+      for (int64_t& ax : axes) ax = normalize_axis(ax, r, "axes");
+      normalize_axes(axes, r, "axes");  // no repeats
+      if (a.pads.size() != 2 * axes.size())
+        fail("pads " + join(a.pads) + " has " + std::to_string(a.pads.size()) +
+                 " values but axes " + join(axes) + " needs " + std::to_string(2 * axes.size()),
+             "give a begin and an end pad per listed axis");
+      std::vector<int64_t> full(static_cast<std::size_t>(2 * r), 0);
+      for (std::size_t k = 0; k < axes.size(); ++k) {
+        full[static_cast<std::size_t>(axes[k])] = a.pads[k];
+        full[static_cast<std::size_t>(axes[k] + r)] = a.pads[k + axes.size()];
+      }
+      a.pads = full;
+    }
   }
   if (static_cast<int64_t>(a.pads.size()) != 2 * r)
     fail("pads " + join(a.pads) + " has " + std::to_string(a.pads.size()) + " values but " +
@@ -636,7 +655,8 @@ LoweredNode NodeReader::reduce() {
   const int64_t r = rank(0, "data");
   std::optional<std::vector<int64_t>> axes;
   bool noop_empty = false;
-  if (c_.kind == OpKind::ReduceSum && c_.opset >= 13) {
+  // ReduceSum-13 and every Reduce op from opset 18 take axes as an input.
+  if ((c_.kind == OpKind::ReduceSum && c_.opset >= 13) || c_.opset >= 18) {
     axes = const_ints(1, "axes");
     noop_empty = attrs_.int_or("noop_with_empty_axes", 0) != 0;
   } else {
@@ -726,6 +746,26 @@ LoweredNode NodeReader::split() {
   const int64_t n = c_.proto.output_size();
   const int64_t dim = x.shape[static_cast<std::size_t>(a.axis)];
   if (n < 1) fail("Split needs at least one output");
+  // Opset 18: num_outputs parts of ceil(dim / num_outputs), the last smaller.
+  const std::optional<int64_t> num_outputs =
+      c_.opset >= 18 ? attrs_.get_int("num_outputs") : std::nullopt;
+  if (num_outputs) {
+    if (sizes && !sizes->empty())
+      fail("both the split input and num_outputs are given", "give only one of them");
+    if (*num_outputs != n)
+      fail("num_outputs " + std::to_string(*num_outputs) + " but the node has " +
+               std::to_string(n) + " outputs",
+           "give one output per part");
+    if (*num_outputs > dim && dim > 0)
+      fail("num_outputs " + std::to_string(*num_outputs) + " exceeds the axis size " +
+           std::to_string(dim) + " of " + x.to_string());
+    const int64_t chunk = dim == 0 ? 0 : (dim + n - 1) / n;
+    for (int64_t k = 0, left = dim; k < n; ++k) {
+      a.split.push_back(std::min(chunk, left));
+      left -= a.split.back();
+    }
+    return {OpKind::Split, a, data_inputs(1)};
+  }
   if (sizes && !sizes->empty()) {
     int64_t total = 0;
     for (int64_t v : *sizes) {
@@ -1044,6 +1084,8 @@ LoweredNode NodeReader::resize() {
       a.coord = ResizeCoord::TfHalfPixelForNn;
     } else if (coord == "tf_crop_and_resize") {
       a.coord = ResizeCoord::TfCropAndResize;
+    } else if (coord == "half_pixel_symmetric" && c_.opset >= 19) {
+      a.coord = ResizeCoord::HalfPixelSymmetric;
     } else {
       fail("unknown coordinate_transformation_mode '" + coord + "'");
     }
@@ -1069,6 +1111,35 @@ LoweredNode NodeReader::resize() {
       if (!sizes) fail("one of scales and sizes is required", "give scales or sizes");
     } else if (has_input(3) && constant(3) && constant(3)->numel() > 0) {
       fail("both scales and sizes are given", "give only one of them");
+    }
+  }
+  // Opset 18: scales, sizes and roi may cover only the listed axes.
+  std::vector<int64_t> axes;
+  if (c_.opset >= 18 && !upsample) {
+    if (auto given = attrs_.get_ints("axes")) {
+      axes = *given;
+      for (int64_t& ax : axes) ax = normalize_axis(ax, static_cast<int64_t>(r), "axes");
+      normalize_axes(axes, static_cast<int64_t>(r), "axes");  // no repeats
+      const std::size_t k = axes.size();
+      if (scales && scales->size() == k) {
+        std::vector<double> full(r, 1.0);
+        for (std::size_t i = 0; i < k; ++i) full[static_cast<std::size_t>(axes[i])] = (*scales)[i];
+        scales = full;
+      }
+      if (sizes && sizes->size() == k) {
+        std::vector<int64_t> full(x.shape.begin(), x.shape.end());
+        for (std::size_t i = 0; i < k; ++i) full[static_cast<std::size_t>(axes[i])] = (*sizes)[i];
+        sizes = full;
+      }
+      if (roi && roi->size() == 2 * k) {
+        std::vector<double> full(r, 0.0);
+        full.resize(2 * r, 1.0);
+        for (std::size_t i = 0; i < k; ++i) {
+          full[static_cast<std::size_t>(axes[i])] = (*roi)[i];
+          full[r + static_cast<std::size_t>(axes[i])] = (*roi)[k + i];
+        }
+        roi = full;
+      }
     }
   }
   if (a.coord == ResizeCoord::TfCropAndResize) {
@@ -1107,6 +1178,41 @@ LoweredNode NodeReader::resize() {
                         ? 1.0
                         : static_cast<double>((*sizes)[d]) / static_cast<double>(x.shape[d]);
     }
+    // Opset 18: one scale for every resized axis, the smallest (not_larger)
+    // or largest (not_smaller) of sizes / input, and sizes rounded from it.
+    const std::string policy =
+        c_.opset >= 18 && !upsample
+            ? attrs_.get_string("keep_aspect_ratio_policy").value_or("stretch")
+            : "stretch";
+    if (policy != "stretch") {
+      if (policy != "not_larger" && policy != "not_smaller")
+        fail("unknown keep_aspect_ratio_policy '" + policy + "'",
+             "use stretch, not_larger or not_smaller");
+      std::vector<std::size_t> dims;
+      if (axes.empty()) {
+        for (std::size_t d = 0; d < r; ++d) dims.push_back(d);
+      } else {
+        for (int64_t ax : axes) dims.push_back(static_cast<std::size_t>(ax));
+      }
+      double scale = policy == "not_larger" ? INFINITY : 0.0;
+      for (std::size_t d : dims)
+        scale =
+            policy == "not_larger" ? std::min(scale, a.scales[d]) : std::max(scale, a.scales[d]);
+      for (std::size_t d : dims) {
+        a.scales[d] = scale;
+        a.sizes[d] =
+            static_cast<int64_t>(std::floor(scale * static_cast<double>(x.shape[d]) + 0.5));
+      }
+    }
+  }
+  if (c_.opset >= 18 && !upsample && attrs_.int_or("antialias", 0) != 0 &&
+      a.mode != ResizeMode::Nearest) {
+    for (double s : a.scales)
+      if (s < 1.0)
+        unsupported(
+            "Resize with antialias=1 when downscaling (an antialiasing filter) is not "
+            "supported",
+            "export the resize without antialias");
   }
   return {OpKind::Resize, a, data_inputs(1)};
 }

@@ -4,6 +4,7 @@
 // Each refusal is an Unsupported error naming the layer, with what to change.
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_passes/pipeline.h"
+#include "kiln/hls/refusal.h"
 #include "kiln/hls/tables.h"
 #include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
@@ -15,7 +16,8 @@ namespace {
 [[noreturn]] void unsupported(const Layer& l, const std::string& what,
                               const std::string& hint = {}) {
   throw_error(ErrorKind::Unsupported,
-              "layer '" + (l.onnx_name.empty() ? l.name : l.onnx_name) + "'", what, hint);
+              "layer '" + (l.onnx_name.empty() ? l.name : l.onnx_name) + "'", what,
+              refusal_hint(hint));
 }
 
 // The dense kernel applies these itself; the others need an Activation layer.
@@ -96,7 +98,7 @@ void softmax(const Model&, const Layer& l) {
 void concat(const Model&, const Layer& l) {
   if (l.inputs.size() > 4)
     unsupported(l, "Concat of " + std::to_string(l.inputs.size()) + " inputs (at most 4)",
-                "split it into concatenations of at most 4 inputs");
+                "run split_wide_concats first (the default pipeline does)");
 }
 
 void transpose(const Model&, const Layer& l) {

@@ -44,6 +44,14 @@ double source_coord(const ResizeAttrs& a, std::size_t d, std::size_t rank, int64
       if (out > 1) return start * range + x * (end - start) * range / static_cast<double>(out - 1);
       return 0.5 * (start + end) * range;
     }
+    case ResizeCoord::HalfPixelSymmetric: {
+      // Centres the output grid on the input when floor(in * scale) drops a
+      // fraction of a pixel.
+      const double length = static_cast<double>(in) * scale;
+      const double adjustment = length > 0 ? static_cast<double>(out) / length : 1.0;
+      const double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+      return offset + (x + 0.5) / scale - 0.5;
+    }
   }
   return x;
 }
