@@ -121,12 +121,52 @@ constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
      &nothing},
 });
 
+// Vitis's ap_fixed aborts C simulation ("Attempting to read bit beyond MSB")
+// when it rounds (any quantization mode but truncation) a value whose bits
+// all lie below the bit under the target's lowest, the one rounding reads:
+// source integer bits + target fraction bits < 0 (checked against Xilinx's
+// headers: ap_fixed<16,2> to ap_fixed<14,17,AP_RND> aborts, ap_fixed<16,3>
+// does not). kiln_fixed.h rounds such values fine, but a project must behave
+// the same under both headers, so such formats are refused.
+// `from_integer` is the source's integer bits (a product's: the sum).
+void check_rounding(const Layer& l, int from_integer, const std::string& from, const FixedType& to,
+                    const std::string& to_role) {
+  if (to.quant == numeric::QuantMode::Trn || from_integer + to.frac() >= 0) return;
+  unsupported(l,
+              "rounding " + from + " (integer bits " + std::to_string(from_integer) + ") to the " +
+                  to_role + " type " + to.to_string() +
+                  ", whose rounding bit is above all of its bits, makes Vitis's ap_fixed abort",
+              "use truncation (AP_TRN) for " + to_role + ", or give it more fraction bits");
+}
+
+// The fixed-to-fixed conversions a layer's code makes.
+void check_conversions(const Model& m, const Layer& l) {
+  const Precision& p = l.precision;
+  for (int t : l.inputs) {
+    const FixedType& in = m.tensors.at(static_cast<std::size_t>(t)).type;
+    check_rounding(l, in.integer, "the input " + in.to_string(), p.result, "result");
+    if (product_shape(l)) {
+      check_rounding(l, in.integer + p.weight.integer,
+                     "a product of " + in.to_string() + " and a weight " + p.weight.to_string(),
+                     p.accum, "accum");
+    }
+  }
+  if (product_shape(l)) {
+    check_rounding(l, p.bias.integer, "the bias " + p.bias.to_string(), p.accum, "accum");
+    check_rounding(l, p.accum.integer, "the accumulator " + p.accum.to_string(), p.result,
+                   "result");
+  }
+}
+
 class CheckSupported final : public LayerPass {
  public:
   std::string_view name() const override { return "check_supported"; }
 
   bool run(Model& m) override {
-    for (const Layer& l : m.layers) kCheck[l.kind()](m, l);
+    for (const Layer& l : m.layers) {
+      kCheck[l.kind()](m, l);
+      if (l.kind() != LayerKind::Input) check_conversions(m, l);
+    }
     return false;
   }
 };

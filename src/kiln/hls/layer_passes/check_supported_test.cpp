@@ -64,12 +64,40 @@ input %x "x": [1x3] perm=[0]
 output %y "y": [1x3] perm=[0]
 )",
        "layer 'tanh'", "table"},
+      // All of ap_fixed<16,2>'s bits (2^1 down) lie below ap_fixed<14,17>'s
+      // rounding bit (2^2, under its lowest, 2^3).
+      {R"(model "t" {}
+%x: ap_fixed<16,2>[3] = Input() @x "x"
+%y: ap_fixed<14,17,AP_RND>[3] = Activation(%x) {n=3 channels=3 act={kind=Relu}} @relu
+input %x "x": [1x3] perm=[0]
+output %y "y": [1x3] perm=[0]
+)",
+       "layer 'relu'",
+       "rounding the input ap_fixed<16,2> (integer bits 2) to the result type "
+       "ap_fixed<14,17,AP_RND>, whose rounding bit is above all of its bits, makes Vitis's "
+       "ap_fixed "
+       "abort"},
   };
   for (const Refusal& c : cases) {
     const Error e = catch_error([&] { run_layer_passes("check_supported", c.text); });
     EXPECT_EQ(e.where(), c.where) << c.text;
     EXPECT_CONTAINS(e.what_happened(), c.what) << c.text;
     EXPECT_FALSE(e.hint().empty()) << c.text;
+  }
+}
+
+TEST(CheckSupported, RoundingWithinReachIsFine) {
+  // ap_fixed<16,3>'s top bit (2^2) is ap_fixed<14,17>'s rounding bit, which
+  // Vitis's ap_fixed reads without aborting; truncation reads nothing.
+  const std::pair<const char*, const char*> fine[] = {{"ap_fixed<16,3>", "ap_fixed<14,17,AP_RND>"},
+                                                      {"ap_fixed<16,2>", "ap_fixed<14,17>"}};
+  for (const auto& [in, out] : fine) {
+    expect_layers_unchanged("check_supported", std::string("model \"t\" {}\n%x: ") + in +
+                                                   "[3] = Input() @x \"x\"\n%y: " + out +
+                                                   "[3] = Activation(%x) {n=3 channels=3 "
+                                                   "act={kind=Relu}} @relu\n"
+                                                   "input %x \"x\": [1x3] perm=[0]\n"
+                                                   "output %y \"y\": [1x3] perm=[0]\n");
   }
 }
 
