@@ -193,6 +193,58 @@ TEST(HlsCli, Opset21ModelSimulatesBitExact) {
   expect_bit_exact_in_both_io_types(m, 0.01);
 }
 
+// Conv [1,2,4,4] -> a ceil_mode pool of 3x3, stride 2 -> [1,2,2,2]: the last
+// window runs past the end, which the HLS pools take as padding they never
+// read.
+::onnx::ModelProto ceil_pool_model(const std::string& op, int count_include_pad, int pad) {
+  ::onnx::ModelProto m = small_conv_model();
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    if (n.op_type() == "Relu") n.set_output(0, "r");
+  auto* pool = g->add_node();
+  pool->set_op_type(op);
+  pool->set_name("pool");
+  pool->add_input("r");
+  pool->add_output("y");
+  auto ints = [&](const char* name, std::vector<int64_t> v) {
+    auto* a = pool->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  };
+  auto one = [&](const char* name, int64_t v) {
+    auto* a = pool->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  };
+  ints("kernel_shape", {3, 3});
+  ints("strides", {2, 2});
+  ints("pads", {pad, pad, pad, pad});
+  one("ceil_mode", 1);
+  if (op == "AveragePool") one("count_include_pad", count_include_pad);
+  const int64_t out = (4 + 2 * pad - 3 + 1) / 2 + 1;  // ceil((in + pads - k) / s) + 1
+  auto* shape = g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(2)->set_dim_value(out);
+  shape->mutable_dim(3)->set_dim_value(out);
+  return m;
+}
+
+TEST(HlsCli, CeilModePoolsSimulateBitExact) {
+  expect_bit_exact_in_both_io_types(ceil_pool_model("MaxPool", 0, 0), 0.01);
+  expect_bit_exact_in_both_io_types(ceil_pool_model("AveragePool", 0, 0), 0.01);
+  // count_include_pad with a window past the declared padding divides by a
+  // count the library does not form: refused, not miscomputed.
+  for (int pad : {0, 1}) {
+    TempDir tmp;
+    save_model(ceil_pool_model("AveragePool", 1, pad), tmp.path() / "m.onnx");
+    const ProcessResult r =
+        kiln({"compile", (tmp.path() / "m.onnx").string(), "-o", (tmp.path() / "p").string()});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_CONTAINS(r.err, "count_include_pad=1 whose ceil_mode window runs past the padding");
+  }
+}
+
 TEST(HlsCli, CsimFailsWhenTheProjectDisagreesWithTheEmulator) {
   TempDir tmp;
   const fs::path prj = tmp.path() / "p";

@@ -283,6 +283,13 @@ void GraphLowering::lower_pool(const Node& n) {
     for (std::size_t d = 0; d < sd; ++d) {
       const int64_t in = x[d], out = y[d];
       const int64_t need = (out - 1) * a.strides[d] + a.kernel_shape[d] - in - pads[d];
+      // ONNX divides such a window by its part inside the declared padding;
+      // the library's count_include_pad divides by the whole window.
+      if (need > pads[sd + d] && p.kind == PoolKind::Average && a.count_include_pad)
+        unsupported(n,
+                    "AveragePool with count_include_pad=1 whose ceil_mode window runs past the "
+                    "padding",
+                    "use count_include_pad=0, or pad explicitly so no window runs past the end");
       pads[sd + d] = std::max(pads[sd + d], need);
     }
     if (sd == 2) {
