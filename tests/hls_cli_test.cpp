@@ -245,6 +245,40 @@ TEST(HlsCli, CeilModePoolsSimulateBitExact) {
   }
 }
 
+// Conv -> Relu -> Mul by a per-channel constant [1,2,1,1] -> Add 0.25 ->
+// 1 - x: constants of one value or one per channel become scale-and-bias
+// layers, inside the channels-last region.
+TEST(HlsCli, ConstantOperandsSimulateBitExact) {
+  ::onnx::ModelProto m = small_conv_model();
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    if (n.op_type() == "Relu") n.set_output(0, "r");
+  auto constant = [&](const std::string& name, const std::vector<int64_t>& dims,
+                      const std::vector<float>& v) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float x : v) t->add_float_data(x);
+  };
+  constant("scale", {1, 2, 1, 1}, {0.5f, -1.25f});
+  constant("quarter", {}, {0.25f});
+  constant("one", {1}, {1.0f});
+  auto node = [&](const char* op, const std::string& a, const std::string& b,
+                  const std::string& out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out + "_node");
+    n->add_input(a);
+    n->add_input(b);
+    n->add_output(out);
+  };
+  node("Mul", "r", "scale", "s");
+  node("Add", "s", "quarter", "t");
+  node("Sub", "one", "t", "y");
+  expect_bit_exact_in_both_io_types(m, 0.01);
+}
+
 TEST(HlsCli, CsimFailsWhenTheProjectDisagreesWithTheEmulator) {
   TempDir tmp;
   const fs::path prj = tmp.path() / "p";

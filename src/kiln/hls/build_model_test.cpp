@@ -229,18 +229,36 @@ TEST(BuildModel, RefusalsNameTheNearestAlternative) {
   EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits or a Softmax");
 }
 
-TEST(BuildModel, BinaryWithConstantOrBroadcastIsUnsupported) {
+TEST(BuildModel, BinaryWithAConstantIsAScaleAndBias) {
+  // x - k, k one value per channel: y = x * 1 + (-k), a BatchNorm layer.
   Graph g;
   const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
   const ValueId k = g.add_constant("k", Tensor::from_vector<float>({1, 4}, {1, 2, 3, 4}));
   const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
-  g.add_node(OpKind::Add, "add_0", {x, k}, {y});
+  g.add_node(OpKind::Sub, "sub_0", {x, k}, {y});
   g.inputs = {x};
   g.outputs = {y};
-  const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
-  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-  EXPECT_CONTAINS(e.what_happened(), "Add with a constant operand");
+  const Model m = build_model(g, Config{}, nullptr);
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[1].kind(), LayerKind::BatchNorm);
+  // Quantized to the default weight and bias types, ap_fixed<16,6>: exact here.
+  EXPECT_EQ(m.layers[1].bias, (std::vector<int64_t>{-1024, -2048, -3072, -4096}));
+  EXPECT_EQ(m.layers[1].weights, (std::vector<int64_t>{1024, 1024, 1024, 1024}));
 
+  // A constant that varies along another axis is refused.
+  Graph c;
+  const ValueId cx = c.add_value("x", {DType::Float32, {1, 2, 2}});
+  const ValueId ck = c.add_constant("k", Tensor::from_vector<float>({2, 1}, {1, 2}));
+  const ValueId cy = c.add_value("y", {DType::Float32, {1, 2, 2}});
+  c.add_node(OpKind::Mul, "mul_0", {cx, ck}, {cy});
+  c.inputs = {cx};
+  c.outputs = {cy};
+  const Error e = catch_error([&] { build_model(c, Config{}, nullptr); });
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.what_happened(), "a constant must be one value or one per channel");
+}
+
+TEST(BuildModel, BinaryWithBroadcastIsUnsupported) {
   Graph b;
   const ValueId p = b.add_value("p", {DType::Float32, {1, 4}});
   const ValueId q = b.add_value("q", {DType::Float32, {1, 1}});

@@ -473,12 +473,62 @@ void GraphLowering::lower_matmul(const Node& n) {
             batch_free(n.outputs[0], &n));
 }
 
+// The values of constant `c` along the last axis of `x` when `c` broadcasts
+// to x's shape and varies along that axis at most (a scalar, [C], [1, 1, C],
+// ...); nullopt otherwise.
+std::optional<std::vector<double>> per_last_axis(const Tensor& c, const Shape& x) {
+  const Shape& cs = c.shape();
+  if (cs.size() > x.size()) return std::nullopt;
+  const int64_t channels = x.empty() ? 1 : x.back();
+  for (std::size_t k = 0; k < cs.size(); ++k) {
+    const int64_t d = cs[cs.size() - 1 - k];
+    if (d != 1 && !(k == 0 && d == channels)) return std::nullopt;
+  }
+  std::vector<double> v(static_cast<std::size_t>(channels));
+  for (int64_t i = 0; i < channels; ++i)
+    v[static_cast<std::size_t>(i)] = c.as_double(c.numel() == 1 ? 0 : i);
+  return v;
+}
+
 void GraphLowering::lower_binary(const Node& n) {
   const ValueId a = n.inputs[0], b = n.inputs[1];
-  if (g_.constant(a) || g_.constant(b))
-    unsupported(n, std::string(op_name(n.kind)) +
-                       " with a constant operand (only two computed tensors of the same "
-                       "shape for now)");
+  const Tensor* ca = g_.constant(a);
+  const Tensor* cb = g_.constant(b);
+  if (ca && cb) unsupported(n, std::string(op_name(n.kind)) + " of two constants");
+  if (ca || cb) {
+    // x op c with c per channel (or one value): y = x * scale + bias, the
+    // BatchNorm layer's one multiply-add and one rounding.
+    const ValueId x = ca ? b : a;
+    const Tensor& c = ca ? *ca : *cb;
+    const auto values = per_last_axis(c, g_.value(x).type.shape);
+    if (!values || g_.value(n.outputs.at(0)).type.shape != g_.value(x).type.shape)
+      unsupported(n,
+                  std::string(op_name(n.kind)) + " with a constant of shape " +
+                      shape_str(c.shape()) + " on " + shape_str(g_.value(x).type.shape) +
+                      " (a constant must be one value or one per channel)",
+                  "fold a per-element constant into the layer before it");
+    const std::size_t channels = values->size();
+    std::vector<double> scale(channels, 1.0), bias(channels, 0.0);
+    for (std::size_t i = 0; i < channels; ++i) {
+      const double v = (*values)[i];
+      if (n.kind == OpKind::Mul) {
+        scale[i] = v;
+      } else if (n.kind == OpKind::Add) {
+        bias[i] = v;
+      } else if (ca) {  // c - x
+        scale[i] = -1.0, bias[i] = v;
+      } else {  // x - c
+        bias[i] = -v;
+      }
+    }
+    BatchNormParams p;
+    const Shape xs = batch_free(x, &n);
+    p.channels = static_cast<int64_t>(channels);
+    p.n = shape_numel(xs);
+    add_layer(n, p, {tensor_of(x, n)}, batch_free(n.outputs.at(0), &n), std::move(scale),
+              std::move(bias));
+    return;
+  }
   if (g_.value(a).type.shape != g_.value(b).type.shape)
     unsupported(n, std::string(op_name(n.kind)) + " with broadcasting (" +
                        shape_str(g_.value(a).type.shape) + " and " +

@@ -1,8 +1,10 @@
 #include "kiln/passes/channels_last.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "kiln/passes/rewrite.h"
+#include "kiln/support/error.h"
 
 namespace kiln::passes {
 
@@ -112,15 +114,40 @@ class Converter {
     const Node& n = g_.node(i);
     if (n.inputs.empty() || n.outputs.size() != 1) return false;
     if (joins_as_unary(n.kind)) return is_cl(n.inputs[0]);
-    if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul)
-      return n.inputs.size() == 2 && is_cl(n.inputs[0]) && is_cl(n.inputs[1]) &&
-             g_.value(n.inputs[0]).type.shape == g_.value(n.inputs[1]).type.shape;
+    if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul) {
+      if (n.inputs.size() != 2) return false;
+      const ValueId a = n.inputs[0], b = n.inputs[1];
+      if (is_cl(a) && is_cl(b)) return g_.value(a).type.shape == g_.value(b).type.shape;
+      // A region value and a constant of one value or one per channel.
+      const ValueId x = is_cl(a) ? a : is_cl(b) ? b : ValueId{};
+      const ValueId c = x == a ? b : a;
+      return x.valid() && channel_constant(c, x).has_value() &&
+             g_.value(n.outputs[0]).type.shape == g_.value(x).type.shape;
+    }
     if (n.kind == OpKind::Concat) {
       for (ValueId in : n.inputs)
         if (!is_cl(in)) return false;
       return true;
     }
     return false;
+  }
+
+  // Constant `c` as it broadcasts against channels-last `x` when, against the
+  // channels-first `x`, it is one value or varies along the channel axis
+  // (axis 1) only: [C] values (or its one value), else nullopt.
+  std::optional<Tensor> channel_constant(ValueId c, ValueId x) const {
+    const Tensor* t = g_.constant(c);
+    if (!t || !is_float(t->dtype())) return std::nullopt;
+    const Shape& cs = t->shape();
+    const std::size_t r = rank_of(x);
+    if (cs.size() > r) return std::nullopt;
+    const int64_t channels = g_.value(x).type.shape[1];
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const std::size_t axis = r - cs.size() + k;  // the dimension of x it lines up with
+      if (cs[k] != 1 && !(axis == 1 && cs[k] == channels)) return std::nullopt;
+    }
+    if (t->numel() == 1) return t->reshaped({1});
+    return t->reshaped({channels});
   }
 
   // The channels-last version of `v`, made by a Transpose if `v` has none yet.
@@ -183,9 +210,16 @@ class Converter {
 
   void convert_joiner(NodeId i) {
     const std::size_t r = rank_of(g_.node(i).inputs[0]);
-    for (std::size_t s = 0; s < g_.node(i).inputs.size(); ++s) {
-      const ValueId in = g_.node(i).inputs[s];
-      if (is_cl(in)) g_.set_input(i, s, state(in).cl);
+    const ValueList inputs = g_.node(i).inputs;
+    for (std::size_t s = 0; s < inputs.size(); ++s) {
+      const ValueId in = inputs[s];
+      if (is_cl(in)) {
+        g_.set_input(i, s, state(in).cl);
+      } else if (inputs.size() == 2) {  // Add/Sub/Mul's constant
+        auto c = channel_constant(in, inputs[1 - s]);
+        KILN_ASSERT(c.has_value(), "channels_last: a joining constant that does not broadcast");
+        g_.set_input(i, s, add_kiln_constant(g_, g_.value(in).name + "_cl", std::move(*c)));
+      }
     }
     Node& n = g_.node(i);
     if (auto* a = std::get_if<ConcatAttrs>(&n.attrs))

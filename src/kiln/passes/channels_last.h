@@ -6,8 +6,9 @@
 // output (graph outputs keep their values and layout). The element-wise
 // Relu, LeakyRelu, Sigmoid, Tanh, Exp, Elu, Selu, Clip, HardSigmoid,
 // HardSwish, Add/Sub/Mul of two
-// same-shaped channels-last tensors, and Concat of channels-last tensors (axis
-// remapped) join a region. A Flatten(axis 1) or Reshape to [N, -1] of a
+// same-shaped channels-last tensors or of one and a constant of one value or
+// one per channel (rewritten to shape [C]), and Concat of channels-last
+// tensors (axis remapped) join a region. A Flatten(axis 1) or Reshape to [N, -1] of a
 // channels-last tensor whose only readers are Dense nodes stays a pure
 // relabeling: no transpose, the Dense weight rows are permuted instead.
 // Graphs that already have a channels-last node are left alone.
