@@ -2,6 +2,7 @@
 // configs, atomic project output, and csim failing when the project is wrong.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -276,6 +277,39 @@ TEST(HlsCli, ConstantOperandsSimulateBitExact) {
   node("Mul", "r", "scale", "s");
   node("Add", "s", "quarter", "t");
   node("Sub", "one", "t", "y");
+  expect_bit_exact_in_both_io_types(m, 0.01);
+}
+
+// x[1,5,8] -> MatMul W[8,3] -> Add b[3] -> Relu: PyTorch's Linear over a
+// sequence, a Dense over 5 rows (a 1-wide 1-D convolution in the project).
+TEST(HlsCli, DenseOverRowsSimulatesBitExact) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("rows");
+  add_value_info(g->add_input(), "x", {1, 5, 8});
+  add_value_info(g->add_output(), "y", {1, 5, 3});
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->add_dims(8);
+  w->add_dims(3);
+  for (int i = 0; i < 24; ++i) w->add_float_data(static_cast<float>((i * 7) % 11) / 11.0f - 0.45f);
+  auto* b = g->add_initializer();
+  b->set_name("b");
+  b->set_data_type(::onnx::TensorProto::FLOAT);
+  b->add_dims(3);
+  for (float v : {0.1f, -0.2f, 0.3f}) b->add_float_data(v);
+  const std::vector<std::array<const char*, 4>> nodes = {
+      {"MatMul", "x", "W", "m"}, {"Add", "m", "b", "a"}, {"Relu", "a", "", "y"}};
+  for (const auto& [op, in0, in1, out] : nodes) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->add_input(in0);
+    if (*in1) n->add_input(in1);
+    n->add_output(out);
+  }
   expect_bit_exact_in_both_io_types(m, 0.01);
 }
 

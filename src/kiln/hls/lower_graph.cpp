@@ -442,11 +442,27 @@ void GraphLowering::lower_softmax(const Node& n) {
 
 void GraphLowering::lower_dense(const Node& n) {
   const Shape x = batch_free(n.inputs[0], &n);
-  if (x.size() != 1)
-    unsupported(n, "Dense over a tensor of shape " + shape_str(g_.value(n.inputs[0]).type.shape) +
-                       " (only over a vector)");
+  if (x.size() != 1 && x.size() != 2)
+    unsupported(n,
+                "Dense over a tensor of shape " + shape_str(g_.value(n.inputs[0]).type.shape) +
+                    " (over a vector or rows)",
+                "flatten the leading axes into rows with a Reshape to [rows, features]");
   const Tensor& w = constant(n, 1, "the Dense weight");
   const Tensor& b = constant(n, 2, "the Dense bias");
+  if (x.size() == 2) {
+    // Rows [R, n_in]: the same Dense on every row, which is a 1-D convolution
+    // with a 1-wide kernel over R pixels of n_in channels (weights [ci][co]
+    // are the Dense's [n_in][n_out]); it streams one row per beat.
+    ConvParams p;
+    p.dims = 1;
+    p.in_w = p.out_w = x[0];
+    p.c_in = w.shape()[0];
+    p.c_out = w.shape()[1];
+    p.act = to_activation(n.attr<DenseAttrs>().activation);
+    add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs[0], &n), to_doubles(w),
+              to_doubles(b));
+    return;
+  }
   DenseParams p;
   p.n_in = w.shape()[0];
   p.n_out = w.shape()[1];
