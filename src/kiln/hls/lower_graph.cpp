@@ -199,6 +199,13 @@ void GraphLowering::lower_inputs() {
   }
 }
 
+// Dilated and grouped convolutions are lowered to the library's plain (or
+// depthwise) kernel with zero weights: a dilation d spreads a k-tap kernel
+// over (k - 1) * d + 1 taps, and a grouped convolution (other than depthwise)
+// becomes a full one whose weights are zero between groups. Adding x * 0 to
+// the accumulator leaves it unchanged, so each output sums exactly the
+// ONNX operator's terms in the library's (kh, kw, ci) order. The zero taps
+// still cost multipliers (docs/hls-layers.md).
 void GraphLowering::lower_conv(const Node& n) {
   const auto& a = n.attr<ConvAttrs>();
   const std::size_t sd = a.kernel_shape.size();
@@ -206,8 +213,6 @@ void GraphLowering::lower_conv(const Node& n) {
   require_batch(n);
   if (!a.channels_last)
     unsupported(n, "Conv is not channels-last (run the HLS pass pipeline first)");
-  for (int64_t d : a.dilations)
-    if (d != 1) unsupported(n, "dilated convolution");
   const Shape x = batch_free(n.inputs[0], &n);
   const Shape y = batch_free(n.outputs[0], &n);
   const Tensor& w = constant(n, 1, "the Conv weight");
@@ -215,33 +220,39 @@ void GraphLowering::lower_conv(const Node& n) {
   p.dims = static_cast<int>(sd);
   p.c_in = x.back();
   p.c_out = y.back();
-  p.groups = a.group;
-  if (p.groups != 1 && !(p.groups == p.c_in && p.c_out == p.c_in))
-    unsupported(n, "grouped convolution with group " + std::to_string(p.groups) +
-                       " (only group 1 and depthwise with one output per channel)");
+  const int64_t groups = a.group;
+  const bool depthwise = groups != 1 && groups == p.c_in && p.c_out == p.c_in;
+  p.groups = depthwise ? groups : 1;
+  // Taps and dilation along (h, w); a 1-D convolution has one row.
+  const int64_t taps_h = sd == 2 ? a.kernel_shape[0] : 1, taps_w = a.kernel_shape[sd - 1];
+  const int64_t dil_h = sd == 2 ? a.dilations[0] : 1, dil_w = a.dilations[sd - 1];
+  p.kernel_h = (taps_h - 1) * dil_h + 1;
+  p.kernel_w = (taps_w - 1) * dil_w + 1;
   if (sd == 2) {
     p.in_h = x[0], p.in_w = x[1], p.out_h = y[0], p.out_w = y[1];
-    p.kernel_h = a.kernel_shape[0], p.kernel_w = a.kernel_shape[1];
     p.stride_h = a.strides[0], p.stride_w = a.strides[1];
     p.pad_top = a.pads[0], p.pad_left = a.pads[1], p.pad_bottom = a.pads[2],
     p.pad_right = a.pads[3];
   } else {
     p.in_w = x[0], p.out_w = y[0];
-    p.kernel_w = a.kernel_shape[0];
     p.stride_w = a.strides[0];
     p.pad_left = a.pads[0], p.pad_right = a.pads[1];
   }
   p.act = to_activation(a.activation);
-  // ONNX [c_out][c_in/g][kh][kw] -> [kh][kw][c_in/g][c_out].
-  const int64_t cig = p.c_in / p.groups, kh = p.kernel_h, kw = p.kernel_w, co = p.c_out;
-  KILN_ASSERT(w.numel() == co * cig * kh * kw, "conv weight size");
-  std::vector<double> weights(static_cast<std::size_t>(w.numel()));
-  for (int64_t o = 0; o < co; ++o)
-    for (int64_t i = 0; i < cig; ++i)
-      for (int64_t r = 0; r < kh; ++r)
-        for (int64_t c = 0; c < kw; ++c)
-          weights[static_cast<std::size_t>(((r * kw + c) * cig + i) * co + o)] =
-              w.as_double(((o * cig + i) * kh + r) * kw + c);
+  // ONNX [c_out][c_in/group][taps_h][taps_w] -> [kh][kw][c_in/p.groups][c_out].
+  const int64_t onnx_cig = p.c_in / groups, cig = p.c_in / p.groups, co = p.c_out;
+  const int64_t out_per_group = co / groups;
+  KILN_ASSERT(w.numel() == co * onnx_cig * taps_h * taps_w, "conv weight size");
+  std::vector<double> weights(static_cast<std::size_t>(p.kernel_h * p.kernel_w * cig * co), 0.0);
+  for (int64_t o = 0; o < co; ++o) {
+    const int64_t first_ci = depthwise ? 0 : (o / out_per_group) * onnx_cig;
+    for (int64_t i = 0; i < onnx_cig; ++i)
+      for (int64_t r = 0; r < taps_h; ++r)
+        for (int64_t c = 0; c < taps_w; ++c)
+          weights[static_cast<std::size_t>(
+              ((r * dil_h * p.kernel_w + c * dil_w) * cig + first_ci + i) * co + o)] =
+              w.as_double(((o * onnx_cig + i) * taps_h + r) * taps_w + c);
+  }
   std::vector<double> bias(static_cast<std::size_t>(co), 0.0);
   if (n.inputs.size() > 2 && n.inputs[2].valid())
     bias = to_doubles(constant(n, 2, "the Conv bias"));
