@@ -87,6 +87,8 @@
   X(Pad, DataMovement, PadAttrs, "X", "Pad")                                                   \
   X(Gather, DataMovement, GatherAttrs, "data indices", "Gather")                               \
   X(Cast, Conversion, CastAttrs, "X", "Cast", "CastLike")                                      \
+  X(QuantizeLinear, Conversion, QuantAttrs, "x y_scale y_zero_point", "QuantizeLinear")        \
+  X(DequantizeLinear, Conversion, QuantAttrs, "x x_scale x_zero_point", "DequantizeLinear")    \
   X(Shape, ShapeOf, ShapeAttrs, "X", "Shape")                                                  \
   /* Reductions */                                                                             \
   X(ReduceMean, Reduction, ReduceAttrs, "X", "ReduceMean")                                     \
@@ -527,6 +529,21 @@ struct CastAttrs {
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("to", s.to);
+  }
+};
+
+// QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point) in
+// `to` (uint8 or int8, the zero point's type); DequantizeLinear: y = (x -
+// zero_point) * scale in float32. One scale (and zero point) for the tensor,
+// or with per_axis one per index of `axis`.
+struct QuantAttrs {
+  bool per_axis = false;
+  int64_t axis = 0;
+  DType to = DType::UInt8;
+  bool operator==(const QuantAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("per_axis", s.per_axis), f("axis", s.axis), f("to", s.to);
   }
 };
 

@@ -840,6 +840,31 @@ std::vector<TensorType> infer_cast(const Ctx& c) {
   return {TensorType{c.node().attr<CastAttrs>().to, c.shape(0)}};
 }
 
+// QuantizeLinear / DequantizeLinear: x's shape; scale (and zero point) one
+// value, or with per_axis one per index of the axis.
+std::vector<TensorType> infer_quant(const Ctx& c) {
+  c.expect_inputs(2, 3);
+  c.expect_outputs(1, 1);
+  const auto& a = c.node().attr<QuantAttrs>();
+  const bool quantize = c.node().kind == OpKind::QuantizeLinear;
+  constexpr DTypeSet kQuantized = bit(DType::Int8) | bit(DType::UInt8);
+  c.expect_dtype(0, quantize ? bit(DType::Float32) : kQuantized | bit(DType::Int32));
+  c.expect_dtype(1, bit(DType::Float32));
+  const int64_t per = a.per_axis ? c.shape(0).at(static_cast<std::size_t>(a.axis)) : 1;
+  for (std::size_t i = 1; i < 3; ++i) {
+    if (!c.has(i)) continue;
+    if (shape_numel(c.shape(i)) != per || c.rank(i) > 1)
+      c.fail(c.arg(i) + " must hold " + std::to_string(per) + " value(s)" +
+                 (a.per_axis ? " along axis " + std::to_string(a.axis) + " of " + c.arg(0) : ""),
+             "give one scale (and zero point) per tensor or per index of the axis");
+  }
+  if (c.has(2)) {
+    c.expect_dtype(2, kQuantized | (quantize ? 0 : bit(DType::Int32)));
+    if (!quantize) c.expect_same_dtype(2, 0);
+  }
+  return {TensorType{quantize ? a.to : DType::Float32, c.shape(0)}};
+}
+
 std::vector<TensorType> infer_shape_op(const Ctx& c) {
   c.expect_inputs(1, 1);
   c.expect_outputs(1, 1);
@@ -1282,6 +1307,7 @@ constexpr auto kInfer = make_enum_table<OpKind, kNumOpKinds, InferFn>({
     {{OpKind::Pad}, infer_pad},
     {{OpKind::Gather}, infer_gather},
     {{OpKind::Cast}, infer_cast},
+    {{OpKind::QuantizeLinear, OpKind::DequantizeLinear}, infer_quant},
     {{OpKind::Shape}, infer_shape_op},
     {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
       OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,

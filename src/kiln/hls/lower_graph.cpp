@@ -36,6 +36,8 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
+    {OpKind::QuantizeLinear, "export the float model and set the precisions in the config"},
+    {OpKind::DequantizeLinear, "export the float model and set the precisions in the config"},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -658,6 +660,8 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Slice,
       OpKind::Gather,
       OpKind::Cast,
+      OpKind::QuantizeLinear,
+      OpKind::DequantizeLinear,
       OpKind::Shape,
       OpKind::ReduceMean,
       OpKind::ReduceSum,

@@ -1057,6 +1057,52 @@ TEST(ImportOpset19, AveragePoolDilations) {
   EXPECT_EQ(run_one(m.import(), floats({1, 1, 5}, {1, 2, 3, 4, 5})), (std::vector<float>{2, 3, 4}));
 }
 
+TEST(ImportQuant, PerTensorPerAxisAndOutputTypes) {
+  // Per tensor, no zero point: uint8.
+  Model m(13);
+  m.input("x", {2, 3}).init("s", Tensor::scalar(0.5f));
+  m.node("QuantizeLinear", {"x", "s"}, {"y"}, "q");
+  m.output("y");
+  const Graph g = m.import();
+  EXPECT_FALSE(only_node(g).attr<QuantAttrs>().per_axis);
+  EXPECT_EQ(out_type(g).to_string(), "uint8[2x3]");
+  // Per axis 1 (the default) with an int8 zero point; then dequantized.
+  Model p(13);
+  p.input("x", {2, 3})
+      .init("s", floats({3}, {1, 2, 4}))
+      .init("z", Tensor::from_vector<int8_t>({3}, {0, 1, 2}));
+  p.node("QuantizeLinear", {"x", "s", "z"}, {"q"}, "q");
+  p.node("DequantizeLinear", {"q", "s", "z"}, {"y"}, "d");
+  p.output("y");
+  const Graph gp = p.import();
+  const auto& a = kiln::testing::node_at(gp, 0).attr<QuantAttrs>();
+  EXPECT_TRUE(a.per_axis);
+  EXPECT_EQ(a.axis, 1);
+  EXPECT_EQ(a.to, DType::Int8);
+  EXPECT_EQ(out_type(gp).to_string(), "float32[2x3]");
+  EXPECT_EQ(run_one(gp, floats({2, 3}, {1, 3, 9, -1, -3, -9})),
+            (std::vector<float>{1, 4, 8, -1, -4, -8}));
+  // Opset 21: output_dtype without a zero point; block_size refused.
+  Model o(21);
+  o.input("x", {4}).init("s", Tensor::scalar(1.0f));
+  set_int(o.node("QuantizeLinear", {"x", "s"}, {"y"}, "q"), "output_dtype", TP::INT8);
+  o.output("y");
+  EXPECT_EQ(out_type(o.import()).to_string(), "int8[4]");
+  Model b(21);
+  b.input("x", {4}).init("s", floats({2}, {1, 1}));
+  auto& bn = b.node("QuantizeLinear", {"x", "s"}, {"y"}, "q");
+  set_int(bn, "block_size", 2);
+  set_int(bn, "axis", 0);
+  b.output("y");
+  EXPECT_EQ(b.import_error().kind(), ErrorKind::Unsupported);
+  // Before opset 13 only per tensor.
+  Model old(10);
+  old.input("x", {2, 3}).init("s", floats({3}, {1, 2, 4}));
+  old.node("QuantizeLinear", {"x", "s"}, {"y"}, "q");
+  old.output("y");
+  EXPECT_EQ(old.import_error().kind(), ErrorKind::InvalidModel);
+}
+
 TEST(Import, Domains) {
   Model undeclared(13);
   undeclared.input("x", {2});

@@ -81,6 +81,7 @@ class NodeReader {
   LoweredNode gather();
   LoweredNode transpose();
   LoweredNode cast();
+  LoweredNode quant();
   LoweredNode shape();
   LoweredNode slice();
   LoweredNode reshape();
@@ -443,6 +444,35 @@ LoweredNode NodeReader::cast() {
     a.to = dtype_from_onnx(static_cast<int32_t>(attrs_.required_int("to")), c_.where);
   }
   return {OpKind::Cast, a, data_inputs(1)};
+}
+
+// QuantizeLinear / DequantizeLinear (opsets 10, 13, 19, 21): per tensor, or
+// (from 13) per index of `axis` when the scale is 1-D with more than one value.
+LoweredNode NodeReader::quant() {
+  const TensorType& x = required_type(0, "x");
+  const TensorType& scale = required_type(1, "scale");
+  QuantAttrs a;
+  if (attrs_.int_or("block_size", 0) != 0)
+    unsupported("blocked quantization (block_size, opset 21) is not supported",
+                "quantize per tensor or per axis");
+  if (shape_numel(scale.shape) > 1) {
+    if (c_.opset < 13) fail("the scale must be a scalar before opset 13");
+    a.per_axis = true;
+    a.axis = normalize_axis(attrs_.int_or("axis", 1), static_cast<int64_t>(x.shape.size()), "axis");
+  }
+  if (c_.kind == OpKind::QuantizeLinear) {
+    if (has_input(2)) {
+      a.to = required_type(2, "y_zero_point").dtype;
+    } else if (const auto code = attrs_.get_int("output_dtype"); code && *code != 0) {
+      a.to = dtype_from_onnx(static_cast<int32_t>(*code), c_.where);  // opset 21
+    }
+    if (a.to != DType::UInt8 && a.to != DType::Int8)
+      unsupported("QuantizeLinear to " + std::string(dtype_name(a.to)) + " is not supported",
+                  "quantize to uint8 or int8");
+  } else {
+    a.to = DType::Float32;
+  }
+  return {c_.kind, a, data_inputs(3)};
 }
 
 LoweredNode NodeReader::shape() {
@@ -1353,6 +1383,7 @@ constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
     {{OpKind::Pad}, &NodeReader::pad},
     {{OpKind::Gather}, &NodeReader::gather},
     {{OpKind::Cast}, &NodeReader::cast},
+    {{OpKind::QuantizeLinear, OpKind::DequantizeLinear}, &NodeReader::quant},
     {{OpKind::Shape}, &NodeReader::shape},
     {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
       OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,

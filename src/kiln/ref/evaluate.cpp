@@ -207,6 +207,13 @@ Result cast(const Eval& e) {
 Result shape(const Eval& e) {
   return {k::shape_of(e.in(0), e.attrs<ShapeAttrs>())};
 }
+Result quantize_linear(const Eval& e) {
+  return {k::quantize_linear(e.in(0), e.in(1), e.optional(2), e.attrs<QuantAttrs>(), e.out0(),
+                             e.where)};
+}
+Result dequantize_linear(const Eval& e) {
+  return {k::dequantize_linear(e.in(0), e.in(1), e.optional(2), e.attrs<QuantAttrs>(), e.out0())};
+}
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity: the same data in the output's shape.
 Result relabel(const Eval& e) {
   return {k::reshape_to(e.in(0), e.out0(), e.where)};
@@ -323,6 +330,8 @@ constexpr auto kEvaluate = make_enum_table<OpKind, kNumOpKinds, EvalFn>({
     {{OpKind::Pad}, pad},
     {{OpKind::Gather}, gather},
     {{OpKind::Cast}, cast},
+    {{OpKind::QuantizeLinear}, quantize_linear},
+    {{OpKind::DequantizeLinear}, dequantize_linear},
     {{OpKind::Shape}, shape},
     {{OpKind::ReduceMean}, reduce<k::ReduceOp::Mean>},
     {{OpKind::ReduceSum}, reduce<k::ReduceOp::Sum>},

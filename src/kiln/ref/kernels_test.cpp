@@ -482,3 +482,48 @@ TEST(Evaluate, Float64Works) {
 
 }  // namespace
 }  // namespace kiln::ref
+
+namespace kiln::ref {
+namespace {
+
+using testing::eval1;
+using testing::expect_values;
+using testing::F;
+using testing::FT;
+
+// ---- QuantizeLinear / DequantizeLinear (the operator definitions, by hand)
+
+TEST(Quantize, RoundsHalfToEvenAndSaturates) {
+  // uint8, scale 0.5, zero point 128: x / 0.5 = -2, 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 600.
+  const Tensor x = F({5}, {-1.0f, 0.25f, 0.75f, 1.25f, 300.0f});
+  const Tensor s = Tensor::scalar(0.5f);
+  const Tensor zp = Tensor::scalar<uint8_t>(128);
+  const QuantAttrs u8{false, 0, DType::UInt8};
+  expect_values(eval1(OpKind::QuantizeLinear, {&x, &s, &zp}, TensorType{DType::UInt8, {5}}, u8),
+                {5}, {126, 128, 130, 130, 255});
+  // int8, zero point -3: -2 - 3 = -5; 600 - 3 saturates at 127, -600 - 3 at -128.
+  const Tensor x2 = F({3}, {-1.0f, 300.0f, -300.0f});
+  const Tensor zp8 = Tensor::scalar<int8_t>(-3);
+  const QuantAttrs i8{false, 0, DType::Int8};
+  expect_values(eval1(OpKind::QuantizeLinear, {&x2, &s, &zp8}, TensorType{DType::Int8, {3}}, i8),
+                {3}, {-5, 127, -128});
+}
+
+TEST(Quantize, PerAxisScalesAndDequantizeInverts) {
+  // [2, 3] per axis 1: scales 1, 0.5, 0.25, zero points 0, 10, 20.
+  const Tensor x = F({2, 3}, {1, 1, 1, -2, -2, -2});
+  const Tensor s = F({3}, {1.0f, 0.5f, 0.25f});
+  const Tensor zp = Tensor::from_vector<uint8_t>({3}, {0, 10, 20});
+  const QuantAttrs a{true, 1, DType::UInt8};
+  const Tensor q =
+      eval1(OpKind::QuantizeLinear, {&x, &s, &zp}, TensorType{DType::UInt8, {2, 3}}, a);
+  expect_values(q, {2, 3}, {1, 12, 24, 0, 6, 12});
+  // (q - zp) * scale: the inverse where nothing saturated (x[1][0] = -2 was
+  // clipped at uint8's 0).
+  const QuantAttrs d{true, 1, DType::Float32};
+  expect_values(eval1(OpKind::DequantizeLinear, {&q, &s, &zp}, FT({2, 3}), d), {2, 3},
+                {1, 1, 1, 0, -2, -2});
+}
+
+}  // namespace
+}  // namespace kiln::ref

@@ -155,6 +155,12 @@ Shape channels_last_shape(const Shape& s);
 // Transposes x between the two layouts (to_last: [N, C, s...] -> [N, s..., C]).
 Tensor move_channels(const Tensor& x, bool to_last, const std::string& where);
 
+// ---- quantize.cpp
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_point,
+                       const QuantAttrs& attrs, const TensorType& out, const std::string& where);
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_point,
+                         const QuantAttrs& attrs, const TensorType& out);
+
 // ---- shared helpers ------------------------------------------------------
 
 // Below this many elements a loop runs on one thread: forking costs more.
