@@ -480,17 +480,6 @@ TEST(Evaluate, Float64Works) {
   EXPECT_NEAR(y.data<double>()[1], 0.5, 1e-15);
 }
 
-}  // namespace
-}  // namespace kiln::ref
-
-namespace kiln::ref {
-namespace {
-
-using testing::eval1;
-using testing::expect_values;
-using testing::F;
-using testing::FT;
-
 // ---- QuantizeLinear / DequantizeLinear (the operator definitions, by hand)
 
 TEST(Quantize, RoundsHalfToEvenAndSaturates) {
