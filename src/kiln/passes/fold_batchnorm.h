@@ -1,8 +1,11 @@
-// fold_batchnorm: a BatchNormalization whose input comes from a Conv or Dense
-// (no fused activation, single use, constant weights and bias) with constant
-// statistics is folded into that node's weights and bias, computed in double:
-//   s = gamma / sqrt(var + eps), w' = w * s, b' = (b - mean) * s + beta
-// (per output channel; an absent conv bias counts as 0). Other BNs stay.
+// fold_batchnorm: a per-channel affine map of a Conv's or Dense's output (no
+// fused activation, single use, constant weights and bias) is folded into
+// that node's weights and bias, computed in double, per output channel c:
+//   w' = w * scale[c], b' = b * scale[c] + shift[c]
+// (an absent conv bias counts as 0). The maps: a BatchNormalization with
+// constant statistics, scale = gamma / sqrt(var + eps), shift = beta - mean *
+// scale; and Mul, Add or Sub by a constant of one value or one per channel
+// (x * c; x + c; x - c; c - x: scale -1, shift c). Others stay.
 #pragma once
 
 #include "kiln/graph/graph.h"

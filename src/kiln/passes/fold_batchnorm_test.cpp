@@ -120,3 +120,46 @@ output %y
 
 }  // namespace
 }  // namespace kiln::passes
+
+namespace kiln::passes {
+namespace {
+
+// Conv (w 2, b 1) -> * 1.5 -> + 0.5 -> 4 - x: every step folds.
+//   * 1.5: w 3, b 1.5; + 0.5: b 2; 4 - x: w -3, b 2.
+TEST(FoldConstantAffine, MulAddAndReversedSubFold) {
+  testing::expect_passes("fold_batchnorm", std::string(R"(
+input %x: float32[1x1x3x3]
+const %w: float32[1x1x1x1] = [2]
+const %b: float32[1] = [1]
+const %k: float32[1x1x1x1] = [1.5]
+const %h: float32[] = [0.5]
+const %four: float32[1] = [4]
+%c = Conv(%x, %w, %b) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+%m = Mul(%c, %k) @mul
+%a = Add(%h, %m) @add
+%y = Sub(%four, %a) @sub
+output %y
+)"),
+                         R"(
+input %x: float32[1x1x3x3]
+const %conv_w_affine_3: float32[1x1x1x1] = [-3]
+const %conv_b_affine_3: float32[1] = [2]
+%y: float32[1x1x3x3] = Conv(%x, %conv_w_affine_3, %conv_b_affine_3) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+output %y
+)");
+}
+
+// A constant that varies along another axis than the channels stays.
+TEST(FoldConstantAffine, OtherAxesStay) {
+  testing::expect_unchanged("fold_batchnorm", R"(
+input %x: float32[1x1x3x3]
+const %w: float32[1x1x1x1] = [2]
+const %k: float32[3x1] = [1, 2, 3]
+%c: float32[1x1x3x3] = Conv(%x, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+%y: float32[1x1x3x3] = Mul(%c, %k) @mul
+output %y
+)");
+}
+
+}  // namespace
+}  // namespace kiln::passes

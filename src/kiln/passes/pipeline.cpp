@@ -24,7 +24,9 @@ const PassRegistry<Graph>& graph_passes() {
           make<RemoveIdentityPass>());
     r.add("form_dense", "Gemm, or MatMul with a constant weight (+ bias Add), into Dense",
           make<FormDensePass>());
-    r.add("fold_batchnorm", "fold BatchNormalization into the Conv or Dense before it",
+    r.add("fold_batchnorm",
+          "fold BatchNormalization, and Mul/Add/Sub by a per-channel constant, into the Conv or "
+          "Dense before it",
           make<FoldBatchNormPass>());
     r.add("fuse_activation", "fuse Relu, LeakyRelu, Clip into the Conv or Dense before it",
           make<FuseActivationPass>());
