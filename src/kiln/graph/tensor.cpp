@@ -12,6 +12,15 @@ int64_t shape_numel(const Shape& s) {
   return n;
 }
 
+bool broadcasts_along_axis(const Shape& c, const Shape& x, std::size_t axis) {
+  if (c.size() > x.size()) return false;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const std::size_t d = x.size() - c.size() + k;  // the dimension of x it lines up with
+    if (c[k] != 1 && !(d == axis && c[k] == x[d])) return false;
+  }
+  return true;
+}
+
 std::string shape_to_string(const Shape& s) {
   if (s.empty()) return "scalar";
   std::string out;

@@ -25,6 +25,11 @@ int64_t shape_numel(const Shape& s);
 std::string shape_to_string(const Shape& s);  // "1x3x224x224", "scalar" for rank 0
 // Row-major strides in elements.
 std::vector<int64_t> shape_strides(const Shape& s);
+// Whether a tensor of shape `c` broadcasts (numpy rules, right-aligned) to
+// shape `x` and varies along x's `axis` at most: every dimension of c is 1
+// except the one lined up with `axis`, which may equal x[axis]. (A constant
+// of one value, or one per channel.)
+bool broadcasts_along_axis(const Shape& c, const Shape& x, std::size_t axis);
 
 // The largest tensor kiln will allocate, in elements; bigger declared shapes are
 // rejected as absurd rather than attempted (2^33 floats = 32 GiB, over any board).

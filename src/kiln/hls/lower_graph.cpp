@@ -506,13 +506,8 @@ void GraphLowering::lower_matmul(const Node& n) {
 // to x's shape and varies along that axis at most (a scalar, [C], [1, 1, C],
 // ...); nullopt otherwise.
 std::optional<std::vector<double>> per_last_axis(const Tensor& c, const Shape& x) {
-  const Shape& cs = c.shape();
-  if (cs.size() > x.size()) return std::nullopt;
   const int64_t channels = x.empty() ? 1 : x.back();
-  for (std::size_t k = 0; k < cs.size(); ++k) {
-    const int64_t d = cs[cs.size() - 1 - k];
-    if (d != 1 && !(k == 0 && d == channels)) return std::nullopt;
-  }
+  if (!broadcasts_along_axis(c.shape(), x, x.empty() ? 0 : x.size() - 1)) return std::nullopt;
   std::vector<double> v(static_cast<std::size_t>(channels));
   for (int64_t i = 0; i < channels; ++i)
     v[static_cast<std::size_t>(i)] = c.as_double(c.numel() == 1 ? 0 : i);

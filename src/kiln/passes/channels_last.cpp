@@ -138,14 +138,8 @@ class Converter {
   std::optional<Tensor> channel_constant(ValueId c, ValueId x) const {
     const Tensor* t = g_.constant(c);
     if (!t || !is_float(t->dtype())) return std::nullopt;
-    const Shape& cs = t->shape();
-    const std::size_t r = rank_of(x);
-    if (cs.size() > r) return std::nullopt;
+    if (!broadcasts_along_axis(t->shape(), g_.value(x).type.shape, 1)) return std::nullopt;
     const int64_t channels = g_.value(x).type.shape[1];
-    for (std::size_t k = 0; k < cs.size(); ++k) {
-      const std::size_t axis = r - cs.size() + k;  // the dimension of x it lines up with
-      if (cs[k] != 1 && !(axis == 1 && cs[k] == channels)) return std::nullopt;
-    }
     if (t->numel() == 1) return t->reshaped({1});
     return t->reshaped({channels});
   }

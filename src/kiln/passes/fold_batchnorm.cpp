@@ -69,12 +69,9 @@ std::optional<Affine> constant_affine(const Graph& graph, const Node& n, ValueId
   const Tensor* c = f32_constant(graph, n.inputs[x_first ? 1 : 0]);
   if (c == nullptr || (!x_first && n.inputs[1] != x)) return std::nullopt;
   const Shape& xs = graph.value(x).type.shape;
-  const Shape& cs = c->shape();
-  if (cs.size() > xs.size() || graph.value(n.outputs[0]).type.shape != xs) return std::nullopt;
-  for (std::size_t k = 0; k < cs.size(); ++k) {
-    const std::size_t d = xs.size() - cs.size() + k;
-    if (cs[k] != 1 && !(d == axis && cs[k] == channels)) return std::nullopt;
-  }
+  if (!broadcasts_along_axis(c->shape(), xs, axis) || graph.value(n.outputs[0]).type.shape != xs ||
+      xs.at(axis) != channels)
+    return std::nullopt;
   Affine a;
   for (int64_t i = 0; i < channels; ++i) {
     const double v = c->as_double(c->numel() == 1 ? 0 : i);

@@ -58,8 +58,7 @@ const char* strategy_name(Strategy s) {
 void write_product_fields(ConfigWriter& w, const Layer& layer, int64_t n_in, int64_t n_out,
                           const Activation& act) {
   const int64_t rf = layer.reuse_factor < 1 ? 1 : layer.reuse_factor;
-  const int64_t total = n_in * n_out;
-  const int64_t block = (total + rf - 1) / rf;
+  const int64_t block = block_factor(layer);
   w.field("n_in", n_in);
   w.field("n_out", n_out);
   w.field("reuse_factor", rf);
