@@ -117,6 +117,138 @@ class ScaleShift(nn.Module):
         return torch.cat([y, 1.0 - y, y, y * 0.5, y, y], dim=1)
 
 
+class SmallUNet(nn.Module):
+    """A two-level U-Net: conv, pool, conv, nearest and bilinear upsampling, skip Concats."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Conv2d(1, 4, 3, padding=1)
+        self.enc2 = nn.Conv2d(4, 8, 3, padding=1)
+        self.mid = nn.Conv2d(8, 8, 3, padding=1)
+        self.dec2 = nn.Conv2d(16, 4, 3, padding=1)
+        self.dec1 = nn.Conv2d(8, 2, 3, padding=1)
+
+    def forward(self, x):
+        e1 = torch.relu(self.enc1(x))                        # 4 x 12 x 12
+        e2 = torch.relu(self.enc2(nn.functional.max_pool2d(e1, 2)))  # 8 x 6 x 6
+        m = torch.relu(self.mid(nn.functional.max_pool2d(e2, 2)))    # 8 x 3 x 3
+        u2 = nn.functional.interpolate(m, scale_factor=2, mode="nearest")
+        d2 = torch.relu(self.dec2(torch.cat([u2, e2], dim=1)))       # 4 x 6 x 6
+        u1 = nn.functional.interpolate(d2, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.dec1(torch.cat([u1, e1], dim=1))
+
+
+class ChannelSplitNet(nn.Module):
+    """Channel slices and splits: a residual over half the channels (x[:, :4]),
+    torch.chunk into a Split, a bilinear 1-D upsampling with align_corners."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(4, 4, 3, padding=1)
+        self.c = nn.Conv1d(4, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))                      # 8 x 6 x 6
+        left, right = torch.chunk(y, 2, dim=1)        # Split
+        z = torch.cat([torch.relu(self.b(left)) + y[:, 4:], right[:, 1:3]], dim=1)  # 6 ch
+        s = z[:, :4, 2:3, :].squeeze(2)               # 4 x 6, a 1-D map
+        s = nn.functional.interpolate(s, size=11, mode="linear", align_corners=True)
+        return torch.cat([self.c(s).flatten(1), z[:, ::2, 1:5:2, :].flatten(1)], dim=1)
+
+
+class ConvAutoencoder(nn.Module):
+    """A convolutional autoencoder: strided convs down, transposed convs up (stride 2 with
+    output_padding, kernel 2 stride 2, a depthwise one with dilation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.e1 = nn.Conv2d(1, 4, 3, stride=2, padding=1)
+        self.e2 = nn.Conv2d(4, 8, 3, stride=2, padding=1)
+        self.d1 = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
+        self.d2 = nn.ConvTranspose2d(4, 4, 3, padding=2, dilation=2, groups=4)
+        self.d3 = nn.ConvTranspose2d(4, 1, 2, stride=2)
+
+    def forward(self, x):
+        h = torch.relu(self.e2(torch.relu(self.e1(x))))   # 8 x 3 x 3
+        h = torch.relu(self.d1(h))                        # 4 x 6 x 6
+        return self.d3(torch.relu(self.d2(h)))            # 1 x 12 x 12
+
+
+class PulseDecoder(nn.Module):
+    """1-D transposed convolutions: stride 2 with padding and output_padding, then stride 3."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.ConvTranspose1d(3, 4, 5, stride=2, padding=2, output_padding=1)
+        self.b = nn.ConvTranspose1d(4, 2, 3, stride=3)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def fake_quant(x, k: int, signed: bool = True, zero_point: int = 0):
+    """An 8-bit quantizer of scale 2^-k: exported as QuantizeLinear + DequantizeLinear."""
+    lo, hi = (-128, 127) if signed else (0, 255)
+    return torch.fake_quantize_per_tensor_affine(x, 2.0 ** -k, zero_point, lo, hi)
+
+
+def quant_weight(w, ks):
+    """int8 weights with a power-of-two scale 2^-k per output channel (exported as a constant
+    QuantizeLinear + DequantizeLinear pair, which the importer folds to exact values)."""
+    scales = torch.tensor([2.0 ** -k for k in ks], dtype=torch.float32)
+    return torch.fake_quantize_per_channel_affine(w, scales, torch.zeros(len(ks), dtype=torch.int32),
+                                                  0, -128, 127)
+
+
+def dyadic(p, frac_bits: int = 12):
+    """A parameter rounded to a multiple of 2^-frac_bits, as an int32 bias of scale 2^-frac_bits
+    (the exporter folds the rounding into the constant)."""
+    return torch.round(p * 2.0 ** frac_bits) / 2.0 ** frac_bits
+
+
+class QdqMlp(nn.Module):
+    """int8 QDQ MLP with power-of-two scales: a signed input quantizer, per-channel weight
+    scales, an unsigned quantizer after ReLU, one with a zero point (3) that clamps."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(16, 12)
+        self.b = nn.Linear(12, 8)
+        self.c = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = fake_quant(x, 5)
+        w = quant_weight(self.a.weight, [6 + i % 2 for i in range(12)])
+        h = torch.relu(nn.functional.linear(x, w, dyadic(self.a.bias)))
+        h = fake_quant(h, 4, signed=False)
+        h = nn.functional.linear(h, quant_weight(self.b.weight, [7] * 8), dyadic(self.b.bias))
+        h = fake_quant(h, 4, signed=False, zero_point=3)
+        w = quant_weight(self.c.weight, [6] * 4)
+        return fake_quant(nn.functional.linear(h, w, dyadic(self.c.bias)), 4)
+
+
+class QdqCnn(nn.Module):
+    """int8 QDQ CNN with power-of-two scales: conv, ReLU, unsigned quantizer, max pool, conv,
+    quantizer, Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(1, 4, 3, padding=1)
+        self.b = nn.Conv2d(4, 4, 3, padding=1)
+        self.fc = nn.Linear(4 * 4 * 4, 3)
+
+    def forward(self, x):
+        x = fake_quant(x, 5)
+        w = quant_weight(self.a.weight, [6, 7, 6, 7])
+        h = fake_quant(torch.relu(nn.functional.conv2d(x, w, dyadic(self.a.bias), padding=1)), 4, False)
+        h = nn.functional.max_pool2d(h, 2)
+        w = quant_weight(self.b.weight, [7] * 4)
+        h = fake_quant(nn.functional.conv2d(h, w, dyadic(self.b.bias), padding=1), 3)
+        w = quant_weight(self.fc.weight, [8] * 3)
+        return fake_quant(nn.functional.linear(torch.flatten(h, 1), w, dyadic(self.fc.bias)), 3)
+
+
 COVERAGE: List[gen_zoo.ModelSpec] = [
     gen_zoo._spec("jet_mlp", JetMlp, [("input", [1, 16])], "hls4ml's jet-tagging MLP"),
     gen_zoo._spec("dilated_grouped_cnn", DilatedGroupedCnn, [("input", [1, 2, 9, 9])],
@@ -127,6 +259,18 @@ COVERAGE: List[gen_zoo.ModelSpec] = [
                   "MobileNetV3-style inverted residual with HardSwish and HardSigmoid"),
     gen_zoo._spec("sequence_linear", SequenceLinear, [("input", [1, 10, 8])],
                   "Linear over the 10 steps of a sequence"),
+    gen_zoo._spec("small_unet", SmallUNet, [("input", [1, 1, 12, 12])],
+                  "U-Net: nearest and bilinear upsampling, skip Concats"),
+    gen_zoo._spec("channel_split", ChannelSplitNet, [("input", [1, 3, 6, 6])],
+                  "channel Slice and Split, strided Slices, linear 1-D Resize with align_corners"),
+    gen_zoo._spec("conv_autoencoder", ConvAutoencoder, [("input", [1, 1, 12, 12])],
+                  "strided convs down, transposed convs up (output_padding, depthwise, dilation)"),
+    gen_zoo._spec("pulse_decoder", PulseDecoder, [("input", [1, 3, 8])],
+                  "1-D transposed convolutions, strides 2 and 3"),
+    gen_zoo._spec("qdq_mlp", QdqMlp, [("input", [1, 16])],
+                  "int8 QDQ MLP, power-of-two scales, a zero point"),
+    gen_zoo._spec("qdq_cnn", QdqCnn, [("input", [1, 1, 8, 8])],
+                  "int8 QDQ CNN, power-of-two scales, per-channel weight scales"),
     gen_zoo._spec("scale_shift", ScaleShift, [("input", [1, 2, 6, 6])],
                   "scalar and per-channel constants, Concat of six"),
 ]

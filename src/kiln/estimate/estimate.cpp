@@ -408,6 +408,48 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       t.iterations = in.elements;
       t.depth = 1;
       break;
+    case LayerKind::Slice:
+      // kiln::slice reads every input element and writes the kept ones.
+      t.iterations = in.elements;
+      t.depth = 1;
+      break;
+    case LayerKind::Resize: {
+      const auto& rp = layer.as<hls::ResizeParams>();
+      // Linear: per output value two row products into the accumulator at
+      // each of two columns, then two column products: 6 constant
+      // multipliers per channel (LUTs: the weights are constants).
+      const bool linear = rp.mode == hls::ResizeKind::Linear;
+      const int64_t per_value = linear ? 6 : 0;
+      if (stream) {
+        // Two input rows buffered; the output pixels of a row after the rows they read.
+        const BufferPlacement b = place_buffers(2, rp.channels * in.width, rp.in_w);
+        e.bram18 += b.bram18;
+        e.srl += b.srl;
+        e.lut += per_value * rp.channels * layer.precision.weight.width;
+        t.iterations = in.elements + out.elements;
+        t.depth = linear ? 4 : 1;
+        notes += "row buffer 2 x " + std::to_string(rp.in_w) + "; ";
+      } else {
+        e.lut += per_value * out.numel * layer.precision.weight.width;
+        par_latency = linear ? 4 : 1;
+      }
+      break;
+    }
+    case LayerKind::Quantize: {
+      const auto& qp = layer.as<hls::QuantizeParams>();
+      // A rounding adder and a saturation compare per value.
+      e.lut += (stream ? out.channels : out.numel) * 2 * qp.format.width;
+      t.iterations = in.elements;
+      t.depth = 1;
+      if (!qp.exact) {
+        e.warnings.push_back("quantizer scale " + std::to_string(qp.scale) +
+                             " is not a power of two: values stay on a grid of 2^-" +
+                             std::to_string(qp.format.frac()) +
+                             " instead of multiples of the scale (up to half a scale step from "
+                             "the model; csim reports the difference)");
+      }
+      break;
+    }
     case LayerKind::Concat:
     case LayerKind::Transpose:
     case LayerKind::Reshape:

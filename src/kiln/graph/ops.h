@@ -772,11 +772,13 @@ struct ConvTransposeAttrs {
   std::vector<int64_t> output_padding;
   std::vector<int64_t> dilations;
   int64_t group = 1;
+  bool channels_last = false;  // kiln: X and Y are [N, spatial..., C] (set by channels_last)
   bool operator==(const ConvTransposeAttrs&) const = default;
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("kernel_shape", s.kernel_shape), f("strides", s.strides), f("pads", s.pads);
     f("output_padding", s.output_padding), f("dilations", s.dilations), f("group", s.group);
+    f("channels_last", s.channels_last);
   }
 };
 

@@ -1144,7 +1144,7 @@ std::vector<TensorType> infer_conv_transpose(const Ctx& c) {
   if (c.rank(1) != c.rank(0))
     c.fail(c.arg(1) + " must have the rank of " + c.arg(0) + " ([C, M/group, kernel...])",
            "fix the weight shape");
-  const Shape& x = c.shape(0);
+  const Shape x = input_nc(c, a.channels_last);
   const Shape& w = c.shape(1);
   const std::size_t nsp = x.size() - 2;
   auto check_len = [&](const char* name, const std::vector<int64_t>& v, std::size_t want) {
@@ -1200,7 +1200,7 @@ std::vector<TensorType> infer_conv_transpose(const Ctx& c) {
           c.arg(2) + " must have shape [" + std::to_string(m) + "] (one bias per output channel)",
           "fix the bias shape");
   }
-  return {TensorType{c.in(0).dtype, out}};
+  return {TensorType{c.in(0).dtype, output_layout(out, a.channels_last)}};
 }
 
 std::vector<TensorType> infer_resize(const Ctx& c) {

@@ -31,6 +31,9 @@ std::optional<ProductShape> product_shape(const Layer& layer) {
     case LayerKind::Binary:
     case LayerKind::Concat:
     case LayerKind::Transpose:
+    case LayerKind::Slice:
+    case LayerKind::Resize:
+    case LayerKind::Quantize:
     case LayerKind::Reshape:
     case LayerKind::Clone: return std::nullopt;
   }

@@ -55,6 +55,7 @@ bool kind_uses_field(LayerKind kind, PrecisionField f) {
     case LayerKind::Activation: return f == PrecisionField::Weight || f == PrecisionField::Table;
     case LayerKind::Pool:
     case LayerKind::MatMul: return f == PrecisionField::Accum;
+    case LayerKind::Resize: return f == PrecisionField::Weight || f == PrecisionField::Accum;
     case LayerKind::Softmax:
       return f == PrecisionField::Accum || f == PrecisionField::Table ||
              f == PrecisionField::InvTable;
@@ -63,6 +64,8 @@ bool kind_uses_field(LayerKind kind, PrecisionField f) {
     case LayerKind::Binary:
     case LayerKind::Concat:
     case LayerKind::Transpose:
+    case LayerKind::Slice:
+    case LayerKind::Quantize:
     case LayerKind::Reshape:
     case LayerKind::Clone: return false;
   }
@@ -75,6 +78,8 @@ bool uses_field(const Layer& layer, PrecisionField f) {
     return f == PrecisionField::Result || activation_uses(layer.as<ActivationParams>().act.kind, f);
   if (layer.kind() == LayerKind::Pool && f == PrecisionField::Accum)
     return layer.as<PoolParams>().kind == PoolKind::Average;
+  if (layer.kind() == LayerKind::Resize)  // nearest copies values
+    return layer.as<ResizeParams>().mode == ResizeKind::Linear;
   return true;
 }
 

@@ -5,9 +5,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "kiln/hls/quantizer.h"
 #include "kiln/hls/refusal.h"
+#include "kiln/ref/resize_taps.h"
 #include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
 
 namespace kiln::hls {
 
@@ -36,8 +39,6 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
-    {OpKind::QuantizeLinear, "export the float model and set the precisions in the config"},
-    {OpKind::DequantizeLinear, "export the float model and set the precisions in the config"},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -66,6 +67,18 @@ Activation to_activation(const FusedActivation& f) {
       break;
   }
   return a;
+}
+
+// The dims, channels and map sizes of a pool or resize from its batch-free
+// channels-last input and output shapes ([H, W, C] or [W, C]).
+template <class P>
+void set_map(P& p, const Shape& x, const Shape& y) {
+  p.dims = static_cast<int>(x.size() - 1);
+  p.channels = x.back();
+  if (p.dims == 2)
+    p.in_h = x[0], p.in_w = x[1], p.out_h = y[0], p.out_w = y[1];
+  else
+    p.in_w = x[0], p.out_w = y[0];
 }
 
 class GraphLowering {
@@ -145,9 +158,17 @@ class GraphLowering {
 
   void lower_inputs();
   void lower_outputs();
+  // The per-tensor scale and zero point of a QuantizeLinear or
+  // DequantizeLinear (refusing per-axis quantizers of activations).
+  std::pair<double, int64_t> quantizer_of(const Node& n) const;
+  // A Slice layer for output k of `n` (Slice, or one part of a Split) with
+  // per-axis starts and steps over the batched shape.
+  void add_slice(const Node& n, std::size_t k, std::vector<int64_t> starts,
+                 std::vector<int64_t> steps);
 
  public:  // the handlers of kLower
   void lower_conv(const Node& n);
+  void lower_conv_transpose(const Node& n);
   void lower_pool(const Node& n);
   void lower_pad(const Node& n);
   void lower_batchnorm(const Node& n);
@@ -158,6 +179,11 @@ class GraphLowering {
   void lower_binary(const Node& n);
   void lower_concat(const Node& n);
   void lower_transpose(const Node& n);
+  void lower_slice(const Node& n);
+  void lower_split(const Node& n);
+  void lower_resize(const Node& n);
+  void lower_quantize_linear(const Node& n);
+  void lower_dequantize_linear(const Node& n);
   void lower_reshape(const Node& n);
   [[noreturn]] void no_hls_layer(const Node& n);
 
@@ -208,6 +234,30 @@ void GraphLowering::lower_inputs() {
 // the accumulator leaves it unchanged, so each output sums exactly the
 // ONNX operator's terms in the library's (kh, kw, ci) order. The zero taps
 // still cost multipliers (docs/hls-layers.md).
+// ONNX convolution weights, w_at(o, i, r, c) for output channel o, input
+// channel i of its group, tap (r, c), laid out as the library's
+// [kh][kw][c_in / p.groups][c_out] with zero taps between dilated taps and,
+// unless depthwise, between groups.
+template <class W>
+std::vector<double> library_conv_weights(const ConvParams& p, int64_t groups, int64_t taps_h,
+                                         int64_t taps_w, int64_t dil_h, int64_t dil_w,
+                                         const W& w_at) {
+  const bool depthwise = p.groups != 1;
+  const int64_t onnx_cig = p.c_in / groups, cig = p.c_in / p.groups, co = p.c_out;
+  const int64_t out_per_group = co / groups;
+  std::vector<double> weights(static_cast<std::size_t>(p.kernel_h * p.kernel_w * cig * co), 0.0);
+  for (int64_t o = 0; o < co; ++o) {
+    const int64_t first_ci = depthwise ? 0 : (o / out_per_group) * onnx_cig;
+    for (int64_t i = 0; i < onnx_cig; ++i)
+      for (int64_t r = 0; r < taps_h; ++r)
+        for (int64_t c = 0; c < taps_w; ++c)
+          weights[static_cast<std::size_t>(
+              ((r * dil_h * p.kernel_w + c * dil_w) * cig + first_ci + i) * co + o)] =
+              w_at(o, i, r, c);
+  }
+  return weights;
+}
+
 void GraphLowering::lower_conv(const Node& n) {
   const auto& a = n.attr<ConvAttrs>();
   const std::size_t sd = a.kernel_shape.size();
@@ -241,24 +291,95 @@ void GraphLowering::lower_conv(const Node& n) {
     p.pad_left = a.pads[0], p.pad_right = a.pads[1];
   }
   p.act = to_activation(a.activation);
-  // ONNX [c_out][c_in/group][taps_h][taps_w] -> [kh][kw][c_in/p.groups][c_out].
-  const int64_t onnx_cig = p.c_in / groups, cig = p.c_in / p.groups, co = p.c_out;
-  const int64_t out_per_group = co / groups;
-  KILN_ASSERT(w.numel() == co * onnx_cig * taps_h * taps_w, "conv weight size");
-  std::vector<double> weights(static_cast<std::size_t>(p.kernel_h * p.kernel_w * cig * co), 0.0);
-  for (int64_t o = 0; o < co; ++o) {
-    const int64_t first_ci = depthwise ? 0 : (o / out_per_group) * onnx_cig;
-    for (int64_t i = 0; i < onnx_cig; ++i)
-      for (int64_t r = 0; r < taps_h; ++r)
-        for (int64_t c = 0; c < taps_w; ++c)
-          weights[static_cast<std::size_t>(
-              ((r * dil_h * p.kernel_w + c * dil_w) * cig + first_ci + i) * co + o)] =
-              w.as_double(((o * onnx_cig + i) * taps_h + r) * taps_w + c);
-  }
-  std::vector<double> bias(static_cast<std::size_t>(co), 0.0);
+  KILN_ASSERT(w.numel() == p.c_out * (p.c_in / groups) * taps_h * taps_w, "conv weight size");
+  std::vector<double> weights = library_conv_weights(
+      p, groups, taps_h, taps_w, dil_h, dil_w, [&](auto o, auto i, auto r, auto c) {
+        return w.as_double(((o * (p.c_in / groups) + i) * taps_h + r) * taps_w + c);
+      });
+  std::vector<double> bias(static_cast<std::size_t>(p.c_out), 0.0);
   if (n.inputs.size() > 2 && n.inputs[2].valid())
     bias = to_doubles(constant(n, 2, "the Conv bias"));
   add_layer(n, p, {tensor_of(n.inputs[0], n)}, y, std::move(weights), std::move(bias));
+}
+
+// A transposed convolution is a convolution of its input spread out: a
+// ZeroPad layer puts stride - 1 zeros between the input pixels and
+// (kernel - 1) - pad zeros around them (output_padding more at the end), and
+// a stride-1 Conv with the kernel flipped and its channel axes swapped reads
+// that. Each output sums the operator's terms; the zeros cost multipliers, as
+// dilation does (docs/hls-layers.md).
+void GraphLowering::lower_conv_transpose(const Node& n) {
+  const auto& a = n.attr<ConvTransposeAttrs>();
+  const std::size_t sd = a.kernel_shape.size();
+  if (sd != 1 && sd != 2)
+    unsupported(n, std::to_string(sd) + "-D transposed convolution (1-D and 2-D only)");
+  require_batch(n);
+  if (!a.channels_last)
+    unsupported(n, "ConvTranspose is not channels-last (run the HLS pass pipeline first)");
+  const Shape x = batch_free(n.inputs[0], &n), y = batch_free(n.outputs[0], &n);
+  const Tensor& w = constant(n, 1, "the ConvTranspose weight");
+  const int64_t groups = a.group, c_in = x.back(), c_out = y.back();
+  const int64_t taps_h = sd == 2 ? a.kernel_shape[0] : 1, taps_w = a.kernel_shape[sd - 1];
+  const int64_t dil_h = sd == 2 ? a.dilations[0] : 1, dil_w = a.dilations[sd - 1];
+  ZeroPadParams z;
+  z.dims = static_cast<int>(sd);
+  z.channels = c_in;
+  // Per spatial axis d: the border the spread input needs on each side.
+  auto border = [&](std::size_t d, int64_t kernel, bool end) {
+    const int64_t b = kernel - 1 - a.pads[end ? sd + d : d] + (end ? a.output_padding[d] : 0);
+    if (b < 0)
+      unsupported(n, "ConvTranspose whose pads exceed kernel - 1 (pads " + join(a.pads, ",") + ")",
+                  "crop the output with a Slice instead");
+    return b;
+  };
+  ConvParams p;
+  p.dims = static_cast<int>(sd);
+  p.c_in = c_in;
+  p.c_out = c_out;
+  p.groups = groups != 1 && groups == c_in && c_out == c_in ? groups : 1;
+  p.kernel_h = (taps_h - 1) * dil_h + 1;
+  p.kernel_w = (taps_w - 1) * dil_w + 1;
+  if (sd == 2) {
+    z.in_h = x[0], z.in_w = x[1];
+    z.stride_h = a.strides[0], z.stride_w = a.strides[1];
+    z.pad_top = border(0, p.kernel_h, false), z.pad_bottom = border(0, p.kernel_h, true);
+    z.pad_left = border(1, p.kernel_w, false), z.pad_right = border(1, p.kernel_w, true);
+    p.out_h = y[0], p.out_w = y[1];
+  } else {
+    z.in_w = x[0];
+    z.stride_w = a.strides[0];
+    z.pad_left = border(0, p.kernel_w, false), z.pad_right = border(0, p.kernel_w, true);
+    p.out_w = y[0];
+  }
+  p.in_h = z.out_h(), p.in_w = z.out_w();
+  const Shape spread = sd == 2 ? Shape{p.in_h, p.in_w, c_in} : Shape{p.in_w, c_in};
+  // ONNX [c_in][c_out/group][taps_h][taps_w]; the equivalent convolution's weight of output o,
+  // input i of o's group, tap (r, c) is the transposed one's of input (o's group, i), output o
+  // within its group, tap (taps_h - 1 - r, taps_w - 1 - c).
+  const int64_t cig = c_in / groups, cog = c_out / groups;
+  KILN_ASSERT(w.numel() == c_in * cog * taps_h * taps_w, "conv transpose weight size");
+  std::vector<double> weights = library_conv_weights(
+      p, groups, taps_h, taps_w, dil_h, dil_w, [&](auto o, auto i, auto r, auto c) {
+        const int64_t ci = (o / cog) * cig + i;
+        return w.as_double(((ci * cog + o % cog) * taps_h + (taps_h - 1 - r)) * taps_w +
+                           (taps_w - 1 - c));
+      });
+  std::vector<double> bias(static_cast<std::size_t>(c_out), 0.0);
+  if (n.inputs.size() > 2 && n.inputs[2].valid())
+    bias = to_doubles(constant(n, 2, "the ConvTranspose bias"));
+  Layer pad;
+  pad.name = n.name + "_spread";
+  pad.onnx_name = n.onnx_name;
+  pad.params = z;
+  pad.inputs = {tensor_of(n.inputs[0], n)};
+  TensorInfo t;
+  t.name = n.name + "_spread";
+  t.shape = spread;
+  model_.tensors.push_back(t);
+  pad.outputs = {static_cast<int>(model_.tensors.size()) - 1};
+  model_.layers.push_back(std::move(pad));
+  add_layer(n, p, {static_cast<int>(model_.tensors.size()) - 1}, y, std::move(weights),
+            std::move(bias));
 }
 
 void GraphLowering::lower_pool(const Node& n) {
@@ -276,12 +397,7 @@ void GraphLowering::lower_pool(const Node& n) {
   if (sd != 1 && sd != 2) unsupported(n, std::to_string(sd) + "-D pooling (1-D and 2-D only)");
   if (n.outputs.size() > 1 && n.outputs[1].valid())
     unsupported(n, "MaxPool with an Indices output");
-  p.dims = static_cast<int>(sd);
-  p.channels = x.back();
-  if (sd == 2)
-    p.in_h = x[0], p.in_w = x[1], p.out_h = y[0], p.out_w = y[1];
-  else
-    p.in_w = x[0], p.out_w = y[0];
+  set_map(p, x, y);
   if (global) {
     p.kernel_h = p.in_h, p.kernel_w = p.in_w;
     p.stride_h = p.in_h, p.stride_w = p.in_w;
@@ -589,6 +705,172 @@ void GraphLowering::lower_transpose(const Node& n) {
   add_layer(n, p, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
 }
 
+void GraphLowering::add_slice(const Node& n, std::size_t k, std::vector<int64_t> starts,
+                              std::vector<int64_t> steps) {
+  const ValueId x = n.inputs.at(0), y = n.outputs.at(k);
+  const Shape xs = batch_free(x, &n), ys = batch_free(y, &n);
+  if (batched_) {
+    if (starts.at(0) != 0 || steps.at(0) != 1)
+      unsupported(n, std::string(op_name(n.kind)) + " along the batch axis");
+    starts.erase(starts.begin());
+    steps.erase(steps.begin());
+  }
+  for (std::size_t a = 0; a < steps.size(); ++a)
+    if (steps[a] < 0 && ys[a] > 1)
+      unsupported(n, "Slice with a negative step (" + std::to_string(steps[a]) + ")",
+                  "reverse the order outside the model, or with a Transpose-free export");
+  for (std::size_t a = 0; a < steps.size(); ++a)
+    if (steps[a] < 0) steps[a] = 1;  // one element (or none): the step does not matter
+  Layer l;
+  l.name = n.outputs.size() > 1 ? n.name + "_" + std::to_string(k) : n.name;
+  l.onnx_name = n.onnx_name;
+  l.params = SliceParams{std::move(starts), std::move(steps)};
+  l.inputs = {tensor_of(x, n)};
+  l.outputs = {add_tensor(y, ys)};
+  model_.layers.push_back(std::move(l));
+}
+
+void GraphLowering::lower_slice(const Node& n) {
+  const auto& a = n.attr<SliceAttrs>();
+  add_slice(n, 0, a.starts, a.steps);
+}
+
+// Each output of a Split is a Slice of the input along the split axis.
+void GraphLowering::lower_split(const Node& n) {
+  const auto& a = n.attr<SplitAttrs>();
+  const std::size_t rank = g_.value(n.inputs.at(0)).type.shape.size();
+  int64_t offset = 0;
+  for (std::size_t k = 0; k < n.outputs.size() && k < a.split.size(); ++k) {
+    if (n.outputs[k].valid()) {
+      std::vector<int64_t> starts(rank, 0), steps(rank, 1);
+      starts.at(static_cast<std::size_t>(a.axis)) = offset;
+      add_slice(n, k, std::move(starts), std::move(steps));
+    }
+    offset += a.split[k];
+  }
+}
+
+// The taps of each output row and column come from the golden model's own
+// coordinate mapping (ref/resize_taps.h), so every ONNX coordinate mode the
+// interpreter runs maps the same pixels here. The library's io_stream form
+// keeps two input rows, so a row's taps must be the rows just read.
+void GraphLowering::lower_resize(const Node& n) {
+  require_batch(n);
+  const auto& a = n.attr<ResizeAttrs>();
+  const Shape xb = g_.value(n.inputs[0]).type.shape;
+  const Shape x = batch_free(n.inputs[0], &n), y = batch_free(n.outputs[0], &n);
+  const std::size_t sd = x.size() - 1;
+  if (sd != 1 && sd != 2) unsupported(n, std::to_string(sd) + "-D Resize (1-D and 2-D only)");
+  if (a.mode == ResizeMode::Cubic)
+    unsupported(n, "Resize in cubic mode", "use mode nearest or linear (bilinear)");
+  if (a.coord == ResizeCoord::TfCropAndResize)
+    unsupported(n, "Resize with tf_crop_and_resize", "crop with a Slice, then Resize");
+  if (y.back() != x.back() || y[0] == 0)
+    unsupported(n, "Resize of the channel axis (only the spatial axes of a channels-last map)",
+                "run the HLS pass pipeline first (it makes feature maps channels-last)");
+  ResizeParams p;
+  p.mode = a.mode == ResizeMode::Linear ? ResizeKind::Linear : ResizeKind::Nearest;
+  set_map(p, x, y);
+  std::vector<double> weights;
+  // Axis d of the batched shape: rows are axis 1 of a 2-D map, columns the last spatial one.
+  auto taps_of = [&](std::size_t d, int64_t in, int64_t out, std::vector<int64_t>& index,
+                     std::vector<double>& w) {
+    const auto taps = ref::resize_taps(a, d, xb.size(), in, out);
+    for (const auto& t : taps) {
+      KILN_ASSERT(!t.empty() && static_cast<int64_t>(t.size()) <= p.taps(), "resize taps");
+      for (int64_t k = 0; k < p.taps(); ++k) {
+        const bool has = k < static_cast<int64_t>(t.size());
+        index.push_back(has ? t[static_cast<std::size_t>(k)].index : t[0].index);
+        w.push_back(has ? t[static_cast<std::size_t>(k)].weight : 0.0);
+      }
+    }
+  };
+  std::vector<double> col_w;
+  if (sd == 2) {
+    taps_of(1, p.in_h, p.out_h, p.row_index, weights);
+  } else {
+    p.row_index.assign(static_cast<std::size_t>(p.taps()), 0);  // one row, weight 1 then 0
+    weights = p.taps() == 2 ? std::vector<double>{1.0, 0.0} : std::vector<double>{1.0};
+  }
+  taps_of(sd, p.in_w, p.out_w, p.col_index, col_w);
+  // Rows never go back, and each output row reads the last two rows read.
+  int64_t last = -1;
+  for (int64_t o = 0; o < p.out_h; ++o) {
+    int64_t lo = p.in_h, hi = -1;
+    for (int64_t t = 0; t < p.taps(); ++t) {
+      lo = std::min(lo, p.row_index[static_cast<std::size_t>(o * p.taps() + t)]);
+      hi = std::max(hi, p.row_index[static_cast<std::size_t>(o * p.taps() + t)]);
+    }
+    if (hi < last || lo < std::max(last, hi) - 1)
+      unsupported(n, "Resize whose output rows read input rows out of order",
+                  "use a coordinate mode that keeps rows in order (asymmetric, half_pixel, "
+                  "pytorch_half_pixel, align_corners)");
+    last = std::max(last, hi);
+  }
+  if (p.mode == ResizeKind::Nearest) {
+    weights.clear();
+  } else {
+    weights.insert(weights.end(), col_w.begin(), col_w.end());
+  }
+  add_layer(n, p, {tensor_of(n.inputs[0], n)}, y, std::move(weights));
+}
+
+// ONNX's quantizer pair: QuantizeLinear then DequantizeLinear of the same
+// scale and zero point (ONNX Runtime's QDQ format, PyTorch's export of fake
+// quantization) is one Quantize layer, made at the DequantizeLinear; the
+// QuantizeLinear's integer tensor exists only between the two. Constant
+// weights quantized this way are folded to their values at import.
+std::pair<double, int64_t> GraphLowering::quantizer_of(const Node& n) const {
+  const Tensor& s = constant(n, 1, "the quantizer's scale");
+  if (s.numel() != 1)
+    unsupported(n, "a per-axis quantizer of a computed tensor",
+                "quantize activations per tensor (weights may be per channel)");
+  int64_t zp = 0;
+  if (n.inputs.size() > 2 && n.inputs[2].valid()) {
+    const Tensor& z = constant(n, 2, "the quantizer's zero point");
+    if (z.numel() != 1) unsupported(n, "a per-axis zero point of a computed tensor");
+    zp = static_cast<int64_t>(z.as_double(0));
+  }
+  const DType t = n.kind == OpKind::QuantizeLinear ? g_.value(n.outputs.at(0)).type.dtype
+                                                   : g_.value(n.inputs.at(0)).type.dtype;
+  if (!is_integer(t) || dtype_size(t) > 2)
+    unsupported(n, std::string("a quantizer to ") + dtype_name(t) + " (8- and 16-bit only)");
+  if (!(s.as_double(0) > 0)) unsupported(n, "a quantizer scale that is not positive");
+  return {s.as_double(0), zp};
+}
+
+void GraphLowering::lower_quantize_linear(const Node& n) {
+  const ValueId q = n.outputs.at(0);
+  if (g_.is_output(q))
+    unsupported(n, "an integer model output (a QuantizeLinear without its DequantizeLinear)",
+                "end the model with the DequantizeLinear of its last quantizer");
+  for (const Use& u : g_.uses(q)) {
+    const Node& d = g_.node(u.node);
+    if (d.kind != OpKind::DequantizeLinear || d.inputs.size() != n.inputs.size() ||
+        quantizer_of(n) != quantizer_of(d))
+      unsupported(n,
+                  "a QuantizeLinear read other than by a DequantizeLinear of the same scale and "
+                  "zero point (integer arithmetic between quantizers)",
+                  "export the model in the QDQ format: every QuantizeLinear followed by its "
+                  "DequantizeLinear");
+  }
+}
+
+void GraphLowering::lower_dequantize_linear(const Node& n) {
+  const NodeId qid = g_.producer(n.inputs.at(0));
+  if (!qid.valid() || g_.node(qid).kind != OpKind::QuantizeLinear)
+    unsupported(n, "a DequantizeLinear of a tensor no QuantizeLinear makes (an integer input)",
+                "give the model a float input followed by a QuantizeLinear / DequantizeLinear "
+                "pair");
+  const Node& q = g_.node(qid);
+  const auto [scale, zero_point] = quantizer_of(q);
+  const QuantizeParams p =
+      quantizer_params(scale, zero_point, g_.value(q.outputs.at(0)).type.dtype);
+  Layer& l = add_layer(n, p, {tensor_of(q.inputs.at(0), n)}, batch_free(n.outputs.at(0), &n));
+  l.precision.result = p.format;  // the model's format, whatever the config says
+  model_.tensors[static_cast<std::size_t>(l.output())].type = p.format;
+}
+
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: the same data.
 void GraphLowering::lower_reshape(const Node& n) {
   add_layer(n, ReshapeParams{}, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
@@ -622,6 +904,7 @@ void GraphLowering::lower_outputs() {
 using LowerFn = void (GraphLowering::*)(const Node&);
 constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Conv}, &GraphLowering::lower_conv},
+    {{OpKind::ConvTranspose}, &GraphLowering::lower_conv_transpose},
     {{OpKind::MaxPool, OpKind::AveragePool, OpKind::GlobalAveragePool, OpKind::GlobalMaxPool},
      &GraphLowering::lower_pool},
     {{OpKind::Pad}, &GraphLowering::lower_pad},
@@ -635,6 +918,11 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Add, OpKind::Sub, OpKind::Mul}, &GraphLowering::lower_binary},
     {{OpKind::Concat}, &GraphLowering::lower_concat},
     {{OpKind::Transpose}, &GraphLowering::lower_transpose},
+    {{OpKind::Slice}, &GraphLowering::lower_slice},
+    {{OpKind::Split}, &GraphLowering::lower_split},
+    {{OpKind::Resize}, &GraphLowering::lower_resize},
+    {{OpKind::QuantizeLinear}, &GraphLowering::lower_quantize_linear},
+    {{OpKind::DequantizeLinear}, &GraphLowering::lower_dequantize_linear},
     {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
       OpKind::Dropout},
      &GraphLowering::lower_reshape},
@@ -652,11 +940,8 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Min,
       OpKind::Sum,
       OpKind::Mean,
-      OpKind::Slice,
       OpKind::Gather,
       OpKind::Cast,
-      OpKind::QuantizeLinear,
-      OpKind::DequantizeLinear,
       OpKind::Shape,
       OpKind::ReduceMean,
       OpKind::ReduceSum,
@@ -706,7 +991,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::ReduceLogSumExp,
       OpKind::ArgMax,
       OpKind::ArgMin,
-      OpKind::Split,
       OpKind::Expand,
       OpKind::Tile,
       OpKind::ConstantOfShape,
@@ -722,8 +1006,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::LayerNormalization,
       OpKind::InstanceNormalization,
       OpKind::LRN,
-      OpKind::ConvTranspose,
-      OpKind::Resize,
       OpKind::MaxUnpool},
      &GraphLowering::no_hls_layer},
 });

@@ -125,15 +125,21 @@ struct PoolParams {
   }
 };
 
+// Zeros around a channels-last map and, with strides above 1, between its
+// pixels: input pixel (h, w) lands at (pad_top + h * stride_h, pad_left + w *
+// stride_w), as a transposed convolution spreads its input.
 struct ZeroPadParams {
   int dims = 2;
   int64_t in_h = 1, in_w = 0, channels = 0;
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t out_h() const { return (in_h - 1) * stride_h + 1 + pad_top + pad_bottom; }
+  int64_t out_w() const { return (in_w - 1) * stride_w + 1 + pad_left + pad_right; }
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("dims", s.dims), f("in_h", s.in_h), f("in_w", s.in_w), f("channels", s.channels);
     f("pad_top", s.pad_top), f("pad_bottom", s.pad_bottom), f("pad_left", s.pad_left);
-    f("pad_right", s.pad_right);
+    f("pad_right", s.pad_right), f("stride_h", s.stride_h), f("stride_w", s.stride_w);
   }
 };
 
@@ -187,6 +193,61 @@ struct ConcatParams {
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("axis", s.axis);
+  }
+};
+
+// Output = input[begin[a] + i * step[a]] along every axis a of the batch-free
+// shape (steps > 0); the output shape gives the counts. ONNX Slice with
+// constant bounds, and each output of a Split.
+struct SliceParams {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> step;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("begin", s.begin), f("step", s.step);
+  }
+};
+
+enum class ResizeKind : uint8_t { Nearest, Linear };
+// Resize of the spatial axes of a channels-last map (ONNX Resize / Upsample,
+// nearest or linear, any coordinate mode that reads neighbouring rows in
+// order): output row o reads input rows row_index[o * taps + t], t < taps
+// (1 nearest, 2 linear), likewise columns. Linear weights are
+// Layer::weights: the rows' taps, then the columns'. Linear interpolates
+// along H into the accumulator, then along W into the result
+// (docs/numerics.md "Resize").
+struct ResizeParams {
+  ResizeKind mode = ResizeKind::Nearest;
+  int dims = 2;
+  int64_t in_h = 1, in_w = 0, channels = 0;
+  int64_t out_h = 1, out_w = 0;
+  std::vector<int64_t> row_index;
+  std::vector<int64_t> col_index;
+  int64_t taps() const { return mode == ResizeKind::Linear ? 2 : 1; }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("mode", s.mode), f("dims", s.dims), f("in_h", s.in_h), f("in_w", s.in_w);
+    f("channels", s.channels), f("out_h", s.out_h), f("out_w", s.out_w);
+    f("row_index", s.row_index), f("col_index", s.col_index);
+  }
+};
+
+// The model's own quantizer (ONNX QuantizeLinear followed by
+// DequantizeLinear): y = clamp(Q_format(x), min_raw, max_raw), the layer's
+// result format is `format` whatever the config says. With a power-of-two
+// scale 2^-k, `format` has k fraction bits, rounds half to even and saturates, and
+// the clamp keeps the integer range less the zero point: the quantizer
+// exactly (`exact`). Another scale keeps values on a finer grid of
+// fraction bits instead (docs/hls-layers.md).
+struct QuantizeParams {
+  FixedType format;
+  int64_t min_raw = 0, max_raw = 0;
+  double scale = 1.0;  // the model's scale, for messages
+  bool exact = true;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("format", s.format), f("min_raw", s.min_raw), f("max_raw", s.max_raw), f("scale", s.scale);
+    f("exact", s.exact);
   }
 };
 
@@ -245,6 +306,9 @@ struct CloneParams {
   X(Binary, BinaryParams, false, false, false, false)         \
   X(Concat, ConcatParams, false, false, false, false)         \
   X(Transpose, TransposeParams, false, false, false, false)   \
+  X(Slice, SliceParams, false, false, false, false)           \
+  X(Resize, ResizeParams, false, false, false, false)         \
+  X(Quantize, QuantizeParams, false, false, false, false)     \
   X(MatMul, MatMulParams, true, false, false, false)          \
   X(Reshape, ReshapeParams, false, false, false, false)       \
   X(Clone, CloneParams, false, false, false, false)
@@ -417,6 +481,11 @@ template <>
 struct EnumNames<hls::PoolKind> {
   static constexpr std::pair<hls::PoolKind, std::string_view> kNames[] = {
       {hls::PoolKind::Max, "Max"}, {hls::PoolKind::Average, "Average"}};
+};
+template <>
+struct EnumNames<hls::ResizeKind> {
+  static constexpr std::pair<hls::ResizeKind, std::string_view> kNames[] = {
+      {hls::ResizeKind::Nearest, "Nearest"}, {hls::ResizeKind::Linear, "Linear"}};
 };
 template <>
 struct EnumNames<hls::BinaryOp> {

@@ -108,20 +108,24 @@ TEST(ModelJson, RoundTripKeepsEveryField) {
 
 TEST(ModelJson, EveryParamsTypeRoundTrips) {
   Model m = sample_model();
-  const std::vector<LayerParams> all = {InputParams{},
-                                        DenseParams{3, 4, {ActKind::Clip, -1, 1}},
-                                        ConvParams{},
-                                        PoolParams{PoolKind::Average, 1, 1, 9, 2, 1, 4},
-                                        ZeroPadParams{},
-                                        BatchNormParams{12, 3},
-                                        ActivationParams{8, 2, {ActKind::Selu, 1.5, 2.5}},
-                                        SoftmaxParams{2, 5},
-                                        BinaryParams{BinaryOp::Mul, 6, 3},
-                                        ConcatParams{1},
-                                        TransposeParams{{1, 0}},
-                                        MatMulParams{2, 3, 4, 5},
-                                        ReshapeParams{},
-                                        CloneParams{}};
+  const std::vector<LayerParams> all = {
+      InputParams{},
+      DenseParams{3, 4, {ActKind::Clip, -1, 1}},
+      ConvParams{},
+      PoolParams{PoolKind::Average, 1, 1, 9, 2, 1, 4},
+      ZeroPadParams{},
+      BatchNormParams{12, 3},
+      ActivationParams{8, 2, {ActKind::Selu, 1.5, 2.5}},
+      SoftmaxParams{2, 5},
+      BinaryParams{BinaryOp::Mul, 6, 3},
+      ConcatParams{1},
+      TransposeParams{{1, 0}},
+      SliceParams{{0, 1}, {1, 2}},
+      ResizeParams{ResizeKind::Linear, 1, 1, 2, 3, 1, 4, {0, 0}, {0, 0, 0, 1, 0, 1, 1, 1}},
+      QuantizeParams{FixedType{9, 5}, -3, 252, 0.0625, true},
+      MatMulParams{2, 3, 4, 5},
+      ReshapeParams{},
+      CloneParams{}};
   ASSERT_EQ(all.size(), std::variant_size_v<LayerParams>);
   for (const LayerParams& p : all) {
     m.layers[1].params = p;

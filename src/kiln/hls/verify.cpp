@@ -154,8 +154,8 @@ class Checker {
               inputs(l, 1);
               check(in_shape(l) == map_shape(p.dims, p.in_h, p.in_w, p.channels),
                     "its input shape is not its params'");
-              check(out_shape(l) == map_shape(p.dims, p.in_h + p.pad_top + p.pad_bottom,
-                                              p.in_w + p.pad_left + p.pad_right, p.channels),
+              check(p.stride_h >= 1 && p.stride_w >= 1, "has a stride below 1");
+              check(out_shape(l) == map_shape(p.dims, p.out_h(), p.out_w(), p.channels),
                     "its output shape is not the padded input");
               constants(l, 0, 0);
             },
@@ -204,6 +204,44 @@ class Checker {
               std::vector<int64_t> out;
               for (int64_t a : p.perm) out.push_back(in[static_cast<std::size_t>(a)]);
               check(out == out_shape(l), "its output shape is not the permuted input");
+              constants(l, 0, 0);
+            },
+            [&](const SliceParams& p) {
+              inputs(l, 1);
+              const auto& in = in_shape(l);
+              const auto& out = out_shape(l);
+              bool ok = p.begin.size() == in.size() && p.step.size() == in.size() &&
+                        out.size() == in.size();
+              for (std::size_t a = 0; ok && a < in.size(); ++a)
+                ok = p.step[a] > 0 && p.begin[a] >= 0 &&
+                     (out[a] == 0 || p.begin[a] + (out[a] - 1) * p.step[a] < in[a]);
+              check(ok, "its begin, step and output shape do not lie inside its input");
+              constants(l, 0, 0);
+            },
+            [&](const ResizeParams& p) {
+              inputs(l, 1);
+              check(map_shape(p.dims, p.in_h, p.in_w, p.channels) == in_shape(l) &&
+                        map_shape(p.dims, p.out_h, p.out_w, p.channels) == out_shape(l),
+                    "its shapes are not those of its input and output");
+              check(static_cast<int64_t>(p.row_index.size()) == p.out_h * p.taps() &&
+                        static_cast<int64_t>(p.col_index.size()) == p.out_w * p.taps(),
+                    "has not one source index per output row and column and tap");
+              check(std::all_of(p.row_index.begin(), p.row_index.end(),
+                                [&](int64_t i) { return i >= 0 && i < p.in_h; }) &&
+                        std::all_of(p.col_index.begin(), p.col_index.end(),
+                                    [&](int64_t i) { return i >= 0 && i < p.in_w; }),
+                    "reads a row or column outside its input");
+              const int64_t n_weights =
+                  p.mode == ResizeKind::Linear ? (p.out_h + p.out_w) * p.taps() : 0;
+              constants(l, n_weights, 0);
+            },
+            [&](const QuantizeParams& p) {
+              inputs(l, 1);
+              check(l.precision.result == p.format, "its result format is not its quantizer's");
+              check(p.format.min_raw() <= p.min_raw && p.min_raw <= p.max_raw &&
+                        p.max_raw <= p.format.max_raw(),
+                    "its clamp is not a range of its format");
+              check(tensor(l.output()).shape == in_shape(l), "changes the shape");
               constants(l, 0, 0);
             },
             [&](const MatMulParams& p) {

@@ -30,6 +30,19 @@ struct Broken {
   std::function<void(Model&)> mutate;
 };
 
+// Each case breaks `good` in one way; verify_model names the rule and the pass.
+template <std::size_t N>
+void expect_each_rule_fails(const Model& good, const Broken (&cases)[N]) {
+  for (const Broken& c : cases) {
+    Model m = good;
+    c.mutate(m);
+    const Error e = catch_error([&] { verify_model(m, "some_pass"); });
+    EXPECT_EQ(e.kind(), ErrorKind::Internal) << c.rule;
+    EXPECT_CONTAINS(e.message(), c.rule);
+    EXPECT_CONTAINS(e.message(), "(after some_pass)");
+  }
+}
+
 TEST(VerifyModel, EachRuleFailsOnItsOwn) {
   const Model good = testing::parse(kModel);
   verify_model(good, "test");
@@ -73,14 +86,44 @@ TEST(VerifyModel, EachRuleFailsOnItsOwn) {
          m.input_ports.clear();
        }},
   };
-  for (const Broken& c : cases) {
-    Model m = good;
-    c.mutate(m);
-    const Error e = catch_error([&] { verify_model(m, "some_pass"); });
-    EXPECT_EQ(e.kind(), ErrorKind::Internal) << c.rule;
-    EXPECT_CONTAINS(e.message(), c.rule);
-    EXPECT_CONTAINS(e.message(), "(after some_pass)");
-  }
+  expect_each_rule_fails(good, cases);
+}
+
+constexpr const char* kResampling = R"(
+model "r" {io_type=io_stream}
+%x: ap_fixed<16,6>[2x2x3] = Input() @x "x"
+%s: ap_fixed<16,6>[1x2x2] = Slice(%x) {begin=[1,0,1] step=[1,1,1]} @s
+%u: ap_fixed<16,6>[2x4x2] = Resize(%s) {mode=Linear dims=2 in_h=1 in_w=2 channels=2 out_h=2 out_w=4 row_index=[0,0,0,0] col_index=[0,0,0,1,0,1,1,1]} @u constants {weights=[1,0,1,0,1,0,1,0,1,0,1,0]}
+%q: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2x4x2] = Quantize(%u) {format=ap_fixed<9,5,AP_RND_CONV,AP_SAT> min_raw=-3 max_raw=252 scale=0.0625} @q
+input %x "x": [1x3x2x2] perm=[1,2,0]
+output %q "q": [1x2x4x2] perm=[0,1,2]
+)";
+
+TEST(VerifyModel, EachSliceResizeAndQuantizeRuleFailsOnItsOwn) {
+  const Model good = testing::parse(kResampling);
+  verify_model(good, "test");
+  const Broken cases[] = {
+      {"its begin, step and output shape do not lie inside its input",
+       [](Model& m) { m.layers[1].as<SliceParams>().begin[2] = 2; }},
+      {"its begin, step and output shape do not lie inside its input",
+       [](Model& m) { m.layers[1].as<SliceParams>().step[0] = 0; }},
+      {"its shapes are not those of its input and output",
+       [](Model& m) { m.layers[2].as<ResizeParams>().out_w = 5; }},
+      {"one source index per output row and column and tap",
+       [](Model& m) { m.layers[2].as<ResizeParams>().col_index.pop_back(); }},
+      {"reads a row or column outside its input",
+       [](Model& m) { m.layers[2].as<ResizeParams>().col_index[7] = 2; }},
+      {"has 11 weights, not 12", [](Model& m) { m.layers[2].weights.pop_back(); }},
+      {"its result format is not its quantizer's",
+       [](Model& m) { m.layers[3].as<QuantizeParams>().format.width = 10; }},
+      {"its clamp is not a range of its format",
+       [](Model& m) { m.layers[3].as<QuantizeParams>().min_raw = -300; }},
+      {"changes the shape",
+       [](Model& m) {
+         m.tensors[3].shape = {4, 4};
+       }},
+  };
+  expect_each_rule_fails(good, cases);
 }
 
 }  // namespace

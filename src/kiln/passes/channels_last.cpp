@@ -30,6 +30,7 @@ Shape permuted(const Shape& s, const std::vector<int64_t>& perm) {
 
 bool has_channels_last_flag(const Node& n) {
   if (const auto* a = std::get_if<ConvAttrs>(&n.attrs)) return a->channels_last;
+  if (const auto* a = std::get_if<ConvTransposeAttrs>(&n.attrs)) return a->channels_last;
   if (const auto* a = std::get_if<PoolAttrs>(&n.attrs)) return a->channels_last;
   if (const auto* a = std::get_if<GlobalPoolAttrs>(&n.attrs)) return a->channels_last;
   if (const auto* a = std::get_if<BatchNormAttrs>(&n.attrs)) return a->channels_last;
@@ -96,8 +97,10 @@ class Converter {
     const Node& n = g_.node(i);
     if (n.inputs.empty() || !spatial(n.inputs[0])) return false;
     const OpKind k = n.kind;
-    if (k == OpKind::Conv || k == OpKind::AveragePool || k == OpKind::GlobalAveragePool ||
-        k == OpKind::GlobalMaxPool || k == OpKind::BatchNormalization)
+    if (k == OpKind::Resize) return n.inputs.size() == 1;  // resizes the spatial axes
+    if (k == OpKind::Conv || k == OpKind::ConvTranspose || k == OpKind::AveragePool ||
+        k == OpKind::GlobalAveragePool || k == OpKind::GlobalMaxPool ||
+        k == OpKind::BatchNormalization)
       return true;
     if (k == OpKind::MaxPool)  // its Indices index the channels-first tensor
       return n.outputs.size() < 2 || !n.outputs[1].valid();
@@ -112,7 +115,16 @@ class Converter {
 
   bool joins(NodeId i) {
     const Node& n = g_.node(i);
-    if (n.inputs.empty() || n.outputs.size() != 1) return false;
+    if (n.inputs.empty()) return false;
+    // Slices and Splits of a region value index its channels-last form by
+    // permuted attributes.
+    if (n.kind == OpKind::Slice || n.kind == OpKind::Split) return is_cl(n.inputs[0]);
+    // Per-tensor quantizers are elementwise.
+    if (n.kind == OpKind::QuantizeLinear || n.kind == OpKind::DequantizeLinear) {
+      const Tensor* scale = n.inputs.size() > 1 ? g_.constant(n.inputs[1]) : nullptr;
+      return is_cl(n.inputs[0]) && scale != nullptr && scale->numel() == 1;
+    }
+    if (n.outputs.size() != 1) return false;
     if (joins_as_unary(n.kind)) return is_cl(n.inputs[0]);
     if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul) {
       if (n.inputs.size() != 2) return false;
@@ -178,6 +190,40 @@ class Converter {
     state(old).converted = true;
   }
 
+  // Rewrites the axis attributes of a node that joins (or anchors) the
+  // channels-last region: the axes of its rank-`r` input move as to_last_perm.
+  static void permute_attrs(Node& n, std::size_t r) {
+    auto to_last_axis = [r](int64_t axis) {
+      return axis == 0 ? 0 : axis == 1 ? static_cast<int64_t>(r) - 1 : axis - 1;
+    };
+    const auto perm = to_last_perm(r);
+    auto permute = [&perm](auto& v) {
+      if (v.size() != perm.size()) return;
+      auto p = v;
+      for (std::size_t d = 0; d < perm.size(); ++d) p[d] = v[static_cast<std::size_t>(perm[d])];
+      v = std::move(p);
+    };
+    if (auto* a = std::get_if<ConcatAttrs>(&n.attrs)) a->axis = to_last_axis(a->axis);
+    if (auto* a = std::get_if<SplitAttrs>(&n.attrs)) a->axis = to_last_axis(a->axis);
+    if (auto* a = std::get_if<SliceAttrs>(&n.attrs)) {
+      permute(a->starts);
+      permute(a->ends);
+      permute(a->steps);
+    }
+    if (auto* a = std::get_if<ResizeAttrs>(&n.attrs)) {
+      permute(a->sizes);
+      permute(a->scales);
+      if (a->roi.size() == 2 * r) {  // starts, then ends
+        std::vector<double> lo(a->roi.begin(), a->roi.begin() + static_cast<long>(r));
+        std::vector<double> hi(a->roi.begin() + static_cast<long>(r), a->roi.end());
+        permute(lo);
+        permute(hi);
+        a->roi = lo;
+        a->roi.insert(a->roi.end(), hi.begin(), hi.end());
+      }
+    }
+  }
+
   void convert_anchor(NodeId i) {
     const ValueId x = g_.node(i).inputs[0];
     const std::size_t r = rank_of(x);
@@ -185,10 +231,12 @@ class Converter {
     g_.set_input(i, 0, xcl);
     Node& n = g_.node(i);
     if (auto* a = std::get_if<ConvAttrs>(&n.attrs)) a->channels_last = true;
+    if (auto* a = std::get_if<ConvTransposeAttrs>(&n.attrs)) a->channels_last = true;
     if (auto* a = std::get_if<PoolAttrs>(&n.attrs)) a->channels_last = true;
     if (auto* a = std::get_if<BatchNormAttrs>(&n.attrs)) a->channels_last = true;
     if (n.kind == OpKind::GlobalAveragePool || n.kind == OpKind::GlobalMaxPool)
       n.attrs = GlobalPoolAttrs{true};
+    if (n.kind == OpKind::Resize) permute_attrs(n, r);
     if (auto* a = std::get_if<PadAttrs>(&n.attrs)) {
       const auto perm = to_last_perm(r);
       std::vector<int64_t> pads(2 * r);
@@ -215,10 +263,8 @@ class Converter {
         g_.set_input(i, s, add_kiln_constant(g_, g_.value(in).name + "_cl", std::move(*c)));
       }
     }
-    Node& n = g_.node(i);
-    if (auto* a = std::get_if<ConcatAttrs>(&n.attrs))
-      a->axis = a->axis == 0 ? 0 : a->axis == 1 ? static_cast<int64_t>(r) - 1 : a->axis - 1;
-    convert_output(i, 0);
+    permute_attrs(g_.node(i), r);
+    for (std::size_t k = 0; k < g_.node(i).outputs.size(); ++k) convert_output(i, k);
   }
 
   // Flatten(axis 1) or Reshape to [N, -1] of a channels-last value whose only

@@ -143,6 +143,32 @@ output %y
 )");
 }
 
+TEST(ChannelsLast, SplitAndSliceJoinResizeAnchorsByPermutedAttributes) {
+  expect_passes("channels_last", R"(
+input %x: float32[1x2x4x4]
+const %w: float32[4x2x1x1] = [1,-1,0.5,2,-2,0.25,1,1]
+%c = Conv(%x, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+%a, %b = Split(%c) {axis=1 split=[1,3]} @split
+%s = Slice(%b) {starts=[0,1,0,1] ends=[1,3,4,4] steps=[1,1,2,1]} @slice
+%u = Resize(%s) {mode=nearest coord=asymmetric nearest=floor sizes=[1,2,4,6] scales=[1,1,2,2]} @up
+output %a
+output %u
+)",
+                R"(
+input %x: float32[1x2x4x4]
+const %w: float32[4x2x1x1] = [1,-1,0.5,2,-2,0.25,1,1]
+%x_cl: float32[1x4x4x2] = Transpose(%x) {perm=[0,2,3,1]} @Transpose
+%c_cl: float32[1x4x4x4] = Conv(%x_cl, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] channels_last=true} @conv
+%a_cl: float32[1x4x4x1], %b_cl: float32[1x4x4x3] = Split(%c_cl) {axis=3 split=[1,3]} @split
+%s_cl: float32[1x2x3x2] = Slice(%b_cl) {starts=[0,0,1,1] ends=[1,4,4,3] steps=[1,2,1,1]} @slice
+%u_cl: float32[1x4x6x2] = Resize(%s_cl) {coord=asymmetric nearest=floor sizes=[1,4,6,2] scales=[1,2,2,1]} @up
+%a: float32[1x1x4x4] = Transpose(%a_cl) {perm=[0,3,1,2]} @Transpose_2
+%u: float32[1x2x4x6] = Transpose(%u_cl) {perm=[0,3,1,2]} @Transpose_3
+output %a
+output %u
+)");
+}
+
 TEST(ChannelsLast, MixedAddTransposesBack) {
   const testing::PassOutcome r = testing::run_passes("channels_last", R"(
 input %x: float32[1x2x4x4]

@@ -275,8 +275,11 @@ Result lrn(const Eval& e) {
   return {k::lrn(e.in(0), e.attrs<LrnAttrs>(), e.where)};
 }
 Result conv_transpose(const Eval& e) {
-  return {k::conv_transpose(e.in(0), e.in(1), e.optional(2), e.attrs<ConvTransposeAttrs>(),
-                            e.out0(), e.where)};
+  const auto& a = e.attrs<ConvTransposeAttrs>();
+  return {channels_last_adapter(
+      a.channels_last, e.in(0), e.out0(), e.where, [&](const Tensor& x, const TensorType& t) {
+        return k::conv_transpose(x, e.in(1), e.optional(2), a, t, e.where);
+      })};
 }
 Result resize(const Eval& e) {
   return {k::resize(e.in(0), e.attrs<ResizeAttrs>(), e.out0(), e.where)};

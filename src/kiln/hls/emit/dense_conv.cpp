@@ -228,9 +228,10 @@ LayerCode emit_zero_pad(const Model& model, const Layer& layer, const EmitContex
   LayerCode code;
   code.includes = {"kiln/zero_pad.h"};
   ConfigWriter w(cfg);
-  write_geometry(w, p.in_h, p.in_w, p.in_h + p.pad_top + p.pad_bottom,
-                 p.in_w + p.pad_left + p.pad_right, p.pad_top, p.pad_bottom, p.pad_left,
+  write_geometry(w, p.in_h, p.in_w, p.out_h(), p.out_w(), p.pad_top, p.pad_bottom, p.pad_left,
                  p.pad_right);
+  w.field("stride_height", p.stride_h);
+  w.field("stride_width", p.stride_w);
   w.field("n_chan", p.channels);
   w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   code.config = w.finish();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/hls/derived.h"
+#include "kiln/hls/emit/config_writer.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/tables.h"
 #include "kiln/support/error.h"
@@ -15,61 +16,7 @@ namespace kiln::hls {
 
 namespace {
 
-// Accumulates the `struct config_<layer> { ... };` text.
-class ConfigWriter {
- public:
-  explicit ConfigWriter(const std::string& layer) : name_("config_" + layer) {
-    out_ << "struct " << name_ << " {\n";
-  }
-  void value(const char* field, int64_t v) {
-    out_ << "  static const unsigned " << field << " = " << v << ";\n";
-  }
-  void signed_value(const char* field, int64_t v) {
-    out_ << "  static const int " << field << " = " << v << ";\n";
-  }
-  void flag(const char* field, bool v) {
-    out_ << "  static const bool " << field << " = " << (v ? "true" : "false") << ";\n";
-  }
-  void type(const char* field, const std::string& type_name) {
-    out_ << "  typedef " << type_name << " " << field << ";\n";
-  }
-  // A parameter, quantized to param_t and written exactly.
-  void param(const char* field, double v) {
-    const FixedType p = param_type();
-    out_ << "  static double " << field << "() { return "
-         << fixed_literal(numeric::quantize(v, p), p) << "; }\n";
-  }
-  const std::string& name() const { return name_; }
-  std::string text() const { return out_.str() + "};\n"; }
-
- private:
-  std::string name_;
-  std::ostringstream out_;
-};
-
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-// The io_stream element width of a tensor: its last dimension.
-int64_t width(const TensorInfo& t) {
-  return t.shape.empty() ? 1 : t.shape.back();
-}
-
-std::string call(const std::string& function, const std::string& config,
-                 const std::vector<std::string>& args) {
-  std::string s = function + "<" + config + ">(";
-  for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
-  return s + ");\n";
-}
-
-WeightArray table_array(const Layer& layer, const std::string& suffix,
-                        const std::string& type_suffix, const FixedType& type,
-                        std::vector<int64_t> raw) {
-  return WeightArray{layer.name + suffix, layer.name + type_suffix, type, std::move(raw)};
-}
+using namespace emit_util;
 
 void activation_code(const Model& model, const Layer& layer, const EmitContext& ctx,
                      LayerCode& code) {
@@ -294,6 +241,23 @@ LayerCode emit_binary(const Model& model, const Layer& layer, const EmitContext&
 LayerCode emit_concat(const Model& model, const Layer& layer, const EmitContext& ctx) {
   return with_code([&](LayerCode& c) { concat_code(model, layer, ctx, c); });
 }
+LayerCode emit_quantize(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<QuantizeParams>();
+  const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
+  ConfigWriter cfg(layer.name);
+  cfg.value("n", numel(out.shape));
+  cfg.value("channels", width(out));
+  const bool clamp = p.min_raw != p.format.min_raw() || p.max_raw != p.format.max_raw();
+  cfg.flag("clamp", clamp);
+  cfg.exact("lo", p.min_raw, p.format);
+  cfg.exact("hi", p.max_raw, p.format);
+  LayerCode code;
+  code.includes.push_back("kiln/quantize.h");
+  code.config = cfg.text();
+  code.call = call("kiln::quantize", cfg.name(), {ctx.inputs.at(0), ctx.output()});
+  return code;
+}
+
 LayerCode emit_transpose(const Model& model, const Layer& layer, const EmitContext& ctx) {
   return with_code([&](LayerCode& c) { transpose_code(model, layer, ctx, c); });
 }

@@ -1,6 +1,6 @@
-// The elementwise layer family end to end: random small layers of every kind
-// are emitted, compiled with the shipped headers (one program per IO type)
-// and compared bit for bit with the emulator.
+// The elementwise, data-movement and resampling layers end to end: random
+// small layers of every kind are emitted, compiled with the shipped headers (one program per IO
+// type) and compared bit for bit with the emulator.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -9,6 +9,7 @@
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/testing/snippet.h"
+#include "kiln/ref/resize_taps.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
@@ -88,6 +89,88 @@ int64_t numel(const std::vector<int64_t>& s) {
 }
 int64_t width(const std::vector<int64_t>& s) {
   return s.empty() ? 1 : s.back();
+}
+
+// Slices of rank 1 to 4 with random bounds and steps.
+void add_slice_cases(Generator& g, std::vector<Case>& cases) {
+  for (int rep = 0; rep < 8; ++rep) {
+    const int rank = g.uniform(1, 4);
+    std::vector<int64_t> in, out;
+    SliceParams p;
+    for (int a = 0; a < rank; ++a) {
+      const int64_t d = g.uniform(1, 5);
+      const int64_t b = g.uniform(0, static_cast<int>(d) - 1), st = g.uniform(1, 3);
+      in.push_back(d);
+      p.begin.push_back(b);
+      p.step.push_back(st);
+      out.push_back(g.uniform(1, static_cast<int>((d - 1 - b) / st + 1)));
+    }
+    Case cs = g.make("slice", {in}, {g.data_type(true)}, out, g.data_type());
+    cs.model.layers[0].params = p;
+    cases.push_back(cs);
+  }
+}
+
+// Quantizers of random formats, with and without a clamp inside the range.
+void add_quantize_cases(Generator& g, std::vector<Case>& cases) {
+  for (int rep = 0; rep < 6; ++rep) {
+    FixedType f = g.type(4, 10, -2, 6, true);
+    f.quant = QuantMode::RndConv;
+    f.overflow = OverflowMode::Sat;
+    QuantizeParams p{f, f.min_raw(), f.max_raw(), 0.25, true};
+    if (rep % 2) {
+      p.min_raw = std::min<int64_t>(f.min_raw() + 3, f.max_raw());
+      p.max_raw = std::max<int64_t>(p.min_raw, f.max_raw() - 5);
+    }
+    const std::vector<int64_t> shape{3, g.uniform(1, 3)};
+    Case cs = g.make("quantize", {shape}, {g.data_type(true)}, shape, f);
+    cs.model.layers[0].params = p;
+    cases.push_back(cs);
+  }
+}
+
+// Resizes with the taps of the golden model's coordinate modes and random
+// weights (the arithmetic is what is tested, not the weights' values).
+void add_resize_cases(Generator& g, std::vector<Case>& cases) {
+  const ResizeCoord coords[] = {ResizeCoord::HalfPixel, ResizeCoord::Asymmetric,
+                                ResizeCoord::AlignCorners, ResizeCoord::PytorchHalfPixel};
+  for (int rep = 0; rep < 8; ++rep) {
+    ResizeParams p;
+    p.mode = rep % 2 ? ResizeKind::Linear : ResizeKind::Nearest;
+    p.dims = rep % 4 < 2 ? 2 : 1;
+    p.channels = g.uniform(1, 3);
+    p.in_w = g.uniform(1, 4), p.out_w = g.uniform(1, 7);
+    if (p.dims == 2) p.in_h = g.uniform(1, 4), p.out_h = g.uniform(1, 7);
+    ResizeAttrs a;
+    a.mode = p.mode == ResizeKind::Linear ? ResizeMode::Linear : ResizeMode::Nearest;
+    a.coord = coords[g.uniform(0, 3)];
+    a.nearest = g.uniform(0, 1) ? NearestMode::Floor : NearestMode::RoundPreferFloor;
+    a.scales = {1.0, static_cast<double>(p.out_h) / static_cast<double>(p.in_h),
+                static_cast<double>(p.out_w) / static_cast<double>(p.in_w), 1.0};
+    auto index = [&](std::size_t d, int64_t in, int64_t out) {
+      std::vector<int64_t> v;
+      for (const auto& taps : ref::resize_taps(a, d, 4, in, out))
+        for (int64_t t = 0; t < p.taps(); ++t)
+          v.push_back(taps[static_cast<std::size_t>(
+                               std::min<int64_t>(t, static_cast<int64_t>(taps.size()) - 1))]
+                          .index);
+      return v;
+    };
+    p.row_index = index(1, p.in_h, p.out_h);
+    p.col_index = index(2, p.in_w, p.out_w);
+    const std::vector<int64_t> in = p.dims == 2 ? std::vector<int64_t>{p.in_h, p.in_w, p.channels}
+                                                : std::vector<int64_t>{p.in_w, p.channels};
+    const std::vector<int64_t> out = p.dims == 2
+                                         ? std::vector<int64_t>{p.out_h, p.out_w, p.channels}
+                                         : std::vector<int64_t>{p.out_w, p.channels};
+    Case cs = g.make(p.mode == ResizeKind::Linear ? "resize_linear" : "resize_nearest", {in},
+                     {g.data_type(true)}, out, g.data_type());
+    Layer& l = cs.model.layers[0];
+    if (p.mode == ResizeKind::Linear)
+      l.weights = g.raws(l.precision.weight, (p.out_h + p.out_w) * 2);
+    l.params = p;
+    cases.push_back(cs);
+  }
 }
 
 std::vector<Case> make_cases(Generator& g) {
@@ -201,6 +284,9 @@ std::vector<Case> make_cases(Generator& g) {
     cs.model.layers[0].params = ReshapeParams{};
     cases.push_back(cs);
   }
+  add_slice_cases(g, cases);
+  add_quantize_cases(g, cases);
+  add_resize_cases(g, cases);
   return cases;
 }
 
@@ -284,8 +370,8 @@ void check_bit_exact(IOType io, uint32_t seed) {
   const std::vector<Case> cases = make_cases(g);
   std::ostringstream src;
   src << "#include <cstdio>\n";
-  for (const char* h :
-       {"activation", "softmax", "merge", "batchnorm", "reshape", "transpose", "matmul"}) {
+  for (const char* h : {"activation", "softmax", "merge", "batchnorm", "reshape", "transpose",
+                        "matmul", "slice", "resize", "quantize"}) {
     src << "#include \"kiln/" << h << ".h\"\n";
   }
   for (std::size_t i = 0; i < cases.size(); ++i) src << case_source(cases[i], i, io);

@@ -48,7 +48,8 @@ struct EmitContext {
 // layer_code.cpp). Input layers produce empty code.
 LayerCode emit_layer(const Model& model, const Layer& layer, const EmitContext& ctx);
 
-// The emitters, per kind (emit/dense_conv.cpp, emit/elementwise.cpp).
+// The emitters, per kind (emit/dense_conv.cpp, emit/elementwise.cpp,
+// emit/resample.cpp).
 LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& ctx);
@@ -62,6 +63,9 @@ LayerCode emit_transpose(const Model& model, const Layer& layer, const EmitConte
 LayerCode emit_matmul(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_reshape(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_clone(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_slice(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_resize(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_quantize(const Model& model, const Layer& layer, const EmitContext& ctx);
 
 // Decimal literal of an exact fixed value, e.g. "-0.3125" (W <= 53).
 std::string fixed_literal(int64_t raw, const FixedType& type);

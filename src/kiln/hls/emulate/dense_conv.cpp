@@ -18,15 +18,6 @@ using numeric::OverflowEvent;
 using numeric::OverflowMode;
 using numeric::QuantMode;
 
-// Q_t(e), counting the event.
-int64_t assign(const Exact& e, const FixedType& t, OverflowCounts& counts) {
-  OverflowEvent ev = OverflowEvent::None;
-  const int64_t r = numeric::quantize(e, t, &ev);
-  if (ev == OverflowEvent::Wrapped) counts.wrapped++;
-  if (ev == OverflowEvent::Saturated) counts.saturated++;
-  return r;
-}
-
 // Sign of a - b.
 int compare(const Exact& a, const Exact& b) {
   const Exact d = numeric::exact_sub(a, b);
@@ -306,13 +297,13 @@ void emulate_zero_pad(LayerRun& run) {
   FixedTensor& out = run.y();
   OverflowCounts& counts = run.counts;
   const auto& p = run.layer.as<ZeroPadParams>();
-  const int64_t oh_n = p.in_h + p.pad_top + p.pad_bottom;
-  const int64_t ow_n = p.in_w + p.pad_left + p.pad_right;
+  const int64_t oh_n = p.out_h(), ow_n = p.out_w();
   out.raw.assign(oh_n * ow_n * p.channels, 0);
   for (int64_t h = 0; h < p.in_h; ++h)
     for (int64_t w = 0; w < p.in_w; ++w)
       for (int64_t c = 0; c < p.channels; ++c)
-        out.raw[((h + p.pad_top) * ow_n + (w + p.pad_left)) * p.channels + c] =
+        out.raw[((h * p.stride_h + p.pad_top) * ow_n + (w * p.stride_w + p.pad_left)) * p.channels +
+                c] =
             assign(numeric::to_exact(in.raw.at((h * p.in_w + w) * p.channels + c), in.type),
                    out.type, counts);
 }

@@ -1,6 +1,7 @@
 // Emulator kernels of the activation, softmax, merge and data-movement
 // layers, written from docs/numerics.md with numeric/fixed.h arithmetic only
 // (independent of the shipped headers; only the table data is shared).
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -16,19 +17,6 @@ namespace {
 using numeric::Exact;
 using numeric::int128;
 using numeric::OverflowEvent;
-
-Exact exact_of(const FixedTensor& t, std::size_t i) {
-  return numeric::to_exact(t.raw[i], t.type);
-}
-
-// Q_t(v), counting the overflow event.
-int64_t assign(const Exact& v, const FixedType& t, OverflowCounts& counts) {
-  OverflowEvent event = OverflowEvent::None;
-  const int64_t raw = numeric::quantize(v, t, &event);
-  if (event == OverflowEvent::Wrapped) ++counts.wrapped;
-  if (event == OverflowEvent::Saturated) ++counts.saturated;
-  return raw;
-}
 
 bool non_negative(const Exact& v) {
   return v.raw >= 0;
@@ -338,6 +326,17 @@ void emulate_binary(LayerRun& run) {
 void emulate_concat(LayerRun& run) {
   KILN_ASSERT(!run.in.empty(), "concat without inputs");
   concat_kernel(run.layer, run.in, run.y(), run.counts);
+}
+
+// docs/numerics.md "Quantize": y = clamp(Q_type(x), min, max).
+void emulate_quantize(LayerRun& run) {
+  check_inputs(run.layer, run.in, 1);
+  const auto& p = run.layer.as<QuantizeParams>();
+  const FixedTensor& x = run.x();
+  FixedTensor& out = run.y();
+  out.raw.assign(x.raw.size(), 0);
+  for (std::size_t i = 0; i < x.raw.size(); ++i)
+    out.raw[i] = std::clamp(assign(exact_of(x, i), p.format, run.counts), p.min_raw, p.max_raw);
 }
 
 void emulate_transpose(LayerRun& run) {

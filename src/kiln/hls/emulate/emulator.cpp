@@ -29,6 +29,18 @@ FixedTensor& LayerRun::y() const {
   return *out[0];
 }
 
+numeric::Exact exact_of(const FixedTensor& t, std::size_t i) {
+  return numeric::to_exact(t.raw[i], t.type);
+}
+
+int64_t assign(const numeric::Exact& v, const FixedType& t, OverflowCounts& counts) {
+  numeric::OverflowEvent event = numeric::OverflowEvent::None;
+  const int64_t raw = numeric::quantize(v, t, &event);
+  if (event == numeric::OverflowEvent::Wrapped) ++counts.wrapped;
+  if (event == numeric::OverflowEvent::Saturated) ++counts.saturated;
+  return raw;
+}
+
 // docs/numerics.md, Input: y = Q_result(float input).
 void emulate_input(LayerRun& run) {
   KILN_ASSERT(run.input_values != nullptr,
@@ -63,6 +75,9 @@ constexpr auto kEmulate = make_enum_table<LayerKind, kNumLayerKinds, EmulateFn>(
     {{LayerKind::Binary}, emulate_binary},
     {{LayerKind::Concat}, emulate_concat},
     {{LayerKind::Transpose}, emulate_transpose},
+    {{LayerKind::Slice}, emulate_slice},
+    {{LayerKind::Resize}, emulate_resize},
+    {{LayerKind::Quantize}, emulate_quantize},
     {{LayerKind::MatMul}, emulate_matmul},
     {{LayerKind::Reshape, LayerKind::Clone}, emulate_copy},
 });

@@ -26,6 +26,11 @@ struct LayerRun {
   FixedTensor& y() const;                         // the single output
 };
 
+// Value i of `t`, exactly.
+numeric::Exact exact_of(const FixedTensor& t, std::size_t i);
+// Q_t(v), counting the overflow event.
+int64_t assign(const numeric::Exact& v, const FixedType& t, OverflowCounts& counts);
+
 void emulate_input(LayerRun& run);
 void emulate_dense(LayerRun& run);
 void emulate_conv(LayerRun& run);
@@ -38,6 +43,9 @@ void emulate_binary(LayerRun& run);
 void emulate_concat(LayerRun& run);
 void emulate_transpose(LayerRun& run);
 void emulate_matmul(LayerRun& run);
+void emulate_slice(LayerRun& run);
+void emulate_resize(LayerRun& run);
+void emulate_quantize(LayerRun& run);
 void emulate_copy(LayerRun& run);  // Reshape and Clone: every output a copy of the input
 
 }  // namespace kiln::hls

@@ -108,6 +108,13 @@ void transpose(const Model&, const Layer& l) {
                 "keep tensors at rank 4 or less around a Transpose");
 }
 
+void slice(const Model&, const Layer& l) {
+  const std::size_t rank = l.as<SliceParams>().begin.size();
+  if (rank > 4)
+    unsupported(l, "Slice of rank " + std::to_string(rank) + " (at most 4)",
+                "keep tensors at rank 4 or less around a Slice or Split");
+}
+
 constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
     {{LayerKind::Dense}, &dense},
     {{LayerKind::Conv}, &conv},
@@ -116,8 +123,10 @@ constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
     {{LayerKind::Softmax}, &softmax},
     {{LayerKind::Concat}, &concat},
     {{LayerKind::Transpose}, &transpose},
+    {{LayerKind::Slice}, &slice},
     {{LayerKind::Input, LayerKind::ZeroPad, LayerKind::BatchNorm, LayerKind::Binary,
-      LayerKind::MatMul, LayerKind::Reshape, LayerKind::Clone},
+      LayerKind::MatMul, LayerKind::Resize, LayerKind::Quantize, LayerKind::Reshape,
+      LayerKind::Clone},
      &nothing},
 });
 

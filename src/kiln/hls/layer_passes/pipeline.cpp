@@ -22,6 +22,10 @@ constexpr Row kPasses[] = {
      &make_resolve_config},
     {"auto_precision", "fill 'Precision: auto' fields from the constants and the profile",
      &make_auto_precision},
+    {"model_quantizers",
+     "a quantized model's quantizers set its formats: absorbed into the layer before them, kept "
+     "by layers that move values, exact weights and accumulators between them",
+     &make_model_quantizers},
     {"reuse_from_target_cycles", "choose the reuse factor of layers configured by TargetCycles",
      &make_reuse_from_target_cycles},
     {"quantize", "quantize weights and biases to their layer's formats", &make_quantize},

@@ -33,7 +33,7 @@ struct LayerPassContext {
 PassRegistry<Model> layer_passes(const LayerPassContext& context);
 
 // The passes build_model() runs, in order: absorb_port_transposes,
-// resolve_config, auto_precision, reuse_from_target_cycles, quantize,
+// resolve_config, auto_precision, model_quantizers, reuse_from_target_cycles, quantize,
 // split_wide_concats, check_supported, insert_clones.
 std::vector<std::string> layer_pipeline();
 
@@ -43,6 +43,7 @@ std::unique_ptr<LayerPass> make_resolve_config(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_auto_precision(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_reuse_from_target_cycles(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_quantize(const LayerPassContext& context);
+std::unique_ptr<LayerPass> make_model_quantizers(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_split_wide_concats(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_check_supported(const LayerPassContext& context);
 std::unique_ptr<LayerPass> make_insert_clones(const LayerPassContext& context);

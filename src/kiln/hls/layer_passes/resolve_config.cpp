@@ -39,6 +39,8 @@ class ResolveConfig final : public LayerPass {
       } else {
         resolve(l);
       }
+      // The model's quantizer fixes its format whatever the config says.
+      if (l.kind() == LayerKind::Quantize) l.precision.result = l.as<QuantizeParams>().format;
       for (int t : l.outputs) m.tensors[static_cast<std::size_t>(t)].type = l.precision.result;
     }
     return true;

@@ -7,17 +7,13 @@
 #include <cmath>
 
 #include "kiln/ref/kernels/kernels.h"
+#include "kiln/ref/resize_taps.h"
 
-namespace kiln::ref::kernels {
+namespace kiln::ref {
 
 namespace {
 
-struct Tap {
-  int64_t index;
-  double weight;
-};
-// taps[o]: the input taps of output coordinate o; empty means the
-// extrapolation value (tf_crop_and_resize outside the input).
+using Tap = ResizeTap;
 using DimTaps = std::vector<std::vector<Tap>>;
 
 // Input coordinate of output coordinate `o` along dimension d (output size
@@ -74,7 +70,10 @@ double cubic_weight(double t, double A) {
   return 0.0;
 }
 
-DimTaps dim_taps(const ResizeAttrs& a, std::size_t d, std::size_t rank, int64_t in, int64_t out) {
+}  // namespace
+
+DimTaps resize_taps(const ResizeAttrs& a, std::size_t d, std::size_t rank, int64_t in,
+                    int64_t out) {
   DimTaps taps(static_cast<std::size_t>(out));
   auto clamp = [in](int64_t i) { return std::max<int64_t>(0, std::min(in - 1, i)); };
   for (int64_t o = 0; o < out; ++o) {
@@ -112,6 +111,9 @@ DimTaps dim_taps(const ResizeAttrs& a, std::size_t d, std::size_t rank, int64_t 
   return taps;
 }
 
+namespace kernels {
+namespace {
+
 bool is_identity(const DimTaps& taps, int64_t in) {
   if (static_cast<int64_t>(taps.size()) != in) return false;
   for (std::size_t o = 0; o < taps.size(); ++o) {
@@ -146,7 +148,7 @@ Tensor resize(const Tensor& x, const ResizeAttrs& attrs, const TensorType& out,
     const double extra = static_cast<double>(attrs.extrapolation_value);
     for (std::size_t d = 0; d < rank; ++d) {
       const int64_t in = shape[d], len = attrs.sizes[d];
-      const DimTaps taps = dim_taps(attrs, d, rank, in, len);
+      const DimTaps taps = resize_taps(attrs, d, rank, in, len);
       if (is_identity(taps, in)) continue;
       const int64_t outer = dims_product(shape, 0, d), inner = dims_product(shape, d + 1, rank);
       std::vector<double> next(static_cast<std::size_t>(outer * len * inner));
@@ -180,4 +182,5 @@ Tensor resize(const Tensor& x, const ResizeAttrs& attrs, const TensorType& out,
   return y;
 }
 
-}  // namespace kiln::ref::kernels
+}  // namespace kernels
+}  // namespace kiln::ref

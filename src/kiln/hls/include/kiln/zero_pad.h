@@ -1,15 +1,26 @@
 // kiln layer library: zero padding of a channels-last feature map (1-D maps
 // have in_height = 1 and no top/bottom padding). y = x assigned to the output
-// type, zeros around it (docs/numerics.md "ZeroPad").
+// type, zeros around it and, with strides above 1, stride - 1 zeros between
+// its pixels (a transposed convolution's input; docs/numerics.md "ZeroPad").
 //
 // CONFIG: in_height, in_width, n_chan, out_height, out_width, pad_top,
-//   pad_bottom, pad_left, pad_right.
+//   pad_bottom, pad_left, pad_right, stride_height, stride_width.
 #ifndef KILN_ZERO_PAD_H_
 #define KILN_ZERO_PAD_H_
 
 #include "kiln_common.h"
 
 namespace kiln {
+namespace zero_pad_detail {
+
+// Whether output position o (before the leading padding is removed) holds
+// an input pixel along an axis: o = pad + i * stride with i < n.
+inline bool holds_input(int o, int pad, int stride, int n) {
+  const int i = o - pad;
+  return i >= 0 && i % stride == 0 && i / stride < n;
+}
+
+}  // namespace zero_pad_detail
 
 template <class CONFIG, class data_T, class res_T>
 void zero_pad_2d(const data_T data[CONFIG::in_height * CONFIG::in_width * CONFIG::n_chan],
@@ -17,8 +28,12 @@ void zero_pad_2d(const data_T data[CONFIG::in_height * CONFIG::in_width * CONFIG
   for (int oh = 0; oh < CONFIG::out_height; oh++) {
     for (int ow = 0; ow < CONFIG::out_width; ow++) {
       KILN_PRAGMA(HLS PIPELINE)
-      const int ih = oh - CONFIG::pad_top, iw = ow - CONFIG::pad_left;
-      const bool inside = ih >= 0 && ih < CONFIG::in_height && iw >= 0 && iw < CONFIG::in_width;
+      const bool inside = zero_pad_detail::holds_input(oh, CONFIG::pad_top, CONFIG::stride_height,
+                                                       CONFIG::in_height) &&
+                          zero_pad_detail::holds_input(ow, CONFIG::pad_left, CONFIG::stride_width,
+                                                       CONFIG::in_width);
+      const int ih = (oh - CONFIG::pad_top) / CONFIG::stride_height;
+      const int iw = (ow - CONFIG::pad_left) / CONFIG::stride_width;
       for (int c = 0; c < CONFIG::n_chan; c++) {
         res[(oh * CONFIG::out_width + ow) * CONFIG::n_chan + c] =
             inside ? res_T(data[(ih * CONFIG::in_width + iw) * CONFIG::n_chan + c]) : res_T(0);
@@ -33,8 +48,10 @@ void zero_pad_2d(stream<data_T>& data, stream<res_T>& res) {
   for (int oh = 0; oh < CONFIG::out_height; oh++) {
     for (int ow = 0; ow < CONFIG::out_width; ow++) {
       KILN_PRAGMA(HLS PIPELINE)
-      const int ih = oh - CONFIG::pad_top, iw = ow - CONFIG::pad_left;
-      const bool inside = ih >= 0 && ih < CONFIG::in_height && iw >= 0 && iw < CONFIG::in_width;
+      const bool inside = zero_pad_detail::holds_input(oh, CONFIG::pad_top, CONFIG::stride_height,
+                                                       CONFIG::in_height) &&
+                          zero_pad_detail::holds_input(ow, CONFIG::pad_left, CONFIG::stride_width,
+                                                       CONFIG::in_width);
       res_T out;
       if (inside) {
         const data_T px = data.read();

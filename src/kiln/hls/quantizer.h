@@ -1,0 +1,26 @@
+// The model's quantizers as fixed-point formats: what an ONNX
+// QuantizeLinear / DequantizeLinear pair computes, y = (clamp(round(x / s) +
+// z, qmin, qmax) - z) * s with round half to even, written as a Quantize
+// layer's format and clamp (docs/hls-layers.md "Quantized models").
+#pragma once
+
+#include <cstdint>
+
+#include "kiln/graph/dtype.h"
+#include "kiln/hls/model.h"
+
+namespace kiln::hls {
+
+// The exponent k with scale == 2^-k exactly, if there is one.
+std::optional<int> power_of_two_exponent(double scale);
+
+// A quantizer of scale `scale` (> 0), zero point `zero_point` and integer
+// type `dtype` (int8, uint8, int16, uint16). With scale 2^-k the format has
+// k fraction bits and the fewest bits that hold qmin - z .. qmax - z, rounds
+// half to even and saturates: exact. Another scale gets kInexactExtraBits
+// more fraction bits than the scale resolves and the range it spans; values
+// then stay on that grid rather than on multiples of the scale (exact = false).
+QuantizeParams quantizer_params(double scale, int64_t zero_point, DType dtype);
+inline constexpr int kInexactExtraBits = 3;
+
+}  // namespace kiln::hls

@@ -1,0 +1,62 @@
+// quantizer_params: ONNX quantizers as formats, by hand.
+#include "kiln/hls/quantizer.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln::hls {
+namespace {
+
+using numeric::OverflowMode;
+using numeric::QuantMode;
+
+TEST(Quantizer, PowerOfTwoExponent) {
+  EXPECT_EQ(power_of_two_exponent(0.25), 2);
+  EXPECT_EQ(power_of_two_exponent(8.0), -3);
+  EXPECT_EQ(power_of_two_exponent(1.0), 0);
+  EXPECT_FALSE(power_of_two_exponent(0.3).has_value());
+  EXPECT_FALSE(power_of_two_exponent(0.0).has_value());
+  EXPECT_FALSE(power_of_two_exponent(-0.5).has_value());
+}
+
+TEST(Quantizer, Int8PowerOfTwoIsAnExactSaturatingFormat) {
+  const QuantizeParams p = quantizer_params(1.0 / 32, 0, DType::Int8);
+  EXPECT_TRUE(p.exact);
+  EXPECT_EQ(p.format, (FixedType{8, 3, true, QuantMode::RndConv, OverflowMode::Sat}));
+  EXPECT_EQ(p.min_raw, -128);
+  EXPECT_EQ(p.max_raw, 127);
+}
+
+TEST(Quantizer, Uint8WithZeroPoints) {
+  // z = 0: unsigned 8 bits.
+  const QuantizeParams u = quantizer_params(0.0625, 0, DType::UInt8);
+  EXPECT_EQ(u.format, (FixedType{8, 4, false, QuantMode::RndConv, OverflowMode::Sat}));
+  // z = 128: the int8 range.
+  const QuantizeParams s = quantizer_params(0.0625, 128, DType::UInt8);
+  EXPECT_EQ(s.format, (FixedType{8, 4, true, QuantMode::RndConv, OverflowMode::Sat}));
+  EXPECT_EQ(s.min_raw, -128);
+  EXPECT_EQ(s.max_raw, 127);
+  // z = 3: -3 .. 252 needs 9 signed bits and a clamp.
+  const QuantizeParams c = quantizer_params(0.0625, 3, DType::UInt8);
+  EXPECT_EQ(c.format, (FixedType{9, 5, true, QuantMode::RndConv, OverflowMode::Sat}));
+  EXPECT_EQ(c.min_raw, -3);
+  EXPECT_EQ(c.max_raw, 252);
+  EXPECT_NE(c.max_raw, c.format.max_raw());
+}
+
+TEST(Quantizer, Int16AndLargeScales) {
+  const QuantizeParams p = quantizer_params(4.0, 0, DType::Int16);
+  EXPECT_EQ(p.format, (FixedType{16, 18, true, QuantMode::RndConv, OverflowMode::Sat}));
+}
+
+TEST(Quantizer, OtherScalesKeepAFinerGrid) {
+  // scale 0.1: 2^-4 < 0.1, so 4 + 3 fraction bits; range -12.8 .. 12.7 on 1/128.
+  const QuantizeParams p = quantizer_params(0.1, 0, DType::Int8);
+  EXPECT_FALSE(p.exact);
+  EXPECT_EQ(p.format.frac(), 4 + kInexactExtraBits);
+  EXPECT_EQ(p.min_raw, -1638);  // ceil(-12.8 * 128)
+  EXPECT_EQ(p.max_raw, 1625);   // floor(12.7 * 128)
+  EXPECT_EQ(p.format.width, 12);
+}
+
+}  // namespace
+}  // namespace kiln::hls
