@@ -18,6 +18,9 @@ namespace {
   throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
 }
 
+constexpr const char* kRecurrentPlanned =
+    "recurrent HLS layers are planned; meanwhile compile the model without its recurrent part";
+
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
@@ -38,6 +41,9 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::ThresholdedRelu, "use Relu"},
     {OpKind::QuantizeLinear, "export the float model and set the precisions in the config"},
     {OpKind::DequantizeLinear, "export the float model and set the precisions in the config"},
+    {OpKind::RNN, kRecurrentPlanned},
+    {OpKind::GRU, kRecurrentPlanned},
+    {OpKind::LSTM, kRecurrentPlanned},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -724,7 +730,10 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::LRN,
       OpKind::ConvTranspose,
       OpKind::Resize,
-      OpKind::MaxUnpool},
+      OpKind::MaxUnpool,
+      OpKind::RNN,
+      OpKind::GRU,
+      OpKind::LSTM},
      &GraphLowering::no_hls_layer},
 });
 
@@ -734,6 +743,10 @@ Model GraphLowering::run() {
   tensor_index_.assign(g_.num_values(), -1);
   model_.name = g_.name;
   lower_inputs();
+  // An op with no layer at all is the refusal to report, not the shape of
+  // the nodes before it (a recurrent layer's exporter Transposes, say).
+  for (const Node& n : g_.nodes())
+    if (kLower[n.kind] == &GraphLowering::no_hls_layer) no_hls_layer(n);
   for (const Node& n : g_.nodes()) (this->*kLower[n.kind])(n);
   lower_outputs();
   return std::move(model_);
