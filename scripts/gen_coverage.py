@@ -4,7 +4,9 @@
 Each is a small PyTorch network with random weights from a fixed per-model seed, exported to
 ONNX (opset 13) with PyTorch's outputs on fixed random inputs, in the layout and with the
 machinery of scripts/gen_zoo.py. tests/coverage_test.cpp checks every one against PyTorch in the
-golden interpreter and compiles and C-simulates it bit-exact in both IO types.
+golden interpreter and compiles and C-simulates it bit-exact in both IO types (models of ops
+without an HLS layer yet, such as the recurrent taggers, are instead refused by compile; see
+kNoHlsLayerYet there).
 
     /usr/bin/python3 scripts/gen_coverage.py            # into models/coverage/
     /usr/bin/python3 scripts/gen_coverage.py --only jet_mlp --out /tmp/cov
@@ -249,6 +251,38 @@ class QdqCnn(nn.Module):
         return fake_quant(nn.functional.linear(torch.flatten(h, 1), w, dyadic(self.fc.bias)), 3)
 
 
+class Tagger(nn.Module):
+    """A recurrent layer (nn.GRU or nn.LSTM, 6 -> 16, batch first) over 20 steps, its last step
+    classified into 5 classes. PyTorch exports a GRU with linear_before_reset=1."""
+
+    def __init__(self, cell, softmax: bool):
+        super().__init__()
+        self.rnn = cell(6, 16, batch_first=True)
+        self.head = nn.Linear(16, 5)
+        self.softmax = softmax
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        logits = self.head(y[:, -1])
+        return torch.softmax(logits, dim=-1) if self.softmax else logits
+
+
+class BiLstm2(nn.Module):
+    """A bidirectional 2-layer LSTM (two bidirectional LSTM nodes) tagging each of 12 steps, and
+    a bidirectional GRU on its output: both directions' states feed every step's tag."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = nn.GRU(16, 6, bidirectional=True, batch_first=True)
+        self.head = nn.Linear(12, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        z, _ = self.gru(y)
+        return self.head(z)
+
+
 COVERAGE: List[gen_zoo.ModelSpec] = [
     gen_zoo._spec("jet_mlp", JetMlp, [("input", [1, 16])], "hls4ml's jet-tagging MLP"),
     gen_zoo._spec("dilated_grouped_cnn", DilatedGroupedCnn, [("input", [1, 2, 9, 9])],
@@ -273,6 +307,12 @@ COVERAGE: List[gen_zoo.ModelSpec] = [
                   "int8 QDQ CNN, power-of-two scales, per-channel weight scales"),
     gen_zoo._spec("scale_shift", ScaleShift, [("input", [1, 2, 6, 6])],
                   "scalar and per-channel constants, Concat of six"),
+    gen_zoo._spec("gru_tagger", lambda: Tagger(nn.GRU, True), [("input", [1, 20, 6])],
+                  "GRU(6, 16) over 20 steps, last step -> Linear(16, 5) -> softmax"),
+    gen_zoo._spec("lstm_tagger", lambda: Tagger(nn.LSTM, False), [("input", [1, 20, 6])],
+                  "LSTM(6, 16) over 20 steps, last step -> Linear(16, 5)"),
+    gen_zoo._spec("bilstm2_tagger", BiLstm2, [("input", [1, 12, 4])],
+                  "bidirectional 2-layer LSTM(4, 8), bidirectional GRU(16, 6), Linear per step"),
 ]
 
 

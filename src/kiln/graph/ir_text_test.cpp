@@ -152,6 +152,30 @@ TEST(IrText, NestedStructsAndEnums) {
   EXPECT_EQ(convs, 1);
 }
 
+TEST(IrText, RecurrentActivationsWithParameters) {
+  const std::string text =
+      kHeader +
+      "input %x: float32[2x1x1]\n"
+      "const %w: float32[2x1x1] = [1,2]\n"
+      "const %r: float32[2x1x1] = [0,0.5]\n"
+      "%y: float32[2x2x1x1], %h: float32[2x1x1] = RNN(%x, %w, %r) {direction=bidirectional "
+      "hidden_size=1 activations=[leaky_relu(0.5,0),scaled_tanh(-2,0.25)] clip=3} @rnn\n"
+      "output %h\n";
+  expect_round_trip(text);
+  const Graph g = parse_ir(text, "t.kir");
+  const auto& a = g.node(g.first_node()).attr<RecurrentAttrs>();
+  const std::vector<RnnActivationFn> want = {{RnnActivation::LeakyRelu, 0.5f, 0.0f},
+                                             {RnnActivation::ScaledTanh, -2.0f, 0.25f}};
+  EXPECT_EQ(a.activations, want);
+  EXPECT_EQ(a.direction, RnnDirection::Bidirectional);
+  EXPECT_NE(parse_error(kHeader + "input %x: float32[2x1x1]\n"
+                                  "const %w: float32[1x1x1] = [1]\n"
+                                  "%y = RNN(%x, %w, %w) {hidden_size=1 activations=[gelu]} @r\n"
+                                  "output %y\n")
+                .find("'gelu' is not one of"),
+            std::string::npos);
+}
+
 TEST(IrText, LargeConstantsGoToTheDataFileAndBack) {
   testing::TempDir dir;
   Graph g;

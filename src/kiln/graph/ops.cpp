@@ -107,3 +107,24 @@ std::string attrs_to_string(const Attrs& attrs) {
 }
 
 }  // namespace kiln
+
+namespace kiln {
+
+std::string FieldCodec<RnnActivationFn>::format(const RnnActivationFn& fn) {
+  std::string s(enum_name(fn.kind));
+  if (fn.alpha != 0.0f || fn.beta != 0.0f)
+    s += "(" + format_float(fn.alpha) + "," + format_float(fn.beta) + ")";
+  return s;
+}
+
+void FieldCodec<RnnActivationFn>::parse(Lexer& lx, RnnActivationFn& fn) {
+  fn = RnnActivationFn{};
+  parse_field(lx, fn.kind);
+  if (!lx.accept('(')) return;
+  fn.alpha = lx.expect_float();
+  lx.expect(',');
+  fn.beta = lx.expect_float();
+  lx.expect(')');
+}
+
+}  // namespace kiln

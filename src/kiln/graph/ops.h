@@ -169,6 +169,10 @@
   X(ConvTranspose, Layer, ConvTransposeAttrs, "X W B", "ConvTranspose")                        \
   X(Resize, Layer, ResizeAttrs, "X", "Resize", "Upsample")                                     \
   X(MaxUnpool, Layer, MaxUnpoolAttrs, "X I", "MaxUnpool")                                      \
+  /* Recurrent layers: one layer over a whole sequence */                                      \
+  X(RNN, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h", "RNN")                      \
+  X(GRU, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h", "GRU")                      \
+  X(LSTM, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h initial_c P", "LSTM")        \
   /* kiln's own kinds, made by graph passes (never imported from ONNX) */                      \
   /* Dense: X [..., K], W [K, N] and bias [N], both constant; y = x W + bias on the            \
      last axis */                                                                              \
@@ -860,6 +864,99 @@ struct MaxUnpoolAttrs {
     f("output_shape", s.output_shape);
   }
 };
+
+// The activation functions RNN, GRU and LSTM accept (ONNX's list), each with
+// its alpha and beta resolved (the defaults of the ONNX operator of that name).
+enum class RnnActivation : uint8_t {
+  Relu,             // max(0, x)
+  Tanh,             // tanh(x)
+  Sigmoid,          // 1 / (1 + e^-x)
+  Affine,           // alpha * x + beta
+  LeakyRelu,        // x >= 0 ? x : alpha * x
+  ThresholdedRelu,  // x >= alpha ? x : 0
+  ScaledTanh,       // alpha * tanh(beta * x)
+  HardSigmoid,      // min(max(alpha * x + beta, 0), 1)
+  Elu,              // x >= 0 ? x : alpha * (e^x - 1)
+  Softsign,         // x / (1 + |x|)
+  Softplus,         // log(1 + e^x)
+};
+template <>
+struct EnumNames<RnnActivation> {
+  static constexpr std::pair<RnnActivation, std::string_view> kNames[] = {
+      {RnnActivation::Relu, "relu"},
+      {RnnActivation::Tanh, "tanh"},
+      {RnnActivation::Sigmoid, "sigmoid"},
+      {RnnActivation::Affine, "affine"},
+      {RnnActivation::LeakyRelu, "leaky_relu"},
+      {RnnActivation::ThresholdedRelu, "thresholded_relu"},
+      {RnnActivation::ScaledTanh, "scaled_tanh"},
+      {RnnActivation::HardSigmoid, "hard_sigmoid"},
+      {RnnActivation::Elu, "elu"},
+      {RnnActivation::Softsign, "softsign"},
+      {RnnActivation::Softplus, "softplus"}};
+};
+
+struct RnnActivationFn {
+  RnnActivation kind = RnnActivation::Sigmoid;
+  float alpha = 0.0f;  // 0 for the activations without parameters
+  float beta = 0.0f;
+  bool operator==(const RnnActivationFn&) const = default;
+};
+
+// In the IR texts an activation reads "tanh", or with parameters
+// "leaky_relu(0.01,0)" (alpha, beta).
+class Lexer;
+template <class T>
+struct FieldCodec;
+template <>
+struct FieldCodec<RnnActivationFn> {
+  static std::string format(const RnnActivationFn& fn);
+  static void parse(Lexer& lx, RnnActivationFn& fn);
+};
+
+enum class RnnDirection : uint8_t { Forward, Reverse, Bidirectional };
+template <>
+struct EnumNames<RnnDirection> {
+  static constexpr std::pair<RnnDirection, std::string_view> kNames[] = {
+      {RnnDirection::Forward, "forward"},
+      {RnnDirection::Reverse, "reverse"},
+      {RnnDirection::Bidirectional, "bidirectional"}};
+};
+
+// RNN, GRU and LSTM: inputs X, W, R and optional B, sequence_lens, initial_h
+// (LSTM also initial_c, P); outputs Y, Y_h (LSTM also Y_c), each optional.
+// activations holds every activation of every direction, resolved: per
+// direction f (RNN), f g (GRU) or f g h (LSTM), forward's before reverse's.
+// batch_first is ONNX's layout=1: X [batch, seq, input], Y [batch, seq,
+// num_directions, hidden], Y_h/Y_c and the initial states [batch,
+// num_directions, hidden].
+struct RecurrentAttrs {
+  RnnDirection direction = RnnDirection::Forward;
+  int64_t hidden_size = 0;
+  std::vector<RnnActivationFn> activations;
+  float clip = 0.0f;  // bound of every activation's input; 0: no clipping
+  bool batch_first = false;
+  bool linear_before_reset = false;  // GRU
+  bool input_forget = false;         // LSTM: the forget gate is 1 - the input gate
+  bool operator==(const RecurrentAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("direction", s.direction), f("hidden_size", s.hidden_size);
+    f("activations", s.activations), f("clip", s.clip), f("batch_first", s.batch_first);
+    f("linear_before_reset", s.linear_before_reset), f("input_forget", s.input_forget);
+  }
+};
+
+// Activations per direction and gate blocks of W per direction of a recurrent kind.
+inline constexpr int64_t rnn_activation_count(OpKind kind) {
+  return kind == OpKind::RNN ? 1 : kind == OpKind::GRU ? 2 : 3;
+}
+inline constexpr int64_t rnn_gate_count(OpKind kind) {
+  return kind == OpKind::RNN ? 1 : kind == OpKind::GRU ? 3 : 4;
+}
+inline constexpr int64_t rnn_num_directions(const RecurrentAttrs& a) {
+  return a.direction == RnnDirection::Bidirectional ? 2 : 1;
+}
 
 // ---- derived from KILN_OPS ------------------------------------------------------
 

@@ -1239,6 +1239,60 @@ std::vector<TensorType> infer_max_unpool(const Ctx& c) {
   return {TensorType{c.in(0).dtype, out}};
 }
 
+// RNN, GRU, LSTM (G gate blocks of hidden_size rows, D directions):
+// X [seq, batch, input], W [D, G*hidden, input], R [D, G*hidden, hidden],
+// B [D, 2*G*hidden], sequence_lens [batch], initial_h and initial_c
+// [D, batch, hidden], P [D, 3*hidden]; outputs Y [seq, D, batch, hidden] and
+// Y_h, Y_c like initial_h. batch_first swaps the first two axes of X, Y and
+// the states.
+std::vector<TensorType> infer_recurrent(const Ctx& c) {
+  const OpKind kind = c.node().kind;
+  const bool lstm = kind == OpKind::LSTM;
+  c.expect_inputs(3, lstm ? 8 : 6);
+  c.expect_outputs(1, lstm ? 3 : 2);
+  const auto& a = c.node().attr<RecurrentAttrs>();
+  const int64_t dirs = rnn_num_directions(a), gates = rnn_gate_count(kind), h = a.hidden_size;
+  if (h < 1)
+    c.fail("hidden_size " + std::to_string(h) + " must be >= 1", "give the layer's hidden_size");
+  const auto want_acts = static_cast<std::size_t>(dirs * rnn_activation_count(kind));
+  if (a.activations.size() != want_acts)
+    c.fail(std::to_string(a.activations.size()) + " activations, expected " +
+               std::to_string(want_acts) + " (" + std::to_string(rnn_activation_count(kind)) +
+               " per direction)",
+           "list the activations of every direction");
+  if (!(a.clip >= 0.0f)) c.fail("clip must be > 0, or 0 for no clipping");
+  c.expect_dtype(0, kFloats);
+  c.expect_rank(0, 3);
+  const Shape& x = c.shape(0);
+  const int64_t seq = x[a.batch_first ? 1 : 0], batch = x[a.batch_first ? 0 : 1], input = x[2];
+  auto expect_shape = [&](std::size_t i, const Shape& want, const char* layout) {
+    if (!c.has(i)) return;
+    if (i != 4) c.expect_same_dtype(i, 0);
+    if (c.shape(i) != want)
+      c.fail(c.arg(i) + " must have shape " + bracket(want) + " (" + layout + ") for X " +
+                 c.in(0).to_string() + " and hidden_size " + std::to_string(h),
+             "fix the tensor's shape or hidden_size in the model");
+  };
+  expect_shape(1, {dirs, gates * h, input}, "num_directions, gates x hidden_size, input_size");
+  expect_shape(2, {dirs, gates * h, h}, "num_directions, gates x hidden_size, hidden_size");
+  expect_shape(3, {dirs, 2 * gates * h}, "num_directions, 2 x gates x hidden_size");
+  if (c.has(4)) c.expect_dtype(4, kIndexTypes);
+  expect_shape(4, {batch}, "batch_size");
+  const Shape state = a.batch_first ? Shape{batch, dirs, h} : Shape{dirs, batch, h};
+  const char* state_layout = a.batch_first ? "batch_size, num_directions, hidden_size"
+                                           : "num_directions, batch_size, hidden_size";
+  expect_shape(5, state, state_layout);
+  if (lstm) {
+    expect_shape(6, state, state_layout);
+    expect_shape(7, {dirs, 3 * h}, "num_directions, 3 x hidden_size");
+  }
+  const DType t = c.in(0).dtype;
+  std::vector<TensorType> types = {
+      TensorType{t, a.batch_first ? Shape{batch, seq, dirs, h} : Shape{seq, dirs, batch, h}}};
+  while (types.size() < c.node().outputs.size()) types.push_back(TensorType{t, state});
+  return types;
+}
+
 std::vector<TensorType> infer_identity(const Ctx& c) {
   c.expect_inputs(1, 1);
   c.expect_outputs(1, 1);
@@ -1332,6 +1386,7 @@ constexpr auto kInfer = make_enum_table<OpKind, kNumOpKinds, InferFn>({
     {{OpKind::ConvTranspose}, infer_conv_transpose},
     {{OpKind::Resize}, infer_resize},
     {{OpKind::MaxUnpool}, infer_max_unpool},
+    {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, infer_recurrent},
     {{OpKind::Identity}, infer_identity},
     {{OpKind::Dropout}, infer_dropout},
 });

@@ -21,6 +21,9 @@ namespace {
   throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
 }
 
+constexpr const char* kRecurrentPlanned =
+    "recurrent HLS layers are planned; meanwhile compile the model without its recurrent part";
+
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
@@ -39,6 +42,9 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
+    {OpKind::RNN, kRecurrentPlanned},
+    {OpKind::GRU, kRecurrentPlanned},
+    {OpKind::LSTM, kRecurrentPlanned},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -1006,7 +1012,10 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::LayerNormalization,
       OpKind::InstanceNormalization,
       OpKind::LRN,
-      OpKind::MaxUnpool},
+      OpKind::MaxUnpool,
+      OpKind::RNN,
+      OpKind::GRU,
+      OpKind::LSTM},
      &GraphLowering::no_hls_layer},
 });
 
@@ -1016,6 +1025,10 @@ Model GraphLowering::run() {
   tensor_index_.assign(g_.num_values(), -1);
   model_.name = g_.name;
   lower_inputs();
+  // An op with no layer at all is the refusal to report, not the shape of
+  // the nodes before it (a recurrent layer's exporter Transposes, say).
+  for (const Node& n : g_.nodes())
+    if (kLower[n.kind] == &GraphLowering::no_hls_layer) no_hls_layer(n);
   for (const Node& n : g_.nodes()) (this->*kLower[n.kind])(n);
   lower_outputs();
   return std::move(model_);

@@ -1103,6 +1103,119 @@ TEST(ImportQuant, PerTensorPerAxisAndOutputTypes) {
   EXPECT_EQ(old.import_error().kind(), ErrorKind::InvalidModel);
 }
 
+// ---- RNN, GRU, LSTM: attributes read into RecurrentAttrs ---------------------
+
+void set_strings(::onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& v) {
+  AP* a = attr(n, name, AP::STRINGS);
+  for (const auto& x : v) a->add_strings(x);
+}
+void set_floats(::onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
+  AP* a = attr(n, name, AP::FLOATS);
+  for (float x : v) a->add_floats(x);
+}
+
+// An LSTM node of hidden_size 2 over X [3, 1, 2] (bidirectional: two weight sets).
+::onnx::NodeProto& add_lstm(Model& m, bool bidirectional,
+                            const std::vector<std::string>& outputs = {"y", "yh"}) {
+  const int64_t d = bidirectional ? 2 : 1;
+  m.input("x", {3, 1, 2}).init("w", ones({d, 8, 2})).init("r", ones({d, 8, 2}));
+  auto& n = m.node("LSTM", {"x", "w", "r"}, outputs, "lstm");
+  if (bidirectional) set_string(n, "direction", "bidirectional");
+  for (const auto& o : outputs)
+    if (!o.empty()) m.output(o);
+  return n;
+}
+
+TEST(ImportRecurrent, ActivationsDefaultsAlphaBetaAndHiddenSizeFromR) {
+  Model plain(7);
+  add_lstm(plain, false);
+  const Graph g = plain.import();
+  const auto& a = only_node(g).attr<RecurrentAttrs>();
+  EXPECT_EQ(a.hidden_size, 2);  // no attribute: R's last dimension
+  ASSERT_EQ(a.activations.size(), 3u);
+  EXPECT_EQ(a.activations[0].kind, RnnActivation::Sigmoid);
+  EXPECT_EQ(a.activations[2].kind, RnnActivation::Tanh);
+  EXPECT_EQ(out_type(g, 0).to_string(), "float32[3x1x1x2]");
+  EXPECT_EQ(out_type(g, 1).to_string(), "float32[1x1x2]");
+
+  // alpha/beta go, in order, to the activations that take them; the rest default.
+  Model m(14);
+  auto& n = add_lstm(m, true);
+  set_int(n, "hidden_size", 2);
+  set_strings(n, "activations",
+              {"HardSigmoid", "tanh", "LeakyRelu", "Affine", "ScaledTanh", "Elu"});
+  set_floats(n, "activation_alpha", {0.3f, 0.05f, 2.0f});
+  set_floats(n, "activation_beta", {0.6f});
+  set_float(n, "clip", 4.0f);
+  set_int(n, "input_forget", 1);
+  const Graph gm = m.import();
+  const auto& b = only_node(gm).attr<RecurrentAttrs>();
+  EXPECT_EQ(b.direction, RnnDirection::Bidirectional);
+  EXPECT_EQ(b.clip, 4.0f);
+  EXPECT_TRUE(b.input_forget);
+  const std::vector<RnnActivationFn> want = {
+      {RnnActivation::HardSigmoid, 0.3f, 0.6f}, {RnnActivation::Tanh, 0.0f, 0.0f},
+      {RnnActivation::LeakyRelu, 0.05f, 0.0f},  {RnnActivation::Affine, 2.0f, 0.0f},
+      {RnnActivation::ScaledTanh, 1.0f, 1.0f},  {RnnActivation::Elu, 1.0f, 0.0f}};
+  EXPECT_EQ(b.activations, want);
+  EXPECT_EQ(out_type(gm, 0).to_string(), "float32[3x2x1x2]");
+
+  // One direction's list serves both directions.
+  Model both(14);
+  set_strings(add_lstm(both, true), "activations", {"Sigmoid", "Relu", "Softsign"});
+  const auto& c = only_node(both.import()).attr<RecurrentAttrs>();
+  ASSERT_EQ(c.activations.size(), 6u);
+  EXPECT_EQ(c.activations[4].kind, RnnActivation::Relu);
+}
+
+TEST(ImportRecurrent, LayoutOutputsAndRefusals) {
+  // layout=1 (opset 14): X [batch, seq, input], Y [batch, seq, dirs, hidden];
+  // Y omitted (empty name) while Y_c is used.
+  Model m(14);
+  m.input("x", {1, 3, 2}).init("w", ones({1, 8, 2})).init("r", ones({1, 8, 2}));
+  auto& n = m.node("LSTM", {"x", "w", "r"}, {"", "yh", "yc"}, "lstm");
+  set_int(n, "layout", 1);
+  m.output("yc");
+  const Graph g = m.import();
+  EXPECT_TRUE(only_node(g).attr<RecurrentAttrs>().batch_first);
+  EXPECT_EQ(out_type(g).to_string(), "float32[1x1x2]");
+  std::vector<float> x = {0.5f, -1, 2, 0, 1, 1};
+  const std::vector<Tensor> out = ref::Interpreter(g).run({floats({1, 3, 2}, x)});
+  EXPECT_EQ(out.at(0).shape(), (Shape{1, 1, 2}));
+
+  Model bad_size(14);
+  set_int(add_lstm(bad_size, false), "hidden_size", 3);  // W is for 2
+  const Error e = bad_size.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_NE(std::string(e.what()).find("hidden_size 3"), std::string::npos) << e.what();
+
+  Model bad_act(14);
+  set_strings(add_lstm(bad_act, false), "activations", {"Sigmoid", "Gelu", "Tanh"});
+  const Error u = bad_act.import_error();
+  EXPECT_EQ(u.kind(), ErrorKind::Unsupported);
+  EXPECT_NE(std::string(u.what()).find("activation 'Gelu'"), std::string::npos) << u.what();
+
+  Model bad_count(14);
+  set_strings(add_lstm(bad_count, true), "activations", {"Sigmoid", "Tanh"});
+  EXPECT_EQ(bad_count.import_error().kind(), ErrorKind::InvalidModel);
+
+  Model bad_dir(14);
+  set_string(add_lstm(bad_dir, false), "direction", "sideways");
+  EXPECT_EQ(bad_dir.import_error().kind(), ErrorKind::InvalidModel);
+
+  // GRU: linear_before_reset; RNN: the schema's default list of two Tanh.
+  Model gru(14);
+  gru.input("x", {3, 1, 2}).init("w", ones({1, 6, 2})).init("r", ones({1, 6, 2}));
+  set_int(gru.node("GRU", {"x", "w", "r"}, {"y"}, "gru"), "linear_before_reset", 1);
+  gru.output("y");
+  EXPECT_TRUE(only_node(gru.import()).attr<RecurrentAttrs>().linear_before_reset);
+  Model rnn(14);
+  rnn.input("x", {3, 1, 2}).init("w", ones({1, 2, 2})).init("r", ones({1, 2, 2}));
+  set_strings(rnn.node("RNN", {"x", "w", "r"}, {"y"}, "rnn"), "activations", {"Tanh", "Tanh"});
+  rnn.output("y");
+  EXPECT_EQ(only_node(rnn.import()).attr<RecurrentAttrs>().activations.size(), 1u);
+}
+
 TEST(Import, Domains) {
   Model undeclared(13);
   undeclared.input("x", {2});

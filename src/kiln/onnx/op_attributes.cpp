@@ -1,6 +1,7 @@
 #include "kiln/onnx/op_attributes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -105,6 +106,7 @@ class NodeReader {
   LoweredNode resize();
   LoweredNode max_unpool();
   LoweredNode dropout();
+  LoweredNode recurrent();
 
  private:
   [[noreturn]] void fail(const std::string& what, const std::string& hint = {}) const {
@@ -179,6 +181,7 @@ class NodeReader {
   std::vector<ValueId> all_inputs() const { return c_.inputs; }
 
   ConvAttrs window_attrs(bool is_conv);
+  std::vector<RnnActivationFn> rnn_activations(int64_t per_direction, int64_t directions) const;
   LoweredNode squeeze_or_unsqueeze(bool unsqueeze);
   LoweredNode block(bool to_space);
   // Constant float list input (Resize scales / roi); nullopt if absent or empty.
@@ -1337,6 +1340,117 @@ LoweredNode NodeReader::gather_elements() {
   a.axis = normalize_axis(attrs_.int_or("axis", 0), rank(0, "data"), "axis");
   return {c_.kind, a, data_inputs(2)};
 }
+// The activation functions of RNN/GRU/LSTM by their ONNX names, with the
+// alpha and beta each takes and their defaults (those of the ONNX operator of
+// that name; Affine's and ScaledTanh's are those of the retired experimental ops).
+struct RnnActivationName {
+  const char* name;
+  RnnActivation kind;
+  bool takes_alpha, takes_beta;
+  float alpha, beta;
+};
+constexpr RnnActivationName kRnnActivations[] = {
+    {"Relu", RnnActivation::Relu, false, false, 0.0f, 0.0f},
+    {"Tanh", RnnActivation::Tanh, false, false, 0.0f, 0.0f},
+    {"Sigmoid", RnnActivation::Sigmoid, false, false, 0.0f, 0.0f},
+    {"Affine", RnnActivation::Affine, true, true, 1.0f, 0.0f},
+    {"LeakyRelu", RnnActivation::LeakyRelu, true, false, 0.01f, 0.0f},
+    {"ThresholdedRelu", RnnActivation::ThresholdedRelu, true, false, 1.0f, 0.0f},
+    {"ScaledTanh", RnnActivation::ScaledTanh, true, true, 1.0f, 1.0f},
+    {"HardSigmoid", RnnActivation::HardSigmoid, true, true, 0.2f, 0.5f},
+    {"Elu", RnnActivation::Elu, true, false, 1.0f, 0.0f},
+    {"Softsign", RnnActivation::Softsign, false, false, 0.0f, 0.0f},
+    {"Softplus", RnnActivation::Softplus, false, false, 0.0f, 0.0f},
+};
+
+// Exporters differ in the case of activation names ("Tanh", "tanh").
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// The activations attribute (or the op's defaults) resolved for every
+// direction. activation_alpha and activation_beta are consumed in order by the
+// activations that take an alpha (a beta); missing values take the defaults.
+std::vector<RnnActivationFn> NodeReader::rnn_activations(int64_t per_direction,
+                                                         int64_t directions) const {
+  static constexpr const char* kDefaults[] = {"Sigmoid", "Tanh", "Tanh"};
+  std::vector<std::string> names;
+  if (auto given = attrs_.get_strings("activations")) {
+    names = *given;
+  } else if (c_.kind == OpKind::RNN) {
+    names.assign(1, "Tanh");
+  } else {
+    names.assign(kDefaults, kDefaults + per_direction);
+  }
+  const std::vector<float> alphas =
+      attrs_.get_floats("activation_alpha").value_or(std::vector<float>{});
+  const std::vector<float> betas =
+      attrs_.get_floats("activation_beta").value_or(std::vector<float>{});
+  std::size_t next_alpha = 0, next_beta = 0;
+  std::vector<RnnActivationFn> fns;
+  for (const std::string& name : names) {
+    const auto* it = std::find_if(std::begin(kRnnActivations), std::end(kRnnActivations),
+                                  [&](const auto& a) { return same_ignoring_case(name, a.name); });
+    if (it == std::end(kRnnActivations)) {
+      std::vector<std::string> known;
+      for (const auto& a : kRnnActivations) known.emplace_back(a.name);
+      unsupported("activation '" + name + "' is not supported",
+                  "use one of " + kiln::join(known, ", "));
+    }
+    RnnActivationFn fn{it->kind, it->alpha, it->beta};
+    if (it->takes_alpha && next_alpha < alphas.size()) fn.alpha = alphas[next_alpha++];
+    if (it->takes_beta && next_beta < betas.size()) fn.beta = betas[next_beta++];
+    fns.push_back(fn);
+  }
+  const auto n = static_cast<int64_t>(fns.size());
+  if (n == per_direction * directions) return fns;
+  // One direction's list for both directions; a forward layer with RNN's
+  // schema default (two Tanh) uses the first.
+  if (n == per_direction || (directions == 1 && n == 2 * per_direction)) {
+    fns.resize(static_cast<std::size_t>(per_direction));
+    if (directions == 2) fns.insert(fns.end(), fns.begin(), fns.end());
+    return fns;
+  }
+  fail("activations lists " + std::to_string(n) + " functions, expected " +
+           std::to_string(per_direction * directions) + " (" + std::to_string(per_direction) +
+           " per direction)",
+       "list the activations of every direction");
+}
+
+// RNN, GRU, LSTM (opsets 1-22): direction, hidden_size (R's last dimension
+// when absent), activations, clip, layout (14), linear_before_reset (GRU, 3),
+// input_forget (LSTM). Opset 1's output_sequence only made Y optional, which
+// an omitted output says in every opset.
+LoweredNode NodeReader::recurrent() {
+  RecurrentAttrs a;
+  const std::string direction = attrs_.get_string("direction").value_or("forward");
+  if (auto d = enum_from_name<RnnDirection>(direction))
+    a.direction = *d;
+  else
+    fail("unknown direction '" + direction + "'", "use forward, reverse or bidirectional");
+  if (auto h = attrs_.get_int("hidden_size")) {
+    a.hidden_size = *h;
+  } else if (const TensorType& r = required_type(2, "R"); r.shape.size() == 3) {
+    a.hidden_size = r.shape[2];
+  } else {
+    fail("attribute 'hidden_size' is required");
+  }
+  if (auto clip = attrs_.get_float("clip")) {
+    if (!(*clip > 0.0f)) fail("clip " + std::to_string(*clip) + " must be > 0");
+    a.clip = *clip;
+  }
+  const int64_t layout = c_.opset >= 14 ? attrs_.int_or("layout", 0) : 0;
+  if (layout != 0 && layout != 1) fail("layout " + std::to_string(layout) + " must be 0 or 1");
+  a.batch_first = layout == 1;
+  if (c_.kind == OpKind::GRU) a.linear_before_reset = attrs_.int_or("linear_before_reset", 0) != 0;
+  if (c_.kind == OpKind::LSTM) a.input_forget = attrs_.int_or("input_forget", 0) != 0;
+  a.activations = rnn_activations(rnn_activation_count(c_.kind), rnn_num_directions(a));
+  return {c_.kind, a, data_inputs(c_.kind == OpKind::LSTM ? 8 : 6)};
+}
+
 LoweredNode NodeReader::instance_norm() {
   return {c_.kind, InstanceNormAttrs{attrs_.float_or("epsilon", 1e-5f)}, data_inputs(3)};
 }
@@ -1409,6 +1523,7 @@ constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
     {{OpKind::Resize}, &NodeReader::resize},
     {{OpKind::MaxUnpool}, &NodeReader::max_unpool},
     {{OpKind::Dropout}, &NodeReader::dropout},
+    {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, &NodeReader::recurrent},
     {{OpKind::Relu,
       OpKind::Sigmoid,
       OpKind::Tanh,
@@ -1510,6 +1625,13 @@ std::optional<std::vector<float>> AttrReader::get_floats(const std::string& name
   if (!a) return std::nullopt;
   if (a->type() != AP::FLOATS && a->type() != AP::UNDEFINED) wrong_type(*a, "a list of floats");
   return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<std::vector<std::string>> AttrReader::get_strings(const std::string& name) const {
+  const AP* a = find(name);
+  if (!a) return std::nullopt;
+  if (a->type() != AP::STRINGS && a->type() != AP::UNDEFINED) wrong_type(*a, "a list of strings");
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
 }
 
 const ::onnx::TensorProto* AttrReader::get_tensor(const std::string& name) const {

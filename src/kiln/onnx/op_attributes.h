@@ -32,6 +32,7 @@ class AttrReader {
   std::optional<std::string> get_string(const std::string& name) const;
   std::optional<std::vector<int64_t>> get_ints(const std::string& name) const;
   std::optional<std::vector<float>> get_floats(const std::string& name) const;
+  std::optional<std::vector<std::string>> get_strings(const std::string& name) const;
   const ::onnx::TensorProto* get_tensor(const std::string& name) const;
 
   int64_t int_or(const std::string& name, int64_t fallback) const {

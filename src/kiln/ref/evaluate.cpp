@@ -287,6 +287,13 @@ Result resize(const Eval& e) {
 Result max_unpool(const Eval& e) {
   return {k::max_unpool(e.in(0), e.in(1), e.attrs<MaxUnpoolAttrs>(), e.out0(), e.where)};
 }
+// RNN, GRU, LSTM: X, W and R are required, the rest optional.
+Result recurrent(const Eval& e) {
+  for (std::size_t i = 0; i < 3; ++i) e.in(i);
+  std::vector<bool> wanted;
+  for (std::size_t i = 0; i < e.out.size(); ++i) wanted.push_back(e.wants(i));
+  return k::recurrent(e.node.kind, e.all(), e.attrs<RecurrentAttrs>(), e.out, wanted, e.where);
+}
 
 // The reference semantics of every op kind; the build fails while a kind has no row.
 constexpr auto kEvaluate = make_enum_table<OpKind, kNumOpKinds, EvalFn>({
@@ -405,6 +412,7 @@ constexpr auto kEvaluate = make_enum_table<OpKind, kNumOpKinds, EvalFn>({
     {{OpKind::ConvTranspose}, conv_transpose},
     {{OpKind::Resize}, resize},
     {{OpKind::MaxUnpool}, max_unpool},
+    {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, recurrent},
 });
 
 }  // namespace

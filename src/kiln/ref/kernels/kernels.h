@@ -161,6 +161,14 @@ Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_
 Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_point,
                          const QuantAttrs& attrs, const TensorType& out);
 
+// ---- recurrent.cpp
+// RNN, GRU or LSTM (`kind`): inputs as the node has them (absent optional ones
+// null or past the end); returns Y, Y_h (and Y_c), each of its type in `out`
+// where `wanted`, else empty.
+std::vector<Tensor> recurrent(OpKind kind, std::span<const Tensor* const> inputs,
+                              const RecurrentAttrs& attrs, std::span<const TensorType> out,
+                              const std::vector<bool>& wanted, const std::string& where);
+
 // ---- shared helpers ------------------------------------------------------
 
 // Below this many elements a loop runs on one thread: forking costs more.

@@ -1,0 +1,1 @@
+BoutputJö> Qb>NAz>çsN>*A>
