@@ -18,6 +18,10 @@ namespace {
   throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
 }
 
+// Quantized models: kiln's HLS layers take their precisions from the config.
+constexpr const char* kQuantizedAlternative =
+    "export the float model and set the precisions in the config";
+
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
@@ -36,8 +40,11 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
-    {OpKind::QuantizeLinear, "export the float model and set the precisions in the config"},
-    {OpKind::DequantizeLinear, "export the float model and set the precisions in the config"},
+    {OpKind::QuantizeLinear, kQuantizedAlternative},
+    {OpKind::DequantizeLinear, kQuantizedAlternative},
+    {OpKind::Quant, kQuantizedAlternative},
+    {OpKind::BipolarQuant, kQuantizedAlternative},
+    {OpKind::Trunc, kQuantizedAlternative},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -657,6 +664,9 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Cast,
       OpKind::QuantizeLinear,
       OpKind::DequantizeLinear,
+      OpKind::Quant,
+      OpKind::BipolarQuant,
+      OpKind::Trunc,
       OpKind::Shape,
       OpKind::ReduceMean,
       OpKind::ReduceSum,

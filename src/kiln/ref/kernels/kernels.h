@@ -161,6 +161,14 @@ Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_
 Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor* zero_point,
                          const QuantAttrs& attrs, const TensorType& out);
 
+// ---- qonnx_quant.cpp: QONNX's quantizers; parameters broadcast to x
+Tensor int_quant(const Tensor& x, const Tensor& scale, const Tensor& zeropt,
+                 const IntQuantAttrs& attrs, const std::string& where);
+Tensor bipolar_quant(const Tensor& x, const Tensor& scale, const std::string& where);
+// out_scale: opset 2's input (nullptr for opset 1).
+Tensor trunc_quant(const Tensor& x, const Tensor& scale, const Tensor& zeropt,
+                   const Tensor* out_scale, const TruncAttrs& attrs, const std::string& where);
+
 // ---- shared helpers ------------------------------------------------------
 
 // Below this many elements a loop runs on one thread: forking costs more.
