@@ -5,7 +5,6 @@
 // kiln's emulator.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -19,14 +18,6 @@ namespace fs = std::filesystem;
 
 fs::path coverage_dir() {
   return source_dir() / "models" / "coverage";
-}
-
-std::vector<std::string> coverage_models() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(coverage_dir()))
-    if (fs::is_regular_file(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 class Coverage : public ::testing::TestWithParam<std::string> {};
@@ -56,7 +47,7 @@ TEST_P(Coverage, MatchesPyTorchAndSimulatesBitExact) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Coverage, ::testing::ValuesIn(coverage_models()),
+INSTANTIATE_TEST_SUITE_P(Models, Coverage, ::testing::ValuesIn(model_names(coverage_dir())),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
