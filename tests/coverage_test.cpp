@@ -7,7 +7,6 @@
 // PyTorch and are refused by compile instead.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -25,11 +24,7 @@ fs::path coverage_dir() {
 }
 
 std::vector<std::string> coverage_models() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(coverage_dir()))
-    if (fs::is_regular_file(e.path() / "model.onnx")) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  return model_names(coverage_dir());
 }
 
 // Quantized models whose quantizers have power-of-two scales: the project

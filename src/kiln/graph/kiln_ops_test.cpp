@@ -64,10 +64,36 @@ TEST_F(KilnOpsTest, ChannelsLastConvPoolBatchNorm) {
 
 TEST(KilnOps, DenseIsNotAnOnnxOp) {
   EXPECT_EQ(op_name(OpKind::Dense), "Dense");
-  EXPECT_FALSE(op_kind_from_onnx("Dense").has_value());
+  EXPECT_FALSE(op_kind_from_onnx(OpDomain::Onnx, "Dense").has_value());
   EXPECT_EQ(op_kind_from_name("Dense"), OpKind::Dense);  // the IR text's spelling
-  EXPECT_EQ(op_kind_from_onnx("MaxUnpool"), OpKind::MaxUnpool);
+  EXPECT_EQ(op_kind_from_onnx(OpDomain::Onnx, "MaxUnpool"), OpKind::MaxUnpool);
   EXPECT_TRUE(onnx_op_types(OpKind::Dense).empty());
+}
+
+TEST(KilnOps, DomainsOfKinds) {
+  EXPECT_EQ(op_domain(OpKind::Quant), OpDomain::Qonnx);
+  EXPECT_EQ(op_domain(OpKind::Trunc), OpDomain::Qonnx);
+  EXPECT_EQ(op_domain(OpKind::Relu), OpDomain::Onnx);
+  EXPECT_EQ(op_domain(OpKind::Dense), OpDomain::Kiln);
+  // Op types are looked up in their own domain only.
+  EXPECT_EQ(op_kind_from_onnx(OpDomain::Qonnx, "IntQuant"), OpKind::Quant);
+  EXPECT_EQ(op_kind_from_onnx(OpDomain::Qonnx, "BipolarQuant"), OpKind::BipolarQuant);
+  EXPECT_FALSE(op_kind_from_onnx(OpDomain::Onnx, "Quant").has_value());
+  EXPECT_FALSE(op_kind_from_onnx(OpDomain::Qonnx, "Relu").has_value());
+  EXPECT_EQ(op_domain_from_onnx(""), OpDomain::Onnx);
+  EXPECT_EQ(op_domain_from_onnx("ai.onnx"), OpDomain::Onnx);
+  EXPECT_EQ(op_domain_from_onnx("finn.custom_op.general"), OpDomain::Qonnx);
+  EXPECT_FALSE(op_domain_from_onnx("com.microsoft").has_value());
+  EXPECT_EQ(onnx_domain_name(OpDomain::Qonnx), "qonnx.custom_op.general");
+}
+
+TEST(KilnOps, QuantizerAttributeText) {
+  EXPECT_EQ(attrs_to_string(IntQuantAttrs{4, false, true, RoundingMode::HalfDown}),
+            "bitwidth=4 signed=false narrow=true rounding=half_down");
+  EXPECT_EQ(attrs_to_string(TruncAttrs{1, 8, 4, true, false, RoundingMode::Floor}),
+            "version=1 in_bitwidth=8 out_bitwidth=4");
+  // Bit widths have no default, so they always show.
+  EXPECT_EQ(attrs_to_string(IntQuantAttrs{8, true, false, RoundingMode::Round}), "bitwidth=8");
 }
 
 TEST(KilnOps, AttributeTextShowsActivationAndLayout) {

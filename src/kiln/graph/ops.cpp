@@ -1,6 +1,7 @@
 #include "kiln/graph/ops.h"
 
 #include <array>
+#include <utility>
 
 #include "kiln/support/field_text.h"
 
@@ -11,20 +12,42 @@ namespace {
 struct OpInfo {
   std::string_view name;
   OpCategory category;
+  OpDomain domain;
   std::string_view roles;  // space separated
   std::array<std::string_view, 2> onnx;
   std::size_t attrs_index;
 };
 
-#define KILN_OP_INFO(kind, category, attrs, roles, ...) \
-  OpInfo{#kind,                                         \
-         OpCategory::category,                          \
-         roles,                                         \
-         {__VA_ARGS__},                                 \
-         detail::VariantIndex<Attrs, attrs>::value},
-constexpr OpInfo kOps[] = {KILN_OPS(KILN_OP_INFO)};
+// (Parameter names differ from OpInfo's fields, which the designators name.)
+#define KILN_OP_INFO(in_domain, kind, in_category, attrs_struct, input_roles, ...) \
+  OpInfo{.name = #kind,                                                            \
+         .category = OpCategory::in_category,                                      \
+         .domain = OpDomain::in_domain,                                            \
+         .roles = input_roles,                                                     \
+         .onnx = {__VA_ARGS__},                                                    \
+         .attrs_index = detail::VariantIndex<Attrs, attrs_struct>::value},
+#define KILN_ONNX_OP_INFO(...) KILN_OP_INFO(Onnx, __VA_ARGS__)
+#define KILN_QONNX_OP_INFO(...) KILN_OP_INFO(Qonnx, __VA_ARGS__)
+#define KILN_OWN_OP_INFO(...) KILN_OP_INFO(Kiln, __VA_ARGS__)
+// In KILN_OPS order, so indexed by kind.
+constexpr OpInfo kOps[] = {KILN_ONNX_OPS(KILN_ONNX_OP_INFO) KILN_QONNX_OPS(KILN_QONNX_OP_INFO)
+                               KILN_OWN_OPS(KILN_OWN_OP_INFO)};
+#undef KILN_OWN_OP_INFO
+#undef KILN_QONNX_OP_INFO
+#undef KILN_ONNX_OP_INFO
 #undef KILN_OP_INFO
 static_assert(std::size(kOps) == kNumOpKinds);
+
+// Every ONNX spelling of the domains kiln reads; the first of each is its
+// canonical name. QONNX renamed its domain from FINN's; Brevitas's old
+// exports used onnx.brevitas (QONNX reads all three as one).
+constexpr std::pair<OpDomain, std::string_view> kDomainNames[] = {
+    {OpDomain::Onnx, "ai.onnx"},
+    {OpDomain::Onnx, ""},
+    {OpDomain::Qonnx, "qonnx.custom_op.general"},
+    {OpDomain::Qonnx, "finn.custom_op.general"},
+    {OpDomain::Qonnx, "onnx.brevitas"},
+};
 
 const OpInfo& info(OpKind kind) {
   return kOps[static_cast<std::size_t>(kind)];
@@ -36,11 +59,29 @@ std::string_view op_name(OpKind kind) {
   return info(kind).name;
 }
 
-std::optional<OpKind> op_kind_from_onnx(std::string_view onnx_op_type) {
-  for (int i = 0; i < kNumOpKinds; ++i)
+std::optional<OpKind> op_kind_from_onnx(OpDomain domain, std::string_view onnx_op_type) {
+  for (int i = 0; i < kNumOpKinds; ++i) {
+    if (kOps[i].domain != domain) continue;
     for (std::string_view n : kOps[i].onnx)
       if (!n.empty() && n == onnx_op_type) return static_cast<OpKind>(i);
+  }
   return std::nullopt;
+}
+
+OpDomain op_domain(OpKind kind) {
+  return info(kind).domain;
+}
+
+std::optional<OpDomain> op_domain_from_onnx(std::string_view onnx_domain) {
+  for (const auto& [domain, name] : kDomainNames)
+    if (name == onnx_domain) return domain;
+  return std::nullopt;
+}
+
+std::string_view onnx_domain_name(OpDomain domain) {
+  for (const auto& [d, name] : kDomainNames)
+    if (d == domain) return name;
+  return "";  // kiln's own kinds have no ONNX domain
 }
 
 std::optional<OpKind> op_kind_from_name(std::string_view name) {

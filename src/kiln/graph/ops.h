@@ -33,11 +33,15 @@
 #include "kiln/support/enum_table.h"
 
 // X(Kind, Category, Attributes, "input roles", "ONNX op type"...)
-//  - input roles: the ONNX names of the inputs, space separated ("" for
-//    variadic ops, whose inputs are "input 0", "input 1", ...);
+//  - input roles: the names of the node's inputs after import, space
+//    separated ("" for variadic ops, whose inputs are "input 0", "input 1", ...);
 //  - ONNX op types: those the importer turns into this kind (none for kiln's
 //    own kinds, made by passes).
-#define KILN_OPS(X)                                                                            \
+// The list a row is in is its ONNX domain (OpDomain below): KILN_ONNX_OPS for
+// the default domain, KILN_QONNX_OPS for QONNX's, KILN_OWN_OPS for kiln's own.
+#define KILN_OPS(X) KILN_ONNX_OPS(X) KILN_QONNX_OPS(X) KILN_OWN_OPS(X)
+
+#define KILN_ONNX_OPS(X)                                                                       \
   /* Convolution, pooling, linear algebra */                                                   \
   X(Conv, Layer, ConvAttrs, "X W B", "Conv")                                                   \
   X(MaxPool, Layer, PoolAttrs, "X", "MaxPool")                                                 \
@@ -172,11 +176,20 @@
   /* Recurrent layers: one layer over a whole sequence */                                      \
   X(RNN, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h", "RNN")                      \
   X(GRU, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h", "GRU")                      \
-  X(LSTM, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h initial_c P", "LSTM")        \
-  /* kiln's own kinds, made by graph passes (never imported from ONNX) */                      \
-  /* Dense: X [..., K], W [K, N] and bias [N], both constant; y = x W + bias on the            \
-     last axis */                                                                              \
-  X(Dense, Layer, DenseAttrs, "X W bias")
+  X(LSTM, Layer, RecurrentAttrs, "X W R B sequence_lens initial_h initial_c P", "LSTM")
+
+// QONNX's quantizers (docs/qonnx-custom-ops of github.com/fastmachinelearning/qonnx).
+// Their bit widths are constant ONNX inputs that the importer reads into the
+// attributes, so they are not node inputs here.
+#define KILN_QONNX_OPS(X)                                                   \
+  X(Quant, Quantizer, IntQuantAttrs, "X scale zeropt", "Quant", "IntQuant") \
+  X(BipolarQuant, Quantizer, NoAttrs, "X scale", "BipolarQuant")            \
+  X(Trunc, Quantizer, TruncAttrs, "X scale zeropt out_scale", "Trunc")
+
+// kiln's own kinds, made by graph passes (never imported from ONNX).
+//  - Dense: X [..., K], W [K, N] and bias [N], both constant; y = x W + bias
+//    on the last axis.
+#define KILN_OWN_OPS(X) X(Dense, Layer, DenseAttrs, "X W bias")
 
 namespace kiln {
 
@@ -198,6 +211,14 @@ enum class OpCategory : uint8_t {
   Conversion,    // Cast
   ShapeOf,       // computes shapes or constants from shapes
   PassThrough,   // Identity, Dropout in inference
+  Quantizer,     // float to float on an integer grid: QONNX's Quant, BipolarQuant, Trunc
+};
+
+// The ONNX domain of a kind: which KILN_*_OPS list its row is in.
+enum class OpDomain : uint8_t {
+  Onnx,   // the default domain, "" or "ai.onnx"
+  Qonnx,  // "qonnx.custom_op.general", also spelled "finn.custom_op.general"
+  Kiln,   // kiln's own kinds, never read from ONNX
 };
 
 enum class OpKind : uint8_t {
@@ -213,9 +234,15 @@ inline constexpr int kNumOpKinds = 0 KILN_OPS(KILN_OP_COUNT);
 // The name of a kind: its ONNX op type ("Conv"), or kiln's name for its own
 // kinds ("Dense"). Also the op's spelling in the IR text.
 std::string_view op_name(OpKind kind);
-// The kind an op type of the default ONNX domain is imported as (CastLike is
-// a Cast, Upsample a Resize); nullopt if kiln lacks the op.
-std::optional<OpKind> op_kind_from_onnx(std::string_view onnx_op_type);
+// The kind an op type of an ONNX domain is imported as (CastLike is a Cast,
+// Upsample a Resize, QONNX's IntQuant a Quant); nullopt if kiln lacks the op.
+std::optional<OpKind> op_kind_from_onnx(OpDomain domain, std::string_view onnx_op_type);
+OpDomain op_domain(OpKind kind);
+// The domain an ONNX domain name denotes ("" and "ai.onnx" are the default
+// domain); nullopt for domains kiln does not read.
+std::optional<OpDomain> op_domain_from_onnx(std::string_view onnx_domain);
+// The canonical ONNX name of a domain ("ai.onnx", "qonnx.custom_op.general").
+std::string_view onnx_domain_name(OpDomain domain);
 // The kind whose op_name() is `name` (the IR text's spelling).
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 OpCategory op_category(OpKind kind);
@@ -548,6 +575,72 @@ struct QuantAttrs {
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("per_axis", s.per_axis), f("axis", s.axis), f("to", s.to);
+  }
+};
+
+// How QONNX's Quant and Trunc round to an integer (their rounding_mode).
+enum class RoundingMode : uint8_t {
+  Round,     // ROUND (also HALF_EVEN): to nearest, ties to even
+  Ceil,      // CEIL: toward +inf
+  Floor,     // FLOOR: toward -inf
+  Up,        // UP: away from zero
+  Down,      // DOWN: toward zero
+  HalfUp,    // HALF_UP: to nearest, ties away from zero
+  HalfDown,  // HALF_DOWN: to nearest, ties toward zero
+};
+template <>
+struct EnumNames<RoundingMode> {
+  static constexpr std::pair<RoundingMode, std::string_view> kNames[] = {
+      {RoundingMode::Round, "round"},       {RoundingMode::Ceil, "ceil"},
+      {RoundingMode::Floor, "floor"},       {RoundingMode::Up, "up"},
+      {RoundingMode::Down, "down"},         {RoundingMode::HalfUp, "half_up"},
+      {RoundingMode::HalfDown, "half_down"}};
+};
+
+// QONNX Quant (IntQuant), float32 throughout:
+//   q = rounding(clip(x / scale + zeropt, lo, hi)),  y = (q - zeropt) * scale
+// with [lo, hi] the integers of `bitwidth` bits: signed [-2^(b-1), 2^(b-1) - 1]
+// (narrow: lo + 1), unsigned [0, 2^b - 1] (narrow: hi - 1). Signed 1-bit is
+// bipolar, q = (x / scale + zeropt >= 0 ? 1 : -1), as QONNX's reference
+// executes it. scale and zeropt broadcast to X.
+// Bit widths of Quant and Trunc are 1 to kMaxQuantBitwidth. They have no
+// default (0 is invalid), so the IR text always shows them.
+inline constexpr int64_t kMaxQuantBitwidth = 64;
+struct IntQuantAttrs {
+  int64_t bitwidth = 0;
+  bool is_signed = true;
+  bool narrow = false;
+  RoundingMode rounding = RoundingMode::Round;
+  bool operator==(const IntQuantAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("bitwidth", s.bitwidth), f("signed", s.is_signed), f("narrow", s.narrow);
+    f("rounding", s.rounding);
+  }
+};
+
+// QONNX Trunc, float32 throughout, in the form of QONNX opset `version`:
+//  1: q = rounding(round(x / scale + zeropt) / 2^(in_bitwidth - out_bitwidth)),
+//     y = (q - zeropt) * scale (no clipping; inputs X, scale, zeropt);
+//  2: t = 2^round(log2(out_scale / scale)),
+//     q = rounding(clip(round(x / scale + zeropt) / t, lo, hi)),
+//     y = (q - zeropt / t) * out_scale, [lo, hi] the range of out_bitwidth bits
+//     (signed, narrow) as for Quant; in_bitwidth is informative (input
+//     out_scale follows zeropt).
+// The inner round is to nearest, ties to even; scale, zeropt and out_scale
+// broadcast to X.
+struct TruncAttrs {
+  int64_t version = 2;
+  int64_t in_bitwidth = 0;
+  int64_t out_bitwidth = 0;
+  bool is_signed = true;
+  bool narrow = false;
+  RoundingMode rounding = RoundingMode::Floor;
+  bool operator==(const TruncAttrs&) const = default;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("version", s.version), f("in_bitwidth", s.in_bitwidth), f("out_bitwidth", s.out_bitwidth);
+    f("signed", s.is_signed), f("narrow", s.narrow), f("rounding", s.rounding);
   }
 };
 

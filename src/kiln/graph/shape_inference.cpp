@@ -865,6 +865,38 @@ std::vector<TensorType> infer_quant(const Ctx& c) {
   return {TensorType{quantize ? a.to : DType::Float32, c.shape(0)}};
 }
 
+// QONNX Quant, BipolarQuant, Trunc: float32 X's type; the other inputs are
+// float32 parameters that broadcast to X (one value, or e.g. one per channel).
+std::vector<TensorType> infer_qonnx_quant(const Ctx& c) {
+  const OpKind k = c.node().kind;
+  std::size_t inputs = k == OpKind::BipolarQuant ? 2 : 3;
+  const auto check_bits = [&](const char* name, int64_t bits) {
+    if (bits < 1) c.fail(std::string(name) + " " + std::to_string(bits) + " must be at least 1");
+    if (bits > kMaxQuantBitwidth)
+      c.unsupported(std::string(name) + " " + std::to_string(bits) + " is above kiln's limit of " +
+                        std::to_string(kMaxQuantBitwidth),
+                    "quantize to at most " + std::to_string(kMaxQuantBitwidth) + " bits");
+  };
+  if (k == OpKind::Quant) check_bits("bitwidth", c.node().attr<IntQuantAttrs>().bitwidth);
+  if (k == OpKind::Trunc) {
+    const auto& a = c.node().attr<TruncAttrs>();
+    if (a.version != 1 && a.version != 2)
+      c.fail("Trunc version " + std::to_string(a.version) + " is not 1 or 2");
+    check_bits("in_bitwidth", a.in_bitwidth);
+    check_bits("out_bitwidth", a.out_bitwidth);
+    if (a.version == 2) inputs = 4;  // out_scale
+  }
+  c.expect_inputs(inputs, inputs);
+  c.expect_outputs(1, 1);
+  for (std::size_t i = 0; i < inputs; ++i) {
+    c.expect_dtype(i, bit(DType::Float32));
+    if (i > 0 && !broadcasts_to(c.shape(i), c.shape(0)))
+      c.fail(c.arg(i) + " does not broadcast to " + c.arg(0),
+             "give one value, or a tensor of X's rank with X's sizes or 1 (e.g. per channel)");
+  }
+  return same_as_input(c);
+}
+
 std::vector<TensorType> infer_shape_op(const Ctx& c) {
   c.expect_inputs(1, 1);
   c.expect_outputs(1, 1);
@@ -1362,6 +1394,7 @@ constexpr auto kInfer = make_enum_table<OpKind, kNumOpKinds, InferFn>({
     {{OpKind::Gather}, infer_gather},
     {{OpKind::Cast}, infer_cast},
     {{OpKind::QuantizeLinear, OpKind::DequantizeLinear}, infer_quant},
+    {{OpKind::Quant, OpKind::BipolarQuant, OpKind::Trunc}, infer_qonnx_quant},
     {{OpKind::Shape}, infer_shape_op},
     {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
       OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,

@@ -229,6 +229,29 @@ TEST(BuildModel, RefusalsNameTheNearestAlternative) {
   EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits or a Softmax");
 }
 
+TEST(BuildModel, QonnxQuantizersAreRefusedForNow) {
+  const std::pair<OpKind, Attrs> ops[] = {
+      {OpKind::Quant, IntQuantAttrs{.bitwidth = 4}},
+      {OpKind::BipolarQuant, NoAttrs{}},
+      {OpKind::Trunc, TruncAttrs{.in_bitwidth = 8, .out_bitwidth = 4}}};
+  for (const auto& [kind, attrs] : ops) {
+    Graph g;
+    const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
+    const ValueId s = g.add_constant("s", Tensor::scalar(0.5f));
+    const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
+    std::vector<ValueId> inputs = {x, s};
+    if (kind != OpKind::BipolarQuant) inputs.push_back(g.add_constant("z", Tensor::scalar(0.0f)));
+    if (kind == OpKind::Trunc) inputs.push_back(s);  // opset 2's out_scale
+    g.add_node(kind, "q", inputs, {y}, attrs);
+    g.inputs = {x};
+    g.outputs = {y};
+    const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << op_name(kind);
+    EXPECT_CONTAINS(e.what_happened(), "op " + std::string(op_name(kind)) + " has no HLS layer");
+    EXPECT_CONTAINS(e.hint(), "for hardware, export the float model and set the precisions");
+  }
+}
+
 TEST(BuildModel, BinaryWithAConstantIsAScaleAndBias) {
   // x - k, k one value per channel: y = x * 1 + (-k), a BatchNorm layer.
   Graph g;

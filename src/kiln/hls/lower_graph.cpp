@@ -23,6 +23,9 @@ namespace {
 
 constexpr const char* kRecurrentPlanned =
     "recurrent HLS layers are planned; meanwhile compile the model without its recurrent part";
+// Quantized models: kiln's HLS layers take their precisions from the config.
+constexpr const char* kQuantizedAlternative =
+    "export the float model and set the precisions in the config";
 
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
@@ -45,6 +48,9 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::RNN, kRecurrentPlanned},
     {OpKind::GRU, kRecurrentPlanned},
     {OpKind::LSTM, kRecurrentPlanned},
+    {OpKind::Quant, kQuantizedAlternative},
+    {OpKind::BipolarQuant, kQuantizedAlternative},
+    {OpKind::Trunc, kQuantizedAlternative},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -948,6 +954,9 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Mean,
       OpKind::Gather,
       OpKind::Cast,
+      OpKind::Quant,
+      OpKind::BipolarQuant,
+      OpKind::Trunc,
       OpKind::Shape,
       OpKind::ReduceMean,
       OpKind::ReduceSum,

@@ -31,8 +31,26 @@ constexpr int64_t kNewestOnnxOpset = 22;
 // Largest node result (in elements) that import computes ahead of time.
 constexpr int64_t kMaxFoldElements = int64_t{1} << 24;
 
+// QONNX opsets kiln reads (Trunc changed in 2). A model that uses QONNX ops
+// without importing the domain gets opset 1, QONNX's own fallback.
+constexpr int64_t kMaxQonnxOpset = 2;
+constexpr int64_t kDefaultQonnxOpset = 1;
+
 bool is_default_domain(const std::string& d) {
-  return d.empty() || d == "ai.onnx";
+  return op_domain_from_onnx(d) == OpDomain::Onnx;
+}
+bool is_qonnx_domain(const std::string& d) {
+  return op_domain_from_onnx(d) == OpDomain::Qonnx;
+}
+
+// "Quant, IntQuant, BipolarQuant, Trunc": the op types kiln reads in a domain.
+std::string onnx_op_types_of(OpDomain domain) {
+  std::string s;
+  for (int k = 0; k < kNumOpKinds; ++k)
+    if (op_domain(static_cast<OpKind>(k)) == domain)
+      for (std::string_view t : onnx_op_types(static_cast<OpKind>(k)))
+        s += (s.empty() ? "" : ", ") + std::string(t);
+  return s;
 }
 
 // "node 'conv1'", or for unnamed nodes "node #3 (output 'y')".
@@ -99,6 +117,8 @@ class Importer {
 
  private:
   void read_opsets();
+  void read_qonnx_opset(const std::string& domain, int64_t version);
+  int64_t qonnx_opset(const std::string& domain) const;
   void prescan();
   void add_initializers();
   void add_inputs();
@@ -116,6 +136,8 @@ class Importer {
   Graph graph_;
   int64_t opset_ = 0;
   std::unordered_set<std::string> other_domains_;
+  // The QONNX opset imported under each spelling of its domain.
+  std::unordered_map<std::string, int64_t> qonnx_opsets_;
   std::unordered_map<std::string, ValueId> values_;  // ONNX name -> value
   std::unordered_map<std::string, const ::onnx::TypeProto*> declared_;
   // Set when options changed a fixed input dimension: declared output dims
@@ -126,6 +148,10 @@ class Importer {
 void Importer::read_opsets() {
   bool have_default = false;
   for (const auto& op : model_.opset_import()) {
+    if (is_qonnx_domain(op.domain())) {
+      read_qonnx_opset(op.domain(), op.version());
+      continue;
+    }
     if (!is_default_domain(op.domain())) {
       other_domains_.insert(op.domain());
       continue;
@@ -157,6 +183,32 @@ void Importer::read_opsets() {
                     std::to_string(kMaxOpset) + ")");
 }
 
+void Importer::read_qonnx_opset(const std::string& domain, int64_t version) {
+  const std::string where = "opset_import '" + domain + "'";
+  if (const auto it = qonnx_opsets_.find(domain);
+      it != qonnx_opsets_.end() && it->second != version)
+    throw_error(ErrorKind::InvalidModel, where,
+                "is imported twice, as opsets " + std::to_string(it->second) + " and " +
+                    std::to_string(version),
+                "import one opset per domain");
+  if (version < 1)
+    throw_error(ErrorKind::InvalidModel, where,
+                "QONNX opset " + std::to_string(version) + " does not exist",
+                "QONNX opsets start at 1; the file may be corrupt");
+  if (version > kMaxQonnxOpset)
+    throw_error(
+        ErrorKind::Unsupported, where,
+        "QONNX opset " + std::to_string(version) + " is newer than kiln reads (1 to " +
+            std::to_string(kMaxQonnxOpset) + ")",
+        "export the model with QONNX opset " + std::to_string(kMaxQonnxOpset) + " or older");
+  qonnx_opsets_[domain] = version;
+}
+
+int64_t Importer::qonnx_opset(const std::string& domain) const {
+  const auto it = qonnx_opsets_.find(domain);
+  return it == qonnx_opsets_.end() ? kDefaultQonnxOpset : it->second;
+}
+
 // Everything that makes a valid model unsupported is reported before any
 // consistency check, so such models fail with "unsupported" (exit 3).
 void Importer::prescan() {
@@ -169,10 +221,17 @@ void Importer::prescan() {
                     "uses the default ONNX domain, which the model does not import (unknown "
                     "domain)",
                     "add the default domain to the model's opset_import");
-      if (p.op_type() != "Constant" && !op_kind_from_onnx(p.op_type()))
+      if (p.op_type() != "Constant" && !op_kind_from_onnx(OpDomain::Onnx, p.op_type()))
         throw_error(ErrorKind::Unsupported, label,
                     "op " + p.op_type() + " is not supported by kiln",
                     "the supported ops are listed in docs/ops.md");
+    } else if (is_qonnx_domain(p.domain())) {
+      if (!op_kind_from_onnx(OpDomain::Qonnx, p.op_type()))
+        throw_error(
+            ErrorKind::Unsupported, label,
+            "op " + p.op_type() + " of domain '" + p.domain() + "' is not supported by kiln",
+            "of QONNX's ops kiln reads " + onnx_op_types_of(OpDomain::Qonnx) +
+                "; the supported ops are listed in docs/ops.md");
     } else if (!other_domains_.count(p.domain())) {
       throw_error(ErrorKind::InvalidModel, label,
                   "op " + p.op_type() + " is of unknown domain '" + p.domain() +
@@ -181,8 +240,9 @@ void Importer::prescan() {
     } else {
       throw_error(ErrorKind::Unsupported, label,
                   "op " + p.op_type() + " of domain '" + p.domain() + "' is not supported by kiln",
-                  "kiln supports the default ONNX domain only; the supported ops are listed in "
-                  "docs/ops.md");
+                  "kiln reads the default ONNX domain and QONNX's " +
+                      std::string(onnx_domain_name(OpDomain::Qonnx)) +
+                      "; the supported ops are listed in docs/ops.md");
     }
   }
   if (g_.sparse_initializer_size() > 0)
@@ -427,10 +487,13 @@ void Importer::import_node(int index) {
     return;
   }
 
-  const OpKind kind = *op_kind_from_onnx(p.op_type());
+  // prescan() let through only ops kiln reads, of the default or the QONNX domain.
+  const OpDomain domain = *op_domain_from_onnx(p.domain());
+  const OpKind kind = *op_kind_from_onnx(domain, p.op_type());
+  const int64_t opset = domain == OpDomain::Qonnx ? qonnx_opset(p.domain()) : opset_;
   std::vector<ValueId> inputs;
   for (const std::string& in : p.input()) inputs.push_back(in.empty() ? kNoValue : values_.at(in));
-  const LoweredNode lowered = lower_node(NodeContext{graph_, p, kind, opset_, inputs, where});
+  const LoweredNode lowered = lower_node(NodeContext{graph_, p, kind, opset, inputs, where});
 
   std::vector<ValueId> outputs;
   for (const std::string& o : p.output()) {

@@ -1244,6 +1244,190 @@ TEST(Import, Domains) {
   EXPECT_EQ(only_node(named.import()).kind, OpKind::Relu);
 }
 
+// ---- QONNX's quantizers (domain qonnx.custom_op.general, FINN's old name too)
+
+// A model of the default domain at opset 13 and, if `qonnx_opset` > 0, the
+// QONNX domain under the name `domain`.
+Model qonnx_model(int64_t qonnx_opset, const std::string& domain = "qonnx.custom_op.general") {
+  Model m(13);
+  if (qonnx_opset > 0) {
+    auto* o = m.proto().add_opset_import();
+    o->set_domain(domain);
+    o->set_version(qonnx_opset);
+  }
+  return m;
+}
+
+// x [2, 3] -> Quant(x, scale 0.5, zeropt 0, bitwidth) -> y.
+::onnx::NodeProto& quant_node(Model& m, const std::string& domain, const Tensor& bitwidth,
+                              const std::string& op = "Quant") {
+  m.input("x", {2, 3})
+      .init("s", Tensor::scalar(0.5f))
+      .init("z", Tensor::scalar(0.0f))
+      .init("b", bitwidth);
+  auto& n = m.node(op, {"x", "s", "z", "b"}, {"y"}, "q");
+  n.set_domain(domain);
+  m.output("y");
+  return n;
+}
+
+TEST(ImportQonnx, QuantReadsItsAttributesAndBitWidth) {
+  Model m = qonnx_model(1);
+  auto& n = quant_node(m, "qonnx.custom_op.general", Tensor::scalar(3.0f));
+  set_int(n, "signed", 0);
+  set_int(n, "narrow", 1);
+  set_string(n, "rounding_mode", "floor");  // QONNX accepts either case
+  const Graph g = m.import();
+  const Node& q = only_node(g);
+  ASSERT_EQ(q.kind, OpKind::Quant);
+  EXPECT_EQ(q.inputs.size(), 3u);  // the bit width became an attribute
+  EXPECT_EQ(q.attr<IntQuantAttrs>(), (IntQuantAttrs{3, false, true, RoundingMode::Floor}));
+  EXPECT_EQ(out_type(g).to_string(), "float32[2x3]");
+  // Unsigned narrow 3-bit: [0, 6]; x / 0.5 floored.
+  EXPECT_EQ(run_one(g, floats({2, 3}, {-1, 0.7f, 1.2f, 2.9f, 3.5f, 9})),
+            (std::vector<float>{0, 0.5f, 1, 2.5f, 3, 3}));
+}
+
+TEST(ImportQonnx, DefaultsOtherDomainNamesAndIntQuant) {
+  // Defaults: signed, not narrow, ROUND; bitwidth as int64. FINN's domain
+  // name and QONNX's new op name IntQuant read the same.
+  Model m = qonnx_model(1, "finn.custom_op.general");
+  quant_node(m, "finn.custom_op.general", Tensor::scalar<int64_t>(4), "IntQuant");
+  const Graph g = m.import();
+  const Node& q = only_node(g);
+  EXPECT_EQ(q.kind, OpKind::Quant);
+  EXPECT_EQ(q.attr<IntQuantAttrs>(), (IntQuantAttrs{4, true, false, RoundingMode::Round}));
+  // No opset_import for the domain: QONNX's own fallback, opset 1.
+  Model undeclared = qonnx_model(0);
+  quant_node(undeclared, "qonnx.custom_op.general", Tensor::scalar(2.0f));
+  EXPECT_EQ(only_node(undeclared.import()).attr<IntQuantAttrs>().bitwidth, 2);
+}
+
+TEST(ImportQonnx, BipolarQuantAndFoldedWeights) {
+  Model m = qonnx_model(1);
+  m.input("x", {3}).init("s", Tensor::scalar(0.25f)).init("w", floats({3}, {2, 0, -0.1f}));
+  m.node("BipolarQuant", {"x", "s"}, {"y"}, "bq").set_domain("qonnx.custom_op.general");
+  // Quantized weights, as Brevitas exports them: folded to a constant at import.
+  m.node("BipolarQuant", {"w", "s"}, {"wq"}, "wq").set_domain("qonnx.custom_op.general");
+  m.node("Mul", {"y", "wq"}, {"out"}, "mul");
+  m.output("out");
+  const Graph g = m.import();
+  ASSERT_EQ(g.nodes().size(), 2u);
+  EXPECT_EQ(kiln::testing::node_at(g, 0).kind, OpKind::BipolarQuant);
+  // y = (-1, 1, 1) / 4 (0 is +1), wq = (1, 1, -1) / 4.
+  EXPECT_EQ(run_one(g, floats({3}, {-5, 3, 0})), (std::vector<float>{-0.0625f, 0.0625f, -0.0625f}));
+}
+
+TEST(ImportQonnx, TruncFormFollowsTheQonnxOpset) {
+  // Opset 1: X, scale, zeropt, in_bitwidth, out_bitwidth.
+  Model v1 = qonnx_model(1);
+  v1.input("x", {2})
+      .init("s", Tensor::scalar(1.0f))
+      .init("z", Tensor::scalar(0.0f))
+      .init("bi", Tensor::scalar(8.0f))
+      .init("bo", Tensor::scalar(4.0f))
+      .init("os", Tensor::scalar(16.0f));
+  v1.node("Trunc", {"x", "s", "z", "bi", "bo"}, {"y"}, "t").set_domain("qonnx.custom_op.general");
+  v1.output("y");
+  const Graph g1 = v1.import();
+  EXPECT_EQ(only_node(g1).attr<TruncAttrs>(),
+            (TruncAttrs{1, 8, 4, true, false, RoundingMode::Floor}));
+  EXPECT_EQ(run_one(g1, floats({2}, {37, -37})), (std::vector<float>{2, -3}));
+  // Opset 2: out_scale before out_bitwidth, signed/narrow attributes, clipping.
+  Model v2 = v1;
+  v2.proto().mutable_opset_import(1)->set_version(2);
+  auto& t2 = *v2.g().mutable_node(0);
+  t2.clear_input();
+  for (const char* in : {"x", "s", "z", "bi", "os", "bo"}) t2.add_input(in);
+  set_int(t2, "signed", 0);
+  set_string(t2, "rounding_mode", "ROUND");
+  const Graph g2 = v2.import();
+  EXPECT_EQ(only_node(g2).inputs.size(), 4u);
+  EXPECT_EQ(only_node(g2).attr<TruncAttrs>(),
+            (TruncAttrs{2, 8, 4, false, false, RoundingMode::Round}));
+  // t = 16: 37 / 16 = 2.3125 -> 2 -> 32; 300 / 16 clips at 15 -> 240; -37 clips at 0.
+  EXPECT_EQ(run_one(g2, floats({2}, {37, 300})), (std::vector<float>{32, 240}));
+  EXPECT_EQ(run_one(g2, floats({2}, {-37, 0})), (std::vector<float>{0, 0}));
+  // Each opset's input count is checked: opset 1 with opset 2's six inputs.
+  Model wrong = v2;
+  wrong.proto().mutable_opset_import(1)->set_version(1);
+  const Error e = wrong.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "Trunc of QONNX opset 1 takes 5 inputs, got 6");
+}
+
+TEST(ImportQonnx, BadQuantizersAreCleanErrors) {
+  const auto error_of = [](const Tensor& bitwidth, const std::string& rounding = "ROUND") {
+    Model m = qonnx_model(1);
+    set_string(quant_node(m, "qonnx.custom_op.general", bitwidth), "rounding_mode", rounding);
+    return m.import_error();
+  };
+  Error e = error_of(Tensor::scalar(0.0f));
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "bitwidth 0 must be at least 1");
+  e = error_of(Tensor::scalar(2.5f));
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "bitwidth 2.5 is not a whole number of bits");
+  e = error_of(Tensor::scalar(65.0f));
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "bitwidth 65 is above kiln's limit of 64");
+  e = error_of(floats({2}, {4, 4}));
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "'bitwidth' must be a scalar");
+  e = error_of(Tensor::scalar(4.0f), "SIDEWAYS");
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "unknown rounding_mode 'SIDEWAYS'");
+  // A bit width computed at run time.
+  Model runtime = qonnx_model(1);
+  runtime.input("x", {2, 3}).input("b", {}).init("s", Tensor::scalar(0.5f));
+  runtime.init("z", Tensor::scalar(0.0f));
+  runtime.node("Quant", {"x", "s", "z", "b"}, {"y"}, "q").set_domain("qonnx.custom_op.general");
+  runtime.output("y");
+  e = runtime.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "Quant with non-constant bitwidth: kiln reads bit widths at import");
+  // A scale that does not broadcast to X.
+  Model scales = qonnx_model(1);
+  quant_node(scales, "qonnx.custom_op.general", Tensor::scalar(4.0f));
+  tensor_to_proto(floats({2}, {1, 1}), "s", scales.g().mutable_initializer(0));
+  e = scales.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_CONTAINS(e.message(), "does not broadcast to X");
+}
+
+TEST(ImportQonnx, DomainsAndOpsetsKilnDoesNotRead) {
+  // Another QONNX op: unsupported, naming the op, the domain and what kiln reads.
+  Model other = qonnx_model(1);
+  other.input("x", {2});
+  other.node("MultiThreshold", {"x"}, {"y"}, "mt").set_domain("qonnx.custom_op.general");
+  other.output("y");
+  Error e = other.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "op MultiThreshold of domain 'qonnx.custom_op.general'");
+  EXPECT_CONTAINS(e.message(), "Quant, IntQuant, BipolarQuant, Trunc");
+  // Quant in a declared domain that is not QONNX's, and in the default domain.
+  Model foreign = qonnx_model(1, "com.example");
+  quant_node(foreign, "com.example", Tensor::scalar(4.0f));
+  e = foreign.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "op Quant of domain 'com.example' is not supported by kiln");
+  Model plain = qonnx_model(1);
+  quant_node(plain, "", Tensor::scalar(4.0f));
+  e = plain.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "op Quant is not supported by kiln");
+  // QONNX opsets: 3 does not exist yet, 0 never did.
+  Model newer = qonnx_model(3);
+  quant_node(newer, "qonnx.custom_op.general", Tensor::scalar(4.0f));
+  e = newer.import_error();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.message(), "QONNX opset 3 is newer than kiln reads (1 to 2)");
+  Model zero = qonnx_model(0);
+  zero.proto().add_opset_import()->set_domain("finn.custom_op.general");
+  quant_node(zero, "finn.custom_op.general", Tensor::scalar(4.0f));
+  EXPECT_EQ(zero.import_error().kind(), ErrorKind::InvalidModel);
+}
+
 // --- graph structure errors -----------------------------------------------------------
 
 TEST(Import, UnsupportedOpMessage) {

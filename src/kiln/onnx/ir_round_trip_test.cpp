@@ -59,6 +59,14 @@ TEST(IrRoundTrip, EveryZooModel) {
     expect_round_trip(load_model(kiln::testing::zoo_model(m)), m);
 }
 
+// QONNX's quantizers print under their kind names (Quant, BipolarQuant, Trunc).
+TEST(IrRoundTrip, EveryQonnxModel) {
+  const fs::path root = kiln::testing::source_dir() / "models" / "qonnx";
+  const std::vector<std::string> models = kiln::testing::model_names(root);
+  EXPECT_EQ(models.size(), 2u);
+  for (const std::string& m : models) expect_round_trip(load_model(root / m / "model.onnx"), m);
+}
+
 TEST(IrRoundTrip, EveryImportableCorpusModel) {
   const fs::path root = "/usr/share/libonnx-testdata/data";
   if (!fs::exists(root)) GTEST_SKIP() << root << " missing: install libonnx-testdata";

@@ -11,6 +11,7 @@
 #include "kiln/onnx/tensor_proto.h"
 #include "kiln/support/enum_table.h"
 #include "kiln/support/strings.h"
+#include "kiln/support/text_lexer.h"
 
 namespace kiln::onnx_import {
 
@@ -83,6 +84,8 @@ class NodeReader {
   LoweredNode transpose();
   LoweredNode cast();
   LoweredNode quant();
+  LoweredNode int_quant();
+  LoweredNode trunc();
   LoweredNode shape();
   LoweredNode slice();
   LoweredNode reshape();
@@ -116,9 +119,10 @@ class NodeReader {
   [[noreturn]] void unsupported(const std::string& what, const std::string& hint) const {
     throw_error(ErrorKind::Unsupported, c_.where, what, hint);
   }
-  [[noreturn]] void not_constant(std::size_t i, const std::string& input) const {
+  [[noreturn]] void not_constant(std::size_t i, const std::string& input,
+                                 const std::string& why = "kiln needs static shapes") const {
     Error e(ErrorKind::Unsupported, c_.where,
-            c_.proto.op_type() + " with non-constant " + input + ": kiln needs static shapes",
+            c_.proto.op_type() + " with non-constant " + input + ": " + why,
             "make '" + input +
                 "' an initializer or a constant expression (e.g. re-export "
                 "with a fixed input size and constant folding)");
@@ -188,6 +192,9 @@ class NodeReader {
   std::optional<std::vector<double>> const_floats(std::size_t i, const char* role) const;
   // A scalar (one-element) parameter input that must be constant.
   const Tensor& const_scalar(std::size_t i, const char* role) const;
+  // QONNX: a bit-width input (constant, one integral value) and rounding_mode.
+  int64_t const_bitwidth(std::size_t i, const char* role) const;
+  RoundingMode rounding_mode(const char* fallback) const;
 
   // A value with the data of `id` viewed in `shape`: a new constant for a
   // constant, else a Reshape node added to the graph.
@@ -476,6 +483,64 @@ LoweredNode NodeReader::quant() {
     a.to = DType::Float32;
   }
   return {c_.kind, a, data_inputs(3)};
+}
+
+int64_t NodeReader::const_bitwidth(std::size_t i, const char* role) const {
+  if (has_input(i) && !constant(i)) not_constant(i, role, "kiln reads bit widths at import");
+  const double bits = const_scalar(i, role).as_double(0);
+  if (!std::isfinite(bits) || bits != std::floor(bits))
+    fail(std::string(role) + " " + format_double(bits) + " is not a whole number of bits",
+         "QONNX bit widths are positive integers (also when stored as float)");
+  // Out-of-range widths are shape inference's to report; clamped so the cast is defined.
+  return static_cast<int64_t>(std::clamp(bits, -1e9, 1e9));
+}
+
+// QONNX spells rounding modes in either case; HALF_EVEN is ROUND.
+RoundingMode NodeReader::rounding_mode(const char* fallback) const {
+  std::string name = attrs_.get_string("rounding_mode").value_or(fallback);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (name == "half_even") return RoundingMode::Round;
+  if (const auto m = enum_from_name<RoundingMode>(name)) return *m;
+  fail("unknown rounding_mode '" + attrs_.get_string("rounding_mode").value_or("") + "'",
+       "use ROUND (HALF_EVEN), CEIL, FLOOR, UP, DOWN, HALF_UP or HALF_DOWN");
+}
+
+// QONNX Quant / IntQuant (X, scale, zeropt, bitwidth): the bit width becomes
+// an attribute.
+LoweredNode NodeReader::int_quant() {
+  IntQuantAttrs a;
+  a.bitwidth = const_bitwidth(3, "bitwidth");
+  a.is_signed = attrs_.int_or("signed", 1) != 0;
+  a.narrow = attrs_.int_or("narrow", 0) != 0;
+  a.rounding = rounding_mode("ROUND");
+  if (c_.inputs.size() > 4) fail("Quant takes 4 inputs, got " + std::to_string(c_.inputs.size()));
+  return {OpKind::Quant, a, data_inputs(3)};
+}
+
+// QONNX Trunc: opset 1 (X, scale, zeropt, in_bitwidth, out_bitwidth) or
+// opset 2 (X, scale, zeropt, in_bitwidth, out_scale, out_bitwidth, and the
+// signed/narrow attributes); c_.opset is the model's QONNX opset.
+LoweredNode NodeReader::trunc() {
+  TruncAttrs a;
+  a.version = c_.opset >= 2 ? 2 : 1;
+  const std::size_t n = a.version == 1 ? 5 : 6;
+  if (c_.inputs.size() != n)
+    fail("Trunc of QONNX opset " + std::to_string(c_.opset) + " takes " + std::to_string(n) +
+             " inputs, got " + std::to_string(c_.inputs.size()),
+         a.version == 1 ? "opset 1: X, scale, zeropt, in_bitwidth, out_bitwidth (declare QONNX "
+                          "opset 2 in opset_import for the form with out_scale)"
+                        : "opset 2: X, scale, zeropt, in_bitwidth, out_scale, out_bitwidth");
+  a.in_bitwidth = const_bitwidth(3, "in_bitwidth");
+  a.out_bitwidth = const_bitwidth(n - 1, "out_bitwidth");
+  a.rounding = rounding_mode("FLOOR");
+  std::vector<ValueId> in = data_inputs(3);
+  if (a.version == 2) {
+    a.is_signed = attrs_.int_or("signed", 1) != 0;
+    a.narrow = attrs_.int_or("narrow", 0) != 0;
+    in.push_back(c_.inputs[4]);
+  }
+  return {OpKind::Trunc, a, in};
 }
 
 LoweredNode NodeReader::shape() {
@@ -1498,6 +1563,8 @@ constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
     {{OpKind::Gather}, &NodeReader::gather},
     {{OpKind::Cast}, &NodeReader::cast},
     {{OpKind::QuantizeLinear, OpKind::DequantizeLinear}, &NodeReader::quant},
+    {{OpKind::Quant}, &NodeReader::int_quant},
+    {{OpKind::Trunc}, &NodeReader::trunc},
     {{OpKind::Shape}, &NodeReader::shape},
     {{OpKind::ReduceMean, OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin,
       OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceSumSquare,
@@ -1565,7 +1632,8 @@ constexpr auto kRead = make_enum_table<OpKind, kNumOpKinds, ReadFn>({
       OpKind::LessOrEqual,
       OpKind::GreaterOrEqual,
       OpKind::Where,
-      OpKind::Size},
+      OpKind::Size,
+      OpKind::BipolarQuant},
      &NodeReader::plain},
     {{OpKind::Dense}, &NodeReader::not_onnx},
 });

@@ -59,7 +59,8 @@ struct NodeContext {
   Graph& graph;
   const ::onnx::NodeProto& proto;
   OpKind kind;
-  int64_t opset;                // the model's default-domain opset
+  int64_t opset;                // the model's opset of the node's domain (the default
+                                // domain's, QONNX's for its ops)
   std::vector<ValueId> inputs;  // parallel to proto.input(); kNoValue where omitted
   std::string where;            // how errors name the node: "Conv 'conv1'"
 };

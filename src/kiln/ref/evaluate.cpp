@@ -214,6 +214,15 @@ Result quantize_linear(const Eval& e) {
 Result dequantize_linear(const Eval& e) {
   return {k::dequantize_linear(e.in(0), e.in(1), e.optional(2), e.attrs<QuantAttrs>(), e.out0())};
 }
+Result int_quant(const Eval& e) {
+  return {k::int_quant(e.in(0), e.in(1), e.in(2), e.attrs<IntQuantAttrs>(), e.where)};
+}
+Result bipolar_quant(const Eval& e) {
+  return {k::bipolar_quant(e.in(0), e.in(1), e.where)};
+}
+Result trunc_quant(const Eval& e) {
+  return {k::trunc_quant(e.in(0), e.in(1), e.in(2), e.optional(3), e.attrs<TruncAttrs>(), e.where)};
+}
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity: the same data in the output's shape.
 Result relabel(const Eval& e) {
   return {k::reshape_to(e.in(0), e.out0(), e.where)};
@@ -342,6 +351,9 @@ constexpr auto kEvaluate = make_enum_table<OpKind, kNumOpKinds, EvalFn>({
     {{OpKind::Cast}, cast},
     {{OpKind::QuantizeLinear}, quantize_linear},
     {{OpKind::DequantizeLinear}, dequantize_linear},
+    {{OpKind::Quant}, int_quant},
+    {{OpKind::BipolarQuant}, bipolar_quant},
+    {{OpKind::Trunc}, trunc_quant},
     {{OpKind::Shape}, shape},
     {{OpKind::ReduceMean}, reduce<k::ReduceOp::Mean>},
     {{OpKind::ReduceSum}, reduce<k::ReduceOp::Sum>},

@@ -169,6 +169,14 @@ std::vector<Tensor> recurrent(OpKind kind, std::span<const Tensor* const> inputs
                               const RecurrentAttrs& attrs, std::span<const TensorType> out,
                               const std::vector<bool>& wanted, const std::string& where);
 
+// ---- qonnx_quant.cpp: QONNX's quantizers; parameters broadcast to x
+Tensor int_quant(const Tensor& x, const Tensor& scale, const Tensor& zeropt,
+                 const IntQuantAttrs& attrs, const std::string& where);
+Tensor bipolar_quant(const Tensor& x, const Tensor& scale, const std::string& where);
+// out_scale: opset 2's input (nullptr for opset 1).
+Tensor trunc_quant(const Tensor& x, const Tensor& scale, const Tensor& zeropt,
+                   const Tensor* out_scale, const TruncAttrs& attrs, const std::string& where);
+
 // ---- shared helpers ------------------------------------------------------
 
 // Below this many elements a loop runs on one thread: forking costs more.

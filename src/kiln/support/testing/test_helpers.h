@@ -52,6 +52,16 @@ inline std::filesystem::path source_dir() {
   return KILN_SOURCE_DIR_PATH;
 }
 
+// The names of the model directories <dir>/<name>/model.onnx, sorted.
+inline std::vector<std::string> model_names(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (std::filesystem::is_regular_file(e.path() / "model.onnx"))
+      names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // The committed model zoo (models/zoo/<name>/model.onnx) and its model names, sorted.
 inline std::filesystem::path zoo_dir() {
   return source_dir() / "models" / "zoo";
@@ -60,12 +70,7 @@ inline std::filesystem::path zoo_model(const std::string& name) {
   return zoo_dir() / name / "model.onnx";
 }
 inline std::vector<std::string> zoo_models() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(zoo_dir()))
-    if (std::filesystem::is_regular_file(e.path() / "model.onnx"))
-      names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  return model_names(zoo_dir());
 }
 
 // Runs f and returns the kiln::Error it throws (fails the test if none).
