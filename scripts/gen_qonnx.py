@@ -236,7 +236,73 @@ def cnn(rng) -> Tuple[Callable, Callable, List[int], Dict]:
     return build, reference, [2, 2, 8, 8], {"domain": "finn.custom_op.general", "qonnx_opset": 2}
 
 
-MODELS = {"mlp4": mlp, "cnn4": cnn}
+def jet_mlp4(rng) -> Tuple[Callable, Callable, List[int], Dict]:
+    """hls4ml's jet tagger at 4 bits, batch 1, the form kiln's HLS flow maps exactly: 16 -> 32 ->
+    16 -> 5, per-channel and binary weights, 16-bit biases, a HALF_UP and a narrow quantizer."""
+    w1, b1 = rng.normal(0, 0.4, (16, 32)).astype(F32), rng.normal(0, 0.5, 32).astype(F32)
+    w2, b2 = rng.normal(0, 1, (16, 32)).astype(F32), rng.normal(0, 0.5, 16).astype(F32)
+    w3, b3 = rng.normal(0, 1, (16, 5)).astype(F32), rng.normal(0, 0.5, 5).astype(F32)
+    s1 = pow2(rng, (1, 32), 2, 4)
+
+    def reference(x):
+        a = quant(x, F32(0.25), F32(0), 4)
+        a = a @ quant(w1, s1, F32(0), 4, narrow=True) + quant(b1, F32(2 ** -6), F32(0), 16)
+        a = quant(relu(a), F32(0.5), F32(0), 4, signed=False, mode="HALF_UP")
+        a = a @ bipolar_quant(w2, F32(0.125)).T + quant(b2, F32(2 ** -4), F32(0), 16)
+        a = quant(relu(a), F32(2 ** -3), F32(0), 6, signed=False)
+        a = a @ quant(w3, F32(0.25), F32(0), 4, narrow=True) + quant(b3, F32(2 ** -6), F32(0), 16)
+        return quant(a, F32(0.125), F32(0), 8, narrow=True)
+
+    def build(b: Builder, x: str) -> str:
+        a = b.quant(x, 0.25, 0, 4)
+        a = b.node("MatMul", [a, b.quant(b.const(w1, "w"), s1, 0, 4, narrow=True)])
+        a = b.node("Add", [a, b.quant(b.const(b1, "b"), 2 ** -6, 0, 16)])
+        a = b.quant(b.node("Relu", [a]), 0.5, 0, 4, signed=False, mode="HALF_UP")
+        wq = b.node("BipolarQuant", [b.const(w2, "w"), b.const(0.125, "scale")], qonnx=True)
+        a = b.node("Gemm", [a, wq, b.quant(b.const(b2, "b"), 2 ** -4, 0, 16)], transB=1)
+        a = b.quant(b.node("Relu", [a]), 2 ** -3, 0, 6, signed=False)
+        a = b.node("MatMul", [a, b.quant(b.const(w3, "w"), 0.25, 0, 4, narrow=True)])
+        a = b.node("Add", [a, b.quant(b.const(b3, "b"), 2 ** -6, 0, 16)])
+        return b.quant(a, 0.125, 0, 8, narrow=True)
+
+    return build, reference, [1, 16], {"domain": "qonnx.custom_op.general", "qonnx_opset": 1}
+
+
+def cnn4_hls(rng) -> Tuple[Callable, Callable, List[int], Dict]:
+    """1x8x8 -> conv 4 -> pool -> conv 4 -> dense 3 at 4 bits, batch 1: an input quantizer with a
+    zero point (a clamp), per-channel weight scales, FINN's domain name."""
+    w1, b1 = rng.normal(0, 0.4, (4, 1, 3, 3)).astype(F32), rng.normal(0, 0.5, 4).astype(F32)
+    w2, b2 = rng.normal(0, 0.3, (4, 4, 3, 3)).astype(F32), rng.normal(0, 0.5, 4).astype(F32)
+    w3, b3 = rng.normal(0, 0.5, (3, 64)).astype(F32), rng.normal(0, 0.5, 3).astype(F32)
+    s1, s2 = pow2(rng, (4, 1, 1, 1), 2, 4), pow2(rng, (4, 1, 1, 1), 2, 4)
+
+    def reference(x):
+        a = quant(x, F32(0.125), F32(3), 6, signed=False)
+        a = conv2d(a, quant(w1, s1, F32(0), 4, narrow=True), quant(b1, F32(2 ** -7), F32(0), 16), 1)
+        a = max_pool2(quant(relu(a), F32(0.25), F32(0), 4, signed=False))
+        a = conv2d(a, quant(w2, s2, F32(0), 4, narrow=True), quant(b2, F32(2 ** -7), F32(0), 16), 1)
+        a = quant(relu(a), F32(0.5), F32(0), 4, signed=False).reshape(1, -1)
+        a = a @ quant(w3, F32(0.125), F32(0), 4, narrow=True).T + quant(b3, F32(2 ** -4), F32(0), 16)
+        return quant(a, F32(0.25), F32(0), 8)
+
+    def build(b: Builder, x: str) -> str:
+        a = b.quant(x, 0.125, 3, 6, signed=False)
+        w = b.quant(b.const(w1, "w"), s1, 0, 4, narrow=True)
+        a = b.node("Conv", [a, w, b.quant(b.const(b1, "b"), 2 ** -7, 0, 16)], pads=[1, 1, 1, 1])
+        a = b.quant(b.node("Relu", [a]), 0.25, 0, 4, signed=False)
+        a = b.node("MaxPool", [a], kernel_shape=[2, 2], strides=[2, 2])
+        w = b.quant(b.const(w2, "w"), s2, 0, 4, narrow=True)
+        a = b.node("Conv", [a, w, b.quant(b.const(b2, "b"), 2 ** -7, 0, 16)], pads=[1, 1, 1, 1])
+        a = b.quant(b.node("Relu", [a]), 0.5, 0, 4, signed=False)
+        a = b.node("Flatten", [a])
+        w = b.quant(b.const(w3, "w"), 0.125, 0, 4, narrow=True)
+        a = b.node("Gemm", [a, w, b.quant(b.const(b3, "b"), 2 ** -4, 0, 16)], transB=1)
+        return b.quant(a, 0.25, 0, 8)
+
+    return build, reference, [1, 1, 8, 8], {"domain": "finn.custom_op.general", "qonnx_opset": 1}
+
+
+MODELS = {"mlp4": mlp, "cnn4": cnn, "jet_mlp4": jet_mlp4, "cnn4_hls": cnn4_hls}
 
 
 def write_tensor(path: str, array: np.ndarray, name: str) -> None:

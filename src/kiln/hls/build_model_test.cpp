@@ -229,9 +229,25 @@ TEST(BuildModel, RefusalsNameTheNearestAlternative) {
   EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits or a Softmax");
 }
 
-TEST(BuildModel, QonnxQuantizersAreRefusedForNow) {
+// A QONNX Quant of the input becomes the Input's format: scale 2^-1, 4 bits
+// signed, ties to even, saturating.
+TEST(BuildModel, QonnxQuantOfTheInputIsItsFormat) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
+  const ValueId s = g.add_constant("s", Tensor::scalar(0.5f));
+  const ValueId z = g.add_constant("z", Tensor::scalar(0.0f));
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
+  g.add_node(OpKind::Quant, "q", {x, s, z}, {y}, IntQuantAttrs{.bitwidth = 4});
+  g.inputs = {x};
+  g.outputs = {y};
+  const Model m = build_model(g, Config{}, nullptr);
+  ASSERT_EQ(m.layers.size(), 1u);
+  EXPECT_EQ(m.tensors.at(0).type,
+            (FixedType{4, 3, true, numeric::QuantMode::RndConv, numeric::OverflowMode::Sat}));
+}
+
+TEST(BuildModel, QonnxBipolarQuantAndTruncAreRefusedForNow) {
   const std::pair<OpKind, Attrs> ops[] = {
-      {OpKind::Quant, IntQuantAttrs{.bitwidth = 4}},
       {OpKind::BipolarQuant, NoAttrs{}},
       {OpKind::Trunc, TruncAttrs{.in_bitwidth = 8, .out_bitwidth = 4}}};
   for (const auto& [kind, attrs] : ops) {
@@ -248,7 +264,7 @@ TEST(BuildModel, QonnxQuantizersAreRefusedForNow) {
     const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << op_name(kind);
     EXPECT_CONTAINS(e.what_happened(), "op " + std::string(op_name(kind)) + " has no HLS layer");
-    EXPECT_CONTAINS(e.hint(), "for hardware, export the float model and set the precisions");
+    EXPECT_CONTAINS(e.hint(), "which kiln maps to exact formats");
   }
 }
 

@@ -23,9 +23,10 @@ namespace {
 
 constexpr const char* kRecurrentPlanned =
     "recurrent HLS layers are planned; meanwhile compile the model without its recurrent part";
-// Quantized models: kiln's HLS layers take their precisions from the config.
+// QONNX quantizers kiln has no layer for.
 constexpr const char* kQuantizedAlternative =
-    "export the float model and set the precisions in the config";
+    "quantize computed tensors with Quant (or QuantizeLinear / DequantizeLinear), which kiln "
+    "maps to exact formats, or export the float model and set the precisions in the config";
 
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
@@ -48,7 +49,6 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::RNN, kRecurrentPlanned},
     {OpKind::GRU, kRecurrentPlanned},
     {OpKind::LSTM, kRecurrentPlanned},
-    {OpKind::Quant, kQuantizedAlternative},
     {OpKind::BipolarQuant, kQuantizedAlternative},
     {OpKind::Trunc, kQuantizedAlternative},
 };
@@ -196,6 +196,7 @@ class GraphLowering {
   void lower_resize(const Node& n);
   void lower_quantize_linear(const Node& n);
   void lower_dequantize_linear(const Node& n);
+  void lower_qonnx_quant(const Node& n);
   void lower_reshape(const Node& n);
   [[noreturn]] void no_hls_layer(const Node& n);
 
@@ -883,6 +884,48 @@ void GraphLowering::lower_dequantize_linear(const Node& n) {
   model_.tensors[static_cast<std::size_t>(l.output())].type = p.format;
 }
 
+// QONNX's Quant (Brevitas, QKeras through QONNX): one node computing what a
+// QuantizeLinear / DequantizeLinear pair does, for any bit width and with its
+// own rounding mode. Quantized constants (weights, biases) are folded at
+// import; this is the quantizer of a computed tensor.
+void GraphLowering::lower_qonnx_quant(const Node& n) {
+  const auto& a = n.attr<IntQuantAttrs>();
+  const Tensor& s = constant(n, 1, "the Quant scale");
+  const Tensor& z = constant(n, 2, "the Quant zero point");
+  if (s.numel() != 1 || z.numel() != 1)
+    unsupported(n, "a per-channel Quant of a computed tensor",
+                "quantize activations per tensor (weights may be per channel)");
+  const double scale = s.as_double(0), zero = z.as_double(0);
+  if (!(scale > 0)) unsupported(n, "a Quant scale that is not positive");
+  if (zero != std::floor(zero))
+    unsupported(n, "a Quant zero point that is not an integer (" + std::to_string(zero) + ")");
+  if (a.bitwidth > 32) unsupported(n, "a Quant of more than 32 bits");
+  if (a.is_signed && a.bitwidth == 1)
+    unsupported(n, "a bipolar (signed 1-bit) Quant of a computed tensor");
+  using numeric::QuantMode;
+  std::optional<QuantMode> mode;
+  switch (a.rounding) {
+    case RoundingMode::Round: mode = QuantMode::RndConv; break;
+    case RoundingMode::Floor: mode = QuantMode::Trn; break;
+    case RoundingMode::Down: mode = QuantMode::TrnZero; break;
+    case RoundingMode::HalfUp: mode = QuantMode::RndInf; break;
+    case RoundingMode::HalfDown: mode = QuantMode::RndZero; break;
+    case RoundingMode::Ceil:
+    case RoundingMode::Up: break;
+  }
+  if (!mode)
+    unsupported(n,
+                std::string("a Quant rounding ") + std::string(enum_name(a.rounding)) +
+                    " (ap_fixed has no such quantization mode)",
+                "use ROUND, FLOOR, DOWN, HALF_UP or HALF_DOWN");
+  const QuantizeParams p =
+      quantizer_params(scale, static_cast<int64_t>(zero), static_cast<int>(a.bitwidth), a.is_signed,
+                       a.narrow, *mode);
+  Layer& l = add_layer(n, p, {tensor_of(n.inputs.at(0), n)}, batch_free(n.outputs.at(0), &n));
+  l.precision.result = p.format;
+  model_.tensors[static_cast<std::size_t>(l.output())].type = p.format;
+}
+
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: the same data.
 void GraphLowering::lower_reshape(const Node& n) {
   add_layer(n, ReshapeParams{}, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
@@ -935,6 +978,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Resize}, &GraphLowering::lower_resize},
     {{OpKind::QuantizeLinear}, &GraphLowering::lower_quantize_linear},
     {{OpKind::DequantizeLinear}, &GraphLowering::lower_dequantize_linear},
+    {{OpKind::Quant}, &GraphLowering::lower_qonnx_quant},
     {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
       OpKind::Dropout},
      &GraphLowering::lower_reshape},
@@ -954,7 +998,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Mean,
       OpKind::Gather,
       OpKind::Cast,
-      OpKind::Quant,
       OpKind::BipolarQuant,
       OpKind::Trunc,
       OpKind::Shape,

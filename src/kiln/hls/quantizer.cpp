@@ -31,10 +31,15 @@ std::optional<int> power_of_two_exponent(double scale) {
 
 QuantizeParams quantizer_params(double scale, int64_t zero_point, DType dtype) {
   KILN_ASSERT(is_integer(dtype) && dtype_size(dtype) <= 2, "quantizer of a non-8/16-bit type");
-  const int n = static_cast<int>(8 * dtype_size(dtype));
-  const bool s = is_signed_int(dtype);
-  const int64_t qmin = s ? -(int64_t{1} << (n - 1)) : 0;
-  const int64_t qmax = s ? (int64_t{1} << (n - 1)) - 1 : (int64_t{1} << n) - 1;
+  return quantizer_params(scale, zero_point, static_cast<int>(8 * dtype_size(dtype)),
+                          is_signed_int(dtype), false, numeric::QuantMode::RndConv);
+}
+
+QuantizeParams quantizer_params(double scale, int64_t zero_point, int n, bool s, bool narrow,
+                                numeric::QuantMode mode) {
+  KILN_ASSERT(n >= 1 && n <= 32, "quantizer of more than 32 bits");
+  const int64_t qmin = s ? -(int64_t{1} << (n - 1)) + (narrow ? 1 : 0) : 0;
+  const int64_t qmax = s ? (int64_t{1} << (n - 1)) - 1 : (int64_t{1} << n) - 1 - (narrow ? 1 : 0);
   QuantizeParams p;
   p.scale = scale;
   const int64_t lo = qmin - zero_point, hi = qmax - zero_point;  // in units of the scale
@@ -44,7 +49,7 @@ QuantizeParams quantizer_params(double scale, int64_t zero_point, DType dtype) {
     p.max_raw = hi;
     const bool sign = lo < 0;
     const int w = bits_for(lo, hi, sign);
-    p.format = FixedType{w, w - *k, sign, numeric::QuantMode::RndConv, numeric::OverflowMode::Sat};
+    p.format = FixedType{w, w - *k, sign, mode, numeric::OverflowMode::Sat};
     return p;
   }
   // A grid of 2^-f, f = kInexactExtraBits more than the scale's own bits.
@@ -55,7 +60,7 @@ QuantizeParams quantizer_params(double scale, int64_t zero_point, DType dtype) {
   p.max_raw = static_cast<int64_t>(std::floor(static_cast<double>(hi) * scale * unit));
   const bool sign = p.min_raw < 0;
   const int w = bits_for(p.min_raw, p.max_raw, sign);
-  p.format = FixedType{w, w - f, sign, numeric::QuantMode::RndConv, numeric::OverflowMode::Sat};
+  p.format = FixedType{w, w - f, sign, mode, numeric::OverflowMode::Sat};
   return p;
 }
 

@@ -21,6 +21,12 @@ std::optional<int> power_of_two_exponent(double scale);
 // more fraction bits than the scale resolves and the range it spans; values
 // then stay on that grid rather than on multiples of the scale (exact = false).
 QuantizeParams quantizer_params(double scale, int64_t zero_point, DType dtype);
+// The same for `bits`-bit integers (signed or not; narrow drops the most
+// negative, or for unsigned the largest, value) rounded by `mode` (QONNX's
+// Quant: ROUND is RndConv, FLOOR Trn, DOWN TrnZero, HALF_UP RndInf, HALF_DOWN
+// RndZero).
+QuantizeParams quantizer_params(double scale, int64_t zero_point, int bits, bool is_signed,
+                                bool narrow, numeric::QuantMode mode);
 inline constexpr int kInexactExtraBits = 3;
 
 }  // namespace kiln::hls

@@ -48,6 +48,23 @@ TEST(Quantizer, Int16AndLargeScales) {
   EXPECT_EQ(p.format, (FixedType{16, 18, true, QuantMode::RndConv, OverflowMode::Sat}));
 }
 
+TEST(Quantizer, QonnxBitWidthsNarrowRangesAndRoundingModes) {
+  // 4-bit signed narrow, scale 2^-2, half away from zero: -7 .. 7 in fixed<4,2>.
+  const QuantizeParams s = quantizer_params(0.25, 0, 4, true, true, QuantMode::RndInf);
+  EXPECT_EQ(s.format, (FixedType{4, 2, true, QuantMode::RndInf, OverflowMode::Sat}));
+  EXPECT_EQ(s.min_raw, -7);
+  EXPECT_EQ(s.max_raw, 7);
+  // 4-bit unsigned narrow, floor: 0 .. 14 in ufixed<4,3>.
+  const QuantizeParams u = quantizer_params(0.5, 0, 4, false, true, QuantMode::Trn);
+  EXPECT_EQ(u.format, (FixedType{4, 3, false, QuantMode::Trn, OverflowMode::Sat}));
+  EXPECT_EQ(u.max_raw, 14);
+  // 6-bit unsigned with zero point 3: -3 .. 60, 7 signed bits.
+  const QuantizeParams z = quantizer_params(0.125, 3, 6, false, false, QuantMode::RndConv);
+  EXPECT_EQ(z.format.width, 7);
+  EXPECT_EQ(z.min_raw, -3);
+  EXPECT_EQ(z.max_raw, 60);
+}
+
 TEST(Quantizer, OtherScalesKeepAFinerGrid) {
   // scale 0.1: 2^-4 < 0.1, so 4 + 3 fraction bits; range -12.8 .. 12.7 on 1/128.
   const QuantizeParams p = quantizer_params(0.1, 0, DType::Int8);

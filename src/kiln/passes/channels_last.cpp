@@ -120,7 +120,8 @@ class Converter {
     // permuted attributes.
     if (n.kind == OpKind::Slice || n.kind == OpKind::Split) return is_cl(n.inputs[0]);
     // Per-tensor quantizers are elementwise.
-    if (n.kind == OpKind::QuantizeLinear || n.kind == OpKind::DequantizeLinear) {
+    if (n.kind == OpKind::QuantizeLinear || n.kind == OpKind::DequantizeLinear ||
+        n.kind == OpKind::Quant) {
       const Tensor* scale = n.inputs.size() > 1 ? g_.constant(n.inputs[1]) : nullptr;
       return is_cl(n.inputs[0]) && scale != nullptr && scale->numel() == 1;
     }

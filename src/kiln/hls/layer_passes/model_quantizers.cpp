@@ -4,7 +4,8 @@
 // models"). In one sweep in layer order:
 //  - a Quantize layer whose input only it reads, written by a layer whose
 //    last step assigns its result, is absorbed: that layer's result becomes
-//    the quantizer's format (one rounding, not two);
+//    the quantizer's format (one rounding, not two); a quantizer whose zero
+//    point narrows the range stays to clamp, after that same rounding;
 //  - layers that only move values (max pools, reshapes, concats, slices,
 //    nearest resizes, zero padding, transposes) of quantized tensors keep
 //    the format;
@@ -83,16 +84,14 @@ class ModelQuantizers final : public LayerPass {
 
   bool run(Model& m) override {
     quantized_.assign(m.tensors.size(), false);
-    exact_.assign(m.layers.size(), false);
     bool changed = false;
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       Layer& l = m.layers[i];
       if (l.kind() == LayerKind::Quantize) {
         quantized_[static_cast<std::size_t>(l.output())] = true;
-        if (absorb(m, i)) {
-          --i;  // layer i is gone; the next layer moved into its place
-          changed = true;
-        }
+        const std::size_t before = m.layers.size();
+        changed |= absorb(m, i);
+        if (m.layers.size() < before) --i;  // layer i is gone; the next one took its place
         continue;
       }
       if (l.inputs.empty() || !all_quantized(l)) continue;
@@ -104,8 +103,7 @@ class ModelQuantizers final : public LayerPass {
         set_result(m, l, t);
         changed = true;
       } else if (l.kind() == LayerKind::Dense || l.kind() == LayerKind::Conv) {
-        exact_[i] = exact_products(m, l);
-        changed |= exact_[i];
+        changed |= exact_products(m, l);
       }
     }
     return changed;
@@ -135,10 +133,11 @@ class ModelQuantizers final : public LayerPass {
     if (readers(m, in).size() != 1 || is_model_output(m, in)) return false;
     Layer& producer = m.layers[static_cast<std::size_t>(pi)];
     if (p.min_raw != p.format.min_raw() || p.max_raw != p.format.max_raw()) {
-      // A clamp the producer cannot apply: the quantizer stays, and a Dense or
-      // Conv with an exact accumulator hands it the exact sum (rounding once).
-      if (exact_[static_cast<std::size_t>(pi)]) set_result(m, producer, producer.precision.accum);
-      return false;
+      // A clamp the producer cannot apply: the producer rounds and saturates
+      // into the quantizer's format (rounding once), the quantizer stays and
+      // only clamps.
+      set_result(m, producer, p.format);
+      return true;
     }
     const int out = q.output();
     const FixedType type = p.format;
@@ -147,7 +146,6 @@ class ModelQuantizers final : public LayerPass {
     for (int& o : m.outputs)
       if (o == out) o = in;
     remove_layer(m, i);
-    exact_.erase(exact_.begin() + static_cast<long>(i));
     remove_tensor(m, out);
     quantized_.erase(quantized_.begin() + out);
     set_result(m, m.layers[static_cast<std::size_t>(pi)], type);
@@ -182,7 +180,6 @@ class ModelQuantizers final : public LayerPass {
   }
 
   std::vector<bool> quantized_;  // per tensor: its format is the model's
-  std::vector<bool> exact_;      // per layer: exact_products set its formats
 };
 
 }  // namespace

@@ -27,12 +27,12 @@ TEST(ModelQuantizers, AbsorbsKeepsClampsAndMakesProductsExact) {
   // The input quantizer becomes the Input's format. The Dense: weights need
   // 7 fraction bits and 8 bits in all (-1 .. 0.75), the accumulator 5 + 7 =
   // 12 fraction bits (the biases' too) and 3 + 1 + log2(4 + 1) -> 3 more
-  // integer bits: 19 bits, 7 integer; the clamping quantizer stays and the
-  // Dense hands it the exact sum. The Reshape keeps the quantized format.
+  // integer bits: 19 bits, 7 integer; the clamping quantizer stays, after the
+  // Dense rounds into its format. The Reshape keeps the quantized format.
   expect_layer_passes("model_quantizers", kQuantized, R"(
 model "q" {}
 %x: ap_fixed<8,3,AP_RND_CONV,AP_SAT>[4] = Input() @x "x"
-%d: ap_fixed<19,7>[2] = Dense(%x) {n_in=4 n_out=2} @d config {weight=ap_fixed<8,1> bias=ap_fixed<19,7> accum=ap_fixed<19,7>} constants {float_weights=[0.5,-0.25,0.015625,0.0078125,-1,0.75,0.25,0.125] float_bias=[0.000244140625,-0.5]}
+%d: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2] = Dense(%x) {n_in=4 n_out=2} @d config {weight=ap_fixed<8,1> bias=ap_fixed<19,7> accum=ap_fixed<19,7>} constants {float_weights=[0.5,-0.25,0.015625,0.0078125,-1,0.75,0.25,0.125] float_bias=[0.000244140625,-0.5]}
 %dq: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2] = Quantize(%d) {format=ap_fixed<9,5,AP_RND_CONV,AP_SAT> min_raw=-3 max_raw=252 scale=0.0625} @dq
 %y: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2] = Reshape(%dq) @flat
 input %x "x": [1x4] perm=[0]
@@ -44,7 +44,10 @@ TEST(ModelQuantizers, WeightsOffAnyShortGridKeepTheConfigFormats) {
   std::string text = kQuantized;
   text.replace(text.find("0.0078125"), 9, "0.1");  // not exact in 16 bits
   const auto r = run_layer_passes("model_quantizers", text);
-  EXPECT_NE(r.text.find("%d: ap_fixed<16,6>[2] = Dense(%x)"), std::string::npos) << r.text;
+  // Weights, accumulator and biases keep the config's; the result still takes
+  // the quantizer's format.
+  EXPECT_NE(r.text.find("%d: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2] = Dense(%x)"), std::string::npos)
+      << r.text;
   EXPECT_EQ(r.text.find("config {weight="), std::string::npos) << r.text;
 }
 
