@@ -143,29 +143,40 @@ class GraphLowering {
   }
 
   // ---- building
-  int add_tensor(ValueId v, const Shape& shape) {
+  // A tensor of no graph value (between the layers one node lowers to).
+  int add_internal_tensor(const std::string& name, const Shape& shape) {
     TensorInfo t;
-    t.name = g_.value(v).name;
+    t.name = name;
     t.shape = shape;
     model_.tensors.push_back(t);
-    const int idx = static_cast<int>(model_.tensors.size()) - 1;
+    return static_cast<int>(model_.tensors.size()) - 1;
+  }
+  int add_tensor(ValueId v, const Shape& shape) {
+    const int idx = add_internal_tensor(g_.value(v).name, shape);
     tensor_index_[static_cast<std::size_t>(v.index)] = idx;
     return idx;
+  }
+  // A layer named `name` lowered from node `n`, writing tensor `output`.
+  Layer& push_layer(const Node& n, std::string name, LayerParams params, std::vector<int> inputs,
+                    int output) {
+    Layer l;
+    l.name = std::move(name);
+    l.onnx_name = n.onnx_name;
+    l.params = std::move(params);
+    l.inputs = std::move(inputs);
+    l.outputs = {output};
+    model_.layers.push_back(std::move(l));
+    return model_.layers.back();
   }
   // A layer for node `n` with constants (float, quantized later) and one output.
   Layer& add_layer(const Node& n, LayerParams params, std::vector<int> inputs,
                    const Shape& out_shape, std::vector<double> weights = {},
                    std::vector<double> bias = {}) {
-    Layer l;
-    l.name = n.name;
-    l.onnx_name = n.onnx_name;
-    l.params = std::move(params);
-    l.inputs = std::move(inputs);
-    l.outputs = {add_tensor(n.outputs.at(0), out_shape)};
+    Layer& l = push_layer(n, n.name, std::move(params), std::move(inputs),
+                          add_tensor(n.outputs.at(0), out_shape));
     l.float_weights = std::move(weights);
     l.float_bias = std::move(bias);
-    model_.layers.push_back(std::move(l));
-    return model_.layers.back();
+    return l;
   }
 
   void lower_inputs();
@@ -380,19 +391,9 @@ void GraphLowering::lower_conv_transpose(const Node& n) {
   std::vector<double> bias(static_cast<std::size_t>(c_out), 0.0);
   if (n.inputs.size() > 2 && n.inputs[2].valid())
     bias = to_doubles(constant(n, 2, "the ConvTranspose bias"));
-  Layer pad;
-  pad.name = n.name + "_spread";
-  pad.onnx_name = n.onnx_name;
-  pad.params = z;
-  pad.inputs = {tensor_of(n.inputs[0], n)};
-  TensorInfo t;
-  t.name = n.name + "_spread";
-  t.shape = spread;
-  model_.tensors.push_back(t);
-  pad.outputs = {static_cast<int>(model_.tensors.size()) - 1};
-  model_.layers.push_back(std::move(pad));
-  add_layer(n, p, {static_cast<int>(model_.tensors.size()) - 1}, y, std::move(weights),
-            std::move(bias));
+  const int spread_tensor = add_internal_tensor(n.name + "_spread", spread);
+  push_layer(n, n.name + "_spread", z, {tensor_of(n.inputs[0], n)}, spread_tensor);
+  add_layer(n, p, {spread_tensor}, y, std::move(weights), std::move(bias));
 }
 
 void GraphLowering::lower_pool(const Node& n) {
@@ -721,26 +722,23 @@ void GraphLowering::lower_transpose(const Node& n) {
 void GraphLowering::add_slice(const Node& n, std::size_t k, std::vector<int64_t> starts,
                               std::vector<int64_t> steps) {
   const ValueId x = n.inputs.at(0), y = n.outputs.at(k);
-  const Shape xs = batch_free(x, &n), ys = batch_free(y, &n);
+  const Shape ys = batch_free(y, &n);
   if (batched_) {
     if (starts.at(0) != 0 || steps.at(0) != 1)
       unsupported(n, std::string(op_name(n.kind)) + " along the batch axis");
     starts.erase(starts.begin());
     steps.erase(steps.begin());
   }
-  for (std::size_t a = 0; a < steps.size(); ++a)
-    if (steps[a] < 0 && ys[a] > 1)
+  for (std::size_t a = 0; a < steps.size(); ++a) {
+    if (steps[a] >= 0) continue;
+    if (ys[a] > 1)
       unsupported(n, "Slice with a negative step (" + std::to_string(steps[a]) + ")",
                   "reverse the order outside the model, or with a Transpose-free export");
-  for (std::size_t a = 0; a < steps.size(); ++a)
-    if (steps[a] < 0) steps[a] = 1;  // one element (or none): the step does not matter
-  Layer l;
-  l.name = n.outputs.size() > 1 ? n.name + "_" + std::to_string(k) : n.name;
-  l.onnx_name = n.onnx_name;
-  l.params = SliceParams{std::move(starts), std::move(steps)};
-  l.inputs = {tensor_of(x, n)};
-  l.outputs = {add_tensor(y, ys)};
-  model_.layers.push_back(std::move(l));
+    steps[a] = 1;  // one element (or none): the step does not matter
+  }
+  const std::string name = n.outputs.size() > 1 ? n.name + "_" + std::to_string(k) : n.name;
+  push_layer(n, name, SliceParams{std::move(starts), std::move(steps)}, {tensor_of(x, n)},
+             add_tensor(y, ys));
 }
 
 void GraphLowering::lower_slice(const Node& n) {

@@ -51,39 +51,6 @@ struct buffer_reader {
   value_T operator()(unsigned row, unsigned col) const { return buf[row % 2][col][c]; }
 };
 
-}  // namespace resize_detail
-
-template <class CONFIG, class data_T, class res_T>
-void resize_nearest(const data_T in[], res_T out[]) {
-  KILN_PRAGMA(HLS PIPELINE)
-  unsigned i = 0;
-  for (unsigned oy = 0; oy < CONFIG::out_h; oy++) {
-    for (unsigned ox = 0; ox < CONFIG::out_w; ox++) {
-      for (unsigned c = 0; c < CONFIG::channels; c++) {
-        KILN_PRAGMA(HLS UNROLL)
-        out[i++] = in[(CONFIG::row(oy) * CONFIG::in_w + CONFIG::col(ox)) * CONFIG::channels + c];
-      }
-    }
-  }
-}
-
-template <class CONFIG, class data_T, class res_T>
-void resize_linear(const data_T in[], const typename CONFIG::weight_t w[], res_T out[]) {
-  KILN_PRAGMA(HLS PIPELINE)
-  unsigned i = 0;
-  for (unsigned oy = 0; oy < CONFIG::out_h; oy++) {
-    for (unsigned ox = 0; ox < CONFIG::out_w; ox++) {
-      for (unsigned c = 0; c < CONFIG::channels; c++) {
-        KILN_PRAGMA(HLS UNROLL)
-        resize_detail::array_reader<CONFIG, data_T> get = {in, c};
-        out[i++] = resize_detail::linear<CONFIG, res_T>(w, oy, ox, get);
-      }
-    }
-  }
-}
-
-namespace resize_detail {
-
 // Reads input rows into the two-row buffer until row `need` is in it.
 template <class CONFIG, class data_T>
 void read_rows(stream<data_T>& in,
@@ -97,6 +64,25 @@ void read_rows(stream<data_T>& in,
       for (unsigned c = 0; c < CONFIG::channels; c++) {
         KILN_PRAGMA(HLS UNROLL)
         buf[last % 2][x][c] = p[c];
+      }
+    }
+  }
+}
+
+template <class CONFIG, bool LINEAR, class data_T, class res_T>
+void resize_array(const data_T in[], const typename CONFIG::weight_t w[], res_T out[]) {
+  KILN_PRAGMA(HLS PIPELINE)
+  unsigned i = 0;
+  for (unsigned oy = 0; oy < CONFIG::out_h; oy++) {
+    for (unsigned ox = 0; ox < CONFIG::out_w; ox++) {
+      for (unsigned c = 0; c < CONFIG::channels; c++) {
+        KILN_PRAGMA(HLS UNROLL)
+        array_reader<CONFIG, data_T> get = {in, c};
+        if (LINEAR) {
+          out[i++] = linear<CONFIG, res_T>(w, oy, ox, get);
+        } else {
+          out[i++] = get(CONFIG::row(oy), CONFIG::col(ox));
+        }
       }
     }
   }
@@ -133,6 +119,17 @@ void resize_stream(stream<data_T>& in, const typename CONFIG::weight_t w[], stre
 }
 
 }  // namespace resize_detail
+
+template <class CONFIG, class data_T, class res_T>
+void resize_nearest(const data_T in[], res_T out[]) {
+  resize_detail::resize_array<CONFIG, false>(in, static_cast<const typename CONFIG::weight_t*>(0),
+                                             out);
+}
+
+template <class CONFIG, class data_T, class res_T>
+void resize_linear(const data_T in[], const typename CONFIG::weight_t w[], res_T out[]) {
+  resize_detail::resize_array<CONFIG, true>(in, w, out);
+}
 
 template <class CONFIG, class data_T, class res_T>
 void resize_nearest(stream<data_T>& in, stream<res_T>& out) {
