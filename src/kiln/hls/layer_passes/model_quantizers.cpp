@@ -57,8 +57,18 @@ bool moves_values(const Layer& l) {
     case LayerKind::Transpose:
     case LayerKind::Slice:
     case LayerKind::Reshape: return true;
-    default: return false;
+    case LayerKind::Input:
+    case LayerKind::Dense:
+    case LayerKind::Conv:
+    case LayerKind::BatchNorm:
+    case LayerKind::Activation:
+    case LayerKind::Softmax:
+    case LayerKind::Binary:
+    case LayerKind::Quantize:
+    case LayerKind::MatMul:
+    case LayerKind::Clone: return false;
   }
+  return false;
 }
 
 // Layers whose last step is y = Q_result(value): a quantizer after them can
@@ -74,8 +84,18 @@ bool assigns_result(LayerKind k) {
     case LayerKind::Binary:
     case LayerKind::MatMul:
     case LayerKind::Resize: return true;
-    default: return false;
+    // Not absorbed: Softmax (no quantized model has needed it yet), layers
+    // that only move values, and quantizers.
+    case LayerKind::Softmax:
+    case LayerKind::ZeroPad:
+    case LayerKind::Concat:
+    case LayerKind::Transpose:
+    case LayerKind::Slice:
+    case LayerKind::Quantize:
+    case LayerKind::Reshape:
+    case LayerKind::Clone: return false;
   }
+  return false;
 }
 
 class ModelQuantizers final : public LayerPass {
