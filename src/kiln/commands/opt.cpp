@@ -63,7 +63,7 @@ std::string format_opt(const OptResult& r) {
   s += r.final_ir;
   std::string summary;
   for (const OptPassResult& p : r.passes) {
-    summary += fmt::format("# {:<20} {:<9} {:>8.3f} s", p.record.name,
+    summary += fmt::format("# {:<22} {:<9} {:>8.3f} s", p.record.name,
                            p.record.changed ? "changed" : "unchanged", p.record.seconds);
     if (p.check)
       summary += fmt::format("  reference: max abs error {:.3g} on {} samples ({})",

@@ -4,6 +4,8 @@
 #include "kiln/passes/fold_batchnorm.h"
 #include "kiln/passes/form_dense.h"
 #include "kiln/passes/fuse_activation.h"
+#include "kiln/passes/gather_as_slice.h"
+#include "kiln/passes/recurrent_batch_first.h"
 #include "kiln/passes/remove_identity.h"
 #include "kiln/passes/simplify_layout.h"
 #include "kiln/passes/softmax_last_axis.h"
@@ -22,6 +24,11 @@ const PassRegistry<Graph>& graph_passes() {
     PassRegistry<Graph> r;
     r.add("remove_identity", "drop Identity and inference-mode Dropout",
           make<RemoveIdentityPass>());
+    r.add("gather_as_slice", "Gather of one constant index into Slice (+ Reshape)",
+          make<GatherAsSlicePass>());
+    r.add("recurrent_batch_first",
+          "RNN/GRU/LSTM over one sequence to the batch-first layout, with free Reshapes",
+          make<RecurrentBatchFirstPass>());
     r.add("form_dense", "Gemm, or MatMul with a constant weight (+ bias Add), into Dense",
           make<FormDensePass>());
     r.add("fold_batchnorm",
@@ -42,8 +49,9 @@ const PassRegistry<Graph>& graph_passes() {
 }
 
 std::vector<std::string> hls_pipeline(const HlsPipelineOptions& options) {
-  std::vector<std::string> names = {"remove_identity", "form_dense", "fold_batchnorm",
-                                    "fuse_activation", "softmax_last_axis"};
+  std::vector<std::string> names = {"remove_identity",  "gather_as_slice", "recurrent_batch_first",
+                                    "form_dense",       "fold_batchnorm",  "fuse_activation",
+                                    "softmax_last_axis"};
   if (options.channels_last) names.push_back("channels_last");
   names.push_back("simplify_layout");
   return names;

@@ -17,6 +17,18 @@ bool is_identity_perm(const std::vector<int64_t>& perm) {
   return true;
 }
 
+// True if `perm` keeps the axes of `shape` longer than 1 in their order, so
+// the transpose moves only size-1 axes and the data order is unchanged.
+bool moves_only_unit_axes(const std::vector<int64_t>& perm, const Shape& shape) {
+  int64_t last = -1;
+  for (int64_t d : perm) {
+    if (shape[static_cast<std::size_t>(d)] == 1) continue;
+    if (d < last) return false;
+    last = d;
+  }
+  return true;
+}
+
 // One simplification at node `id`, if any applies. Pushes the nodes whose
 // simplifications the change may enable.
 bool simplify_at(Graph& g, NodeId id, Worklist& work) {
@@ -44,6 +56,13 @@ bool simplify_at(Graph& g, NodeId id, Worklist& work) {
   if (n.kind == OpKind::Transpose) {
     const auto perm = n.attr<TransposeAttrs>().perm;
     if (is_identity_perm(perm)) return bypass(x, y);
+    if (moves_only_unit_axes(perm, g.value(x).type.shape)) {  // a reshape in disguise
+      Node& r = g.node(id);
+      r.kind = OpKind::Reshape;
+      r.attrs = ReshapeAttrs{g.value(y).type.shape};
+      work.push(id);
+      return true;
+    }
     if (prev == nullptr || prev->kind != OpKind::Transpose) return false;
     // y[i] takes dim perm[i] of x, which took dim first[perm[i]] of x0.
     const auto& first = prev->attr<TransposeAttrs>().perm;

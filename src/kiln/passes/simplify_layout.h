@@ -1,5 +1,6 @@
 // simplify_layout: removes Transpose pairs that compose to the identity (and
 // merges other single-use pairs into one Transpose), identity Transposes,
+// Transposes that move only size-1 axes (they become Reshapes),
 // Reshape/Flatten/Squeeze/Unsqueeze nodes and chains that leave the shape
 // unchanged, and merges consecutive single-use reshapes into one Reshape.
 #pragma once

@@ -114,5 +114,27 @@ output %t59
 )");
 }
 
+TEST(SimplifyLayout, TransposeOfUnitAxesIsAReshape) {
+  // [1, C, 1, 1] to channels-last moves only size-1 axes: the data order stays.
+  expect_passes("simplify_layout", R"(
+input %x: float32[1x4x1x1]
+%t = Transpose(%x) {perm=[0,2,3,1]} @tr
+%y = Relu(%t) @relu
+output %y
+)",
+                R"(
+input %x: float32[1x4x1x1]
+%t: float32[1x1x1x4] = Reshape(%x) {shape=[1,1,1,4]} @tr
+%y: float32[1x1x1x4] = Relu(%t) @relu
+output %y
+)");
+  expect_unchanged("simplify_layout", R"(
+input %x: float32[1x4x2x1]
+%t = Transpose(%x) {perm=[0,2,3,1]} @tr
+%y = Relu(%t) @relu
+output %y
+)");
+}
+
 }  // namespace
 }  // namespace kiln::passes
