@@ -377,6 +377,45 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       par_latency = t.depth;
       break;
     }
+    case LayerKind::Recurrent: {
+      // Per step: the W x and R h kernels (each priced as the Dense kernel
+      // it is), the gate table lookups (one dual-port ROM per two parallel
+      // reads), the gate multiplies and the state registers; the steps run
+      // one after another (hls::product_layer_ii).
+      const auto& rp = layer.as<hls::RecurrentParams>();
+      const std::vector<hls::ProductShape> kernels = hls::kernel_products(layer);
+      const int widths[] = {in.width, out.width};  // x, then h
+      for (std::size_t k = 0; k < kernels.size(); ++k) {
+        Layer kernel = layer;
+        hls::DenseParams dense;
+        dense.n_in = kernels[k].n_in;
+        dense.n_out = kernels[k].n_out;
+        kernel.params = dense;
+        add_dense_kernel(model, kernel, kernels[k].n_in, kernels[k].n_out, widths[k], e, notes);
+      }
+      const bool lstm = rp.cell == hls::CellKind::Lstm;
+      const int64_t lookups = (rp.gates() + (lstm ? 1 : 0)) * rp.hidden;
+      const int tw = layer.precision.table.width, aw = layer.precision.accum.width;
+      const int64_t rom_copies = 2 * ceil_div(lookups, 2);  // sigmoid and tanh
+      if (layer.tables.table_size > kSrlMaxDepth) {
+        e.bram18 += ceil_div(rom_copies, 2) * bram18_for(tw, layer.tables.table_size);
+      } else {
+        e.lut += rom_copies * tw;
+      }
+      e.lut += lookups * 2 * aw;  // pre-activation adders and index clamps
+      const int64_t gate_mults = (lstm ? 3 : 2) * rp.hidden;
+      e.dsp += gate_mults * dsp_per_multiplier(tw, aw);
+      e.ff += rp.hidden * (out.width + (lstm ? aw : 0)) + 2 * kernels[0].n_out * aw;
+      notes += std::to_string(lookups) + " table lookups per step; ";
+      const int64_t step = rf + hls::kRecurrentStepOverhead;
+      t.iterations = rp.steps;
+      t.cost = step;
+      t.depth = kernel_depth(layer, rp.n_in + rp.hidden);
+      t.needs_all = !rp.sequences;
+      par_ii = rp.steps * step;
+      par_latency = par_ii + t.depth;
+      break;
+    }
     case LayerKind::MatMul: {
       const auto& mp = layer.as<hls::MatMulParams>();
       int64_t macs = mp.batch * mp.m * mp.k * mp.n;

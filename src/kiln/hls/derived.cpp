@@ -1,6 +1,7 @@
 #include "kiln/hls/derived.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/support/error.h"
@@ -22,6 +23,10 @@ std::optional<ProductShape> product_shape(const Layer& layer) {
       const auto& p = layer.as<MatMulParams>();
       return ProductShape{p.k, p.n};
     }
+    case LayerKind::Recurrent: {
+      const auto& p = layer.as<RecurrentParams>();
+      return ProductShape{p.n_in + p.hidden, p.gates() * p.hidden};
+    }
     case LayerKind::Input:
     case LayerKind::Pool:
     case LayerKind::ZeroPad:
@@ -40,9 +45,27 @@ std::optional<ProductShape> product_shape(const Layer& layer) {
   return std::nullopt;
 }
 
-std::vector<int64_t> valid_reuse_factors(const Layer& layer) {
+std::vector<ProductShape> kernel_products(const Layer& layer) {
+  if (layer.kind() == LayerKind::Recurrent) {
+    const auto& p = layer.as<RecurrentParams>();
+    return {ProductShape{p.n_in, p.gates() * p.hidden},
+            ProductShape{p.hidden, p.gates() * p.hidden}};
+  }
   const auto shape = product_shape(layer);
-  const int64_t total = shape ? shape->products() : 0;
+  if (!shape) return {};
+  return {*shape};
+}
+
+int64_t multipliers_of(const ProductShape& product, int64_t reuse_factor) {
+  const int64_t total = product.products();
+  if (total <= 0) return 0;
+  const int64_t rf = std::clamp<int64_t>(reuse_factor, 1, total);
+  return (total + rf - 1) / rf;
+}
+
+std::vector<int64_t> valid_reuse_factors(const Layer& layer) {
+  int64_t total = 0;  // the gcd of the products: every kernel's RF divides its own
+  for (const ProductShape& k : kernel_products(layer)) total = std::gcd(total, k.products());
   if (total <= 0) return {1};
   std::vector<int64_t> small, large;  // divisors below and above sqrt(total)
   for (int64_t d = 1; d * d <= total; ++d) {
@@ -55,11 +78,9 @@ std::vector<int64_t> valid_reuse_factors(const Layer& layer) {
 }
 
 int64_t block_factor(const Layer& layer) {
-  const auto shape = product_shape(layer);
-  const int64_t total = shape ? shape->products() : 0;
-  if (total <= 0) return 0;
-  const int64_t rf = std::clamp<int64_t>(layer.reuse_factor, 1, total);
-  return (total + rf - 1) / rf;
+  int64_t m = 0;
+  for (const ProductShape& k : kernel_products(layer)) m += multipliers_of(k, layer.reuse_factor);
+  return m;
 }
 
 int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf) {
@@ -69,6 +90,8 @@ int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf) {
     return stream_elements(model.tensors.at(static_cast<std::size_t>(layer.inputs[0])));
   };
   if (!product_shape(layer)) return 0;
+  if (layer.kind() == LayerKind::Recurrent)  // the steps follow each other (docs/estimates.md)
+    return layer.as<RecurrentParams>().steps * (rf + kRecurrentStepOverhead);
   if (layer.kind() == LayerKind::Conv) {
     const auto& p = layer.as<ConvParams>();
     const int64_t pixels =

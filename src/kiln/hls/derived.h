@@ -19,17 +19,27 @@ struct ProductShape {
   int64_t n_out = 0;
   int64_t products() const { return n_in * n_out; }
 };
-// nullopt for kinds without multipliers.
+// nullopt for kinds without multipliers. Recurrent: the products of one
+// step, n_in + hidden inputs to gates * hidden outputs.
 std::optional<ProductShape> product_shape(const Layer& layer);
+
+// The matrix-vector kernels a call runs, each at the layer's reuse factor:
+// product_shape() for Dense, Conv and MatMul; for Recurrent two per step,
+// W x (n_in to gates * hidden) and R h (hidden to gates * hidden). Empty for
+// kinds without multipliers.
+std::vector<ProductShape> kernel_products(const Layer& layer);
+// ceil(products / RF), RF clamped to [1, products].
+int64_t multipliers_of(const ProductShape& product, int64_t reuse_factor);
 
 // kiln's rule (docs/config.md "Valid reuse factors"): RF is valid iff
 // 1 <= RF <= n_in * n_out and RF divides n_in * n_out, so every multiplier
-// does the same number of products. {1} for layers without multipliers.
+// does the same number of products (Recurrent: RF divides both kernels'
+// products). {1} for layers without multipliers.
 std::vector<int64_t> valid_reuse_factors(const Layer& layer);
 
 // Multipliers of a product layer, ceil(n_in * n_out / RF) with RF clamped to
-// [1, n_in * n_out] (hls4ml's block factor and multiplier limit); 0 for
-// layers without multipliers.
+// [1, n_in * n_out] (hls4ml's block factor and multiplier limit), summed over
+// kernel_products(); 0 for layers without multipliers.
 int64_t block_factor(const Layer& layer);
 
 // The initiation interval of a product layer (Dense, Conv, MatMul) run at
@@ -38,7 +48,10 @@ int64_t block_factor(const Layer& layer);
 // input pixel (the line buffer and the encoded FIFOs both take every pixel);
 // io_parallel Conv, rf cycles per output pixel; Dense and MatMul, rf cycles
 // after reading their input (one beat per stream element in io_stream).
-// 0 for other kinds.
+// Recurrent: per step rf cycles for the products plus
+// kRecurrentStepOverhead for the gates and the state update, the steps one
+// after another (each needs the state before it). 0 for other kinds.
+inline constexpr int64_t kRecurrentStepOverhead = 4;
 int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf);
 
 // The reuse factor TargetCycles picks (docs/config.md "TargetCycles"): the

@@ -56,6 +56,9 @@ bool kind_uses_field(LayerKind kind, PrecisionField f) {
     case LayerKind::Pool:
     case LayerKind::MatMul: return f == PrecisionField::Accum;
     case LayerKind::Resize: return f == PrecisionField::Weight || f == PrecisionField::Accum;
+    case LayerKind::Recurrent:
+      return f == PrecisionField::Weight || f == PrecisionField::Bias ||
+             f == PrecisionField::Accum || f == PrecisionField::Table;
     case LayerKind::Softmax:
       return f == PrecisionField::Accum || f == PrecisionField::Table ||
              f == PrecisionField::InvTable;

@@ -21,8 +21,6 @@ namespace {
   throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
 }
 
-constexpr const char* kRecurrentPlanned =
-    "recurrent HLS layers are planned; meanwhile compile the model without its recurrent part";
 // QONNX quantizers kiln has no layer for.
 constexpr const char* kQuantizedAlternative =
     "quantize computed tensors with Quant (or QuantizeLinear / DequantizeLinear), which kiln "
@@ -46,9 +44,6 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
-    {OpKind::RNN, kRecurrentPlanned},
-    {OpKind::GRU, kRecurrentPlanned},
-    {OpKind::LSTM, kRecurrentPlanned},
     {OpKind::BipolarQuant, kQuantizedAlternative},
     {OpKind::Trunc, kQuantizedAlternative},
 };
@@ -209,6 +204,7 @@ class GraphLowering {
   void lower_dequantize_linear(const Node& n);
   void lower_qonnx_quant(const Node& n);
   void lower_reshape(const Node& n);
+  void lower_recurrent(const Node& n);
   [[noreturn]] void no_hls_layer(const Node& n);
 
  private:
@@ -929,6 +925,84 @@ void GraphLowering::lower_reshape(const Node& n) {
   add_layer(n, ReshapeParams{}, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
 }
 
+// GRU and LSTM in the forms PyTorch exports (RecurrentParams). The
+// recurrent_batch_first pass has put one-sequence models in the batch-first
+// layout: X [1, steps, n_in], Y [1, steps, 1, hidden], Y_h [1, 1, hidden].
+void GraphLowering::lower_recurrent(const Node& n) {
+  const auto& a = n.attr<RecurrentAttrs>();
+  const char* fix = "export one forward nn.GRU/nn.LSTM layer per ONNX node with PyTorch's defaults";
+  if (n.kind == OpKind::RNN)
+    unsupported(n, "RNN has no HLS layer yet (GRU and LSTM have)", "use nn.GRU or nn.LSTM");
+  require_batch(n);
+  if (!a.batch_first)
+    unsupported(n, "a recurrent layer over several sequences",
+                "compile one sequence at a time (--batch 1)");
+  if (a.direction != RnnDirection::Forward)
+    unsupported(n, std::string(enum_name(a.direction)) + " direction (the HLS layer runs forward)",
+                fix);
+  const bool gru = n.kind == OpKind::GRU;
+  for (std::size_t i = 0; i < a.activations.size(); ++i) {
+    const RnnActivation want = i == 0 ? RnnActivation::Sigmoid : RnnActivation::Tanh;
+    if (a.activations[i].kind != want)
+      unsupported(n, "activation " + std::to_string(i) + " is not " + (i == 0 ? "Sigmoid" : "Tanh"),
+                  fix);
+  }
+  if (a.clip != 0.0f) unsupported(n, "clip is not supported", fix);
+  if (gru && !a.linear_before_reset)
+    unsupported(n, "GRU with linear_before_reset=0 (the HLS layer has PyTorch's form, 1)", fix);
+  if (a.input_forget) unsupported(n, "LSTM with input_forget", fix);
+  // Optional inputs: sequence_lens (4) must be the full length, initial
+  // states (5, 6) and peepholes (7) zero.
+  const Shape x = batch_free(n.inputs.at(0), &n);
+  auto input = [&](std::size_t i) -> const Value* {
+    return i < n.inputs.size() && n.inputs[i].valid() ? &g_.value(n.inputs[i]) : nullptr;
+  };
+  auto all_equal = [&](std::size_t i, double v, const char* what) {
+    if (!input(i)) return;
+    const Tensor& t = constant(n, i, what);
+    for (int64_t k = 0; k < t.numel(); ++k)
+      if (t.as_double(k) != v)
+        unsupported(n, std::string(what) + " other than " + std::to_string(static_cast<int>(v)),
+                    fix);
+  };
+  all_equal(4, static_cast<double>(x.at(0)), "sequence_lens");
+  all_equal(5, 0.0, "initial_h");
+  all_equal(6, 0.0, "initial_c");
+  all_equal(7, 0.0, "peepholes");
+  // One output: the sequence Y or the last state Y_h.
+  auto used = [&](std::size_t i) {
+    return i < n.outputs.size() && n.outputs[i].valid() &&
+           (!g_.uses(n.outputs[i]).empty() || g_.is_output(n.outputs[i]));
+  };
+  if (used(2)) unsupported(n, "the LSTM's cell state output Y_c is read", fix);
+  if (used(0) == used(1))
+    unsupported(n, used(0) ? "both Y and Y_h are read" : "neither Y nor Y_h is read",
+                "read the last step of Y, y[:, -1], instead of Y_h");
+  const std::size_t out = used(0) ? 0 : 1;
+
+  RecurrentParams p;
+  p.cell = gru ? CellKind::Gru : CellKind::Lstm;
+  p.steps = x.at(0);
+  p.n_in = x.at(1);
+  p.hidden = a.hidden_size;
+  p.sequences = out == 0;
+  const int64_t G = p.gates() * p.hidden;
+  // W [1, G, n_in] and R [1, G, hidden] to the library's [i][gate row].
+  const Tensor& w = constant(n, 1, "the weight W");
+  const Tensor& r = constant(n, 2, "the recurrence weight R");
+  std::vector<double> weights;
+  weights.reserve(static_cast<std::size_t>((p.n_in + p.hidden) * G));
+  for (const auto& [t, cols] : {std::pair{&w, p.n_in}, std::pair{&r, p.hidden}})
+    for (int64_t i = 0; i < cols; ++i)
+      for (int64_t j = 0; j < G; ++j) weights.push_back(t->as_double(j * cols + i));
+  std::vector<double> bias(static_cast<std::size_t>(2 * G), 0.0);
+  if (input(3)) bias = to_doubles(constant(n, 3, "the bias B"));
+  push_layer(n, n.name, p, {tensor_of(n.inputs[0], n)},
+             add_tensor(n.outputs[out], batch_free(n.outputs[out], &n)));
+  model_.layers.back().float_weights = std::move(weights);
+  model_.layers.back().float_bias = std::move(bias);
+}
+
 void GraphLowering::no_hls_layer(const Node& n) {
   unsupported(n, "op " + std::string(op_name(n.kind)) + " has no HLS layer",
               alternative_for(n.kind));
@@ -977,6 +1051,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::QuantizeLinear}, &GraphLowering::lower_quantize_linear},
     {{OpKind::DequantizeLinear}, &GraphLowering::lower_dequantize_linear},
     {{OpKind::Quant}, &GraphLowering::lower_qonnx_quant},
+    {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, &GraphLowering::lower_recurrent},
     {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
       OpKind::Dropout},
      &GraphLowering::lower_reshape},
@@ -1062,10 +1137,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::LayerNormalization,
       OpKind::InstanceNormalization,
       OpKind::LRN,
-      OpKind::MaxUnpool,
-      OpKind::RNN,
-      OpKind::GRU,
-      OpKind::LSTM},
+      OpKind::MaxUnpool},
      &GraphLowering::no_hls_layer},
 });
 

@@ -251,6 +251,29 @@ struct QuantizeParams {
   }
 };
 
+enum class CellKind : uint8_t { Gru, Lstm };
+// A GRU or LSTM over one sequence, the forms PyTorch exports (one forward
+// direction, zero initial state, sigmoid and tanh by lookup tables, GRU with
+// linear_before_reset): input [steps, n_in], output every step's state
+// [steps, ..., hidden] (`sequences`) or the last one [..., hidden].
+// Layer::weights: W as [n_in][gates * hidden], then R as
+// [hidden][gates * hidden], gate blocks in ONNX order (GRU z r h, LSTM i o f
+// c); Layer::bias: Wb then Rb, gates * hidden each. Per step: two
+// matrix-vector products into the accumulator (Dense's order and rounding),
+// gate pre-activations rounded to accum, table lookups, the cell state (LSTM)
+// in accum and h in the result format (docs/numerics.md "Recurrent").
+struct RecurrentParams {
+  CellKind cell = CellKind::Gru;
+  int64_t steps = 0, n_in = 0, hidden = 0;
+  bool sequences = true;
+  int64_t gates() const { return cell == CellKind::Gru ? 3 : 4; }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("cell", s.cell), f("steps", s.steps), f("n_in", s.n_in), f("hidden", s.hidden);
+    f("sequences", s.sequences);
+  }
+};
+
 // Output = input permuted by `perm` (over the batch-free shape).
 struct TransposeParams {
   std::vector<int64_t> perm;
@@ -310,6 +333,7 @@ struct CloneParams {
   X(Resize, ResizeParams, false, false, false, false)         \
   X(Quantize, QuantizeParams, false, false, false, false)     \
   X(MatMul, MatMulParams, true, false, false, false)          \
+  X(Recurrent, RecurrentParams, true, true, false, false)     \
   X(Reshape, ReshapeParams, false, false, false, false)       \
   X(Clone, CloneParams, false, false, false, false)
 
@@ -493,6 +517,11 @@ struct EnumNames<hls::BinaryOp> {
       {hls::BinaryOp::Add, "Add"}, {hls::BinaryOp::Sub, "Sub"}, {hls::BinaryOp::Mul, "Mul"}};
 };
 // The LayerType names of the config file, and the spelling everywhere else.
+template <>
+struct EnumNames<hls::CellKind> {
+  static constexpr std::pair<hls::CellKind, std::string_view> kNames[] = {
+      {hls::CellKind::Gru, "GRU"}, {hls::CellKind::Lstm, "LSTM"}};
+};
 template <>
 struct EnumNames<hls::LayerKind> {
 #define KILN_LAYER_NAME(kind, ...) {hls::LayerKind::kind, #kind},

@@ -124,6 +124,7 @@ TEST(ModelJson, EveryParamsTypeRoundTrips) {
       ResizeParams{ResizeKind::Linear, 1, 1, 2, 3, 1, 4, {0, 0}, {0, 0, 0, 1, 0, 1, 1, 1}},
       QuantizeParams{FixedType{9, 5}, -3, 252, 0.0625, true},
       MatMulParams{2, 3, 4, 5},
+      RecurrentParams{CellKind::Lstm, 5, 3, 2, false},
       ReshapeParams{},
       CloneParams{}};
   ASSERT_EQ(all.size(), std::variant_size_v<LayerParams>);

@@ -57,6 +57,39 @@ void add_batchnorm_constants(const Graph& g, const Node& n, LayerProfile& lp) {
 }
 
 // The node with its fused activation removed, or nullopt if it has none.
+// A bound on a recurrent layer's accumulator (docs/numerics.md
+// "Recurrent"): every gate pre-activation is at most |Wb| + |Rb| + sum |W|
+// max|x| + sum |R| (|h| <= 1, sigmoid and tanh gated), and an LSTM's cell
+// state grows by at most 1 per step. A bound from the constants, sound
+// for every sample, rather than the values one run saw.
+double recurrent_accum_bound(const Graph& g, const Node& n, const Tensor& x) {
+  const Tensor* w = constant_input(g, n, 1);
+  const Tensor* r = constant_input(g, n, 2);
+  const Tensor* b = constant_input(g, n, 3);
+  if (!w || !r) return 0;
+  double max_x = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) max_x = std::max(max_x, std::abs(x.as_double(i)));
+  const int64_t dirs = w->shape()[0], rows = w->shape()[1];
+  const int64_t n_in = w->shape()[2], hidden = r->shape()[2];
+  double bound = 0;
+  for (int64_t d = 0; d < dirs; ++d)
+    for (int64_t j = 0; j < rows; ++j) {
+      double s = 0;
+      for (int64_t i = 0; i < n_in; ++i) s += std::abs(w->as_double((d * rows + j) * n_in + i));
+      s *= max_x;
+      for (int64_t k = 0; k < hidden; ++k) s += std::abs(r->as_double((d * rows + j) * hidden + k));
+      if (b)
+        s += std::abs(b->as_double(d * 2 * rows + j)) +
+             std::abs(b->as_double((d * 2 + 1) * rows + j));
+      bound = std::max(bound, s);
+    }
+  if (n.kind == OpKind::LSTM) {
+    const auto& a = n.attr<RecurrentAttrs>();
+    bound = std::max(bound, static_cast<double>(x.shape()[a.batch_first ? 1 : 0]));
+  }
+  return bound;
+}
+
 std::optional<Node> without_activation(const Node& n) {
   if (n.kind == OpKind::Conv) {
     const auto& a = n.attr<ConvAttrs>();
@@ -117,6 +150,12 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
           if (const Tensor* b = constant_input(g, n, 2)) lp.bias.add(*b);
         break;
       case OpKind::BatchNormalization: add_batchnorm_constants(g, n, lp); break;
+      case OpKind::GRU:
+      case OpKind::LSTM:
+        for (std::size_t i : {1, 2})
+          if (const Tensor* w = constant_input(g, n, i)) lp.weight.add(*w);
+        if (const Tensor* b = constant_input(g, n, 3)) lp.bias.add(*b);
+        break;
       default: break;
     }
     prof.layers.push_back(lp);
@@ -146,6 +185,14 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
         }
         case OpKind::MatMul:
         case OpKind::Gemm: lp.accum.add(out[0]); break;
+        case OpKind::GRU:
+        case OpKind::LSTM:
+          if (in[0]) {
+            const double bound = recurrent_accum_bound(g, n, *in[0]);
+            lp.accum.add(-bound);
+            lp.accum.add(bound);
+          }
+          break;
         case OpKind::AveragePool:
         case OpKind::GlobalAveragePool: {
           // Window sum = average * window size (an upper bound for padded edges).

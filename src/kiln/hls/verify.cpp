@@ -252,6 +252,18 @@ class Checker {
                     "its operand sizes do not match batch, m, k, n");
               constants(l, 0, 0);
             },
+            [&](const RecurrentParams& p) {
+              inputs(l, 1);
+              check(p.steps >= 1 && p.n_in >= 1 && p.hidden >= 1, "has an empty dimension");
+              check(tensor(l.inputs[0]).numel() == p.steps * p.n_in &&
+                        tensor(l.output()).numel() == (p.sequences ? p.steps : 1) * p.hidden,
+                    "its input and output sizes do not match steps, n_in and hidden");
+              // io_stream: one element per step in, one per step (or one) out.
+              check(in_shape(l).back() == p.n_in && out_shape(l).back() == p.hidden,
+                    "its input or output is not one vector per step");
+              const int64_t gates = p.gates() * p.hidden;
+              constants(l, (p.n_in + p.hidden) * gates, 2 * gates);
+            },
             [&](const ReshapeParams&) {
               inputs(l, 1);
               check(tensor(l.inputs[0]).numel() == tensor(l.output()).numel(),

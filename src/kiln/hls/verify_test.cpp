@@ -126,5 +126,33 @@ TEST(VerifyModel, EachSliceResizeAndQuantizeRuleFailsOnItsOwn) {
   expect_each_rule_fails(good, cases);
 }
 
+// A GRU over 3 steps of 2 inputs, hidden size 1: 3 gates, (2 + 1) * 3
+// weights, 2 * 3 biases.
+constexpr const char* kRecurrent = R"(
+model "g" {io_type=io_stream}
+%x: ap_fixed<16,6>[3x2] = Input() @x "x"
+%h: ap_fixed<16,6>[1x1] = Recurrent(%x) {cell=GRU steps=3 n_in=2 hidden=1 sequences=false} @gru constants {weights=[1,2,3,4,5,6,7,8,9] bias=[1,2,3,4,5,6]}
+input %x "x": [1x3x2] perm=[0,1]
+output %h "h": [1x1] perm=[0,1]
+)";
+
+TEST(VerifyModel, EachRecurrentRuleFailsOnItsOwn) {
+  const Model good = testing::parse(kRecurrent);
+  verify_model(good, "test");
+  const Broken cases[] = {
+      {"has an empty dimension", [](Model& m) { m.layers[1].as<RecurrentParams>().hidden = 0; }},
+      {"its input and output sizes do not match steps, n_in and hidden",
+       [](Model& m) { m.layers[1].as<RecurrentParams>().sequences = true; }},
+      {"its input or output is not one vector per step",
+       [](Model& m) {
+         m.tensors[0].shape = {2, 3};
+       }},
+      {"has 8 weights, not 9", [](Model& m) { m.layers[1].weights.pop_back(); }},
+      {"has 5 biases, not 6", [](Model& m) { m.layers[1].bias.pop_back(); }},
+      {"reuse factor 2, which is not valid", [](Model& m) { m.layers[1].reuse_factor = 2; }},
+  };
+  expect_each_rule_fails(good, cases);
+}
+
 }  // namespace
 }  // namespace kiln::hls

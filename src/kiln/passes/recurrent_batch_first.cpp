@@ -39,6 +39,12 @@ bool RecurrentBatchFirstPass::run(Graph& graph) {
       const Node& node = graph.node(id);
       if (slot >= node.inputs.size() || !node.inputs[slot].valid()) return;
       const ValueId v = node.inputs[slot];
+      if (const Tensor* c = graph.constant(v)) {  // initial states are often constants
+        const ValueId r =
+            add_kiln_constant(graph, base + "_in" + std::to_string(slot), c->reshaped(shape));
+        graph.set_input(id, slot, r);
+        return;
+      }
       TensorType t = graph.value(v).type;
       t.shape = shape;
       const ValueId r = add_kiln_value(graph, base + "_in" + std::to_string(slot), t);

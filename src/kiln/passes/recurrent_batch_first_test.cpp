@@ -58,6 +58,30 @@ output %yt
 )");
 }
 
+TEST(RecurrentBatchFirst, ConstantInitialStatesAreReshapedConstants) {
+  // Bidirectional: initial_h [2, 1, 2] becomes the constant [1, 2, 2].
+  const std::string weights = R"(
+const %w: float32[2x1x1] = [0.5,-0.25]
+const %r: float32[2x1x1] = [0.1,0.2]
+)";
+  expect_passes("recurrent_batch_first", R"(
+input %x: float32[3x1x1]
+)" + weights.substr(1) + R"(const %h0: float32[2x1x1] = [0.5,-0.5]
+%y, %h = RNN(%x, %w, %r, _, _, %h0) {direction=bidirectional hidden_size=1 activations=[tanh,tanh]} @rnn "rnn"
+output %h
+)",
+                R"(
+input %x: float32[3x1x1]
+)" + weights.substr(1) +
+                    R"(const %rnn_in5: float32[1x2x1] = [0.5,-0.5]
+%rnn_in0: float32[1x3x1] = Reshape(%x) {shape=[1,3,1]} @rnn_batch_first_in "rnn/batch_first_in"
+%rnn_out0: float32[1x3x2x1], %rnn_out1: float32[1x2x1] = RNN(%rnn_in0, %w, %r, _, _, %rnn_in5) {direction=bidirectional hidden_size=1 activations=[tanh,tanh] batch_first=true} @rnn "rnn"
+%y: float32[3x2x1x1] = Reshape(%rnn_out0) {shape=[3,2,1,1]} @rnn_batch_first_out "rnn/batch_first_out"
+%h: float32[2x1x1] = Reshape(%rnn_out1) {shape=[2,1,1]} @rnn_batch_first_out_2 "rnn/batch_first_out"
+output %h
+)");
+}
+
 TEST(RecurrentBatchFirst, BatchesAndBatchFirstAreLeftAlone) {
   expect_unchanged("recurrent_batch_first", std::string(kGruConstants) + R"(
 input %x: float32[3x2x2]

@@ -1,6 +1,7 @@
-// Emitter of the dense / convolution / pooling / zero-padding family: the
-// config structs the layer library (include/kiln/{dense,conv,pool,zero_pad}.h)
-// is templated on, the call, and the constant arrays (docs/hls-layers.md).
+// Emitter of the dense / convolution / recurrent / pooling / zero-padding
+// family: the config structs the layer library
+// (include/kiln/{dense,conv,recurrent,pool,zero_pad}.h) is templated on, the
+// call, and the constant arrays (docs/hls-layers.md).
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -54,11 +55,11 @@ const char* strategy_name(Strategy s) {
   return s == Strategy::Resource ? "kiln::Strategy::Resource" : "kiln::Strategy::Latency";
 }
 
-// The dense-kernel fields shared by Dense and Conv.
+// The dense-kernel fields shared by Dense, Conv and the products of a
+// Recurrent layer, whose kernels have `block` multipliers.
 void write_product_fields(ConfigWriter& w, const Layer& layer, int64_t n_in, int64_t n_out,
-                          const Activation& act) {
+                          const Activation& act, int64_t block) {
   const int64_t rf = layer.reuse_factor < 1 ? 1 : layer.reuse_factor;
-  const int64_t block = block_factor(layer);
   w.field("n_in", n_in);
   w.field("n_out", n_out);
   w.field("reuse_factor", rf);
@@ -142,11 +143,79 @@ LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& 
   code.includes = {"kiln/dense.h"};
   ConfigWriter w(cfg);
   w.field("n_rows", in_numel / p.n_in);
-  write_product_fields(w, layer, p.n_in, p.n_out, p.act);
+  write_product_fields(w, layer, p.n_in, p.n_out, p.act, block_factor(layer));
   w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   code.config = w.finish();
   add_weights(code, layer, p.n_in * p.n_out, p.n_out);
   code.call = call("kiln::dense", cfg, ctx, true, layer.name);
+  return code;
+}
+
+// Recurrent: a config per product kernel (its result_t is the accumulator)
+// and the layer's; W, R, Wb, Rb and the sigmoid and tanh tables as arrays.
+LayerCode emit_recurrent(const Model& model, const Layer& layer, const EmitContext& ctx) {
+  const auto& p = layer.as<RecurrentParams>();
+  const int64_t gates = p.gates() * p.hidden;
+  const std::vector<ProductShape> kernels = kernel_products(layer);
+  LayerCode code;
+  code.includes = {"kiln/recurrent.h"};
+  const char* kernel_names[] = {"input", "state"};
+  std::string configs;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    ConfigWriter kw("config_" + layer.name + "_" + kernel_names[k]);
+    write_product_fields(kw, layer, kernels[k].n_in, kernels[k].n_out, Activation{},
+                         multipliers_of(kernels[k], layer.reuse_factor));
+    kw.field("n_rows", 1);
+    kw.type("result_t", layer.name + "_accum_t");
+    configs += kw.finish();
+  }
+  const std::string cfg = "config_" + layer.name;
+  ConfigWriter w(cfg);
+  w.field("n_steps", p.steps);
+  w.field("n_in", p.n_in);
+  w.field("n_hidden", p.hidden);
+  w.field("n_gates", gates);
+  w.raw(std::string("static const kiln::Cell cell = kiln::Cell::") +
+        (p.cell == CellKind::Gru ? "Gru;" : "Lstm;"));
+  w.raw(std::string("static const bool sequences = ") + (p.sequences ? "true;" : "false;"));
+  const TableGeometry g = table_geometry(TableKind::Sigmoid, layer.tables, 0, layer.onnx_name);
+  w.field("table_size", g.size);
+  w.field("table_shift", g.shift);
+  w.type("weight_t", layer.name + "_weight_t");
+  w.type("bias_t", layer.name + "_bias_t");
+  w.type("accum_t", layer.name + "_accum_t");
+  w.type("table_t", layer.name + "_table_t");
+  w.type("result_t", model.tensors.at(layer.output()).name + "_t");
+  w.type("input_config", "config_" + layer.name + "_input");
+  w.type("state_config", "config_" + layer.name + "_state");
+  code.config = configs + w.finish();
+
+  const int64_t n_w = p.n_in * gates, n_r = p.hidden * gates;
+  if (static_cast<int64_t>(layer.weights.size()) != n_w + n_r ||
+      static_cast<int64_t>(layer.bias.size()) != 2 * gates)
+    throw_error(ErrorKind::Internal, "layer '" + layer.onnx_name + "'",
+                "has " + std::to_string(layer.weights.size()) + " weights and " +
+                    std::to_string(layer.bias.size()) + " biases, expected " +
+                    std::to_string(n_w + n_r) + " and " + std::to_string(2 * gates));
+  auto part = [](const std::vector<int64_t>& v, int64_t from, int64_t n) {
+    return std::vector<int64_t>(v.begin() + from, v.begin() + from + n);
+  };
+  const std::string& wt = layer.name + "_weight_t";
+  const std::string& bt = layer.name + "_bias_t";
+  const std::string tt = layer.name + "_table_t";
+  const Precision& pr = layer.precision;
+  code.arrays.push_back({layer.name + "_w", wt, pr.weight, part(layer.weights, 0, n_w)});
+  code.arrays.push_back({layer.name + "_r", wt, pr.weight, part(layer.weights, n_w, n_r)});
+  code.arrays.push_back({layer.name + "_wb", bt, pr.bias, part(layer.bias, 0, gates)});
+  code.arrays.push_back({layer.name + "_rb", bt, pr.bias, part(layer.bias, gates, gates)});
+  code.arrays.push_back(
+      {layer.name + "_sigmoid", tt, pr.table, make_table(TableKind::Sigmoid, g, pr.table)});
+  code.arrays.push_back(
+      {layer.name + "_tanh", tt, pr.table, make_table(TableKind::Tanh, g, pr.table)});
+  code.call = "kiln::recurrent<" + cfg + ">(" + ctx.inputs.at(0) + ", " + ctx.output();
+  for (const char* a : {"_w", "_r", "_wb", "_rb", "_sigmoid", "_tanh"})
+    code.call += ", " + layer.name + a;
+  code.call += ");\n";
   return code;
 }
 
@@ -166,7 +235,7 @@ LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& c
   w.field("stride_height", p.stride_h);
   w.field("stride_width", p.stride_w);
   w.field("groups", p.groups);
-  write_product_fields(w, layer, n_in, p.c_out, p.act);
+  write_product_fields(w, layer, n_in, p.c_out, p.act, block_factor(layer));
   w.type("result_t", model.tensors.at(layer.output()).name + "_t");
   std::string fn = "kiln::conv_2d";
   const bool encoded = ctx.io_type == IOType::Stream && layer.conv_impl == ConvImpl::Encoded;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -233,6 +234,28 @@ Case make_case(Gen& g, int index, LayerKind kind) {
       l.params = p;
       break;
     }
+    case LayerKind::Recurrent: {
+      RecurrentParams p;
+      p.cell = g.coin() ? CellKind::Lstm : CellKind::Gru;
+      p.steps = g.uni(1, 5);
+      p.n_in = g.uni(1, 5);
+      p.hidden = g.uni(1, 4);
+      p.sequences = g.coin();
+      const int64_t gates = p.gates() * p.hidden;
+      tin.shape = {p.steps, p.n_in};
+      tout.shape = p.sequences ? std::vector<int64_t>{p.steps, 1, p.hidden}
+                               : std::vector<int64_t>{1, p.hidden};
+      l.reuse_factor = g.reuse(std::gcd(p.n_in * gates, p.hidden * gates));
+      l.weights = g.raws((p.n_in + p.hidden) * gates, pr.weight);
+      l.bias = g.raws(2 * gates, pr.bias);
+      pr.table = g.type(8, 18, 1, 3, true);
+      l.tables.table_size = int64_t{1} << g.uni(6, 10);
+      l.tables.table_range = static_cast<double>(int64_t{1} << g.uni(1, 3));
+      d << enum_name(p.cell) << " steps " << p.steps << " in " << p.n_in << " hidden " << p.hidden
+        << (p.sequences ? " sequences" : " last") << " rf " << l.reuse_factor;
+      l.params = p;
+      break;
+    }
     case LayerKind::Pool: {
       PoolParams p;
       p.kind = g.coin() ? PoolKind::Max : PoolKind::Average;
@@ -320,6 +343,7 @@ std::string case_source(const Case& c, int k, std::set<std::string>& includes) {
   s << "typedef " << l.precision.weight.to_kiln_cpp() << " " << l.name << "_weight_t;\n";
   s << "typedef " << l.precision.bias.to_kiln_cpp() << " " << l.name << "_bias_t;\n";
   s << "typedef " << l.precision.accum.to_kiln_cpp() << " " << l.name << "_accum_t;\n";
+  s << "typedef " << l.precision.table.to_kiln_cpp() << " " << l.name << "_table_t;\n";
   s << code.config;
   for (const WeightArray& a : code.arrays) {
     s << a.type_name << " " << a.name << "[" << a.raw.size() << "] = {";
@@ -418,6 +442,10 @@ TEST(DenseConvCompiled, DenseBitExact) {
 
 TEST(DenseConvCompiled, ConvBitExact) {
   run_batch(23, repeat(LayerKind::Conv, 28));
+}
+
+TEST(DenseConvCompiled, RecurrentBitExact) {
+  run_batch(41, repeat(LayerKind::Recurrent, 16));
 }
 
 TEST(DenseConvCompiled, PoolAndZeroPadBitExact) {

@@ -33,6 +33,7 @@ constexpr auto kEmit = make_enum_table<LayerKind, kNumLayerKinds, EmitFn>({
     {{LayerKind::Resize}, emit_resize},
     {{LayerKind::Quantize}, emit_quantize},
     {{LayerKind::MatMul}, emit_matmul},
+    {{LayerKind::Recurrent}, emit_recurrent},
     {{LayerKind::Reshape}, emit_reshape},
     {{LayerKind::Clone}, emit_clone},
 });

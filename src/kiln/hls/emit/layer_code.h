@@ -52,6 +52,7 @@ LayerCode emit_layer(const Model& model, const Layer& layer, const EmitContext& 
 // emit/resample.cpp).
 LayerCode emit_dense(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_conv(const Model& model, const Layer& layer, const EmitContext& ctx);
+LayerCode emit_recurrent(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_pool(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_zero_pad(const Model& model, const Layer& layer, const EmitContext& ctx);
 LayerCode emit_activation(const Model& model, const Layer& layer, const EmitContext& ctx);

@@ -59,25 +59,6 @@ int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-// A symmetric table (docs/numerics.md "Lookup tables").
-struct SymTable {
-  TableGeometry g;
-  FixedType type;
-  std::vector<int64_t> raw;
-  Exact lookup(const Exact& x) const {
-    const int64_t idx = clamp(floor_scaled(x, g.shift) + g.size / 2, 0, g.size - 1);
-    return numeric::to_exact(raw[static_cast<std::size_t>(idx)], type);
-  }
-};
-
-SymTable load_table(const Layer& layer, TableKind kind) {
-  SymTable t;
-  t.g = table_geometry(kind, layer.tables, 0, layer.name);
-  t.type = layer.precision.table;
-  t.raw = make_table(kind, t.g, t.type);
-  return t;
-}
-
 void check_inputs(const Layer& layer, const std::vector<const FixedTensor*>& in, std::size_t n) {
   KILN_ASSERT(in.size() == n, "layer " + layer.name + ": wrong input count");
 }
@@ -302,6 +283,19 @@ void copy_kernel(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts)
 }
 
 }  // namespace
+
+Exact SymTable::lookup(const Exact& x) const {
+  const int64_t idx = clamp(floor_scaled(x, g.shift) + g.size / 2, 0, g.size - 1);
+  return numeric::to_exact(raw[static_cast<std::size_t>(idx)], type);
+}
+
+SymTable load_table(const Layer& layer, TableKind kind) {
+  SymTable t;
+  t.g = table_geometry(kind, layer.tables, 0, layer.name);
+  t.type = layer.precision.table;
+  t.raw = make_table(kind, t.g, t.type);
+  return t;
+}
 
 void emulate_activation(LayerRun& run) {
   check_inputs(run.layer, run.in, 1);

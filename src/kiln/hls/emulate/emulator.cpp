@@ -79,6 +79,7 @@ constexpr auto kEmulate = make_enum_table<LayerKind, kNumLayerKinds, EmulateFn>(
     {{LayerKind::Resize}, emulate_resize},
     {{LayerKind::Quantize}, emulate_quantize},
     {{LayerKind::MatMul}, emulate_matmul},
+    {{LayerKind::Recurrent}, emulate_recurrent},
     {{LayerKind::Reshape, LayerKind::Clone}, emulate_copy},
 });
 

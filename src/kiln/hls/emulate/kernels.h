@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/tables.h"
 
 namespace kiln::hls {
 
@@ -31,6 +32,15 @@ numeric::Exact exact_of(const FixedTensor& t, std::size_t i);
 // Q_t(v), counting the overflow event.
 int64_t assign(const numeric::Exact& v, const FixedType& t, OverflowCounts& counts);
 
+// A symmetric lookup table of a layer (docs/numerics.md "Lookup tables").
+struct SymTable {
+  TableGeometry g;
+  FixedType type;
+  std::vector<int64_t> raw;
+  numeric::Exact lookup(const numeric::Exact& x) const;  // the entry x's bin selects
+};
+SymTable load_table(const Layer& layer, TableKind kind);
+
 void emulate_input(LayerRun& run);
 void emulate_dense(LayerRun& run);
 void emulate_conv(LayerRun& run);
@@ -43,6 +53,7 @@ void emulate_binary(LayerRun& run);
 void emulate_concat(LayerRun& run);
 void emulate_transpose(LayerRun& run);
 void emulate_matmul(LayerRun& run);
+void emulate_recurrent(LayerRun& run);
 void emulate_slice(LayerRun& run);
 void emulate_resize(LayerRun& run);
 void emulate_quantize(LayerRun& run);

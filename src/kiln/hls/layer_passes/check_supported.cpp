@@ -115,6 +115,21 @@ void slice(const Model&, const Layer& l) {
                 "keep tensors at rank 4 or less around a Slice or Split");
 }
 
+void check_rounding(const Layer& l, int from_integer, const std::string& from, const FixedType& to,
+                    const std::string& to_role);
+
+// The state and gate arithmetic of recurrent.h beyond the two products.
+void recurrent(const Model&, const Layer& l) {
+  table_geometry(TableKind::Sigmoid, l.tables, 0, l.name);
+  const Precision& p = l.precision;
+  const int table = p.table.integer, acc = p.accum.integer, res = p.result.integer;
+  check_rounding(l, res + p.weight.integer, "a product of the state and a weight", p.accum,
+                 "accum");
+  check_rounding(l, table + acc + 1, "a gate times the accumulator", p.accum, "accum");
+  check_rounding(l, std::max(2 * table, table + res + 1) + 1, "the gated state", p.result,
+                 "result");
+}
+
 constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
     {{LayerKind::Dense}, &dense},
     {{LayerKind::Conv}, &conv},
@@ -124,6 +139,7 @@ constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
     {{LayerKind::Concat}, &concat},
     {{LayerKind::Transpose}, &transpose},
     {{LayerKind::Slice}, &slice},
+    {{LayerKind::Recurrent}, &recurrent},
     {{LayerKind::Input, LayerKind::ZeroPad, LayerKind::BatchNorm, LayerKind::Binary,
       LayerKind::MatMul, LayerKind::Resize, LayerKind::Quantize, LayerKind::Reshape,
       LayerKind::Clone},
@@ -138,6 +154,7 @@ constexpr auto kCheck = make_enum_table<LayerKind, kNumLayerKinds, Check>({
 // does not). kiln_fixed.h rounds such values fine, but a project must behave
 // the same under both headers, so such formats are refused.
 // `from_integer` is the source's integer bits (a product's: the sum).
+// (Declared above for the recurrent check.)
 void check_rounding(const Layer& l, int from_integer, const std::string& from, const FixedType& to,
                     const std::string& to_role) {
   if (to.quant == numeric::QuantMode::Trn || from_integer + to.frac() >= 0) return;

@@ -66,6 +66,7 @@ bool moves_values(const Layer& l) {
     case LayerKind::Binary:
     case LayerKind::Quantize:
     case LayerKind::MatMul:
+    case LayerKind::Recurrent:
     case LayerKind::Clone: return false;
   }
   return false;
@@ -85,8 +86,10 @@ bool assigns_result(LayerKind k) {
     case LayerKind::MatMul:
     case LayerKind::Resize: return true;
     // Not absorbed: Softmax (no quantized model has needed it yet), layers
-    // that only move values, and quantizers.
+    // that only move values, quantizers, and Recurrent (its result format is
+    // also the state's, which the model's quantizer does not round).
     case LayerKind::Softmax:
+    case LayerKind::Recurrent:
     case LayerKind::ZeroPad:
     case LayerKind::Concat:
     case LayerKind::Transpose:
