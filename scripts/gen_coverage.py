@@ -93,6 +93,53 @@ class MobileNetV3Block(nn.Module):
         return nn.functional.hardsigmoid(self.head(x))
 
 
+class MobileNetV3Se(MobileNetV3Block):
+    """MobileNetV3Block's bottleneck with squeeze-and-excitation between the depthwise conv and the
+    projection: global average pool, 1x1 conv, ReLU, 1x1 conv, a HardSigmoid gate [N, C, 1, 1]
+    multiplying the map (torchvision's SqueezeExcitation); a Linear head on the pooled map."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Conv2d(16, 8, 1)
+        self.fc2 = nn.Conv2d(8, 16, 1)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = self.dw(self.expand(x))
+        s = nn.functional.adaptive_avg_pool2d(y, 1)
+        s = nn.functional.hardsigmoid(self.fc2(torch.relu(self.fc1(s))))
+        x = x + self.project(y * s)
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+class SpatialGate(nn.Module):
+    """Gates between computed tensors: a CBAM-style spatial gate (sigmoid of a 1-channel conv,
+    [N, 1, H, W]) multiplying the map, a per-pixel bias added with the gate as first operand, and
+    the map subtracted from its per-channel mean (gate - x); then a 1-D squeeze-and-excitation
+    ([N, C, L] * [N, C, 1])."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.gate = nn.Conv2d(6, 1, 3, padding=1)
+        self.shift = nn.Conv2d(6, 1, 1)
+        self.rows = nn.Conv2d(6, 6, (6, 1))  # [N, 6, 6, 6] -> [N, 6, 1, 6]: a 1-D sequence
+        self.seq = nn.Conv1d(6, 8, 3, padding=1)
+        self.fc1 = nn.Conv1d(8, 4, 1)
+        self.fc2 = nn.Conv1d(4, 8, 1)
+        self.head = nn.Linear(8 * 6, 3)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x))
+        x = x * torch.sigmoid(self.gate(x))
+        x = self.shift(x) + x
+        x = nn.functional.adaptive_avg_pool2d(x, 1) - x
+        x = torch.relu(self.seq(self.rows(x).squeeze(2)))
+        s = nn.functional.adaptive_avg_pool1d(x, 1)
+        x = x * torch.sigmoid(self.fc2(torch.relu(self.fc1(s))))
+        return self.head(torch.flatten(x, 1))
+
+
 class SequenceLinear(nn.Module):
     """PyTorch's Linear applied to every step of a sequence (a Dense over rows)."""
 
@@ -291,6 +338,10 @@ COVERAGE: List[gen_zoo.ModelSpec] = [
                   "dilated and grouped 1-D convolutions, ceil-mode AvgPool, Linear"),
     gen_zoo._spec("mobilenetv3_block", MobileNetV3Block, [("input", [1, 3, 8, 8])],
                   "MobileNetV3-style inverted residual with HardSwish and HardSigmoid"),
+    gen_zoo._spec("mobilenetv3_se", MobileNetV3Se, [("input", [1, 3, 8, 8])],
+                  "MobileNetV3 bottleneck with squeeze-and-excitation (HardSigmoid gate), residual"),
+    gen_zoo._spec("spatial_gate", SpatialGate, [("input", [1, 3, 6, 6])],
+                  "spatial-attention gate, per-pixel and per-channel Add/Sub, 1-D SE"),
     gen_zoo._spec("sequence_linear", SequenceLinear, [("input", [1, 10, 8])],
                   "Linear over the 10 steps of a sequence"),
     gen_zoo._spec("small_unet", SmallUNet, [("input", [1, 1, 12, 12])],

@@ -280,6 +280,70 @@ TEST(HlsCli, ConstantOperandsSimulateBitExact) {
   expect_bit_exact_in_both_io_types(m, 0.01);
 }
 
+// Adds a node of `op` reading `inputs` and writing `out` to m's graph.
+::onnx::NodeProto* add_node(::onnx::ModelProto& m, const std::string& op,
+                            const std::vector<std::string>& inputs, const std::string& out) {
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(out + "_node");
+  for (const std::string& in : inputs) n->add_input(in);
+  n->add_output(out);
+  return n;
+}
+
+// A Linear squeeze-and-excitation, gate first: y = reshape(sigmoid(Gemm(flatten(
+// gap(r)))), [1, 2, 1, 1]) * r. The gate is computed outside the channels-last
+// region and joins it through a Transpose; a per-channel Binary in the project.
+TEST(HlsCli, LinearSqueezeExcitationSimulatesBitExact) {
+  ::onnx::ModelProto m = small_conv_model();
+  auto* g = m.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    if (n.op_type() == "Relu") n.set_output(0, "r");
+  add_float_initializer(g, "fc_w", {2, 2}, -0.75f);
+  add_float_initializer(g, "fc_b", {2}, 0.25f);
+  auto* shape = g->add_initializer();
+  shape->set_name("gate_shape");
+  shape->set_data_type(::onnx::TensorProto::INT64);
+  shape->add_dims(4);
+  for (int64_t d : {1, 2, 1, 1}) shape->add_int64_data(d);
+  add_node(m, "GlobalAveragePool", {"r"}, "p");
+  add_node(m, "Flatten", {"p"}, "f");
+  add_node(m, "Gemm", {"f", "fc_w", "fc_b"}, "e");
+  add_node(m, "Sigmoid", {"e"}, "s");
+  add_node(m, "Reshape", {"s", "gate_shape"}, "gate");
+  add_node(m, "Mul", {"gate", "r"}, "y");
+  expect_bit_exact_in_both_io_types(m, 0.01);
+  TempDir tmp;
+  save_model(m, tmp.path() / "se.onnx");
+  const ProcessResult l = kiln({"layers", (tmp.path() / "se.onnx").string()});
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  EXPECT_CONTAINS(l.out, "broadcast=PerChannel");
+}
+
+// A gate broadcast along one spatial axis only ([1, 2, 1, 4] against
+// [1, 2, 4, 4]) has no layer: exit 3, one line naming the node and the forms.
+TEST(HlsCli, OtherBroadcastIsExit3AndNamesTheForms) {
+  ::onnx::ModelProto m = small_conv_model();
+  for (auto& n : *m.mutable_graph()->mutable_node())
+    if (n.op_type() == "Relu") n.set_output(0, "r");
+  auto* pool = add_node(m, "AveragePool", {"r"}, "rows");
+  auto* k = pool->add_attribute();
+  k->set_name("kernel_shape");
+  k->set_type(::onnx::AttributeProto::INTS);
+  k->add_ints(4);
+  k->add_ints(1);
+  add_node(m, "Mul", {"r", "rows"}, "y");
+  TempDir tmp;
+  save_model(m, tmp.path() / "m.onnx");
+  const ProcessResult r =
+      kiln({"compile", (tmp.path() / "m.onnx").string(), "-o", (tmp.path() / "p").string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_CONTAINS(r.err, "y_node");
+  EXPECT_CONTAINS(r.err, "one value per channel or one value per pixel");
+  EXPECT_FALSE(fs::exists(tmp.path() / "p"));
+}
+
 // Conv [1,2,4,4] -> Split into two channels -> a nearest 2x upsampling
 // (asymmetric, floor: UpSampling2D) of one, a linear resize to 6 x 3
 // (half_pixel: upsampling rows, downsampling columns) of the other.

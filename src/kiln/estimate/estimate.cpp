@@ -366,12 +366,20 @@ Work estimate_layer(const Model& model, const Layer& layer) {
     }
     case LayerKind::Binary: {
       const auto& bp = layer.as<hls::BinaryParams>();
+      const StreamShape b = stream_shape(model, layer.inputs.at(1));
       int64_t lanes = stream ? in.channels : in.numel;
       if (bp.op == hls::BinaryOp::Mul) {
-        e.dsp += lanes * dsp_per_multiplier(in.width, in.width);
+        e.dsp += lanes * dsp_per_multiplier(in.width, b.width);
       }
       e.lut += lanes * out.width;
       e.ff += lanes * out.width;
+      // io_stream: a per-channel operand is one element, read before the map
+      // (whose FIFO holds the whole map: stream_fifo_depth) and held in
+      // registers while the map streams past.
+      if (stream && bp.broadcast == hls::BinaryBroadcast::PerChannel) {
+        e.ff += b.numel * b.width;
+        notes += "per-channel operand held; ";
+      }
       t.iterations = out.elements;
       t.depth = bp.op == hls::BinaryOp::Mul ? kMultLatency + 1 : 2;
       par_latency = t.depth;

@@ -299,6 +299,44 @@ TEST(Estimate, GlobalPoolsKeepOneAccumulatorPerChannel) {
   EXPECT_EQ(par.lut, 150 + 128 * 63 * 24);
 }
 
+// y = x * global_average_pool(x) on a 16 x 16 x 4 map in io_stream: the
+// clone's copy of x for the Mul holds the whole map (256 words of 64 bits:
+// BRAM), and the Mul starts when the gate arrives, after the pool has read x.
+TEST(Estimate, PerChannelGateWaitsWithTheMapInItsFifo) {
+  Model m;
+  m.io_type = IOType::Stream;
+  const int x = add_tensor(m, {16, 16, 4});
+  const int x0 = add_tensor(m, {16, 16, 4});
+  const int x1 = add_tensor(m, {16, 16, 4});
+  const int g = add_tensor(m, {1, 1, 4});
+  const int y = add_tensor(m, {16, 16, 4});
+  m.layers.push_back(make_layer("x", hls::InputParams{}, -1, x));
+  Layer clone = make_layer("clone", hls::CloneParams{}, x, x0);
+  clone.outputs = {x0, x1};
+  m.layers.push_back(clone);
+  hls::PoolParams gp = pool_params(16, 16, 4);
+  gp.kind = hls::PoolKind::Average;
+  gp.out_h = gp.out_w = 1;
+  gp.kernel_h = gp.kernel_w = gp.stride_h = gp.stride_w = 16;
+  m.layers.push_back(make_layer("gap", gp, x0, g));
+  Layer mul = make_layer(
+      "mul", hls::BinaryParams{hls::BinaryOp::Mul, 1024, 4, hls::BinaryBroadcast::PerChannel}, x1,
+      y);
+  mul.inputs = {x1, g};
+  m.layers.push_back(mul);
+  m.inputs = {x};
+  m.outputs = {y};
+  EXPECT_EQ(hls::stream_fifo_depth(m.tensors[static_cast<std::size_t>(x1)]), 256);
+  const ModelEstimate e = estimate(m);
+  EXPECT_EQ(e.layers[1].bram18, 2 * bram18_for(4 * 16, 256));
+  // The held gate: 4 values of 16 bits more than the same Mul without broadcast.
+  Model plain = m;
+  plain.layers[3].as<hls::BinaryParams>().broadcast = hls::BinaryBroadcast::None;
+  EXPECT_EQ(e.layers[3].ff - estimate(plain).layers[3].ff, 4 * 16);
+  // The pool reads 256 pixels, then the Mul streams 256 more.
+  EXPECT_GE(e.total.latency, 2 * 256);
+}
+
 TEST(Estimate, SaysWhenTargetCyclesCannotBeMet) {
   Model m = model_n(4, Strategy::Resource, ConvImpl::LineBuffer, {1, 1, 1, 1});
   for (Layer& l : m.layers) l.target_cycles = 300;  // conv1 alone needs 20 * 20 cycles

@@ -297,16 +297,54 @@ TEST(BuildModel, BinaryWithAConstantIsAScaleAndBias) {
   EXPECT_CONTAINS(e.what_happened(), "a constant must be one value or one per channel");
 }
 
-TEST(BuildModel, BinaryWithBroadcastIsUnsupported) {
+// x op gate on a channels-last [1, H, W, C] map, the gate first or second.
+Model gated(OpKind op, const Shape& gate, bool gate_first) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 3, 4, 2}});
+  const ValueId q = g.add_value("q", {DType::Float32, gate});
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 3, 4, 2}});
+  g.add_node(op, "op_0", gate_first ? std::vector<ValueId>{q, x} : std::vector<ValueId>{x, q}, {y});
+  g.inputs = {x, q};
+  g.outputs = {y};
+  return build_model(g, Config{}, nullptr);
+}
+
+TEST(BuildModel, BinaryBroadcastsAGatePerChannelOrPerPixel) {
+  const Model se = gated(OpKind::Mul, {1, 1, 1, 2}, false);
+  const auto& p = se.layers.back().as<BinaryParams>();
+  EXPECT_EQ(p.op, BinaryOp::Mul);
+  EXPECT_EQ(p.broadcast, BinaryBroadcast::PerChannel);
+  EXPECT_EQ(p.n, 24);
+  EXPECT_EQ(p.channels, 2);
+  // The full-shaped operand is always the layer's first.
+  const Model first = gated(OpKind::Mul, {1, 1, 1, 2}, true);
+  EXPECT_EQ(first.tensors[static_cast<std::size_t>(first.layers.back().inputs[0])].name, "x");
+  EXPECT_EQ(first.layers.back().as<BinaryParams>().op, BinaryOp::Mul);
+  // gate - x keeps its order: ReverseSub; x - gate stays Sub.
+  EXPECT_EQ(gated(OpKind::Sub, {1, 3, 4, 1}, true).layers.back().as<BinaryParams>().op,
+            BinaryOp::ReverseSub);
+  const Model sa = gated(OpKind::Sub, {1, 3, 4, 1}, false);
+  EXPECT_EQ(sa.layers.back().as<BinaryParams>().op, BinaryOp::Sub);
+  EXPECT_EQ(sa.layers.back().as<BinaryParams>().broadcast, BinaryBroadcast::PerPixel);
+}
+
+TEST(BuildModel, OtherBroadcastsAreUnsupported) {
+  for (const Shape& gate : {Shape{1, 3, 1, 2}, Shape{1, 1, 4, 1}, Shape{3, 4, 2}}) {
+    const Error e = catch_error([&] { gated(OpKind::Mul, gate, false); });
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_CONTAINS(e.what_happened(), "Mul with broadcasting ([1x3x4x2] and ");
+    EXPECT_CONTAINS(e.what_happened(), "one value per channel or one value per pixel");
+  }
+  // Both operands broadcast: neither has the output's shape.
   Graph b;
-  const ValueId p = b.add_value("p", {DType::Float32, {1, 4}});
-  const ValueId q = b.add_value("q", {DType::Float32, {1, 1}});
-  const ValueId r = b.add_value("r", {DType::Float32, {1, 4}});
-  b.add_node(OpKind::Mul, "mul_0", {p, q}, {r});
+  const ValueId p = b.add_value("p", {DType::Float32, {1, 3, 1, 2}});
+  const ValueId q = b.add_value("q", {DType::Float32, {1, 1, 4, 2}});
+  const ValueId r = b.add_value("r", {DType::Float32, {1, 3, 4, 2}});
+  b.add_node(OpKind::Add, "add_0", {p, q}, {r});
   b.inputs = {p, q};
   b.outputs = {r};
   const Error eb = catch_error([&] { build_model(b, Config{}, nullptr); });
-  EXPECT_CONTAINS(eb.what_happened(), "Mul with broadcasting ([1x4] and [1x1]");
+  EXPECT_CONTAINS(eb.what_happened(), "Add with broadcasting ([1x3x1x2] and [1x1x4x2]");
 }
 
 TEST(BuildModel, SoftmaxOverInnerAxisIsUnsupported) {

@@ -122,6 +122,16 @@ int64_t stream_fifo_depth(const TensorInfo& t) {
   return std::max<int64_t>(stream_elements(t), 1);
 }
 
+std::vector<int64_t> binary_operand_shape(std::vector<int64_t> out, BinaryBroadcast b) {
+  if (out.empty()) return out;
+  switch (b) {
+    case BinaryBroadcast::None: break;
+    case BinaryBroadcast::PerChannel: std::fill(out.begin(), out.end() - 1, 1); break;
+    case BinaryBroadcast::PerPixel: out.back() = 1; break;
+  }
+  return out;
+}
+
 bool is_global_pool(const PoolParams& p) {
   return p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.pad_top == 0 && p.pad_bottom == 0 &&
          p.pad_left == 0 && p.pad_right == 0;

@@ -60,10 +60,18 @@ int64_t product_layer_ii(const Model& model, const Layer& layer, int64_t rf);
 int64_t reuse_factor_for_target(const Model& model, const Layer& layer, int64_t target_cycles);
 
 // An io_stream tensor streams one element of `channels` values (its last
-// dimension, 1 for a scalar) per beat; its FIFO is one image deep.
+// dimension, 1 for a scalar) per beat; its FIFO is one image deep. That depth
+// is what a Binary with a per-channel gate needs: it reads the gate (made
+// after a global pool has read the whole map) before the map, so the map
+// waits whole in its FIFO, and a shallower one would deadlock the clone that
+// feeds both. The project's STREAM pragmas and the estimate both read it.
 int64_t stream_width(const TensorInfo& tensor);
 int64_t stream_elements(const TensorInfo& tensor);
 int64_t stream_fifo_depth(const TensorInfo& tensor);  // elements, at least 1
+
+// The shape of a Binary layer's second operand when its output has shape
+// `out` and the operand broadcasts as `b` (BinaryParams::broadcast).
+std::vector<int64_t> binary_operand_shape(std::vector<int64_t> out, BinaryBroadcast b);
 
 // A pool whose window is the whole unpadded map (kiln::global_pool_2d: a
 // running sum or maximum per channel, no window buffer).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "kiln/hls/derived.h"
 #include "kiln/hls/quantizer.h"
 #include "kiln/hls/refusal.h"
 #include "kiln/ref/resize_taps.h"
@@ -640,6 +641,15 @@ std::optional<std::vector<double>> per_last_axis(const Tensor& c, const Shape& x
   return v;
 }
 
+// How `other` broadcasts onto `full` (both batch-free, channels-last), the
+// plain form first; nullopt when it is none of BinaryParams' forms.
+std::optional<BinaryBroadcast> binary_broadcast(const Shape& full, const Shape& other) {
+  for (BinaryBroadcast b :
+       {BinaryBroadcast::None, BinaryBroadcast::PerChannel, BinaryBroadcast::PerPixel})
+    if (binary_operand_shape(full, b) == other) return b;
+  return std::nullopt;
+}
+
 void GraphLowering::lower_binary(const Node& n) {
   const ValueId a = n.inputs[0], b = n.inputs[1];
   const Tensor* ca = g_.constant(a);
@@ -679,18 +689,35 @@ void GraphLowering::lower_binary(const Node& n) {
               std::move(bias));
     return;
   }
-  if (g_.value(a).type.shape != g_.value(b).type.shape)
-    unsupported(n, std::string(op_name(n.kind)) + " with broadcasting (" +
-                       shape_str(g_.value(a).type.shape) + " and " +
-                       shape_str(g_.value(b).type.shape) + "; only equal shapes for now)");
+  // Two computed tensors: the layer's first operand has the output's shape,
+  // its second that or a broadcast form (BinaryParams::broadcast). Mul and Add
+  // commute; Sub with the broadcast operand first is b - a.
+  const Shape& out = g_.value(n.outputs.at(0)).type.shape;
+  const bool a_full = g_.value(a).type.shape == out;
+  const ValueId full = a_full ? a : b, other = a_full ? b : a;
+  const std::optional<BinaryBroadcast> form =
+      g_.value(full).type.shape == out && g_.value(other).type.shape.size() == out.size()
+          ? binary_broadcast(batch_free(full, &n), batch_free(other, &n))
+          : std::nullopt;
+  if (!form)
+    unsupported(n,
+                std::string(op_name(n.kind)) + " with broadcasting (" +
+                    shape_str(g_.value(a).type.shape) + " and " +
+                    shape_str(g_.value(b).type.shape) +
+                    "; one operand must have the output's shape and the other the same, one "
+                    "value per channel or one value per pixel)",
+                "broadcast one operand over the spatial axes (a [N, C, 1, 1] gate) or over the "
+                "channels (a [N, 1, H, W] gate)");
   BinaryParams p;
   p.op = n.kind == OpKind::Add   ? BinaryOp::Add
-         : n.kind == OpKind::Sub ? BinaryOp::Sub
-                                 : BinaryOp::Mul;
-  const Shape s = batch_free(a, &n);
+         : n.kind == OpKind::Mul ? BinaryOp::Mul
+         : a_full                ? BinaryOp::Sub
+                                 : BinaryOp::ReverseSub;
+  const Shape s = batch_free(full, &n);
   p.n = shape_numel(s);
   p.channels = s.empty() ? 1 : s.back();
-  add_layer(n, p, {tensor_of(a, n), tensor_of(b, n)}, batch_free(n.outputs.at(0), &n));
+  p.broadcast = *form;
+  add_layer(n, p, {tensor_of(full, n), tensor_of(other, n)}, batch_free(n.outputs.at(0), &n));
 }
 
 void GraphLowering::lower_concat(const Node& n) {

@@ -174,16 +174,26 @@ struct SoftmaxParams {
   }
 };
 
-enum class BinaryOp : uint8_t { Add, Sub, Mul };
-// Both inputs have the output's shape (broadcasting is resolved by passes or
-// refused at lowering).
+// ReverseSub is y = b - a: ONNX's Sub(gate, x) with the broadcast operand
+// first, since the layer always takes the full-shaped operand as `a`.
+enum class BinaryOp : uint8_t { Add, Sub, Mul, ReverseSub };
+// How the second operand `b` maps onto the output (batch-free, channels-last
+// [..., C]); `a` always has the output's shape:
+//  - None: b has the output's shape;
+//  - PerChannel: b is [1, ..., 1, C], one value per channel for every pixel
+//    (a squeeze-and-excitation gate after a global pool);
+//  - PerPixel: b is [..., 1], one value per pixel for every channel (a
+//    spatial-attention gate).
+// Other broadcasts are refused at lowering.
+enum class BinaryBroadcast : uint8_t { None, PerChannel, PerPixel };
 struct BinaryParams {
   BinaryOp op = BinaryOp::Add;
-  int64_t n = 0;
-  int64_t channels = 0;  // last-axis size (stream element width)
+  int64_t n = 0;         // output (and `a`) elements
+  int64_t channels = 0;  // last-axis size of the output (stream element width)
+  BinaryBroadcast broadcast = BinaryBroadcast::None;
   template <class S, class F>
   static void visit(S& s, F&& f) {
-    f("op", s.op), f("n", s.n), f("channels", s.channels);
+    f("op", s.op), f("n", s.n), f("channels", s.channels), f("broadcast", s.broadcast);
   }
 };
 
@@ -514,7 +524,17 @@ struct EnumNames<hls::ResizeKind> {
 template <>
 struct EnumNames<hls::BinaryOp> {
   static constexpr std::pair<hls::BinaryOp, std::string_view> kNames[] = {
-      {hls::BinaryOp::Add, "Add"}, {hls::BinaryOp::Sub, "Sub"}, {hls::BinaryOp::Mul, "Mul"}};
+      {hls::BinaryOp::Add, "Add"},
+      {hls::BinaryOp::Sub, "Sub"},
+      {hls::BinaryOp::Mul, "Mul"},
+      {hls::BinaryOp::ReverseSub, "ReverseSub"}};
+};
+template <>
+struct EnumNames<hls::BinaryBroadcast> {
+  static constexpr std::pair<hls::BinaryBroadcast, std::string_view> kNames[] = {
+      {hls::BinaryBroadcast::None, "None"},
+      {hls::BinaryBroadcast::PerChannel, "PerChannel"},
+      {hls::BinaryBroadcast::PerPixel, "PerPixel"}};
 };
 // The LayerType names of the config file, and the spelling everywhere else.
 template <>

@@ -12,9 +12,12 @@
 #include <sstream>
 
 #include "kiln/hls/csim.h"
+#include "kiln/hls/derived.h"
 #include "kiln/hls/layer_passes/pipeline.h"
 #include "kiln/hls/library_headers.h"
 #include "kiln/hls/model_json.h"
+#include "kiln/hls/testing/layer_pass_testing.h"
+#include "kiln/hls/verify.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/process.h"
 
@@ -358,6 +361,43 @@ TEST(Csim, FanOutInBothIoTypes) {
     const CsimResult r = run_csim(tmp / "prj", fanout_model(io), strict());
     EXPECT_TRUE(r.bit_exact()) << (io == IOType::Stream ? "io_stream" : "io_parallel");
     EXPECT_EQ(r.overflow.size(), fanout_model(io).layers.size());
+  }
+}
+
+// Squeeze-and-excitation in miniature: y = x * mean(x) per channel, the map
+// [6, 5, 3] read by a global pool and by the Mul. The Mul reads the gate
+// before the map, so the map's copy waits whole in its FIFO (6 * 5 pixels)
+// while the pool reads the other copy: a shallower FIFO would stall the clone
+// and deadlock the dataflow.
+Model gate_model(IOType io) {
+  Model m = testing::parse(R"(
+model "se" {io_type=io_parallel}
+%x: ap_fixed<12,4,AP_RND,AP_SAT>[6x5x3] = Input() @x "x"
+%g: ap_fixed<12,4,AP_RND,AP_SAT>[1x1x3] = Pool(%x) {kind=Average in_h=6 in_w=5 channels=3 out_h=1 out_w=1 kernel_h=6 kernel_w=5 stride_h=6 stride_w=5} @gap config {accum=ap_fixed<24,10>}
+%y: ap_fixed<12,4,AP_RND,AP_SAT>[6x5x3] = Binary(%x, %g) {op=Mul n=90 channels=3 broadcast=PerChannel} @scale
+input %x "x": [1x6x5x3] perm=[0,1,2]
+output %y "y": [1x6x5x3] perm=[0,1,2]
+)");
+  m.io_type = io;
+  make_insert_clones({})->run(m);
+  verify_model(m, "insert_clones");
+  return m;
+}
+
+TEST(Csim, PerChannelGateAndItsMapFifo) {
+  for (IOType io : {IOType::Parallel, IOType::Stream}) {
+    TempDir tmp;
+    const Model m = gate_model(io);
+    write_project(m, {}, tmp / "prj");
+    if (io == IOType::Stream) {
+      const std::string top = read(tmp / "prj/firmware/se.cpp");
+      const Layer& mul = m.layers.back();
+      const std::string& map = m.tensors[static_cast<std::size_t>(mul.inputs[0])].name;
+      EXPECT_CONTAINS(top, "HLS STREAM variable=" + map + " depth=30)");
+      EXPECT_EQ(stream_fifo_depth(m.tensors[static_cast<std::size_t>(mul.inputs[0])]), 30);
+    }
+    const CsimResult r = run_csim(tmp / "prj", m, strict());
+    EXPECT_TRUE(r.bit_exact()) << (io == IOType::Stream ? "io_stream" : "io_parallel");
   }
 }
 

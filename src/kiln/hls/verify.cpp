@@ -178,9 +178,13 @@ class Checker {
             },
             [&](const BinaryParams& p) {
               inputs(l, 2);
-              check(tensor(l.inputs[0]).numel() == p.n && tensor(l.inputs[1]).numel() == p.n &&
-                        tensor(l.output()).numel() == p.n,
-                    "n is not the size of its operands and output");
+              check(in_shape(l) == out_shape(l) && tensor(l.output()).numel() == p.n,
+                    "n is not the size of its first operand and output");
+              check(p.channels == (out_shape(l).empty() ? 1 : out_shape(l).back()),
+                    "channels is not its output's last axis");
+              check(tensor(l.inputs[1]).shape == binary_operand_shape(out_shape(l), p.broadcast),
+                    "its second operand is not shaped as broadcast=" +
+                        std::string(enum_name(p.broadcast)) + " says");
               constants(l, 0, 0);
             },
             [&](const ConcatParams& p) {

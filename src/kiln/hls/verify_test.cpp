@@ -154,5 +154,38 @@ TEST(VerifyModel, EachRecurrentRuleFailsOnItsOwn) {
   expect_each_rule_fails(good, cases);
 }
 
+constexpr const char* kGates = R"(
+model "g" {io_type=io_stream}
+%x: ap_fixed<16,6>[3x4x2] = Input() @x "x"
+%c: ap_fixed<16,6>[1x1x2] = Input() @c "c"
+%p: ap_fixed<16,6>[3x4x1] = Input() @p "p"
+%y: ap_fixed<16,6>[3x4x2] = Binary(%x, %c) {op=Mul n=24 channels=2 broadcast=PerChannel} @se
+%z: ap_fixed<16,6>[3x4x2] = Binary(%y, %p) {op=ReverseSub n=24 channels=2 broadcast=PerPixel} @sa
+input %x "x": [1x2x3x4] perm=[1,2,0]
+input %c "c": [1x2x1x1] perm=[1,2,0]
+input %p "p": [1x1x3x4] perm=[1,2,0]
+output %z "z": [1x2x3x4] perm=[1,2,0]
+)";
+
+TEST(VerifyModel, EachBinaryRuleFailsOnItsOwn) {
+  const Model good = testing::parse(kGates);
+  verify_model(good, "test");
+  const Broken cases[] = {
+      {"n is not the size of its first operand and output",
+       [](Model& m) { m.layers[3].as<BinaryParams>().n = 12; }},
+      {"n is not the size of its first operand and output",
+       [](Model& m) { std::swap(m.layers[3].inputs[0], m.layers[3].inputs[1]); }},
+      {"channels is not its output's last axis",
+       [](Model& m) { m.layers[3].as<BinaryParams>().channels = 1; }},
+      {"its second operand is not shaped as broadcast=PerPixel says",
+       [](Model& m) { m.layers[3].as<BinaryParams>().broadcast = BinaryBroadcast::PerPixel; }},
+      {"its second operand is not shaped as broadcast=None says",
+       [](Model& m) { m.layers[4].as<BinaryParams>().broadcast = BinaryBroadcast::None; }},
+      {"its second operand is not shaped as broadcast=PerChannel says",
+       [](Model& m) { m.layers[4].as<BinaryParams>().broadcast = BinaryBroadcast::PerChannel; }},
+  };
+  expect_each_rule_fails(good, cases);
+}
+
 }  // namespace
 }  // namespace kiln::hls

@@ -130,12 +130,17 @@ class Converter {
     if (n.kind == OpKind::Add || n.kind == OpKind::Sub || n.kind == OpKind::Mul) {
       if (n.inputs.size() != 2) return false;
       const ValueId a = n.inputs[0], b = n.inputs[1];
-      if (is_cl(a) && is_cl(b)) return g_.value(a).type.shape == g_.value(b).type.shape;
+      // Two region values of one rank: broadcasting commutes with the
+      // permutation (a [N, C, 1, 1] gate becomes [N, 1, 1, C]); lowering
+      // decides which broadcasts have a layer.
+      if (is_cl(a) && is_cl(b)) return rank_of(a) == rank_of(b);
       // A region value and a constant of one value or one per channel.
       const ValueId x = is_cl(a) ? a : is_cl(b) ? b : ValueId{};
       const ValueId c = x == a ? b : a;
-      return x.valid() && channel_constant(c, x).has_value() &&
-             g_.value(n.outputs[0]).type.shape == g_.value(x).type.shape;
+      if (!x.valid() || g_.value(n.outputs[0]).type.shape != g_.value(x).type.shape) return false;
+      // Or a computed gate outside the region that broadcasts onto it (a
+      // Linear's output reshaped to [N, C, 1, 1]): it joins transposed.
+      return channel_constant(c, x).has_value() || is_gate(c, x);
     }
     if (n.kind == OpKind::Concat) {
       for (ValueId in : n.inputs)
@@ -155,6 +160,19 @@ class Converter {
     const int64_t channels = g_.value(x).type.shape[1];
     if (t->numel() == 1) return t->reshaped({1});
     return t->reshaped({channels});
+  }
+
+  // A computed float value of x's rank that broadcasts onto x without being
+  // its shape.
+  bool is_gate(ValueId c, ValueId x) const {
+    if (g_.constant(c) || !is_float(g_.value(c).type.dtype) || rank_of(c) != rank_of(x))
+      return false;
+    const Shape& cs = g_.value(c).type.shape;
+    const Shape& xs = g_.value(x).type.shape;
+    if (cs == xs) return false;
+    for (std::size_t d = 0; d < cs.size(); ++d)
+      if (cs[d] != xs[d] && cs[d] != 1) return false;
+    return true;
   }
 
   // The channels-last version of `v`, made by a Transpose if `v` has none yet.
@@ -258,6 +276,8 @@ class Converter {
       const ValueId in = inputs[s];
       if (is_cl(in)) {
         g_.set_input(i, s, state(in).cl);
+      } else if (inputs.size() == 2 && !g_.constant(in)) {  // Add/Sub/Mul's gate
+        g_.set_input(i, s, cl_version(in));
       } else if (inputs.size() == 2) {  // Add/Sub/Mul's constant
         auto c = channel_constant(in, inputs[1 - s]);
         KILN_ASSERT(c.has_value(), "channels_last: a joining constant that does not broadcast");

@@ -184,6 +184,57 @@ output %y
   EXPECT_NE(r.text.find("= Add(%c, %x)"), std::string::npos) << r.text;
 }
 
+TEST(ChannelsLast, SqueezeExcitationGateJoins) {
+  // x * hardsigmoid(conv(global_avg_pool(x))): the [N, C, 1, 1] gate is a
+  // region value too, [N, 1, 1, C] channels-last.
+  expect_passes("channels_last", R"(
+input %x: float32[1x2x3x3]
+const %w: float32[2x2x1x1] = [1,-1,0.5,2]
+%c = Conv(%x, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+%g = GlobalAveragePool(%c) @gap
+%e = Conv(%g, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @fc
+%s = HardSigmoid(%e) @gate
+%y = Mul(%c, %s) @scale
+output %y
+)",
+                R"(
+input %x: float32[1x2x3x3]
+const %w: float32[2x2x1x1] = [1,-1,0.5,2]
+%x_cl: float32[1x3x3x2] = Transpose(%x) {perm=[0,2,3,1]} @Transpose
+%c_cl: float32[1x3x3x2] = Conv(%x_cl, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] channels_last=true} @conv
+%g_cl: float32[1x1x1x2] = GlobalAveragePool(%c_cl) {channels_last=true} @gap
+%e_cl: float32[1x1x1x2] = Conv(%g_cl, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] channels_last=true} @fc
+%s_cl: float32[1x1x1x2] = HardSigmoid(%e_cl) @gate
+%y_cl: float32[1x3x3x2] = Mul(%c_cl, %s_cl) @scale
+%y: float32[1x2x3x3] = Transpose(%y_cl) {perm=[0,3,1,2]} @Transpose_2
+output %y
+)");
+}
+
+TEST(ChannelsLast, GateFromOutsideTheRegionJoinsTransposed) {
+  // A per-pixel gate that is an input of the graph: transposed into the
+  // region rather than the map transposed out of it.
+  expect_passes("channels_last", R"(
+input %x: float32[1x2x3x3]
+input %p: float32[1x1x3x3]
+const %w: float32[2x2x1x1] = [1,-1,0.5,2]
+%c = Conv(%x, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1]} @conv
+%y = Sub(%p, %c) @sub
+output %y
+)",
+                R"(
+input %x: float32[1x2x3x3]
+input %p: float32[1x1x3x3]
+const %w: float32[2x2x1x1] = [1,-1,0.5,2]
+%x_cl: float32[1x3x3x2] = Transpose(%x) {perm=[0,2,3,1]} @Transpose
+%c_cl: float32[1x3x3x2] = Conv(%x_cl, %w) {kernel_shape=[1,1] strides=[1,1] pads=[0,0,0,0] dilations=[1,1] channels_last=true} @conv
+%p_cl: float32[1x3x3x1] = Transpose(%p) {perm=[0,2,3,1]} @Transpose_2
+%y_cl: float32[1x3x3x2] = Sub(%p_cl, %c_cl) @sub
+%y: float32[1x2x3x3] = Transpose(%y_cl) {perm=[0,3,1,2]} @Transpose_3
+output %y
+)");
+}
+
 TEST(ChannelsLast, GraphWithoutSpatialOpsIsUnchanged) {
   expect_unchanged("channels_last", R"(
 input %x: float32[1x2x4x4]

@@ -5,6 +5,7 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/hls/emit/layer_code.h"
@@ -26,6 +27,11 @@ class ConfigWriter {
   }
   void flag(const char* field, bool v) {
     out_ << "  static const bool " << field << " = " << (v ? "true" : "false") << ";\n";
+  }
+  // `static const kiln::<type> field = kiln::<type>::<enumerator>;`
+  void enumerator(const char* field, const std::string& type, std::string_view enumerator) {
+    out_ << "  static const kiln::" << type << " " << field << " = kiln::" << type
+         << "::" << enumerator << ";\n";
   }
   void type(const char* field, const std::string& type_name) {
     out_ << "  typedef " << type_name << " " << field << ";\n";

@@ -2,6 +2,7 @@
 // config structs for the headers activation.h, softmax.h, merge.h,
 // batchnorm.h, reshape.h, transpose.h and matmul.h, their calls, and their
 // constant arrays (tables from tables.h, slopes and batch-norm constants).
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -126,18 +127,26 @@ void batchnorm_code(const Model& model, const Layer& layer, const EmitContext& c
                    {ctx.inputs.at(0), layer.name + "_w", layer.name + "_b", ctx.output()});
 }
 
+// The library function of each Binary op.
+constexpr std::pair<BinaryOp, const char*> kBinaryFunctions[] = {
+    {BinaryOp::Add, "kiln::add"},
+    {BinaryOp::Sub, "kiln::sub"},
+    {BinaryOp::Mul, "kiln::mul"},
+    {BinaryOp::ReverseSub, "kiln::reverse_sub"}};
+
 void binary_code(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<BinaryParams>();
   const TensorInfo& out = model.tensors.at(static_cast<std::size_t>(layer.output()));
   ConfigWriter cfg(layer.name);
   cfg.value("n", numel(out.shape));
   cfg.value("channels", width(out));
-  const char* function = p.op == BinaryOp::Add   ? "kiln::add"
-                         : p.op == BinaryOp::Sub ? "kiln::sub"
-                                                 : "kiln::mul";
+  cfg.enumerator("broadcast", "Broadcast", enum_name(p.broadcast));
+  const auto* f = std::find_if(std::begin(kBinaryFunctions), std::end(kBinaryFunctions),
+                               [&](const auto& row) { return row.first == p.op; });
+  KILN_ASSERT(f != std::end(kBinaryFunctions), "binary op without a library function");
   code.includes.push_back("kiln/merge.h");
   code.config = cfg.text();
-  code.call = call(function, cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output()});
+  code.call = call(f->second, cfg.name(), {ctx.inputs.at(0), ctx.inputs.at(1), ctx.output()});
 }
 
 void reshape_code(const Model& model, const Layer& layer, const EmitContext& ctx, LayerCode& code) {

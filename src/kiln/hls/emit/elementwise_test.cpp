@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/testing/snippet.h"
@@ -89,6 +90,23 @@ int64_t numel(const std::vector<int64_t>& s) {
 }
 int64_t width(const std::vector<int64_t>& s) {
   return s.empty() ? 1 : s.back();
+}
+
+// Every op with every broadcast form of its second operand, on random 1-D
+// ([L, C]) and 2-D ([H, W, C]) maps.
+void add_binary_cases(Generator& g, std::vector<Case>& cases) {
+  for (BinaryOp op : {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::ReverseSub}) {
+    for (BinaryBroadcast b :
+         {BinaryBroadcast::None, BinaryBroadcast::PerChannel, BinaryBroadcast::PerPixel}) {
+      std::vector<int64_t> shape{g.uniform(1, 3), g.uniform(1, 4)};
+      if (g.uniform(0, 1)) shape.insert(shape.begin(), g.uniform(1, 3));
+      const std::vector<int64_t> bs = binary_operand_shape(shape, b);
+      Case cs = g.make("binary", {shape, bs}, {g.data_type(true), g.data_type(true)}, shape,
+                       g.data_type());
+      cs.model.layers[0].params = BinaryParams{op, numel(shape), shape.back(), b};
+      cases.push_back(cs);
+    }
+  }
 }
 
 // Slices of rank 1 to 4 with random bounds and steps.
@@ -222,14 +240,6 @@ std::vector<Case> make_cases(Generator& g) {
     l.bias = g.raws(l.precision.bias, 3);
     cases.push_back(cs);
   }
-  for (BinaryOp op : {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul}) {
-    const std::vector<int64_t> shape{3, 2, 4};
-    Case cs = g.make("binary", {shape, shape}, {g.data_type(true), g.data_type(true)}, shape,
-                     g.data_type());
-    Layer& l = cs.model.layers[0];
-    l.params = BinaryParams{op, 24, 4};
-    cases.push_back(cs);
-  }
   struct ConcatSpec {
     std::vector<std::vector<int64_t>> in;
     std::vector<int64_t> out;
@@ -284,6 +294,7 @@ std::vector<Case> make_cases(Generator& g) {
     cs.model.layers[0].params = ReshapeParams{};
     cases.push_back(cs);
   }
+  add_binary_cases(g, cases);
   add_slice_cases(g, cases);
   add_quantize_cases(g, cases);
   add_resize_cases(g, cases);

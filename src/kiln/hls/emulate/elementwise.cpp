@@ -185,18 +185,34 @@ void batchnorm_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out
   }
 }
 
+// Where output element i reads the second operand (BinaryParams::broadcast).
+std::size_t broadcast_index(const BinaryParams& p, std::size_t i) {
+  const auto channels = static_cast<std::size_t>(p.channels);
+  switch (p.broadcast) {
+    case BinaryBroadcast::None: return i;
+    case BinaryBroadcast::PerChannel: return i % channels;
+    case BinaryBroadcast::PerPixel: return i / channels;
+  }
+  return i;
+}
+
+// docs/numerics.md "Binary": y = Q_result(a op b), b broadcast as the params say.
 void binary_kernel(const Layer& layer, const FixedTensor& a, const FixedTensor& b, FixedTensor& out,
                    OverflowCounts& counts) {
   const auto& p = layer.as<BinaryParams>();
-  KILN_ASSERT(a.raw.size() == b.raw.size(), "binary " + layer.name + ": operand sizes differ");
+  KILN_ASSERT(p.channels > 0 && a.raw.size() == static_cast<std::size_t>(p.n),
+              "binary " + layer.name + ": operand size is not n");
   out.raw.assign(a.raw.size(), 0);
   for (std::size_t i = 0; i < a.raw.size(); ++i) {
-    const Exact x = exact_of(a, i), y = exact_of(b, i);
+    const std::size_t j = broadcast_index(p, i);
+    KILN_ASSERT(j < b.raw.size(), "binary " + layer.name + ": second operand too small");
+    const Exact x = exact_of(a, i), y = exact_of(b, j);
     Exact r;
     switch (p.op) {
       case BinaryOp::Add: r = numeric::exact_add(x, y); break;
       case BinaryOp::Sub: r = numeric::exact_sub(x, y); break;
       case BinaryOp::Mul: r = numeric::exact_mul(x, y); break;
+      case BinaryOp::ReverseSub: r = numeric::exact_sub(y, x); break;
     }
     out.raw[i] = assign(r, out.type, counts);
   }

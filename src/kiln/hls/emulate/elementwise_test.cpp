@@ -206,6 +206,33 @@ TEST(EmulateBinary, AddSaturatesAndCounts) {
   EXPECT_EQ(run(l, {&a, &b}, fmt(12, 8), {3}).raw, (std::vector<int64_t>{70, -70, 2}));
 }
 
+TEST(EmulateBinary, BroadcastOperands) {
+  // a: 2 pixels of 3 channels (raw / 16); the output keeps a's shape.
+  const FixedTensor a = tensor(kIn, {2, 3}, {16, 32, -48, 8, 0, 100});
+  Layer l;
+  l.name = "b";
+  // PerChannel: b is one value per channel, the same for both pixels.
+  l.params = BinaryParams{BinaryOp::Mul, 6, 3, BinaryBroadcast::PerChannel};
+  const FixedTensor gate = tensor(kIn, {1, 3}, {8, -16, 32});  // 0.5, -1, 2
+  // 1*0.5, 2*-1, -3*2; 0.5*0.5, 0*-1, 6.25*2 (wraps in fixed<8,4>: 12.5 -> -3.5)
+  EXPECT_EQ(run(l, {&a, &gate}, kIn, {2, 3}).raw, (std::vector<int64_t>{8, -32, -96, 4, 0, -56}));
+  // PerPixel: b is one value per pixel, the same for its three channels.
+  l.params = BinaryParams{BinaryOp::Sub, 6, 3, BinaryBroadcast::PerPixel};
+  const FixedTensor pixel = tensor(kIn, {2, 1}, {16, -8});  // 1, -0.5
+  EXPECT_EQ(run(l, {&a, &pixel}, kIn, {2, 3}).raw, (std::vector<int64_t>{0, 16, -64, 16, 8, 108}));
+  // ReverseSub is b - a: ONNX's Sub with the broadcast operand first.
+  l.params = BinaryParams{BinaryOp::ReverseSub, 6, 3, BinaryBroadcast::PerPixel};
+  EXPECT_EQ(run(l, {&a, &pixel}, kIn, {2, 3}).raw,
+            (std::vector<int64_t>{0, -16, 64, -16, -8, -108}));
+  // Add saturates in the result type like the plain form.
+  l.params = BinaryParams{BinaryOp::Add, 6, 3, BinaryBroadcast::PerChannel};
+  OverflowCounts c;
+  const FixedType sat = fmt(8, 4, QuantMode::Trn, OverflowMode::Sat);
+  EXPECT_EQ(run(l, {&a, &gate}, sat, {2, 3}, &c).raw,
+            (std::vector<int64_t>{24, 16, -16, 16, -16, 127}));
+  EXPECT_EQ(c.saturated, 1);
+}
+
 TEST(EmulateMove, ConcatTransposeReshape) {
   Layer l;
   l.name = "c";

@@ -1,8 +1,14 @@
 // kiln layer library: layers that merge tensors. Shipped into each project.
 //
-// Add / Sub / Mul (docs/numerics.md "Binary"): y = a op b, exact, assigned
-// once to the result type. CONFIG carries n (elements) and channels (the
-// io_stream element width).
+// Add / Sub / Mul / ReverseSub (docs/numerics.md "Binary"): y = a op b
+// (ReverseSub: b - a), exact, assigned once to the result type. CONFIG
+// carries n (output elements), channels (the output's last axis, the
+// io_stream element width) and broadcast: how b maps onto the output, which
+// `a` has the shape of. None: b has it too. PerChannel: b is one value per
+// channel (C values; in io_stream one element, read before the map, so the
+// map's FIFO must hold the whole map, docs/hls-layers.md). PerPixel: b is one
+// value per pixel (n / channels values; in io_stream one 1-wide element per
+// pixel, read alongside the map).
 //
 // Concat of 2, 3 or 4 inputs along one axis of the channels-last shape. The
 // output is `outer` blocks; block o holds block o of input 0 (in0_inner
@@ -18,6 +24,9 @@
 #include "kiln_common.h"
 
 namespace kiln {
+
+enum class Broadcast { None, PerChannel, PerPixel };
+
 namespace merge_detail {
 
 struct Add {
@@ -38,18 +47,59 @@ struct Mul {
     y = a * b;
   }
 };
-
-template <class CONFIG, class OP, class in0_T, class in1_T, class res_T>
-void binary_array(const in0_T a[CONFIG::n], const in1_T b[CONFIG::n], res_T out[CONFIG::n]) {
-  KILN_PRAGMA(HLS PIPELINE)
-  for (unsigned i = 0; i < CONFIG::n; i++) {
-    KILN_PRAGMA(HLS UNROLL)
-    OP::apply(a[i], b[i], out[i]);
+struct ReverseSub {
+  template <class A, class B, class R>
+  static void apply(const A& a, const B& b, R& y) {
+    y = b - a;
   }
+};
+
+template <Broadcast B>
+struct broadcast_tag {};
+
+// io_parallel: the element of b that output i reads.
+template <class CONFIG>
+unsigned b_index(unsigned i, broadcast_tag<Broadcast::None>) {
+  return i;
+}
+template <class CONFIG>
+unsigned b_index(unsigned i, broadcast_tag<Broadcast::PerChannel>) {
+  return i % CONFIG::channels;
+}
+template <class CONFIG>
+unsigned b_index(unsigned i, broadcast_tag<Broadcast::PerPixel>) {
+  return i / CONFIG::channels;
 }
 
 template <class CONFIG, class OP, class in0_T, class in1_T, class res_T>
-void binary_stream(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {
+void binary_array(const in0_T a[], const in1_T b[], res_T out[CONFIG::n]) {
+  KILN_PRAGMA(HLS PIPELINE)
+  for (unsigned i = 0; i < CONFIG::n; i++) {
+    KILN_PRAGMA(HLS UNROLL)
+    OP::apply(a[i], b[b_index<CONFIG>(i, broadcast_tag<CONFIG::broadcast>())], out[i]);
+  }
+}
+
+// io_stream: one pixel of `a` per cycle; `b` read with it (None, PerPixel)
+// or once before the map (PerChannel).
+template <class CONFIG, class OP, class in0_T, class in1_T, class res_T>
+void binary_stream(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out,
+                   broadcast_tag<Broadcast::PerChannel>) {
+  const in1_T gate = b.read();
+  for (unsigned p = 0; p < CONFIG::n / CONFIG::channels; p++) {
+    KILN_PRAGMA(HLS PIPELINE II = 1)
+    const in0_T x = a.read();
+    res_T y;
+    for (unsigned c = 0; c < res_T::size; c++) {
+      KILN_PRAGMA(HLS UNROLL)
+      OP::apply(x[c], gate[c], y[c]);
+    }
+    out.write(y);
+  }
+}
+
+template <class CONFIG, class OP, class in0_T, class in1_T, class res_T, Broadcast B>
+void binary_stream(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out, broadcast_tag<B>) {
   for (unsigned p = 0; p < CONFIG::n / CONFIG::channels; p++) {
     KILN_PRAGMA(HLS PIPELINE II = 1)
     const in0_T x = a.read();
@@ -57,7 +107,8 @@ void binary_stream(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {
     res_T y;
     for (unsigned c = 0; c < res_T::size; c++) {
       KILN_PRAGMA(HLS UNROLL)
-      OP::apply(x[c], z[c], y[c]);
+      // PerPixel: b's element is one value for every channel.
+      OP::apply(x[c], z[B == Broadcast::PerPixel ? 0 : c], y[c]);
     }
     out.write(y);
   }
@@ -144,32 +195,23 @@ void concat_stream(stream<in0_T>& in0, stream<in1_T>& in1, stream<in2_T>& in2, s
 
 }  // namespace merge_detail
 
-// ---- Add / Sub / Mul ------------------------------------------------------
+// ---- Add / Sub / Mul / ReverseSub -------------------------------------------
 
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void add(const in0_T a[CONFIG::n], const in1_T b[CONFIG::n], res_T out[CONFIG::n]) {
-  merge_detail::binary_array<CONFIG, merge_detail::Add>(a, b, out);
-}
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void sub(const in0_T a[CONFIG::n], const in1_T b[CONFIG::n], res_T out[CONFIG::n]) {
-  merge_detail::binary_array<CONFIG, merge_detail::Sub>(a, b, out);
-}
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void mul(const in0_T a[CONFIG::n], const in1_T b[CONFIG::n], res_T out[CONFIG::n]) {
-  merge_detail::binary_array<CONFIG, merge_detail::Mul>(a, b, out);
-}
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void add(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {
-  merge_detail::binary_stream<CONFIG, merge_detail::Add>(a, b, out);
-}
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void sub(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {
-  merge_detail::binary_stream<CONFIG, merge_detail::Sub>(a, b, out);
-}
-template <class CONFIG, class in0_T, class in1_T, class res_T>
-void mul(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {
-  merge_detail::binary_stream<CONFIG, merge_detail::Mul>(a, b, out);
-}
+#define KILN_BINARY_LAYER(name, OP)                                            \
+  template <class CONFIG, class in0_T, class in1_T, class res_T>               \
+  void name(const in0_T a[CONFIG::n], const in1_T b[], res_T out[CONFIG::n]) { \
+    merge_detail::binary_array<CONFIG, merge_detail::OP>(a, b, out);           \
+  }                                                                            \
+  template <class CONFIG, class in0_T, class in1_T, class res_T>               \
+  void name(stream<in0_T>& a, stream<in1_T>& b, stream<res_T>& out) {          \
+    merge_detail::binary_stream<CONFIG, merge_detail::OP>(                     \
+        a, b, out, merge_detail::broadcast_tag<CONFIG::broadcast>());          \
+  }
+KILN_BINARY_LAYER(add, Add)
+KILN_BINARY_LAYER(sub, Sub)
+KILN_BINARY_LAYER(mul, Mul)
+KILN_BINARY_LAYER(reverse_sub, ReverseSub)
+#undef KILN_BINARY_LAYER
 
 // ---- Concat ---------------------------------------------------------------
 
