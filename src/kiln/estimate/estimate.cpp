@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include "kiln/estimate/devices.h"
@@ -35,6 +36,19 @@ constexpr int64_t kLayerFf = 150;
 // LUT/FF difference between encoded and line buffer in seed 002 Tables 3, 5.
 constexpr int64_t kFifoLut = 24;
 constexpr int64_t kFifoFf = 8;
+// Multiplexers (UltraScale CLB, UG574 "Multiplexers"): a LUT6 is a 4:1 mux
+// of one bit, and a CLB's MUXF7/F8/F9 join the outputs of 2/4/8 such LUTs
+// into an 8:1/16:1/32:1 mux at no LUT cost.
+constexpr int64_t kMuxInputsPerLut = 4;
+constexpr int64_t kMuxInputsPerClb = 32;
+// A product layer's loop is pipelined at II = RF (dense.h, conv.h) and the
+// reuse loop inside it is unrolled: HLS gives the pipeline one FSM state per
+// cycle of the II and writes the state register one-hot, which synthesis
+// keeps by default (Vitis HLS config_rtl -fsm_encoding none): one FF and one
+// next-state LUT per state. (This replaces a reuse counter; the selects
+// below decode their inputs from the state bits.)
+constexpr int64_t kFsmFfPerState = 1;
+constexpr int64_t kFsmLutPerState = 1;
 // Operands at most this wide multiply in LUTs.
 constexpr int kNarrowWidth = 10;
 // Width of param_t (activation parameters, average-pool reciprocals).
@@ -150,6 +164,29 @@ WeightStorage weight_storage(int64_t depth) {
   return depth <= kSrlMaxDepth ? WeightStorage::LutRom : WeightStorage::Bram;
 }
 
+// Does the layer's product run dense.h's reuse loop (dense_resource)? A
+// grouped convolution's product is conv_grouped_product instead.
+bool runs_reuse_loop(const Layer& layer) {
+  if (layer.strategy != Strategy::Resource) return false;
+  return layer.kind() != LayerKind::Conv || layer.as<hls::ConvParams>().groups <= 1;
+}
+
+// The multiplexers of the reuse loop: each distinct input select of w_in
+// bits, and, when a multiplier's accumulator changes from cycle to cycle, the
+// read select before its adder and the load select of each accumulator.
+void add_reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf, int in_width, int acc_width,
+                            LayerEstimate& e, std::string& notes) {
+  const ReuseLoopSelects s = reuse_loop_selects(n_in, n_out, rf);
+  e.lut += s.input_selects * mux_luts(s.input_candidates) * in_width;
+  if (s.acc_targets > 1) {
+    e.lut += ceil_div(n_in * n_out, rf) * mux_luts(s.acc_targets) * acc_width;
+    e.lut += n_out * mux_luts(s.acc_sources) * acc_width;
+  }
+  notes += std::to_string(s.input_selects) + " input select x " +
+           std::to_string(s.input_candidates) + ":1; ";
+  if (s.acc_targets > 1) notes += "accumulator select " + std::to_string(s.acc_targets) + ":1; ";
+}
+
 // Dense kernel (shared by Dense and Conv): multipliers, weight storage, adders.
 void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int64_t n_out,
                       int in_width, LayerEstimate& e, std::string& notes) {
@@ -161,9 +198,15 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
   int64_t d = dsp_per_multiplier(in_width, ww);
   e.dsp += m * d;
   if (d == 0) e.lut += m * in_width * ww / 2;  // LUT array multiplier
-  // Per multiplier: operand registers, and the operand select over RF cycles.
+  // Per multiplier: operand registers.
   e.ff += m * (in_width + ww);
-  e.lut += m * in_width / 4;
+  // The loop around the product is pipelined at II = RF: one FSM state per cycle.
+  e.lut += rf * kFsmLutPerState;
+  e.ff += rf * kFsmFfPerState;
+  const bool reuse_loop = runs_reuse_loop(layer);
+  // Operand select over the RF cycles, coarsely, where the reuse loop's own
+  // selects are not modelled (Latency strategy, grouped convolution).
+  if (!reuse_loop) e.lut += m * in_width / 4;
   if (layer.strategy == Strategy::Latency) {
     // Every product gets its own adder in the unrolled tree; partial sums are
     // registered every other level.
@@ -174,6 +217,7 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
     e.lut += m * aw + n_out * aw;
     e.ff += m * aw + n_out * aw;
   }
+  if (reuse_loop) add_reuse_loop_selects(n_in, n_out, rf, in_width, aw, e, notes);
   // Weights: a memory of RF words of m * ww bits (word r feeds every
   // multiplier in cycle r; the Resource kernel reshapes the array cyclically
   // by the block factor, the Latency one partitions it). One word is
@@ -582,6 +626,35 @@ int64_t bram18_for(int64_t width, int64_t depth) {
 int64_t srl_for(int64_t width, int64_t depth) {
   if (width <= 0 || depth <= 0) return 0;
   return width * ceil_div(depth, 32);
+}
+
+int64_t mux_luts(int64_t n) {
+  if (n <= 1) return 0;
+  if (n <= kMuxInputsPerClb) return ceil_div(n, kMuxInputsPerLut);
+  // A tree: 32:1 muxes, then a mux of their outputs.
+  const int64_t groups = ceil_div(n, kMuxInputsPerClb);
+  return ceil_div(n, kMuxInputsPerLut) + mux_luts(groups);
+}
+
+ReuseLoopSelects reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf) {
+  ReuseLoopSelects s;
+  const int64_t total = n_in * n_out;
+  if (total <= 0) return s;
+  rf = std::clamp<int64_t>(rf, 1, total);
+  const int64_t m = ceil_div(total, rf);
+  // In cycle r, multiplier i computes product k = r * m + i: input k / n_out,
+  // accumulator k % n_out. Over the cycles r * m mod n_out runs through the
+  // multiples of g = gcd(m, n_out), so the input index steps to the next
+  // input only at multipliers i that are multiples of g: each run of g
+  // multipliers reads the same input in every cycle and shares one select.
+  const int64_t g = std::gcd(m, n_out);
+  s.input_selects = ceil_div(m, g);
+  // One candidate per cycle, but no more than the inputs it can reach.
+  s.input_candidates = std::min({rf, n_in, (rf - 1) * m / n_out + 1});
+  // Its accumulator index moves by m mod n_out each cycle: n_out / g values.
+  s.acc_targets = std::min(rf, n_out / g);
+  s.acc_sources = ceil_div(m * s.acc_targets, n_out);
+  return s;
 }
 
 BufferPlacement place_buffers(int64_t count, int64_t width, int64_t depth) {

@@ -62,6 +62,22 @@ int64_t bram18_for(int64_t width, int64_t depth);
 // SRL32 LUTs of a shift register / FIFO of `depth` words of `width` bits.
 int64_t srl_for(int64_t width, int64_t depth);
 
+// LUT6s of an n:1 multiplexer of one bit: a LUT6 is a 4:1 mux and a CLB's
+// MUXF7/F8/F9 join up to eight of them (32:1); wider ones are a tree.
+int64_t mux_luts(int64_t n);
+
+// What the Resource strategy's reuse loop (dense.h dense_resource) selects
+// when n_in * n_out products share m = ceil(n_in * n_out / rf) multipliers:
+// in cycle r multiplier i computes product k = r * m + i, of input k / n_out
+// into accumulator k % n_out.
+struct ReuseLoopSelects {
+  int64_t input_selects = 0;     // distinct input multiplexers (multipliers share them)
+  int64_t input_candidates = 0;  // inputs each one chooses among
+  int64_t acc_targets = 0;       // accumulators one multiplier adds into over the cycles
+  int64_t acc_sources = 0;       // multipliers one accumulator takes its sum from
+};
+ReuseLoopSelects reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf);
+
 // Above this depth a FIFO or shift register goes to BRAM instead of SRLs, and
 // a ROM goes to BRAM instead of LUTs.
 inline constexpr int64_t kSrlMaxDepth = 64;

@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "kiln/estimate/devices.h"
 #include "kiln/hls/derived.h"
@@ -104,12 +108,18 @@ Model model_n(int64_t n, Strategy strategy, ConvImpl impl, Rfs rf) {
   return m;
 }
 
-// Seed 002 appendix B eq. 5, RF = (T_target - T_overhead) / N_multiplies, with
-// T_target = 10000, T_overhead = 500 and N_multiplies = output pixels (one
-// dense call per pixel; 1 for Dense), capped at n_in * n_out.
-Rfs target_cycles_rfs(int64_t n) {
-  const int64_t budget = 10000 - 500;
-  return Rfs{budget / 256, budget / 64, budget / 64, std::min<int64_t>(budget, 256 * n)};
+// The paper's Resource designs (Tables 2, 3) ran at II 14,801. The reuse
+// factors seed 002 appendix B eq. 5 gives them (37/148/148 with T_overhead
+// 500) do not divide n_in * n_out, which kiln requires (docs/config.md), so
+// each layer gets what kiln's TargetCycles rule picks for that II: the
+// largest valid RF whose II is at most 14,801 (30 or 32 / 144 / 144 / dense).
+constexpr int64_t kPaperResourceIi = 14801;
+Model paper_resource_model(int64_t n, ConvImpl impl) {
+  Model m = model_n(n, Strategy::Resource, impl, {1, 1, 1, 1});
+  for (Layer& l : m.layers)
+    if (hls::product_shape(l))
+      l.reuse_factor = hls::reuse_factor_for_target(m, l, kPaperResourceIi);
+  return m;
 }
 
 // ---- building blocks -----------------------------------------------------------
@@ -161,18 +171,84 @@ TEST(Estimate, WindowBuffersOfFirstConv) {
   // 5x5 over a 16-wide input padded by 2 each side: line buffer of 4 rows x
   // 3 channels of 20; encoded: 25 positions x 3 channels of FIFOs as deep as
   // the encoded table's largest occupancy.
-  Model lb = model_n(8, Strategy::Resource, ConvImpl::LineBuffer, target_cycles_rfs(8));
+  Model lb = paper_resource_model(8, ConvImpl::LineBuffer);
   const hls::WindowBuffer l = hls::window_buffer(lb, lb.layers[1]);
   EXPECT_EQ(l.kind, hls::WindowKind::LineBuffer);
   EXPECT_EQ(l.count, 12);
   EXPECT_EQ(l.depth, 20);
-  Model enc = model_n(8, Strategy::Resource, ConvImpl::Encoded, target_cycles_rfs(8));
+  Model enc = paper_resource_model(8, ConvImpl::Encoded);
   const hls::WindowBuffer e = hls::window_buffer(enc, enc.layers[1]);
   EXPECT_EQ(e.kind, hls::WindowKind::Encoded);
   EXPECT_EQ(e.count, 75);
   EXPECT_EQ(e.depth, hls::encoded_table(enc.layers[1].as<hls::ConvParams>()).stream_depth);
   // Pools build the line buffer whatever the config says.
   EXPECT_EQ(hls::window_buffer(enc, enc.layers[2]).kind, hls::WindowKind::LineBuffer);
+}
+
+TEST(Estimate, MuxLuts) {
+  EXPECT_EQ(mux_luts(1), 0);  // a wire
+  EXPECT_EQ(mux_luts(2), 1);
+  EXPECT_EQ(mux_luts(4), 1);  // one LUT6
+  EXPECT_EQ(mux_luts(5), 2);
+  EXPECT_EQ(mux_luts(16), 4);        // four LUT6 joined by MUXF7/F8
+  EXPECT_EQ(mux_luts(32), 8);        // a whole CLB, MUXF9
+  EXPECT_EQ(mux_luts(33), 9 + 1);    // 9 LUTs of 4:1, then 2:1 of the two 32:1 groups
+  EXPECT_EQ(mux_luts(144), 36 + 2);  // 5 groups of 32 -> a 5:1 mux
+  EXPECT_EQ(mux_luts(2048), 512 + 16 + 1);
+}
+
+// The selects of dense_resource's reuse loop counted by walking it: in cycle
+// r multiplier i computes product k = r * m + i, input k / n_out, accumulator
+// k % n_out (dense.h).
+ReuseLoopSelects walk_reuse_loop(int64_t n_in, int64_t n_out, int64_t rf) {
+  const int64_t m = (n_in * n_out + rf - 1) / rf;
+  std::set<std::vector<int64_t>> sequences;      // input index per cycle, per multiplier
+  std::map<int64_t, std::set<int64_t>> sources;  // accumulator -> multipliers
+  ReuseLoopSelects s;
+  for (int64_t i = 0; i < m; ++i) {
+    std::vector<int64_t> seq;
+    std::set<int64_t> inputs, accs;
+    for (int64_t r = 0; r < rf; ++r) {
+      const int64_t k = r * m + i;
+      if (k >= n_in * n_out) continue;
+      seq.push_back(k / n_out);
+      inputs.insert(k / n_out);
+      accs.insert(k % n_out);
+      sources[k % n_out].insert(i);
+    }
+    sequences.insert(seq);
+    s.input_candidates = std::max<int64_t>(s.input_candidates, inputs.size());
+    s.acc_targets = std::max<int64_t>(s.acc_targets, accs.size());
+  }
+  s.input_selects = static_cast<int64_t>(sequences.size());
+  for (const auto& [acc, from] : sources)
+    s.acc_sources = std::max<int64_t>(s.acc_sources, from.size());
+  return s;
+}
+
+TEST(Estimate, ReuseLoopSelectsMatchTheLoop) {
+  // Every valid reuse factor of a few shapes, among them seed 002's convs.
+  for (auto [n_in, n_out] :
+       {std::pair<int64_t, int64_t>{75, 8}, {72, 16}, {144, 16}, {27, 6}, {256, 8}, {10, 12}}) {
+    hls::DenseParams dp;
+    dp.n_in = n_in;
+    dp.n_out = n_out;
+    const Layer l = make_layer("fc", dp, -1, 0);
+    for (int64_t rf : hls::valid_reuse_factors(l)) {
+      const ReuseLoopSelects want = walk_reuse_loop(n_in, n_out, rf);
+      const ReuseLoopSelects got = reuse_loop_selects(n_in, n_out, rf);
+      const std::string at =
+          std::to_string(n_in) + "x" + std::to_string(n_out) + " RF " + std::to_string(rf);
+      EXPECT_EQ(got.input_selects, want.input_selects) << at;
+      EXPECT_EQ(got.input_candidates, want.input_candidates) << at;
+      EXPECT_EQ(got.acc_targets, want.acc_targets) << at;
+      EXPECT_EQ(got.acc_sources, want.acc_sources) << at;
+      // Up to RF = n_in every input enters through exactly one select input.
+      if (rf <= n_in && n_in % rf == 0) {
+        EXPECT_EQ(got.input_selects * got.input_candidates, n_in) << at;
+      }
+    }
+  }
 }
 
 // ---- layers ---------------------------------------------------------------------
@@ -223,6 +299,40 @@ TEST(Estimate, WeightMemoriesByDepth) {
   ModelEstimate one = estimate(single_dense(256, 8, 1, Strategy::Resource, IOType::Parallel));
   EXPECT_EQ(one.layers[1].bram18, 0);
   EXPECT_NE(one.layers[1].notes.find("weights in logic"), std::string::npos);
+}
+
+TEST(Estimate, ResourceDenseTermByTerm) {
+  // 16 x 8 at RF 4: 32 multipliers of 16 x 16 bits (one DSP each), cycle r
+  // multiplier i takes input (4 r + i / 8), accumulator i % 8: 4 input selects
+  // of 4 candidates (one LUT6 per bit each), no accumulator select.
+  const LayerEstimate a =
+      estimate(single_dense(16, 8, 4, Strategy::Resource, IOType::Parallel)).layers[1];
+  EXPECT_EQ(a.dsp, 32);
+  EXPECT_EQ(a.lut, 150                     // layer control
+                       + 4                 // one-hot FSM, one state per cycle of the II
+                       + 32 * 16 + 8 * 16  // adders, accumulator loads
+                       + 32 * 16           // weights: LUT ROM of 4 words x 512 bits
+                       + 4 * 1 * 16);      // input selects
+  EXPECT_EQ(a.ff, 150                      // layer control
+                      + 4                  // FSM
+                      + 32 * (16 + 16)     // operand registers
+                      + 32 * 16 + 8 * 16   // partial sums, accumulators
+                      + 8 * 16);           // the output array's registers
+  EXPECT_NE(a.notes.find("4 input select x 4:1"), std::string::npos) << a.notes;
+  // RF 32 > n_in: 4 multipliers all read the same input (one 16:1 select),
+  // and each adds into 2 accumulators in turn (a 2:1 read select per bit).
+  const LayerEstimate b =
+      estimate(single_dense(16, 8, 32, Strategy::Resource, IOType::Parallel)).layers[1];
+  EXPECT_EQ(b.lut, 150 + 32 + 4 * 16 + 8 * 16  // control, FSM, adders, accumulator loads
+                       + 4 * 16                // weights: LUT ROM of 32 words x 64 bits
+                       + 1 * 4 * 16            // the input select
+                       + 4 * 1 * 16);          // the accumulator selects
+  EXPECT_NE(b.notes.find("1 input select x 16:1"), std::string::npos) << b.notes;
+  EXPECT_NE(b.notes.find("accumulator select 2:1"), std::string::npos) << b.notes;
+  // The same layer with Latency strategy keeps the coarse operand select.
+  const LayerEstimate c =
+      estimate(single_dense(16, 8, 4, Strategy::Latency, IOType::Parallel)).layers[1];
+  EXPECT_EQ(c.notes.find("input select"), std::string::npos) << c.notes;
 }
 
 TEST(Estimate, NarrowWeightsUseNoDsp) {
@@ -352,9 +462,8 @@ TEST(Estimate, SaysWhenTargetCyclesCannotBeMet) {
 }
 
 TEST(Estimate, EncodedAddsBramForFirstConvOnly) {
-  Rfs rf = target_cycles_rfs(8);
-  ModelEstimate lb = estimate(model_n(8, Strategy::Resource, ConvImpl::LineBuffer, rf));
-  ModelEstimate enc = estimate(model_n(8, Strategy::Resource, ConvImpl::Encoded, rf));
+  ModelEstimate lb = estimate(paper_resource_model(8, ConvImpl::LineBuffer));
+  ModelEstimate enc = estimate(paper_resource_model(8, ConvImpl::Encoded));
   EXPECT_EQ(enc.layers[1].bram18 - lb.layers[1].bram18, 5 * 5 * 3);
   EXPECT_EQ(enc.total.bram18 - lb.total.bram18, 75);
   EXPECT_EQ(enc.total.dsp, lb.total.dsp);
@@ -429,8 +538,9 @@ TEST(Estimate, AgainstSeed002) {
     // Latency-optimized: conv1 RF 3 (II 400 * 3 = 1200, Table 4's 1204), the
     // 8x8 convs RF 12 (100 * 12 <= 1200), dense RF 1024 (<= 1200, divides
     // n_in * n_out).
-    Rfs rf = p.strategy == Strategy::Resource ? target_cycles_rfs(p.n) : Rfs{3, 12, 12, 1024};
-    ModelEstimate e = estimate(model_n(p.n, p.strategy, p.impl, rf));
+    const bool resource = p.strategy == Strategy::Resource;
+    ModelEstimate e = estimate(resource ? paper_resource_model(p.n, p.impl)
+                                        : model_n(p.n, p.strategy, p.impl, {3, 12, 12, 1024}));
     const LayerEstimate& t = e.total;
     std::printf(
         "| %s | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / %lld (%+.0f%%) | %lld / "
@@ -441,15 +551,20 @@ TEST(Estimate, AgainstSeed002) {
         rel(t.dsp, p.dsp), (long long)t.bram18, (long long)p.bram, rel(t.bram18, p.bram),
         (long long)t.lut, (long long)p.lut, rel(t.lut, p.lut), (long long)t.ff, (long long)p.ff,
         rel(t.ff, p.ff), (long long)t.srl, (long long)p.srl, rel(t.srl, p.srl));
-    // Guard rails, not a fit: II within 2%, DSP within 35%.
-    EXPECT_LT(std::fabs(rel(t.ii, p.ii)), 2.0) << p.name;
+    // Guard rails, not a fit: II within 2% (Resource: at most the paper's,
+    // within 4%, as the valid RFs are the next smaller ones and encoded has
+    // 100 cycles more), DSP within 35%.
+    if (resource) {
+      EXPECT_LE(t.ii, p.ii) << p.name;
+      EXPECT_LT(std::fabs(rel(t.ii, p.ii)), 4.0) << p.name;
+    } else {
+      EXPECT_LT(std::fabs(rel(t.ii, p.ii)), 2.0) << p.name;
+    }
     EXPECT_LT(std::fabs(rel(t.dsp, p.dsp)), 35.0) << p.name;
   }
-  std::printf(
-      "\n%s",
-      to_table(estimate(model_n(8, Strategy::Resource, ConvImpl::LineBuffer, target_cycles_rfs(8))),
-               "xcvu9p-flga2104-2L-e")
-          .c_str());
+  std::printf("\n%s", to_table(estimate(paper_resource_model(8, ConvImpl::LineBuffer)),
+                               "xcvu9p-flga2104-2L-e")
+                          .c_str());
 }
 
 }  // namespace
