@@ -302,7 +302,40 @@ def cnn4_hls(rng) -> Tuple[Callable, Callable, List[int], Dict]:
     return build, reference, [1, 1, 8, 8], {"domain": "finn.custom_op.general", "qonnx_opset": 1}
 
 
-MODELS = {"mlp4": mlp, "cnn4": cnn, "jet_mlp4": jet_mlp4, "cnn4_hls": cnn4_hls}
+def bnn_mlp(rng) -> Tuple[Callable, Callable, List[int], Dict]:
+    """A binarized MLP (FINN's BNN form), batch 1: 16 -> 32 -> 24 -> 5, binary weights and binary
+    activations (BipolarQuant of computed tensors, scales 1 and 0.5, and a signed 1-bit Quant),
+    an 8-bit input and a 4-bit last layer."""
+    w1, b1 = rng.normal(0, 1, (32, 16)).astype(F32), rng.normal(0, 0.5, 32).astype(F32)
+    w2, b2 = rng.normal(0, 1, (24, 32)).astype(F32), rng.normal(0, 0.5, 24).astype(F32)
+    w3, b3 = rng.normal(0, 1, (24, 5)).astype(F32), rng.normal(0, 0.5, 5).astype(F32)
+
+    def reference(x):
+        a = quant(x, F32(2 ** -4), F32(0), 8)
+        a = a @ bipolar_quant(w1, F32(1)).T + quant(b1, F32(2 ** -4), F32(0), 16)
+        a = bipolar_quant(a, F32(1))
+        a = a @ bipolar_quant(w2, F32(0.5)).T + quant(b2, F32(2 ** -4), F32(0), 16)
+        a = quant(a, F32(0.5), F32(0), 1)  # signed 1-bit: bipolar
+        a = a @ quant(w3, F32(0.25), F32(0), 4, narrow=True) + quant(b3, F32(2 ** -6), F32(0), 16)
+        return quant(a, F32(0.125), F32(0), 8)
+
+    def build(b: Builder, x: str) -> str:
+        a = b.quant(x, 2 ** -4, 0, 8)
+        wq = b.node("BipolarQuant", [b.const(w1, "w"), b.const(1.0, "scale")], qonnx=True)
+        a = b.node("Gemm", [a, wq, b.quant(b.const(b1, "b"), 2 ** -4, 0, 16)], transB=1)
+        a = b.node("BipolarQuant", [a, b.const(1.0, "scale")], qonnx=True)
+        wq = b.node("BipolarQuant", [b.const(w2, "w"), b.const(0.5, "scale")], qonnx=True)
+        a = b.node("Gemm", [a, wq, b.quant(b.const(b2, "b"), 2 ** -4, 0, 16)], transB=1)
+        a = b.quant(a, 0.5, 0, 1)
+        a = b.node("MatMul", [a, b.quant(b.const(w3, "w"), 0.25, 0, 4, narrow=True)])
+        a = b.node("Add", [a, b.quant(b.const(b3, "b"), 2 ** -6, 0, 16)])
+        return b.quant(a, 0.125, 0, 8)
+
+    return build, reference, [1, 16], {"domain": "qonnx.custom_op.general", "qonnx_opset": 1}
+
+
+MODELS = {"mlp4": mlp, "cnn4": cnn, "jet_mlp4": jet_mlp4, "cnn4_hls": cnn4_hls,
+          "bnn_mlp": bnn_mlp}
 
 
 def write_tensor(path: str, array: np.ndarray, name: str) -> None:
@@ -340,8 +373,9 @@ def generate(name: str, out_root: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--only", choices=sorted(MODELS), help="generate this model only")
     args = ap.parse_args()
-    for name in MODELS:
+    for name in [args.only] if args.only else MODELS:
         generate(name, args.out)
 
 

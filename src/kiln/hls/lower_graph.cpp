@@ -45,7 +45,6 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
-    {OpKind::BipolarQuant, kQuantizedAlternative},
     {OpKind::Trunc, kQuantizedAlternative},
 };
 
@@ -184,6 +183,8 @@ class GraphLowering {
   // per-axis starts and steps over the batched shape.
   void add_slice(const Node& n, std::size_t k, std::vector<int64_t> starts,
                  std::vector<int64_t> steps);
+  // A bipolar Quantize layer for node `n` (BipolarQuant, signed 1-bit Quant).
+  void add_bipolar(const Node& n, double scale);
 
  public:  // the handlers of kLower
   void lower_conv(const Node& n);
@@ -204,6 +205,7 @@ class GraphLowering {
   void lower_quantize_linear(const Node& n);
   void lower_dequantize_linear(const Node& n);
   void lower_qonnx_quant(const Node& n);
+  void lower_bipolar_quant(const Node& n);
   void lower_reshape(const Node& n);
   void lower_recurrent(const Node& n);
   [[noreturn]] void no_hls_layer(const Node& n);
@@ -921,8 +923,11 @@ void GraphLowering::lower_qonnx_quant(const Node& n) {
   if (zero != std::floor(zero))
     unsupported(n, "a Quant zero point that is not an integer (" + std::to_string(zero) + ")");
   if (a.bitwidth > 32) unsupported(n, "a Quant of more than 32 bits");
-  if (a.is_signed && a.bitwidth == 1)
-    unsupported(n, "a bipolar (signed 1-bit) Quant of a computed tensor");
+  if (a.is_signed && a.bitwidth == 1) {  // QONNX runs signed 1-bit as bipolar
+    if (zero != 0) unsupported(n, "a bipolar (signed 1-bit) Quant with a zero point");
+    add_bipolar(n, scale);
+    return;
+  }
   using numeric::QuantMode;
   std::optional<QuantMode> mode;
   switch (a.rounding) {
@@ -948,6 +953,26 @@ void GraphLowering::lower_qonnx_quant(const Node& n) {
 }
 
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: the same data.
+void GraphLowering::add_bipolar(const Node& n, double scale) {
+  const std::optional<QuantizeParams> p = bipolar_params(scale);
+  if (!p)
+    unsupported(n,
+                "a bipolar quantizer of scale " + std::to_string(scale) +
+                    ", which is not a power of two (+-scale has no exact format)",
+                "use a power-of-two scale, or scale 1 and fold the scale into the next layer");
+  Layer& l = add_layer(n, *p, {tensor_of(n.inputs.at(0), n)}, batch_free(n.outputs.at(0), &n));
+  l.precision.result = p->format;
+  model_.tensors[static_cast<std::size_t>(l.output())].type = p->format;
+}
+
+void GraphLowering::lower_bipolar_quant(const Node& n) {
+  const Tensor& s = constant(n, 1, "the BipolarQuant scale");
+  if (s.numel() != 1)
+    unsupported(n, "a per-channel BipolarQuant of a computed tensor",
+                "quantize activations per tensor (weights may be per channel)");
+  add_bipolar(n, s.as_double(0));
+}
+
 void GraphLowering::lower_reshape(const Node& n) {
   add_layer(n, ReshapeParams{}, {tensor_of(n.inputs[0], n)}, batch_free(n.outputs.at(0), &n));
 }
@@ -1078,6 +1103,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::QuantizeLinear}, &GraphLowering::lower_quantize_linear},
     {{OpKind::DequantizeLinear}, &GraphLowering::lower_dequantize_linear},
     {{OpKind::Quant}, &GraphLowering::lower_qonnx_quant},
+    {{OpKind::BipolarQuant}, &GraphLowering::lower_bipolar_quant},
     {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, &GraphLowering::lower_recurrent},
     {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
       OpKind::Dropout},
@@ -1098,7 +1124,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Mean,
       OpKind::Gather,
       OpKind::Cast,
-      OpKind::BipolarQuant,
       OpKind::Trunc,
       OpKind::Shape,
       OpKind::ReduceMean,

@@ -248,16 +248,18 @@ struct ResizeParams {
 // scale 2^-k, `format` has k fraction bits, rounds half to even and saturates, and
 // the clamp keeps the integer range less the zero point: the quantizer
 // exactly (`exact`). Another scale keeps values on a finer grid of
-// fraction bits instead (docs/hls-layers.md).
+// fraction bits instead (docs/hls-layers.md). A bipolar quantizer (QONNX
+// BipolarQuant) outputs max_raw (+1) for x >= 0 and min_raw (-1) otherwise.
 struct QuantizeParams {
   FixedType format;
   int64_t min_raw = 0, max_raw = 0;
   double scale = 1.0;  // the model's scale, for messages
   bool exact = true;
+  bool bipolar = false;
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("format", s.format), f("min_raw", s.min_raw), f("max_raw", s.max_raw), f("scale", s.scale);
-    f("exact", s.exact);
+    f("exact", s.exact), f("bipolar", s.bipolar);
   }
 };
 

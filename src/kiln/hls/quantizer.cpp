@@ -64,4 +64,16 @@ QuantizeParams quantizer_params(double scale, int64_t zero_point, int n, bool s,
   return p;
 }
 
+std::optional<QuantizeParams> bipolar_params(double scale) {
+  const auto k = power_of_two_exponent(scale);
+  if (!k) return std::nullopt;
+  QuantizeParams p;
+  p.scale = scale;
+  p.bipolar = true;
+  p.min_raw = -1;
+  p.max_raw = 1;
+  p.format = FixedType{2, 2 - *k, true};
+  return p;
+}
+
 }  // namespace kiln::hls

@@ -29,4 +29,9 @@ QuantizeParams quantizer_params(double scale, int64_t zero_point, int bits, bool
                                 bool narrow, numeric::QuantMode mode);
 inline constexpr int kInexactExtraBits = 3;
 
+// QONNX's BipolarQuant, y = x >= 0 ? scale : -scale, for a power-of-two
+// scale 2^-k: raw -1 and +1 of a 2-bit format with k fraction bits. nullopt
+// for other scales (their +-scale has no exact format).
+std::optional<QuantizeParams> bipolar_params(double scale);
+
 }  // namespace kiln::hls

@@ -75,5 +75,18 @@ TEST(Quantizer, OtherScalesKeepAFinerGrid) {
   EXPECT_EQ(p.format.width, 12);
 }
 
+TEST(Quantizer, BipolarIsPlusMinusOneOfATwoBitFormat) {
+  const auto one = bipolar_params(1.0);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_TRUE(one->bipolar);
+  EXPECT_EQ(one->format, (FixedType{2, 2, true}));
+  EXPECT_EQ(one->min_raw, -1);
+  EXPECT_EQ(one->max_raw, 1);
+  const auto half = bipolar_params(0.5);
+  ASSERT_TRUE(half.has_value());
+  EXPECT_EQ(half->format, (FixedType{2, 1, true}));  // raw +-1 = +-0.5
+  EXPECT_FALSE(bipolar_params(0.3).has_value());
+}
+
 }  // namespace
 }  // namespace kiln::hls

@@ -245,6 +245,8 @@ class Checker {
               check(p.format.min_raw() <= p.min_raw && p.min_raw <= p.max_raw &&
                         p.max_raw <= p.format.max_raw(),
                     "its clamp is not a range of its format");
+              check(!p.bipolar || (p.min_raw == -1 && p.max_raw == 1),
+                    "is bipolar but does not output -1 and +1");
               check(tensor(l.output()).shape == in_shape(l), "changes the shape");
               constants(l, 0, 0);
             },

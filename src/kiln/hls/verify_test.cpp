@@ -118,6 +118,8 @@ TEST(VerifyModel, EachSliceResizeAndQuantizeRuleFailsOnItsOwn) {
        [](Model& m) { m.layers[3].as<QuantizeParams>().format.width = 10; }},
       {"its clamp is not a range of its format",
        [](Model& m) { m.layers[3].as<QuantizeParams>().min_raw = -300; }},
+      {"is bipolar but does not output -1 and +1",
+       [](Model& m) { m.layers[3].as<QuantizeParams>().bipolar = true; }},
       {"changes the shape",
        [](Model& m) {
          m.tensors[3].shape = {4, 4};

@@ -258,6 +258,7 @@ LayerCode emit_quantize(const Model& model, const Layer& layer, const EmitContex
   cfg.value("channels", width(out));
   const bool clamp = p.min_raw != p.format.min_raw() || p.max_raw != p.format.max_raw();
   cfg.flag("clamp", clamp);
+  cfg.flag("bipolar", p.bipolar);
   cfg.exact("lo", p.min_raw, p.format);
   cfg.exact("hi", p.max_raw, p.format);
   LayerCode code;

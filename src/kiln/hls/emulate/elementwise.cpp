@@ -346,7 +346,9 @@ void emulate_quantize(LayerRun& run) {
   FixedTensor& out = run.y();
   out.raw.assign(x.raw.size(), 0);
   for (std::size_t i = 0; i < x.raw.size(); ++i)
-    out.raw[i] = std::clamp(assign(exact_of(x, i), p.format, run.counts), p.min_raw, p.max_raw);
+    out.raw[i] =
+        p.bipolar ? (x.raw[i] >= 0 ? p.max_raw : p.min_raw)
+                  : std::clamp(assign(exact_of(x, i), p.format, run.counts), p.min_raw, p.max_raw);
 }
 
 void emulate_transpose(LayerRun& run) {

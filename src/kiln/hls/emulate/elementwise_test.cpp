@@ -206,6 +206,19 @@ TEST(EmulateBinary, AddSaturatesAndCounts) {
   EXPECT_EQ(run(l, {&a, &b}, fmt(12, 8), {3}).raw, (std::vector<int64_t>{70, -70, 2}));
 }
 
+TEST(EmulateQuantize, BipolarGivesPlusOneFromZeroUp) {
+  Layer l;
+  l.name = "q";
+  QuantizeParams p;
+  p.format = fmt(2, 1);  // raw -1, +1 = -0.5, +0.5
+  p.min_raw = -1;
+  p.max_raw = 1;
+  p.bipolar = true;
+  l.params = p;
+  const FixedTensor x = tensor(kIn, {4}, {-3, -1, 0, 90});
+  EXPECT_EQ(run(l, {&x}, p.format, {4}).raw, (std::vector<int64_t>{-1, -1, 1, 1}));
+}
+
 TEST(EmulateBinary, BroadcastOperands) {
   // a: 2 pixels of 3 channels (raw / 16); the output keeps a's shape.
   const FixedTensor a = tensor(kIn, {2, 3}, {16, 32, -48, 8, 0, 100});

@@ -155,6 +155,17 @@ class ModelQuantizers final : public LayerPass {
     if (pi < 0 || !assigns_result(m.layers[static_cast<std::size_t>(pi)].kind())) return false;
     if (readers(m, in).size() != 1 || is_model_output(m, in)) return false;
     Layer& producer = m.layers[static_cast<std::size_t>(pi)];
+    if (p.bipolar) {
+      // Not a rounding, so it stays; it reads only the sign, which a Dense or
+      // Conv keeps exactly by writing its accumulator's format (exact after
+      // quantized inputs), not a narrower result that rounds or wraps.
+      const LayerKind k = producer.kind();
+      if ((k != LayerKind::Dense && k != LayerKind::Conv) ||
+          producer.precision.result == producer.precision.accum)
+        return false;
+      set_result(m, producer, producer.precision.accum);
+      return true;
+    }
     if (p.min_raw != p.format.min_raw() || p.max_raw != p.format.max_raw()) {
       // A clamp the producer cannot apply: the producer rounds and saturates
       // into the quantizer's format (rounding once), the quantizer stays and

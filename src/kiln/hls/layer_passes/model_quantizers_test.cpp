@@ -51,5 +51,23 @@ TEST(ModelQuantizers, WeightsOffAnyShortGridKeepTheConfigFormats) {
   EXPECT_EQ(r.text.find("config {weight="), std::string::npos) << r.text;
 }
 
+TEST(ModelQuantizers, BipolarStaysAndItsDenseKeepsTheExactSum) {
+  // A bipolar quantizer reads only the sign: it is not absorbed, and the
+  // Dense before it writes its (exact) accumulator format, which can neither
+  // round a small negative sum to zero nor wrap a large one.
+  std::string text = kQuantized;
+  text.replace(text.find("%dq: ap_fixed<9,5,AP_RND_CONV,AP_SAT>[2] = Quantize(%d) {format="),
+               text.find("@dq") - text.find("%dq:"),
+               "%dq: ap_int<2>[2] = Quantize(%d) {format=ap_int<2> min_raw=-1 max_raw=1 "
+               "bipolar=true} ");
+  const std::string y = "%y: ap_fixed<9,5,AP_RND_CONV,AP_SAT>";
+  text.replace(text.find(y), y.size(), "%y: ap_int<2>");
+  const auto r = run_layer_passes("model_quantizers", text);
+  EXPECT_NE(r.text.find("%d: ap_fixed<19,7>[2] = Dense(%x)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("= Quantize(%d) {format=ap_int<2> min_raw=-1 max_raw=1 bipolar=true}"),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kiln::hls

@@ -3,8 +3,9 @@
 //
 // y = x assigned to the output type (which rounds and saturates as the
 // quantizer does), then, with CONFIG::clamp, kept within lo() .. hi() (the
-// integer range less the zero point; docs/numerics.md "Quantize"). CONFIG
-// carries n, channels, clamp, lo(), hi(). C++14.
+// integer range less the zero point; docs/numerics.md "Quantize"). A
+// bipolar quantizer (QONNX BipolarQuant) gives hi() for x >= 0, else lo().
+// CONFIG carries n, channels, clamp, bipolar, lo(), hi(). C++14.
 #ifndef KILN_QUANTIZE_H_
 #define KILN_QUANTIZE_H_
 
@@ -16,6 +17,7 @@ namespace quantize_detail {
 template <class CONFIG, class data_T, class res_T>
 res_T quantize_value(const data_T& x) {
   KILN_PRAGMA(HLS INLINE)
+  if (CONFIG::bipolar) return raw_bits(x) >= 0 ? res_T(CONFIG::hi()) : res_T(CONFIG::lo());
   res_T y = x;
   if (CONFIG::clamp) {
     const res_T lo = CONFIG::lo();
