@@ -334,8 +334,49 @@ def bnn_mlp(rng) -> Tuple[Callable, Callable, List[int], Dict]:
     return build, reference, [1, 16], {"domain": "qonnx.custom_op.general", "qonnx_opset": 1}
 
 
+def avg_pool2(x):
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // 2, 2, w // 2, 2).mean(axis=(3, 5)).astype(F32)
+
+
+def trunc_cnn(rng) -> Tuple[Callable, Callable, List[int], Dict]:
+    """1x8x8 -> conv 4 -> Brevitas's truncating average pool (AveragePool, Mul by the window size,
+    Trunc of QONNX opset 2 to 4 bits) -> dense 3, batch 1."""
+    w1, b1 = rng.normal(0, 0.4, (4, 1, 3, 3)).astype(F32), rng.normal(0, 0.5, 4).astype(F32)
+    w2, b2 = rng.normal(0, 0.5, (3, 64)).astype(F32), rng.normal(0, 0.5, 3).astype(F32)
+
+    def reference(x):
+        a = quant(x, F32(2 ** -4), F32(0), 8)
+        a = conv2d(a, quant(w1, F32(0.125), F32(0), 4, narrow=True),
+                   quant(b1, F32(2 ** -7), F32(0), 16), 1)
+        a = quant(relu(a), F32(0.25), F32(0), 4, signed=False)
+        a = avg_pool2(a) * F32(4)
+        a = trunc(a, F32(0.25), F32(0), 6, 4, version=2, out_scale=F32(1.0), signed=False)
+        a = a.reshape(1, -1)
+        a = a @ quant(w2, F32(0.125), F32(0), 4, narrow=True).T + quant(b2, F32(2 ** -4), F32(0), 16)
+        return quant(a, F32(0.25), F32(0), 8)
+
+    def build(b: Builder, x: str) -> str:
+        a = b.quant(x, 2 ** -4, 0, 8)
+        w = b.quant(b.const(w1, "w"), 0.125, 0, 4, narrow=True)
+        a = b.node("Conv", [a, w, b.quant(b.const(b1, "b"), 2 ** -7, 0, 16)], pads=[1, 1, 1, 1])
+        a = b.quant(b.node("Relu", [a]), 0.25, 0, 4, signed=False)
+        a = b.node("AveragePool", [a], kernel_shape=[2, 2], strides=[2, 2])
+        a = b.node("Mul", [a, b.const(4.0, "window")])
+        a = b.node("Trunc", [a, b.const(0.25, "scale"), b.const(0, "zeropt"),
+                             b.const(6, "in_bitwidth"), b.const(1.0, "out_scale"),
+                             b.const(4, "out_bitwidth")],
+                   qonnx=True, rounding_mode="FLOOR", signed=0, narrow=0)
+        a = b.node("Flatten", [a])
+        w = b.quant(b.const(w2, "w"), 0.125, 0, 4, narrow=True)
+        a = b.node("Gemm", [a, w, b.quant(b.const(b2, "b"), 2 ** -4, 0, 16)], transB=1)
+        return b.quant(a, 0.25, 0, 8)
+
+    return build, reference, [1, 1, 8, 8], {"domain": "qonnx.custom_op.general", "qonnx_opset": 2}
+
+
 MODELS = {"mlp4": mlp, "cnn4": cnn, "jet_mlp4": jet_mlp4, "cnn4_hls": cnn4_hls,
-          "bnn_mlp": bnn_mlp}
+          "bnn_mlp": bnn_mlp, "trunc_cnn": trunc_cnn}
 
 
 def write_tensor(path: str, array: np.ndarray, name: str) -> None:

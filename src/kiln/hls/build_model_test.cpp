@@ -246,26 +246,60 @@ TEST(BuildModel, QonnxQuantOfTheInputIsItsFormat) {
             (FixedType{4, 3, true, numeric::QuantMode::RndConv, numeric::OverflowMode::Sat}));
 }
 
-TEST(BuildModel, QonnxBipolarQuantAndTruncAreRefusedForNow) {
-  const std::pair<OpKind, Attrs> ops[] = {
-      {OpKind::BipolarQuant, NoAttrs{}},
-      {OpKind::Trunc, TruncAttrs{.in_bitwidth = 8, .out_bitwidth = 4}}};
-  for (const auto& [kind, attrs] : ops) {
-    Graph g;
-    const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
-    const ValueId s = g.add_constant("s", Tensor::scalar(0.5f));
-    const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
-    std::vector<ValueId> inputs = {x, s};
-    if (kind != OpKind::BipolarQuant) inputs.push_back(g.add_constant("z", Tensor::scalar(0.0f)));
-    if (kind == OpKind::Trunc) inputs.push_back(s);  // opset 2's out_scale
-    g.add_node(kind, "q", inputs, {y}, attrs);
-    g.inputs = {x};
-    g.outputs = {y};
-    const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << op_name(kind);
-    EXPECT_CONTAINS(e.what_happened(), "op " + std::string(op_name(kind)) + " has no HLS layer");
-    EXPECT_CONTAINS(e.hint(), "which kiln maps to exact formats");
+// A one-node graph x -> op(x, scale[, zero point[, out_scale if > 0]]) -> y.
+Graph qonnx_graph(OpKind kind, Attrs attrs, float scale, float out_scale) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
+  std::vector<ValueId> inputs = {x, g.add_constant("s", Tensor::scalar(scale))};
+  if (kind == OpKind::Trunc) {
+    inputs.push_back(g.add_constant("z", Tensor::scalar(0.0f)));
+    if (out_scale > 0) inputs.push_back(g.add_constant("os", Tensor::scalar(out_scale)));
   }
+  g.add_node(kind, "q", inputs, {y}, attrs);
+  g.inputs = {x};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(BuildModel, QonnxBipolarQuantAndTruncAreQuantizeLayers) {
+  // BipolarQuant of scale 0.5: raw -1 and +1 of ap_fixed<2,1>.
+  const Model b =
+      build_model(qonnx_graph(OpKind::BipolarQuant, NoAttrs{}, 0.5f, 0), Config{}, nullptr);
+  ASSERT_EQ(b.layers.size(), 2u);
+  const auto& bp = b.layers[1].as<QuantizeParams>();
+  EXPECT_TRUE(bp.bipolar);
+  EXPECT_EQ(bp.format, (FixedType{2, 1, true}));
+  // Trunc (opset 2) of scale 0.5 to out_scale 2, 8 -> 4 bits: round to the
+  // 2^-1 grid (ties to even, wide; absorbed: the Input rounds into it), then
+  // floor to the 2^1 grid, saturating to 4 signed bits (-16 .. 14), which
+  // stays a layer (two roundings are not one).
+  const TruncAttrs trunc{.in_bitwidth = 8, .out_bitwidth = 4};
+  const Model t = build_model(qonnx_graph(OpKind::Trunc, trunc, 0.5f, 2.0f), Config{}, nullptr);
+  ASSERT_EQ(t.layers.size(), 2u);
+  const FixedType& grid = t.layers[0].precision.result;
+  EXPECT_EQ(grid.frac(), 1);
+  EXPECT_EQ(grid.quant, numeric::QuantMode::RndConv);
+  const auto& out = t.layers[1].as<QuantizeParams>();
+  EXPECT_EQ(out.format.frac(), -1);
+  EXPECT_EQ(out.format.quant, numeric::QuantMode::Trn);
+  EXPECT_EQ(out.min_raw, -8);
+  EXPECT_EQ(out.max_raw, 7);
+}
+
+TEST(BuildModel, QonnxQuantizersWithoutAnExactFormatAreRefused) {
+  const Error bipolar = catch_error([] {
+    build_model(qonnx_graph(OpKind::BipolarQuant, NoAttrs{}, 0.3f, 0), Config{}, nullptr);
+  });
+  EXPECT_EQ(bipolar.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(bipolar.what_happened(), "which is not a power of two");
+  TruncAttrs v1{.in_bitwidth = 8, .out_bitwidth = 4};
+  v1.version = 1;
+  const Error trunc =
+      catch_error([&] { build_model(qonnx_graph(OpKind::Trunc, v1, 0.5f, 0), Config{}, nullptr); });
+  EXPECT_EQ(trunc.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(trunc.what_happened(), "a QONNX opset 1 Trunc");
+  EXPECT_CONTAINS(trunc.hint(), "export with QONNX opset 2");
 }
 
 TEST(BuildModel, BinaryWithAConstantIsAScaleAndBias) {

@@ -22,11 +22,6 @@ namespace {
   throw_error(ErrorKind::Unsupported, n.describe(), what, refusal_hint(alternative));
 }
 
-// QONNX quantizers kiln has no layer for.
-constexpr const char* kQuantizedAlternative =
-    "quantize computed tensors with Quant (or QuantizeLinear / DequantizeLinear), which kiln "
-    "maps to exact formats, or export the float model and set the precisions in the config";
-
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
@@ -45,7 +40,6 @@ constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Softplus, "use Relu, or Sigmoid/Tanh (table activations)"},
     {OpKind::Celu, "use Elu (a table activation)"},
     {OpKind::ThresholdedRelu, "use Relu"},
-    {OpKind::Trunc, kQuantizedAlternative},
 };
 
 const char* alternative_for(OpKind kind) {
@@ -185,6 +179,12 @@ class GraphLowering {
                  std::vector<int64_t> steps);
   // A bipolar Quantize layer for node `n` (BipolarQuant, signed 1-bit Quant).
   void add_bipolar(const Node& n, double scale);
+  // A Quantize layer `name` of node `n` from tensor `input` to `output`,
+  // whose result format is the quantizer's.
+  void add_quantize(const Node& n, const std::string& name, const QuantizeParams& p, int input,
+                    int output);
+  // The ap_fixed mode of a QONNX rounding mode (refusing CEIL and UP).
+  numeric::QuantMode ap_mode(const Node& n, RoundingMode r) const;
 
  public:  // the handlers of kLower
   void lower_conv(const Node& n);
@@ -206,6 +206,7 @@ class GraphLowering {
   void lower_dequantize_linear(const Node& n);
   void lower_qonnx_quant(const Node& n);
   void lower_bipolar_quant(const Node& n);
+  void lower_trunc(const Node& n);
   void lower_reshape(const Node& n);
   void lower_recurrent(const Node& n);
   [[noreturn]] void no_hls_layer(const Node& n);
@@ -928,31 +929,81 @@ void GraphLowering::lower_qonnx_quant(const Node& n) {
     add_bipolar(n, scale);
     return;
   }
-  using numeric::QuantMode;
-  std::optional<QuantMode> mode;
-  switch (a.rounding) {
-    case RoundingMode::Round: mode = QuantMode::RndConv; break;
-    case RoundingMode::Floor: mode = QuantMode::Trn; break;
-    case RoundingMode::Down: mode = QuantMode::TrnZero; break;
-    case RoundingMode::HalfUp: mode = QuantMode::RndInf; break;
-    case RoundingMode::HalfDown: mode = QuantMode::RndZero; break;
-    case RoundingMode::Ceil:
-    case RoundingMode::Up: break;
-  }
-  if (!mode)
-    unsupported(n,
-                std::string("a Quant rounding ") + std::string(enum_name(a.rounding)) +
-                    " (ap_fixed has no such quantization mode)",
-                "use ROUND, FLOOR, DOWN, HALF_UP or HALF_DOWN");
   const QuantizeParams p =
       quantizer_params(scale, static_cast<int64_t>(zero), static_cast<int>(a.bitwidth), a.is_signed,
-                       a.narrow, *mode);
-  Layer& l = add_layer(n, p, {tensor_of(n.inputs.at(0), n)}, batch_free(n.outputs.at(0), &n));
-  l.precision.result = p.format;
-  model_.tensors[static_cast<std::size_t>(l.output())].type = p.format;
+                       a.narrow, ap_mode(n, a.rounding));
+  add_quantize(n, n.name, p, tensor_of(n.inputs.at(0), n),
+               add_tensor(n.outputs.at(0), batch_free(n.outputs.at(0), &n)));
+}
+
+// QONNX Trunc, opset 2, with power-of-two scales and zero point 0: y =
+// rounding(clip(round_even(x / s) / t)) * out_scale with t = out_scale / s =
+// 2^d is two Quantize layers: to s's grid (ties to even, wide enough that
+// its saturation only touches values the clip maps to the bound anyway),
+// then to out_scale's grid with the Trunc's rounding and out_bitwidth's range.
+void GraphLowering::lower_trunc(const Node& n) {
+  const auto& a = n.attr<TruncAttrs>();
+  if (a.version != 2)
+    unsupported(n,
+                "a QONNX opset 1 Trunc (its output keeps the input's scale: a division kiln has "
+                "no exact layer for)",
+                "export with QONNX opset 2 (Trunc with out_scale)");
+  const Tensor& s = constant(n, 1, "the Trunc scale");
+  const Tensor& z = constant(n, 2, "the Trunc zero point");
+  const Tensor& os = constant(n, 3, "the Trunc out_scale");
+  if (s.numel() != 1 || z.numel() != 1 || os.numel() != 1)
+    unsupported(n, "a per-channel Trunc", "truncate per tensor");
+  if (z.as_double(0) != 0) unsupported(n, "a Trunc with a zero point");
+  const auto k = power_of_two_exponent(s.as_double(0));
+  const auto k_out = power_of_two_exponent(os.as_double(0));
+  if (!k || !k_out || *k_out > *k)
+    unsupported(n,
+                "a Trunc with scale " + std::to_string(s.as_double(0)) + " and out_scale " +
+                    std::to_string(os.as_double(0)) +
+                    " (kiln maps power-of-two scales with out_scale >= scale)",
+                "use power-of-two scales");
+  const numeric::QuantMode mode = ap_mode(n, a.rounding);
+  const int drop = *k - *k_out;
+  const int in_bits = static_cast<int>(std::max<int64_t>(a.in_bitwidth, a.out_bitwidth + drop)) + 2;
+  QuantizeParams grid;  // round_even(x / s) * s
+  grid.scale = s.as_double(0);
+  grid.format = FixedType{in_bits, in_bits - *k, true, numeric::QuantMode::RndConv,
+                          numeric::OverflowMode::Sat};
+  grid.min_raw = grid.format.min_raw();
+  grid.max_raw = grid.format.max_raw();
+  const int mid = add_internal_tensor(n.name + "_grid", batch_free(n.outputs.at(0), &n));
+  add_quantize(n, n.name + "_grid", grid, tensor_of(n.inputs.at(0), n), mid);
+  add_quantize(n, n.name,
+               quantizer_params(os.as_double(0), 0, static_cast<int>(a.out_bitwidth), a.is_signed,
+                                a.narrow, mode),
+               mid, add_tensor(n.outputs.at(0), batch_free(n.outputs.at(0), &n)));
 }
 
 // Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout: the same data.
+numeric::QuantMode GraphLowering::ap_mode(const Node& n, RoundingMode r) const {
+  using numeric::QuantMode;
+  switch (r) {
+    case RoundingMode::Round: return QuantMode::RndConv;
+    case RoundingMode::Floor: return QuantMode::Trn;
+    case RoundingMode::Down: return QuantMode::TrnZero;
+    case RoundingMode::HalfUp: return QuantMode::RndInf;
+    case RoundingMode::HalfDown: return QuantMode::RndZero;
+    case RoundingMode::Ceil:
+    case RoundingMode::Up: break;
+  }
+  unsupported(n,
+              std::string("rounding ") + std::string(enum_name(r)) +
+                  " (ap_fixed has no such quantization mode)",
+              "use ROUND, FLOOR, DOWN, HALF_UP or HALF_DOWN");
+}
+
+void GraphLowering::add_quantize(const Node& n, const std::string& name, const QuantizeParams& p,
+                                 int input, int output) {
+  Layer& l = push_layer(n, name, p, {input}, output);
+  l.precision.result = p.format;
+  model_.tensors[static_cast<std::size_t>(output)].type = p.format;
+}
+
 void GraphLowering::add_bipolar(const Node& n, double scale) {
   const std::optional<QuantizeParams> p = bipolar_params(scale);
   if (!p)
@@ -960,9 +1011,8 @@ void GraphLowering::add_bipolar(const Node& n, double scale) {
                 "a bipolar quantizer of scale " + std::to_string(scale) +
                     ", which is not a power of two (+-scale has no exact format)",
                 "use a power-of-two scale, or scale 1 and fold the scale into the next layer");
-  Layer& l = add_layer(n, *p, {tensor_of(n.inputs.at(0), n)}, batch_free(n.outputs.at(0), &n));
-  l.precision.result = p->format;
-  model_.tensors[static_cast<std::size_t>(l.output())].type = p->format;
+  add_quantize(n, n.name, *p, tensor_of(n.inputs.at(0), n),
+               add_tensor(n.outputs.at(0), batch_free(n.outputs.at(0), &n)));
 }
 
 void GraphLowering::lower_bipolar_quant(const Node& n) {
@@ -1104,6 +1154,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::DequantizeLinear}, &GraphLowering::lower_dequantize_linear},
     {{OpKind::Quant}, &GraphLowering::lower_qonnx_quant},
     {{OpKind::BipolarQuant}, &GraphLowering::lower_bipolar_quant},
+    {{OpKind::Trunc}, &GraphLowering::lower_trunc},
     {{OpKind::RNN, OpKind::GRU, OpKind::LSTM}, &GraphLowering::lower_recurrent},
     {{OpKind::Flatten, OpKind::Reshape, OpKind::Squeeze, OpKind::Unsqueeze, OpKind::Identity,
       OpKind::Dropout},
@@ -1124,7 +1175,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
       OpKind::Mean,
       OpKind::Gather,
       OpKind::Cast,
-      OpKind::Trunc,
       OpKind::Shape,
       OpKind::ReduceMean,
       OpKind::ReduceSum,

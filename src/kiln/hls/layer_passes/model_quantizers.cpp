@@ -107,6 +107,7 @@ class ModelQuantizers final : public LayerPass {
 
   bool run(Model& m) override {
     quantized_.assign(m.tensors.size(), false);
+    rounded_.assign(m.tensors.size(), false);
     bool changed = false;
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       Layer& l = m.layers[i];
@@ -154,6 +155,7 @@ class ModelQuantizers final : public LayerPass {
     const int pi = producer_index(m, in);
     if (pi < 0 || !assigns_result(m.layers[static_cast<std::size_t>(pi)].kind())) return false;
     if (readers(m, in).size() != 1 || is_model_output(m, in)) return false;
+    if (rounded_[static_cast<std::size_t>(in)]) return false;
     Layer& producer = m.layers[static_cast<std::size_t>(pi)];
     if (p.bipolar) {
       // Not a rounding, so it stays; it reads only the sign, which a Dense or
@@ -171,6 +173,7 @@ class ModelQuantizers final : public LayerPass {
       // into the quantizer's format (rounding once), the quantizer stays and
       // only clamps.
       set_result(m, producer, p.format);
+      rounded_[static_cast<std::size_t>(in)] = true;
       return true;
     }
     const int out = q.output();
@@ -182,7 +185,10 @@ class ModelQuantizers final : public LayerPass {
     remove_layer(m, i);
     remove_tensor(m, out);
     quantized_.erase(quantized_.begin() + out);
+    rounded_.erase(rounded_.begin() + out);
     set_result(m, m.layers[static_cast<std::size_t>(pi)], type);
+    for (int o : m.layers[static_cast<std::size_t>(pi)].outputs)
+      rounded_[static_cast<std::size_t>(o)] = true;
     return true;
   }
 
@@ -214,6 +220,10 @@ class ModelQuantizers final : public LayerPass {
   }
 
   std::vector<bool> quantized_;  // per tensor: its format is the model's
+  // Per tensor: its producer already rounds as an absorbed quantizer. A
+  // second quantizer stays a layer: two roundings are not one (round half to
+  // even onto 2^-1, then floor onto 2^1, is not a floor onto 2^1).
+  std::vector<bool> rounded_;
 };
 
 }  // namespace
