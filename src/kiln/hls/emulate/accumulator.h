@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "kiln/hls/emulate/kernels.h"
 #include "kiln/numeric/fixed.h"
@@ -119,5 +120,21 @@ class Accumulator {
   int64_t max_ = 0, min_ = 0, sym_min_ = 0;
   int64_t drop_mask_ = 0, half_ = 0;
 };
+
+// One matrix-vector product in Dense's order (docs/numerics.md "Dense"):
+// y[j] = Q_acc(b[j]) (0 without biases), then for i ascending
+// y[j] = Q_acc(y[j] + x[i] * w[i * n_out + j]): each Dense row, and the
+// two products of a Recurrent step.
+inline void matrix_vector(const Accumulator& acc, const FixedType& acc_t, const FixedType& bias_t,
+                          const int64_t* w, const int64_t* b, const int64_t* x, int64_t n_in,
+                          int64_t n_out, std::vector<int64_t>& y, OverflowCounts& counts) {
+  y.resize(static_cast<std::size_t>(n_out));
+  for (int64_t j = 0; j < n_out; ++j)
+    y[j] = assign(numeric::to_exact(b ? b[j] : 0, bias_t), acc_t, counts);
+  for (int64_t i = 0; i < n_in; ++i) {
+    const int64_t* row = w + i * n_out;
+    for (int64_t j = 0; j < n_out; ++j) y[j] = acc.step(y[j], x[i], row[j], counts);
+  }
+}
 
 }  // namespace kiln::hls

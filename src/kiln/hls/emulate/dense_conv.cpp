@@ -79,14 +79,10 @@ void emulate_dense(LayerRun& run) {
   const Accumulator accum(pr.accum, in.type, pr.weight, run.options.fast_path);
   run.fast_path_used = accum.fast();
   std::vector<int64_t> a(p.n_out);
+  const int64_t* bias = layer.bias.empty() ? nullptr : layer.bias.data();
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < p.n_out; ++j)
-      a[j] = assign(numeric::to_exact(bias_of(layer, j), pr.bias), pr.accum, counts);
-    for (int64_t i = 0; i < p.n_in; ++i) {
-      const int64_t x = in.raw.at(r * p.n_in + i);
-      const int64_t* w = layer.weights.data() + i * p.n_out;
-      for (int64_t j = 0; j < p.n_out; ++j) a[j] = accum.step(a[j], x, w[j], counts);
-    }
+    matrix_vector(accum, pr.accum, pr.bias, layer.weights.data(), bias, in.raw.data() + r * p.n_in,
+                  p.n_in, p.n_out, a, counts);
     for (int64_t j = 0; j < p.n_out; ++j)
       out.raw[r * p.n_out + j] = activate(a[j], pr.accum, p.act, out.type, counts, layer);
   }

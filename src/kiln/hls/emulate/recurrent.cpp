@@ -9,24 +9,8 @@
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
-namespace {
 
 using numeric::Exact;
-
-// y[j] = Q_acc(... Q_acc(Q_acc(b[j]) + x[0] w[0][j]) ...), Dense's order:
-// the matrix-vector product of one kernel.
-void product(const Accumulator& acc, const FixedType& acc_t, const FixedType& bias_t,
-             const int64_t* w, const int64_t* b, const std::vector<int64_t>& x, int64_t n_out,
-             std::vector<int64_t>& y, OverflowCounts& counts) {
-  y.resize(static_cast<std::size_t>(n_out));
-  for (int64_t j = 0; j < n_out; ++j) y[j] = assign(numeric::to_exact(b[j], bias_t), acc_t, counts);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const int64_t* row = w + static_cast<int64_t>(i) * n_out;
-    for (int64_t j = 0; j < n_out; ++j) y[j] = acc.step(y[j], x[i], row[j], counts);
-  }
-}
-
-}  // namespace
 
 void emulate_recurrent(LayerRun& run) {
   const Layer& layer = run.layer;
@@ -62,8 +46,8 @@ void emulate_recurrent(LayerRun& run) {
   out.raw.assign(static_cast<std::size_t>((p.sequences ? p.steps : 1) * H), 0);
   for (int64_t t = 0; t < p.steps; ++t) {
     x.assign(in.raw.begin() + t * p.n_in, in.raw.begin() + (t + 1) * p.n_in);
-    product(x_acc, acc_t, pr.bias, w, wb, x, G, xw, counts);
-    product(h_acc, acc_t, pr.bias, r, rb, h, G, hr, counts);
+    matrix_vector(x_acc, acc_t, pr.bias, w, wb, x.data(), p.n_in, G, xw, counts);
+    matrix_vector(h_acc, acc_t, pr.bias, r, rb, h.data(), H, G, hr, counts);
     auto pre = [&](int64_t g) {  // xw + hr of gate row g, exact
       return numeric::exact_add(exact(xw[g], acc_t), exact(hr[g], acc_t));
     };
