@@ -19,7 +19,7 @@ bool ident_char(char c) {
 }
 bool is_punct(char c) {
   return c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '<' ||
-         c == '>' || c == ',' || c == ':' || c == '=';
+         c == '>' || c == ',' || c == ':' || c == '=' || c == '+' || c == '*';
 }
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -4,8 +4,9 @@
 // Tokens: identifiers ([A-Za-z_][A-Za-z0-9_]*), %names and @names (sigil
 // plus identifier), numbers (an optional sign, digits, '.', exponent; also
 // inf and nan; digits joined by 'x' are dimensions, 1x3x32x32), "strings" (with \" \\ \n \t and
-// \xHH escapes), the punctuation ( ) [ ] { } < > , : = and end of line. '#' starts a comment that
-// runs to the end of the line. Errors are InvalidModel at "FILE:LINE:COL".
+// \xHH escapes), the punctuation ( ) [ ] { } < > , : = + * (a '+' before a digit signs the number)
+// and end of line. '#' starts a comment that runs to the end of the line. Errors are InvalidModel
+// at "FILE:LINE:COL".
 #pragma once
 
 #include <cstdint>
