@@ -3,13 +3,16 @@
 // Every constraint is x[a] - x[b] >= c with integral c, or (lifetimes)
 // life[v] + start[v] - start[w] >= -latency[v]; these matrices are totally
 // unimodular, so the simplex method's vertex optimum is integral. The result
-// is still rounded and verify()'d. Three solves, each fixing what the one
-// before optimized (XLS's objective, plus a tie-break for reproducibility):
-//   1. the least latency L (L >= start[v] + latency[v] for each sink);
-//   2. with L fixed, the least sum of width x lifetime;
-//   3. with the lifetimes fixed, the least sum of starts (as early as
-//      possible among the optima, so results do not depend on the vertex
-//      the simplex happens to reach).
+// is still rounded and verify()'d. XLS's objective in three steps, each
+// keeping what the one before optimized:
+//   1. the least latency L: the least solution of the difference constraints
+//      (a longest-path relaxation; no LP needed);
+//   2. with L fixed, the least sum of width x lifetime: the LP, solved by
+//      GLPK's dual simplex;
+//   3. with those lifetimes as upper bounds, the least start of every
+//      operation (again the least solution of difference constraints, which
+//      is unique, so the result does not depend on the vertex the simplex
+//      reached).
 #include <glpk.h>
 
 #include <algorithm>
@@ -47,6 +50,48 @@ struct LpRows {
   // x[a] - x[b] >= c
   void difference(int a, int b, double c) { add({{a, 1.0}, {b, -1.0}}, c); }
 };
+
+// The least x >= 0 with x[a] >= x[b] + c for every difference row (rows of
+// other shapes are skipped): a worklist relaxation, which ends because the
+// list schedule is a solution (no positive cycle). Each value only grows and
+// stays below that solution's, so the work is bounded.
+std::vector<double> least_solution(const LpRows& rows) {
+  std::vector<int> offset(rows.cols + 2, 0);
+  std::vector<int> row_start(rows.lower.size() + 1, 0);
+  for (std::size_t k = 1; k < rows.ia.size(); ++k) ++row_start[rows.ia[k]];
+  for (std::size_t r = 1; r <= rows.lower.size(); ++r) row_start[r] += row_start[r - 1];
+  // Row r's entries are ia/ja/ar[row_start[r - 1] + 1 .. row_start[r]].
+  struct Edge {
+    int to;
+    double c;
+  };
+  std::vector<std::vector<Edge>> out(rows.cols + 1);
+  for (std::size_t r = 1; r <= rows.lower.size(); ++r) {
+    const int first = row_start[r - 1] + 1;
+    if (row_start[r] - row_start[r - 1] != 2) continue;
+    const int a = rows.ar[first] > 0 ? rows.ja[first] : rows.ja[first + 1];
+    const int b = rows.ar[first] > 0 ? rows.ja[first + 1] : rows.ja[first];
+    out[b].push_back({a, rows.lower[r - 1]});
+  }
+  std::vector<double> x(rows.cols + 1, 0.0);
+  std::vector<char> queued(rows.cols + 1, 1);
+  std::vector<int> work;
+  for (int j = rows.cols; j >= 1; --j) work.push_back(j);
+  while (!work.empty()) {
+    const int b = work.back();
+    work.pop_back();
+    queued[b] = 0;
+    for (const Edge& e : out[b])
+      if (x[e.to] < x[b] + e.c - 1e-9) {
+        x[e.to] = x[b] + e.c;
+        if (!queued[e.to]) {
+          queued[e.to] = 1;
+          work.push_back(e.to);
+        }
+      }
+  }
+  return x;
+}
 
 // Pairs (u, v) joined by a path of latency-0 operations (u included, v's
 // own delay counted) whose delay exceeds the clock: they cannot share a
@@ -113,34 +158,26 @@ class Lp {
   }
   void fix(int col, double value) { glp_set_col_bnds(lp_, col, GLP_FX, value, value); }
   double value(int col) const { return glp_get_col_prim(lp_, col); }
-  double objective() const { return glp_get_obj_val(lp_); }
 
-  // Every LP here is feasible (the list schedule satisfies it) and bounded
+  // The LP is feasible (the list schedule satisfies it) and bounded
   // (variables >= 0, costs >= 0), so anything but an optimum is a kiln bug.
   void solve(const Problem& p, const char* stage) {
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
-    // Later stages start from the previous optimal basis; the first (and a
-    // retry after a basis the solver refuses) uses the presolver.
-    parm.presolve = warm_ ? GLP_OFF : GLP_ON;
-    int ret = glp_simplex(lp_, &parm);
-    if (ret != 0 && warm_) {
-      glp_std_basis(lp_);
-      parm.presolve = GLP_ON;
-      ret = glp_simplex(lp_, &parm);
-    }
+    parm.meth = GLP_DUALP;    // several times faster than the primal method here
+    parm.presolve = GLP_OFF;  // the standard basis is dual feasible: costs >= 0, columns at 0
+    glp_std_basis(lp_);
+    const int ret = glp_simplex(lp_, &parm);
     const int status = glp_get_status(lp_);
     if (ret != 0 || status != GLP_OPT)
       throw_error(ErrorKind::Internal, p.where(),
                   std::string("sdc ") + stage + ": GLPK's simplex returned " + std::to_string(ret) +
                       " with status " + std::to_string(status) + " on a feasible, bounded LP");
-    warm_ = true;
   }
 
  private:
   glp_prob* lp_;
-  bool warm_ = false;
 };
 
 // Silences GLPK's terminal output for the lifetime of the object.
@@ -221,25 +258,33 @@ Solution schedule_sdc(const Problem& p) {
       rows.add({{life, 1.0}, {start(v), 1.0}, {start(w), -1.0}}, -p.latency(v));
   }
 
-  const QuietGlpk quiet;
-  Lp lp(rows);
-  lp.set_objective({{latency_col, 1.0}});
-  lp.solve(p, "latency");
-  lp.fix(latency_col, std::round(lp.value(latency_col)));
-  if (!lifetime_cost.empty()) {
+  // 1. The least latency, from the least solution of the difference rows.
+  const double latency = least_solution(rows)[latency_col];
+  std::vector<double> x;
+  if (lifetime_cost.empty()) {
+    x = least_solution(rows);
+  } else {
+    // 2. With the latency fixed, the least register bits.
+    const QuietGlpk quiet;
+    Lp lp(rows);
+    lp.fix(latency_col, latency);
     lp.set_objective(lifetime_cost);
     lp.solve(p, "register bits");
-    for (int col : life_cols) lp.fix(col, std::round(lp.value(col)));
+    // 3. The earliest starts that keep those lifetimes: start[v] >=
+    // start[w] - life[v] - latency[v] for each successor w, and L as before.
+    LpRows bounded = rows;
+    for (int v = 0, k = 0; v < n; ++v) {
+      if (g.successors(v).empty() || p.operations[v].width == 0) continue;
+      const double life = std::round(lp.value(life_cols[k++]));
+      for (int w : g.successors(v)) bounded.difference(start(v), start(w), -life - p.latency(v));
+    }
+    x = least_solution(bounded);
   }
-  std::vector<std::pair<int, double>> starts;
-  for (int v = 0; v < n; ++v) starts.emplace_back(start(v), 1.0);
-  lp.set_objective(starts);
-  lp.solve(p, "earliest starts");
 
   Solution s;
   s.start.resize(n);
   s.start_ns.assign(n, 0.0);
-  for (int v = 0; v < n; ++v) s.start[v] = static_cast<int>(std::lround(lp.value(start(v))));
+  for (int v = 0; v < n; ++v) s.start[v] = static_cast<int>(std::lround(x[start(v)]));
   // Offsets within each cycle: the forward pass the constraints above allow.
   if (p.has_chaining())
     for (int v : g.topological_order())

@@ -224,8 +224,8 @@ TEST(SchedSolvers, LongChainIsAbbreviated) {
 TEST(SchedSolvers, SdcRefusesLargeProblems) {
   const Problem p = testing::random_problem(1, kSdcMaxOperations + 1, ProblemClass::Plain, false);
   EXPECT_EQ(error_of([&] { schedule_sdc(p); }, ErrorKind::Unsupported).message(),
-            "problem random1: the sdc scheduler takes at most 20000 operations; this problem has "
-            "20001; use the list scheduler");
+            "problem random1: the sdc scheduler takes at most 5000 operations; this problem has "
+            "5001; use the list scheduler");
 }
 
 TEST(SchedSolvers, EmptyProblem) {
