@@ -1,0 +1,144 @@
+// Resource-constrained list scheduling, cycle by cycle.
+//
+// Operations whose operands are all scheduled wait in one priority queue per
+// limited type plus one for the rest; those whose operands are ready only in
+// a later cycle wait in a queue ordered by that cycle. Each cycle takes
+// operations from the queues in priority order until every queue is empty or
+// its type's limit is used up; a latency-0 operation scheduled this cycle can
+// make its successors ready in the same cycle (chaining), so the queues are
+// revisited until nothing more fits. Every operation is taken at most twice
+// (a second time after the clock pushed it to the next cycle), so the cost is
+// O((V + E) log V) plus the cycles times the number of queues.
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+
+#include "kiln/sched/bounds.h"
+#include "kiln/sched/solvers.h"
+#include "kiln/sched/verify.h"
+
+namespace kiln::sched {
+
+namespace {
+
+Solution list_schedule(const Problem& p, const Graph& g) {
+  const int n = p.num_operations();
+  const int num_types = static_cast<int>(p.types.size());
+  const bool chaining = p.has_chaining();
+
+  // Priority: longest path to a sink in cycles, then in delay, then index.
+  std::vector<int> path_cycles(n, 0);
+  std::vector<double> path_ns(n, 0.0);
+  const std::vector<int>& order = g.topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int v = *it;
+    int c = 0;
+    double d = 0;
+    for (int s : g.successors(v)) {
+      c = std::max(c, path_cycles[s]);
+      d = std::max(d, path_ns[s]);
+    }
+    path_cycles[v] = c + p.latency(v);
+    path_ns[v] = d + p.delay_ns(v);
+  }
+  // The queue's top is its largest element, so "less" = lower priority.
+  const auto lower = [&](int a, int b) {
+    if (path_cycles[a] != path_cycles[b]) return path_cycles[a] < path_cycles[b];
+    if (path_ns[a] != path_ns[b]) return path_ns[a] < path_ns[b];
+    return a > b;
+  };
+  using Queue = std::priority_queue<int, std::vector<int>, decltype(lower)>;
+  // Queue 0: unlimited operations; queue 1 + t: limited type t.
+  std::vector<Queue> queues(num_types + 1, Queue(lower));
+  std::vector<int> queue_of(n, 0);
+  for (int v = 0; v < n; ++v)
+    if (p.limit_of(v)) queue_of[v] = 1 + p.operations[v].type;
+  std::size_t queued = 0;
+  const auto enqueue = [&](int v) {
+    queues[queue_of[v]].push(v);
+    ++queued;
+  };
+
+  using Pending = std::pair<int, int>;  // (ready cycle, operation)
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending;
+  std::vector<int> unscheduled_preds(n), ready_cycle(n, 0);
+  for (int v = 0; v < n; ++v) {
+    unscheduled_preds[v] = static_cast<int>(g.predecessors(v).size());
+    if (unscheduled_preds[v] == 0) enqueue(v);
+  }
+
+  Solution s;
+  s.start.assign(n, -1);
+  s.start_ns.assign(n, 0.0);
+  std::vector<int> used(num_types + 1, 0);
+  std::vector<int> next_cycle;  // pushed out by the clock
+  int cycle = 0;
+  int done = 0;
+  while (done < n) {
+    while (!pending.empty() && pending.top().first <= cycle) {
+      enqueue(pending.top().second);
+      pending.pop();
+    }
+    if (queued == 0) {  // nothing to do until the next operand is ready
+      cycle = pending.top().first;
+      continue;
+    }
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (int q = 0; q <= num_types; ++q) {
+        Queue& queue = queues[q];
+        while (!queue.empty() && (q == 0 || used[q] < *p.types[q - 1].limit)) {
+          const int v = queue.top();
+          queue.pop();
+          --queued;
+          double offset = 0;
+          if (chaining) {
+            for (int u : g.predecessors(v))
+              if (p.latency(u) == 0 && s.start[u] == cycle)
+                offset = std::max(offset, s.start_ns[u] + p.delay_ns(u));
+            if (offset + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) {
+              next_cycle.push_back(v);
+              continue;
+            }
+          }
+          s.start[v] = cycle;
+          s.start_ns[v] = offset;
+          ++used[q];
+          ++done;
+          progress = true;
+          const int ready = cycle + p.latency(v);
+          for (int w : g.successors(v)) {
+            ready_cycle[w] = std::max(ready_cycle[w], ready);
+            if (--unscheduled_preds[w] > 0) continue;
+            if (ready_cycle[w] <= cycle)
+              enqueue(w);
+            else
+              pending.emplace(ready_cycle[w], w);
+          }
+        }
+      }
+    }
+    ++cycle;
+    std::fill(used.begin(), used.end(), 0);
+    for (int v : next_cycle) enqueue(v);
+    next_cycle.clear();
+  }
+  s.latency = schedule_latency(p, s.start);
+  return s;
+}
+
+}  // namespace
+
+Solution schedule_list(const Problem& p) {
+  check(p);
+  const Graph g(p);
+  check_latency_bounds(p, g);
+  Solution s = list_schedule(p, g);
+  if (p.max_latency && s.latency > *p.max_latency) fail_latency(p, g, "list", s.latency);
+  verify(p, s);
+  return s;
+}
+
+}  // namespace kiln::sched

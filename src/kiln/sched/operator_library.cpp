@@ -1,0 +1,207 @@
+#include "kiln/sched/operator_library.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "kiln/support/error.h"
+
+namespace kiln::sched {
+
+namespace {
+
+// Everything the formulas below know about a family, in one place so the
+// estimates can be calibrated against Yosys and Vivado reports later.
+struct FamilyFacts {
+  // Facts from the vendor user guides.
+  int carry_bits;  // bits per carry block: CARRY8 on UltraScale+ (UG574), CARRY4 on 7-series
+                   // (UG474)
+  int dsp_a_bits;  // multiplier of one DSP slice: 27x18 on DSP48E2 (UG579), 25x18 on DSP48E1
+                   // (UG479)
+  int dsp_b_bits;
+  // kiln's estimates, not taken from a data sheet: a speed grade -2
+  // UltraScale+ and -1 7-series guess, including typical routing. To be
+  // replaced by numbers fitted to timing reports (DS923 for Virtex
+  // UltraScale+ and the 7-series data sheets give the primitives' switching
+  // characteristics; the nets come on top).
+  double lut_ns;          // one LUT level with its net
+  double carry_in_ns;     // into a carry chain
+  double carry_block_ns;  // each further carry block
+  double f7_ns, f8_ns;    // the wide-function muxes after a LUT6
+  double dsp_ns;          // one unregistered DSP multiply, inputs to output
+  double dsp_cascade_ns;  // each further slice of a multi-slice product
+  double dsp_input_ns;    // routing to a DSP's input registers
+};
+
+constexpr auto kFamilies = make_enum_table<Family, 2, FamilyFacts>({
+    {{Family::UltraScalePlus}, {8, 27, 18, 0.35, 0.25, 0.06, 0.10, 0.10, 2.4, 1.0, 0.6}},
+    {{Family::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
+});
+
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+// Levels of LUT6-as-4:1-mux needed to select one of n (0 for n <= 1).
+int mux4_levels(int n) {
+  int levels = 0;
+  for (int reach = 1; reach < n; reach *= 4) ++levels;
+  return levels;
+}
+
+// LUTs per bit of an n:1 mux: each LUT6 turns four inputs into one. Two bits
+// of a 2:1 mux share one LUT6 (its two outputs over five shared inputs).
+double mux_luts_per_bit(int n) {
+  if (n <= 1) return 0;
+  if (n == 2) return 0.5;
+  return ceil_div(n - 1, 3);
+}
+
+double carry_chain_ns(const FamilyFacts& f, int width) {
+  return f.lut_ns + f.carry_in_ns + ceil_div(width, f.carry_bits) * f.carry_block_ns;
+}
+
+// An adder, subtractor or comparator: one LUT per bit into the carry chain.
+OperatorCost carry_chain(const FamilyFacts& f, int width) {
+  OperatorCost c;
+  c.delay_ns = carry_chain_ns(f, width);
+  c.lut = width;
+  c.carry = ceil_div(width, f.carry_bits);
+  return c;
+}
+
+[[noreturn]] void bad_shape(OperatorKind kind, const std::string& what) {
+  throw_error(ErrorKind::InvalidModel, "operator " + std::string(enum_name(kind)), what);
+}
+
+}  // namespace
+
+Family family_of_part(std::string_view part) {
+  std::string p(part);
+  for (char& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string device = p.substr(0, p.find('-'));
+  const auto starts = [&](std::string_view prefix) { return device.rfind(prefix, 0) == 0; };
+  if (starts("xc7")) return Family::Series7;
+  if (starts("xczu")) return Family::UltraScalePlus;
+  if (starts("xcu") && device.size() > 3 && std::isdigit(static_cast<unsigned char>(device[3])))
+    return Family::UltraScalePlus;  // Alveo cards: xcu200, xcu250, xcu280, xcu50
+  if ((starts("xcvu") || starts("xcku") || starts("xcau")) && device.size() > 4 &&
+      device.back() == 'p')
+    return Family::UltraScalePlus;
+  throw_error(ErrorKind::InvalidModel, "part " + std::string(part), "unknown FPGA part",
+              "kiln knows UltraScale+ (xcvu*p, xcku*p, xcau*p, xczu*, xcu*: e.g. "
+              "xcvu9p-flga2104-2L-e, xcu280-fsvh2892-2L-e) and 7-series (xc7*: e.g. "
+              "xc7z020-clg400-1)");
+}
+
+std::string_view yosys_family(Family f) {
+  return f == Family::UltraScalePlus ? "xcup" : "xc7";
+}
+
+int dsp_count(int wa, int wb, Family family) {
+  const FamilyFacts& f = kFamilies[family];
+  const int straight = ceil_div(wa, f.dsp_a_bits) * ceil_div(wb, f.dsp_b_bits);
+  const int swapped = ceil_div(wb, f.dsp_a_bits) * ceil_div(wa, f.dsp_b_bits);
+  return std::min(straight, swapped);
+}
+
+int csd_nonzero_digits(int64_t c) {
+  // Non-adjacent form of |c|: a run of ones ...0111 becomes 100(-1).
+  uint64_t m = c < 0 ? uint64_t{0} - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+  int digits = 0;
+  while (m != 0) {
+    if (m & 1) {
+      ++digits;
+      if ((m & 3) == 3)
+        m += 1;  // digit -1
+      else
+        m -= 1;  // digit +1
+    }
+    m >>= 1;
+  }
+  return digits;
+}
+
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, Family family) {
+  const FamilyFacts& f = kFamilies[family];
+  const int w = shape.width;
+  if (w < 1) bad_shape(kind, "width " + std::to_string(w) + " is below 1");
+  OperatorCost c;
+  switch (kind) {
+    case OperatorKind::Add:
+    case OperatorKind::Sub:
+    case OperatorKind::Compare:
+    case OperatorKind::Round:  // the rounding increment added to the kept bits
+      return carry_chain(f, w);
+    case OperatorKind::MaxMin:
+    case OperatorKind::Saturate: {  // compare, then a 2:1 mux of the result bits
+      c = carry_chain(f, w);
+      c.lut += w * mux_luts_per_bit(2);
+      c.delay_ns += f.lut_ns;
+      return c;
+    }
+    case OperatorKind::Mul: {
+      const int wb = shape.other_width > 0 ? shape.other_width : w;
+      if (shape.stages < 0 || shape.stages > 3)
+        bad_shape(kind, "pipeline stages " + std::to_string(shape.stages) + " outside 0..3");
+      const int dsps = dsp_count(w, wb, family);
+      c.dsp = dsps;
+      c.latency = shape.stages;
+      // Multi-slice products are summed through the DSP cascade, no LUTs
+      // (kiln's assumption; Yosys may use fabric adders instead).
+      if (shape.stages == 0)
+        c.delay_ns = f.dsp_ns + (dsps - 1) * f.dsp_cascade_ns;
+      else if (shape.stages == 1)  // the multiplier's own register only
+        c.delay_ns = f.dsp_ns;
+      else  // input registers: only the routing to them
+        c.delay_ns = f.dsp_input_ns;
+      return c;
+    }
+    case OperatorKind::ConstMul: {
+      // Shift-and-add: count non-zero CSD digits need count - 1 adders, as
+      // a balanced tree. One digit is a shift (its sign goes to the consumer).
+      const int digits = shape.count;
+      if (digits < 0) bad_shape(kind, "negative digit count " + std::to_string(digits));
+      if (digits <= 1) return c;
+      const int adders = digits - 1;
+      c.lut = adders * w;
+      c.carry = adders * ceil_div(w, f.carry_bits);
+      c.delay_ns = std::ceil(std::log2(digits)) * carry_chain_ns(f, w);
+      return c;
+    }
+    case OperatorKind::Mux: {
+      if (shape.count < 2)
+        bad_shape(kind, "a mux needs 2 or more inputs, got " + std::to_string(shape.count));
+      c.lut = w * mux_luts_per_bit(shape.count);
+      c.delay_ns = mux4_levels(shape.count) * f.lut_ns;
+      return c;
+    }
+    case OperatorKind::Rom: {
+      // Per result bit: one LUT6 per 64 entries (a LUT5 half per 32), up to
+      // four combined by the F7 and F8 muxes, then 4:1 LUT mux levels.
+      const int entries = shape.count;
+      if (entries < 1)
+        bad_shape(kind, "a table needs 1 or more entries, got " + std::to_string(entries));
+      if (entries <= 32) {
+        c.lut = w * 0.5;
+        c.delay_ns = f.lut_ns;
+        return c;
+      }
+      const int blocks = ceil_div(entries, 64);
+      const int groups = ceil_div(blocks, 4);
+      c.lut = w * (blocks + mux_luts_per_bit(groups));
+      c.delay_ns = f.lut_ns + (blocks > 1 ? f.f7_ns : 0) + (blocks > 2 ? f.f8_ns : 0) +
+                   mux4_levels(groups) * f.lut_ns;
+      return c;
+    }
+    case OperatorKind::Shift: return c;
+    case OperatorKind::Register:
+      c.latency = 1;
+      c.ff = w;
+      return c;
+  }
+  KILN_ASSERT(false, "unknown operator kind");
+  return c;
+}
+
+}  // namespace kiln::sched

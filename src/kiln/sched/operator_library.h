@@ -1,0 +1,95 @@
+// Latency, delay and area of the operators kiln's dataflow graphs use, on
+// the FPGA families kiln targets. One table of per-family numbers
+// (operator_library.cpp) and one formula per operator kind; which numbers
+// are vendor facts and which are kiln's estimates is documented there and in
+// docs/operator-library.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "kiln/sched/problem.h"
+#include "kiln/support/enum_table.h"
+
+namespace kiln::sched {
+
+enum class Family : uint8_t { UltraScalePlus, Series7 };
+
+// The family of a part name: "xcvu9p-flga2104-2L-e" and "xcu280-..." are
+// UltraScale+, "xc7z020-clg400-1" is 7-series. Unknown parts (plain
+// UltraScale included) are InvalidModel, listing the known ones.
+Family family_of_part(std::string_view part);
+// The -family argument of Yosys's synth_xilinx: "xcup" or "xc7".
+std::string_view yosys_family(Family f);
+
+enum class OperatorKind : uint8_t {
+  Add,       // w-bit two's complement add (carry chain)
+  Sub,       // w-bit subtract (carry chain)
+  Mul,       // variable x variable in DSP slices
+  ConstMul,  // variable x constant as shifts and adds in LUTs
+  Compare,   // w-bit comparison (carry chain), 1-bit result
+  Mux,       // N:1 select of w bits
+  MaxMin,    // compare + 2:1 mux
+  Round,     // an add of the rounding increment
+  Saturate,  // compare against the range + 2:1 mux
+  Rom,       // a table of N entries x w bits in LUTs
+  Shift,     // constant shift: wiring, free
+  Register,  // w flip-flops
+};
+
+// What the cost depends on besides the kind.
+struct OperatorShape {
+  int width = 1;        // result bits (Mul: the first operand's bits)
+  int other_width = 0;  // Mul: the second operand's bits (0 = same as width)
+  int count = 0;        // Mux: inputs; ConstMul: non-zero CSD digits; Rom: entries
+  int stages = 0;       // Mul: pipeline registers in the DSP, 0..3 (the latency)
+};
+
+struct OperatorCost {
+  int latency = 0;      // cycles
+  double delay_ns = 0;  // combinational delay (before the first register when latency >= 1)
+  double lut = 0, ff = 0, dsp = 0, carry = 0;
+};
+
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, Family family);
+
+// DSP slices for a wa x wb signed product: ceil(wa/A) * ceil(wb/B) with the
+// slice's A x B multiplier (27x18 on DSP48E2, 25x18 on DSP48E1), operands
+// swapped if that needs fewer.
+int dsp_count(int wa, int wb, Family family);
+
+// Non-zero digits of the canonical signed digit form of `c` (the adders a
+// ConstMul needs + 1): 7 = 8 - 1 has 2, 0 has 0.
+int csd_nonzero_digits(int64_t c);
+
+// A scheduling operator type with the cost's latency and delay.
+inline OperatorType operator_type(std::string name, const OperatorCost& cost,
+                                  std::optional<int> limit = std::nullopt) {
+  return {std::move(name), cost.latency, cost.delay_ns, limit};
+}
+
+}  // namespace kiln::sched
+
+namespace kiln {
+template <>
+struct EnumNames<sched::OperatorKind> {
+  static constexpr std::pair<sched::OperatorKind, std::string_view> kNames[] = {
+      {sched::OperatorKind::Add, "add"},           {sched::OperatorKind::Sub, "sub"},
+      {sched::OperatorKind::Mul, "mul"},           {sched::OperatorKind::ConstMul, "const_mul"},
+      {sched::OperatorKind::Compare, "compare"},   {sched::OperatorKind::Mux, "mux"},
+      {sched::OperatorKind::MaxMin, "max_min"},    {sched::OperatorKind::Round, "round"},
+      {sched::OperatorKind::Saturate, "saturate"}, {sched::OperatorKind::Rom, "rom"},
+      {sched::OperatorKind::Shift, "shift"},       {sched::OperatorKind::Register, "register"},
+  };
+};
+template <>
+struct EnumNames<sched::Family> {
+  static constexpr std::pair<sched::Family, std::string_view> kNames[] = {
+      {sched::Family::UltraScalePlus, "ultrascale_plus"},
+      {sched::Family::Series7, "7series"},
+  };
+};
+}  // namespace kiln

@@ -1,0 +1,131 @@
+#include "kiln/sched/operator_library.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/sched/testing/sched_helpers.h"
+
+namespace kiln::sched {
+namespace {
+
+using testing::error_of;
+constexpr Family kUs = Family::UltraScalePlus;
+constexpr Family k7 = Family::Series7;
+
+TEST(OperatorLibrary, FamilyOfPart) {
+  EXPECT_EQ(family_of_part("xcvu9p-flga2104-2L-e"), kUs);
+  EXPECT_EQ(family_of_part("xcu280-fsvh2892-2L-e"), kUs);
+  EXPECT_EQ(family_of_part("xczu9eg-ffvb1156-2-e"), kUs);
+  EXPECT_EQ(family_of_part("XCKU5P-FFVB676-2-E"), kUs);
+  EXPECT_EQ(family_of_part("xc7z020clg400-1"), k7);
+  EXPECT_EQ(family_of_part("xc7a35t-cpg236-1"), k7);
+  EXPECT_EQ(yosys_family(kUs), "xcup");
+  EXPECT_EQ(yosys_family(k7), "xc7");
+  for (const char* part : {"xcvu095-ffva2104-2-e", "ep4ce22", "xcu"}) {
+    const Error e = error_of([&] { family_of_part(part); }, ErrorKind::InvalidModel);
+    EXPECT_EQ(e.what_happened(), "unknown FPGA part");
+    EXPECT_NE(e.hint().find("xc7z020-clg400-1"), std::string::npos);
+  }
+}
+
+TEST(OperatorLibrary, DspCount) {
+  EXPECT_EQ(dsp_count(16, 16, kUs), 1);
+  EXPECT_EQ(dsp_count(27, 18, kUs), 1);
+  EXPECT_EQ(dsp_count(18, 27, kUs), 1);  // swapped
+  EXPECT_EQ(dsp_count(28, 18, kUs), 2);
+  EXPECT_EQ(dsp_count(32, 32, kUs), 4);
+  EXPECT_EQ(dsp_count(32, 8, kUs), 2);  // 32 bits need two slices either way round
+  EXPECT_EQ(dsp_count(8, 27, kUs), 1);  // 27 on the 27-bit port
+  EXPECT_EQ(dsp_count(26, 18, k7), 2);
+  EXPECT_EQ(dsp_count(25, 18, k7), 1);
+  EXPECT_EQ(operator_cost(OperatorKind::Mul, {32, 32, 0, 0}, kUs).dsp, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Mul, {16, 0, 0, 0}, kUs).dsp, 1);
+}
+
+TEST(OperatorLibrary, CsdDigits) {
+  EXPECT_EQ(csd_nonzero_digits(0), 0);
+  EXPECT_EQ(csd_nonzero_digits(1), 1);
+  EXPECT_EQ(csd_nonzero_digits(-8), 1);
+  EXPECT_EQ(csd_nonzero_digits(7), 2);   // 8 - 1
+  EXPECT_EQ(csd_nonzero_digits(5), 2);   // 4 + 1
+  EXPECT_EQ(csd_nonzero_digits(15), 2);  // 16 - 1
+  EXPECT_EQ(csd_nonzero_digits(0x55), 4);
+  EXPECT_EQ(csd_nonzero_digits(INT64_MIN), 1);
+}
+
+TEST(OperatorLibrary, CarryChainKinds) {
+  const OperatorCost add = operator_cost(OperatorKind::Add, {16}, kUs);
+  EXPECT_EQ(add.latency, 0);
+  EXPECT_EQ(add.lut, 16);
+  EXPECT_EQ(add.carry, 2);                                         // CARRY8
+  EXPECT_EQ(operator_cost(OperatorKind::Add, {16}, k7).carry, 4);  // CARRY4
+  EXPECT_EQ(operator_cost(OperatorKind::Sub, {17}, kUs).carry, 3);
+  EXPECT_EQ(operator_cost(OperatorKind::Compare, {8}, kUs).carry, 1);
+  EXPECT_EQ(operator_cost(OperatorKind::Round, {12}, kUs).lut, 12);
+  const OperatorCost sat = operator_cost(OperatorKind::Saturate, {16}, kUs);
+  EXPECT_EQ(sat.lut, 16 + 8);  // compare + two bits of 2:1 mux per LUT
+  EXPECT_GT(sat.delay_ns, add.delay_ns);
+  EXPECT_EQ(operator_cost(OperatorKind::MaxMin, {16}, kUs).lut, 24);
+}
+
+TEST(OperatorLibrary, OtherKinds) {
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 2}, kUs).lut, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 4}, kUs).lut, 8);
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 16}, kUs).lut, 40);  // 5 LUTs per bit
+  const OperatorCost cm = operator_cost(OperatorKind::ConstMul, {16, 0, 3}, kUs);
+  EXPECT_EQ(cm.lut, 32);  // two adders
+  EXPECT_EQ(cm.carry, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::ConstMul, {16, 0, 1}, kUs).lut, 0);  // a shift
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 32}, kUs).lut, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 256}, kUs).lut, 32);
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 1024}, kUs).lut, 8 * (16 + 1));
+  const OperatorCost shift = operator_cost(OperatorKind::Shift, {32}, kUs);
+  EXPECT_EQ(shift.lut + shift.ff + shift.dsp + shift.carry + shift.delay_ns, 0);
+  const OperatorCost reg = operator_cost(OperatorKind::Register, {32}, k7);
+  EXPECT_EQ(reg.latency, 1);
+  EXPECT_EQ(reg.ff, 32);
+}
+
+TEST(OperatorLibrary, PipelinedMultiplier) {
+  const OperatorCost comb = operator_cost(OperatorKind::Mul, {16, 16, 0, 0}, kUs);
+  const OperatorCost m1 = operator_cost(OperatorKind::Mul, {16, 16, 0, 1}, kUs);
+  const OperatorCost m3 = operator_cost(OperatorKind::Mul, {16, 16, 0, 3}, kUs);
+  EXPECT_EQ(comb.latency, 0);
+  EXPECT_EQ(m1.latency, 1);
+  EXPECT_EQ(m3.latency, 3);
+  EXPECT_LT(m3.delay_ns, m1.delay_ns);
+  EXPECT_EQ(error_of(
+                [] {
+                  operator_cost(OperatorKind::Mul, {16, 16, 0, 4}, kUs);
+                },
+                ErrorKind::InvalidModel)
+                .what_happened(),
+            "pipeline stages 4 outside 0..3");
+  const OperatorType t = operator_type("mul", m1, 4);
+  EXPECT_EQ(t.latency, 1);
+  EXPECT_EQ(t.limit, 4);
+}
+
+TEST(OperatorLibrary, DelayMonotoneInWidth) {
+  for (Family family : {kUs, k7})
+    for (OperatorKind kind :
+         {OperatorKind::Add, OperatorKind::Sub, OperatorKind::Compare, OperatorKind::MaxMin,
+          OperatorKind::Round, OperatorKind::Saturate, OperatorKind::ConstMul, OperatorKind::Mul,
+          OperatorKind::Mux, OperatorKind::Rom}) {
+      double last = 0;
+      for (int w = 1; w <= 64; ++w) {
+        const OperatorCost c = operator_cost(kind, {w, w, 4, 0}, family);
+        EXPECT_GE(c.delay_ns, last) << enum_name(kind) << " width " << w;
+        last = c.delay_ns;
+      }
+    }
+  // Entries and inputs too.
+  double last = 0;
+  for (int n = 2; n <= 4096; n *= 2) {
+    const double d = operator_cost(OperatorKind::Rom, {8, 0, n}, kUs).delay_ns;
+    EXPECT_GE(d, last);
+    last = d;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::sched
