@@ -16,9 +16,13 @@ namespace {
 constexpr const char* kVerilatorObjDir = "obj_verilator";
 constexpr const char* kIcarusImage = "sim.vvp";
 
+// "X not found on PATH; install the Debian package P (scripts/install-deps.sh)";
+// without the advice if no package is known.
 std::string missing(const std::string& program, const std::string& package) {
-  return program + " not found on PATH; install the Debian package " + package +
-         " (scripts/install-deps.sh)";
+  std::string s = program + " not found on PATH";
+  if (!package.empty())
+    s += "; install the Debian package " + package + " (scripts/install-deps.sh)";
+  return s;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -119,9 +123,11 @@ SimResult run_verilator(const std::vector<std::string>& files, const std::string
     return r;
   }
   if (!find_program(opts.verilator_cxx)) {
-    r.error = "verilator: " +
-              missing(opts.verilator_cxx, is_clang(opts.verilator_cxx) ? "clang" : "g++") +
-              ", or set SimOptions::verilator_cxx";
+    const std::string cxx = fs::path(opts.verilator_cxx).filename().string();
+    const std::string package = is_clang(cxx) ? "clang" : cxx == "g++" ? "g++" : "";
+    r.error = "verilator: C++ compiler " + missing(opts.verilator_cxx, package) +
+              (package.empty() ? "; set" : " or set") +
+              " SimOptions::verilator_cxx to an installed compiler";
     return r;
   }
   const std::string binary = "V" + top;
@@ -152,8 +158,10 @@ SimResult run_verilator(const std::vector<std::string>& files, const std::string
   r.build_seconds = build.seconds;
   r.build_log = build.out + build.err;
   if (!build.ok()) {
+    // Verilator's own messages first: its last line only counts them.
+    const std::vector<HdlDiagnostic> d = parse_verilator_diagnostics(r.build_log);
     r.error = "verilator: build failed (" + build.status_text() +
-              "): " + first_error_line(build.err.empty() ? build.out : build.err);
+              "): " + (d.empty() ? first_error_line(r.build_log) : d.front().text());
     return r;
   }
   const ProcessResult run = run_process((work_dir / kVerilatorObjDir / binary).string(), {}, popts);

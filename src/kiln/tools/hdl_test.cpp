@@ -340,6 +340,27 @@ TEST(Simulate, CompileErrorNamesToolFileAndLine) {
   EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
 }
 
+// Verilator stops on the warning before any C++ is compiled, so this is quick.
+TEST(Simulate, VerilatorWarningFailsTheBuildWithItsLocation) {
+  TempDir dir;
+  const SimResult r =
+      simulate(Simulator::Verilator, {write_file(dir, "narrow.v", kNarrow)}, "narrow", dir / "sim");
+  EXPECT_FALSE(r.ok);
+  EXPECT_CONTAINS(r.error, "verilator: build failed");
+  EXPECT_CONTAINS(r.error, "narrow.v:5:");
+  EXPECT_CONTAINS(r.error, "%Warning-WIDTH");
+}
+
+TEST(Simulate, MissingCompilerIsNamed) {
+  TempDir dir;
+  SimOptions opts;
+  opts.verilator_cxx = "kiln-no-such-cxx";
+  const SimResult r = simulate(Simulator::Verilator, {write_file(dir, "adder.v", kAdder)}, "adder",
+                               dir / "sim", opts);
+  EXPECT_FALSE(r.ok);
+  EXPECT_CONTAINS(r.error, "kiln-no-such-cxx not found");
+}
+
 TEST(Synthesize, MultiplyAddUsesADspOnUltraScalePlus) {
   TempDir dir;
   const SynthResult r = synthesize({write_file(dir, "mac2.v", kMac2)}, "mac2",
