@@ -12,7 +12,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata                                # ONNX conformance corpus (tests)
-  verilator iverilog yosys libglpk-dev            # RTL backend (docs/rtl-design.md)
+  verilator iverilog yosys libglpk-dev clang      # RTL backend (docs/rtl-design.md); clang for Verilator
 )
 if [[ "${1:-}" == "--torch" ]]; then
   packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision valgrind)

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "kiln/tools/hdl.h"
 #include "kiln/tools/process.h"
 
 namespace kiln::tools {
@@ -11,8 +12,10 @@ namespace {
 
 constexpr double kVersionTimeout = 20.0;
 
-ToolInfo probe(const std::string& name, const std::string& program,
-               const std::vector<std::string>& version_args) {
+}  // namespace
+
+ToolInfo probe_tool(const std::string& name, const std::string& program,
+                    const std::vector<std::string>& version_args) {
   ToolInfo info;
   info.name = name;
   info.path = find_program(program);
@@ -23,8 +26,6 @@ ToolInfo probe(const std::string& name, const std::string& program,
   if (r.started && !r.timed_out) info.version = parse_version(r.out + "\n" + r.err);
   return info;
 }
-
-}  // namespace
 
 std::string parse_version(const std::string& banner) {
   const std::size_t n = banner.size();
@@ -53,21 +54,22 @@ std::string parse_version(const std::string& banner) {
 ToolInfo find_cxx() {
   const char* env = std::getenv("KILN_CXX");
   const std::string program = env && *env ? env : "g++";
-  ToolInfo info = probe(program, program, {"-dumpfullversion"});
+  ToolInfo info = probe_tool(program, program, {"-dumpfullversion"});
   info.name = program;
   return info;
 }
 
 ToolInfo detect_vitis_hls() {
-  return probe("vitis_hls", "vitis_hls", {"-version"});
+  return probe_tool("vitis_hls", "vitis_hls", {"-version"});
 }
 
 ToolInfo detect_bambu() {
-  return probe("bambu", "bambu", {"--version"});
+  return probe_tool("bambu", "bambu", {"--version"});
 }
 
 std::vector<ToolInfo> detect_tools() {
-  return {find_cxx(), detect_vitis_hls(), detect_bambu()};
+  return {find_cxx(),       detect_vitis_hls(), detect_bambu(),
+          find_verilator(), find_iverilog(),    find_yosys()};
 }
 
 }  // namespace kiln::tools

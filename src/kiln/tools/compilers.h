@@ -1,6 +1,7 @@
 // The external tools kiln can use: a C++ compiler for C simulation (required
-// by `kiln csim`), and Vitis HLS and Bambu, which kiln only reports on (they
-// are never required; users run them on the written project).
+// by `kiln csim`), Vitis HLS and Bambu, which kiln only reports on (they are
+// never required; users run them on the written project), and the open HDL
+// tools of the RTL backend (hdl.h).
 #pragma once
 
 #include <filesystem>
@@ -23,8 +24,14 @@ ToolInfo find_cxx();
 // `vitis_hls -version` / `bambu --version` (short time limit) when on PATH.
 ToolInfo detect_vitis_hls();
 ToolInfo detect_bambu();
-// All three, for `kiln info`-style reports.
+// All of the above and the HDL tools (Verilator, Icarus, Yosys), for `kiln
+// info`-style reports.
 std::vector<ToolInfo> detect_tools();
+
+// `program` looked up on PATH and, if found, run with `version_args` (short
+// time limit) to read its version from the banner; named `name`.
+ToolInfo probe_tool(const std::string& name, const std::string& program,
+                    const std::vector<std::string>& version_args);
 
 // The version number in a tool's banner: the first token that looks like
 // digits separated by dots (with an optional leading 'v'), e.g.

@@ -1,0 +1,226 @@
+// Yosys synthesis for Xilinx families and its cell counts.
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "kiln/support/error.h"
+#include "kiln/tools/hdl.h"
+#include "kiln/tools/process.h"
+
+namespace kiln::tools {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kScript = "synth.ys";
+constexpr const char* kStat = "stat.json";
+constexpr const char* kLog = "yosys.log";
+
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// "xcvu9p..." / "xcku15p...": the letters, then digits, then 'p' (plain
+// UltraScale parts such as xcvu095 have no 'p').
+bool plus_part(const std::string& part, const char* prefix) {
+  if (!starts_with(part, prefix)) return false;
+  std::size_t i = std::string(prefix).size();
+  const std::size_t digits = i;
+  while (i < part.size() && std::isdigit(static_cast<unsigned char>(part[i]))) ++i;
+  return i > digits && i < part.size() && part[i] == 'p';
+}
+
+// A path in a Yosys script: quoted, so spaces survive.
+std::string quoted(const fs::path& p) {
+  return "\"" + p.string() + "\"";
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return {};
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The first "ERROR: ..." line of Yosys's output, else its first non-empty line.
+std::string yosys_error_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (starts_with(line, "ERROR:")) return line;
+    if (first.empty() && line.find_first_not_of(" \t\r") != std::string::npos) first = line;
+  }
+  return first;
+}
+
+CellCounts counts_of(const json& module) {
+  CellCounts c;
+  const auto it = module.find("num_cells_by_type");
+  if (it == module.end()) return c;
+  for (const auto& [type, n] : it->items()) {
+    std::string name = type;
+    if (!name.empty() && name[0] == '\\') name.erase(0, 1);
+    add_cells(c, name, n.get<long>());
+  }
+  return c;
+}
+
+}  // namespace
+
+ToolInfo find_yosys() {
+  return probe_tool("yosys", "yosys", {"-V"});
+}
+
+const char* to_string(FpgaFamily f) {
+  switch (f) {
+    case FpgaFamily::UltraScalePlus: return "UltraScale+";
+    case FpgaFamily::Series7: return "7-series";
+  }
+  return "?";
+}
+
+const char* synth_family_name(FpgaFamily f) {
+  switch (f) {
+    case FpgaFamily::UltraScalePlus: return "xcup";
+    case FpgaFamily::Series7: return "xc7";
+  }
+  return "?";
+}
+
+FpgaFamily family_of_part(const std::string& part) {
+  std::string p = part;
+  std::transform(p.begin(), p.end(), p.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // Alveo (xcu200, xcu280, ...), Zynq MPSoC/RFSoC, Artix UltraScale+.
+  if (starts_with(p, "xczu") || starts_with(p, "xcau") ||
+      (starts_with(p, "xcu") && p.size() > 3 && std::isdigit(static_cast<unsigned char>(p[3]))) ||
+      plus_part(p, "xcvu") || plus_part(p, "xcku"))
+    return FpgaFamily::UltraScalePlus;
+  for (const char* prefix : {"xc7a", "xc7k", "xc7v", "xc7z", "xc7s"})
+    if (starts_with(p, prefix)) return FpgaFamily::Series7;
+  throw_error(ErrorKind::InvalidModel, "part '" + part + "'", "unknown Xilinx FPGA family",
+              "known prefixes: xcvu<N>p, xcku<N>p, xczu, xcau, xcu<N> (UltraScale+); xc7a, xc7k, "
+              "xc7v, xc7z, xc7s (7-series)");
+}
+
+void add_cells(CellCounts& c, const std::string& type, long n) {
+  c.cells[type] += n;
+  const auto is = [&](const char* prefix) { return starts_with(type, prefix); };
+  if (type.size() == 4 && is("LUT") && type[3] >= '1' && type[3] <= '6') {
+    c.lut += n;
+  } else if (is("FD")) {
+    c.ff += n;
+  } else if (is("DSP48")) {
+    c.dsp += n;
+  } else if (is("RAMB18")) {
+    c.bram18 += n;
+  } else if (is("RAMB36")) {
+    c.bram18 += 2 * n;
+  } else if (type == "CARRY4" || type == "CARRY8") {
+    c.carry += n;
+  } else if (is("RAM")) {  // the distributed RAMs: RAM32M, RAM64M, RAM32X1D, RAM128X1S, ...
+    c.lutram += n;
+  } else if (is("SRL")) {
+    c.srl += n;
+  }
+}
+
+void parse_yosys_stat(const std::string& json_text, CellCounts& total,
+                      std::map<std::string, CellCounts>& modules) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw_error(ErrorKind::InvalidModel, "yosys stat -json", std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("modules") || !j["modules"].is_object())
+    throw_error(ErrorKind::InvalidModel, "yosys stat -json", "no \"modules\" object");
+  try {
+    modules.clear();
+    for (const auto& [name, m] : j["modules"].items())
+      modules[!name.empty() && name[0] == '\\' ? name.substr(1) : name] = counts_of(m);
+    // "design" counts a module's submodules in with it; without a top there
+    // is no such total, and the modules' own cells are summed instead.
+    if (j.contains("design")) {
+      total = counts_of(j["design"]);
+    } else {
+      total = {};
+      for (const auto& [name, c] : modules)
+        for (const auto& [type, n] : c.cells) add_cells(total, type, n);
+    }
+  } catch (const json::exception& e) {
+    throw_error(ErrorKind::InvalidModel, "yosys stat -json",
+                std::string("unexpected content: ") + e.what());
+  }
+}
+
+SynthResult synthesize(const std::vector<fs::path>& files, const std::string& top,
+                       FpgaFamily family, const fs::path& work_dir, double timeout_seconds) {
+  SynthResult r;
+  std::error_code ec;
+  fs::create_directories(work_dir, ec);
+  if (ec || !fs::is_directory(work_dir))
+    throw_error(ErrorKind::Io, work_dir.string(), "cannot create the synthesis directory",
+                "check its permissions");
+  const fs::path dir = fs::absolute(work_dir);
+  r.script = dir / kScript;
+  r.stat_json = dir / kStat;
+  r.log_file = dir / kLog;
+
+  std::string script =
+      "# Written by kiln; rerun in this directory with: yosys -s " + std::string(kScript) + "\n";
+  for (const fs::path& f : files)
+    script += "read_verilog -sv " + quoted(fs::absolute(f).lexically_normal()) + "\n";
+  script += "synth_xilinx -family " + std::string(synth_family_name(family)) + " -top " + top +
+            " -noiopad -noclkbuf\n";
+  script += "tee -q -o " + std::string(kStat) + " stat -json\n";
+  {
+    std::ofstream out(r.script, std::ios::binary);
+    out << script;
+    out.close();
+    if (!out)
+      throw_error(ErrorKind::Io, r.script.string(), "cannot write the Yosys script",
+                  "check the directory's permissions");
+  }
+  fs::remove(r.stat_json, ec);  // a stale report must not pass for this run's
+
+  const ToolInfo yosys = find_yosys();
+  if (!yosys.found()) {
+    r.error = "yosys not found on PATH; install the Debian package yosys (scripts/install-deps.sh)";
+    return r;
+  }
+  ProcessOptions popts;
+  popts.cwd = dir;
+  popts.timeout_seconds = timeout_seconds;
+  const ProcessResult p =
+      run_process(yosys.path->string(), {"-q", "-l", kLog, "-s", kScript}, popts);
+  r.seconds = p.seconds;
+  if (!p.ok()) {
+    r.error = "yosys: synthesis of " + top + " failed (" + p.status_text() +
+              "): " + yosys_error_line(p.err + "\n" + p.out) + " (log: " + r.log_file.string() +
+              ")";
+    return r;
+  }
+  const std::string stat = read_text(r.stat_json);
+  if (stat.empty()) {
+    r.error =
+        "yosys: no cell report in " + r.stat_json.string() + " (log: " + r.log_file.string() + ")";
+    return r;
+  }
+  try {
+    parse_yosys_stat(stat, r.total, r.modules);
+  } catch (const Error& e) {
+    r.error = "yosys: " + r.stat_json.string() + ": " + e.message();
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+}  // namespace kiln::tools
