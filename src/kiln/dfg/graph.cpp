@@ -1,0 +1,503 @@
+#include "kiln/dfg/graph.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "kiln/support/error.h"
+
+namespace kiln::dfg {
+
+namespace {
+
+using numeric::Exact;
+using numeric::int128;
+
+bool commutative(NodeOp op) {
+  return op == NodeOp::Add || op == NodeOp::Mul || op == NodeOp::Max || op == NodeOp::Min ||
+         op == NodeOp::AddMod;
+}
+
+// The smallest and largest values of a type, exactly.
+Exact type_min(const ScalarType& t) {
+  KILN_ASSERT(t.width < 120, "type too wide");
+  return {t.is_signed ? -(int128{1} << (t.width - 1)) : 0, t.frac};
+}
+Exact type_max(const ScalarType& t) {
+  KILN_ASSERT(t.width < 120, "type too wide");
+  return {(int128{1} << (t.width - (t.is_signed ? 1 : 0))) - 1, t.frac};
+}
+int compare(const Exact& a, const Exact& b) {
+  const int128 d = numeric::exact_sub(a, b).raw;
+  return d < 0 ? -1 : (d > 0 ? 1 : 0);
+}
+
+// Every value of `a` is a value of `t`: assigning one to the other is exact.
+bool exact_fit(const ScalarType& a, const ScalarType& t) {
+  return a.frac <= t.frac && compare(type_min(a), type_min(t)) >= 0 &&
+         compare(type_max(a), type_max(t)) <= 0;
+}
+
+FixedType wrap_type(const ScalarType& t) {
+  FixedType f = loop::fixed_of(t);
+  f.overflow = numeric::OverflowMode::Wrap;
+  return f;
+}
+
+// floor(v * 2^s), saturated far outside any table index.
+int64_t floor_scaled(const Exact& v, int s) {
+  constexpr int128 kBig = int128{1} << 62;
+  const int down = v.frac - s;
+  int128 r;
+  if (down >= 0)
+    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
+  else if (-down >= 62)
+    r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
+  else {
+    const int up = -down;
+    r = v.raw > (kBig >> up) ? kBig : (v.raw < -(kBig >> up) ? -kBig : v.raw * (int128{1} << up));
+  }
+  return static_cast<int64_t>(std::clamp(r, -kBig, kBig));
+}
+
+}  // namespace
+
+std::size_t Graph::KeyHash::operator()(const Key& k) const {
+  uint64_t h = static_cast<uint64_t>(k.op) * 0x9E3779B97F4A7C15ull;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 0xBF58476D1CE4E5B9ull + (h >> 29); };
+  mix(k.type);
+  mix(k.a);
+  mix(k.b);
+  mix(k.c);
+  mix(static_cast<uint64_t>(k.imm));
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+uint16_t Graph::type_id(const ScalarType& t) {
+  const uint64_t key = (static_cast<uint64_t>(t.width) << 32) |
+                       (static_cast<uint64_t>(static_cast<uint32_t>(t.frac + 65536)) << 1) |
+                       (t.is_signed ? 1 : 0);
+  auto it = type_ids_.find(key);
+  if (it != type_ids_.end()) return it->second;
+  KILN_ASSERT(types_.size() < 65535, "too many distinct types in one graph");
+  types_.push_back(t);
+  const auto id = static_cast<uint16_t>(types_.size() - 1);
+  type_ids_.emplace(key, id);
+  return id;
+}
+
+uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
+                     int64_t imm) {
+  Key k{op, type_id(type), UINT32_MAX, UINT32_MAX, UINT32_MAX, imm};
+  std::vector<uint32_t> a(args);
+  if (commutative(op) && a.size() == 2 && a[1] < a[0]) std::swap(a[0], a[1]);
+  if (a.size() > 0) k.a = a[0];
+  if (a.size() > 1) k.b = a[1];
+  if (a.size() > 2) k.c = a[2];
+  auto it = memo_.find(k);
+  if (it != memo_.end()) return it->second;
+  Node n;
+  n.op = op;
+  n.num_args = static_cast<uint8_t>(a.size());
+  n.type = k.type;
+  n.first_arg = static_cast<uint32_t>(args_.size());
+  n.imm = imm;
+  args_.insert(args_.end(), a.begin(), a.end());
+  nodes_.push_back(n);
+  const auto id = static_cast<uint32_t>(nodes_.size() - 1);
+  memo_.emplace(k, id);
+  return id;
+}
+
+uint32_t Graph::input(const Element& e, const ScalarType& type) {
+  // One record per element.
+  const uint64_t key = (static_cast<uint64_t>(e.buffer) << 40) ^ static_cast<uint64_t>(e.element);
+  auto [it, added] = input_ids_.emplace(key, static_cast<uint32_t>(inputs_.size()));
+  if (added) inputs_.push_back(e);
+  return make(NodeOp::Input, type, {}, static_cast<int64_t>(it->second));
+}
+
+uint32_t Graph::constant(int64_t raw, const ScalarType& type) {
+  // Canonical form: the fewest bits for the value, so equal values share a node.
+  int frac = type.frac;
+  if (raw == 0) frac = 0;
+  while (raw != 0 && (raw & 1) == 0) {
+    raw >>= 1;
+    --frac;
+  }
+  return make(NodeOp::Const, loop::const_type(raw, frac), {}, raw);
+}
+
+namespace {
+// A constant for an exact value, or false if it needs more than 64 bits.
+bool fits_const(const Exact& v) {
+  return v.raw >= INT64_MIN && v.raw <= INT64_MAX;
+}
+Exact exact_of_const(const Graph& g, uint32_t n) {
+  return numeric::to_exact(g.node(n).imm, loop::fixed_of(g.type(n)));
+}
+}  // namespace
+
+uint32_t Graph::add(uint32_t a, uint32_t b) {
+  if (is_const(a) && is_const(b)) {
+    const Exact v = numeric::exact_add(exact_of_const(*this, a), exact_of_const(*this, b));
+    if (fits_const(v)) return constant(static_cast<int64_t>(v.raw), {64, v.frac, true});
+  }
+  if (is_const(b) && raw(b) == 0) return a;
+  if (is_const(a) && raw(a) == 0) return b;
+  return make(NodeOp::Add, loop::add_type(type(a), type(b)), {a, b});
+}
+
+uint32_t Graph::sub(uint32_t a, uint32_t b) {
+  if (is_const(a) && is_const(b)) {
+    const Exact v = numeric::exact_sub(exact_of_const(*this, a), exact_of_const(*this, b));
+    if (fits_const(v)) return constant(static_cast<int64_t>(v.raw), {64, v.frac, true});
+  }
+  if (is_const(b) && raw(b) == 0) return a;
+  if (is_const(a) && raw(a) == 0) return neg(b);
+  if (a == b) return constant(0, {1, 0, false});
+  return make(NodeOp::Sub, loop::sub_type(type(a), type(b)), {a, b});
+}
+
+uint32_t Graph::mul(uint32_t a, uint32_t b) {
+  if (is_const(a) && is_const(b)) {
+    const Exact v = numeric::exact_mul(exact_of_const(*this, a), exact_of_const(*this, b));
+    if (fits_const(v)) return constant(static_cast<int64_t>(v.raw), {64, v.frac, true});
+  }
+  if (is_const(a)) std::swap(a, b);
+  if (is_const(b)) {
+    // A canonical constant is an odd raw times 2^-frac: +-1 raw is a power of two.
+    const int64_t c = raw(b);
+    const int k = -type(b).frac;  // the value is c * 2^k
+    if (c == 0) return constant(0, {1, 0, false});
+    if (c == 1) return shl(a, k);
+    if (c == -1) return neg(shl(a, k));
+  }
+  return make(NodeOp::Mul, loop::mul_type(type(a), type(b)), {a, b});
+}
+
+uint32_t Graph::neg(uint32_t a) {
+  if (is_const(a) && raw(a) != INT64_MIN) return constant(-raw(a), {64, type(a).frac, true});
+  if (node(a).op == NodeOp::Neg) return args(a)[0];
+  return make(NodeOp::Neg, loop::neg_type(type(a)), {a});
+}
+
+uint32_t Graph::shl(uint32_t a, int amount) {
+  if (amount == 0) return a;
+  if (is_const(a)) return constant(raw(a), {64, type(a).frac - amount, true});
+  if (node(a).op == NodeOp::Shl) return shl(args(a)[0], amount + static_cast<int>(node(a).imm));
+  ScalarType t = type(a);
+  t.frac -= amount;
+  return make(NodeOp::Shl, t, {a}, amount);
+}
+
+uint32_t Graph::quantize(uint32_t a, const FixedType& target) {
+  const ScalarType tt = loop::scalar_of(target);
+  if (is_const(a)) return constant(numeric::quantize(exact_of_const(*this, a), target), tt);
+  // Exact and in range: the same value, no hardware.
+  if (exact_fit(type(a), tt)) return a;
+  // A wrap-around target on a grid that drops no bits: a modular sum.
+  const Node& n = node(a);
+  if (target.overflow == numeric::OverflowMode::Wrap &&
+      (n.op == NodeOp::Add || n.op == NodeOp::Sub)) {
+    const uint32_t x = args(a)[0], y = args(a)[1];
+    if (type(x).frac <= tt.frac && type(y).frac <= tt.frac) {
+      const uint32_t qx = quantize(x, target), qy = quantize(y, target);
+      return n.op == NodeOp::Add ? add_mod(qx, qy, tt) : sub_mod(qx, qy, tt);
+    }
+  }
+  std::size_t t = 0;
+  while (t < targets_.size() && !(targets_[t] == target)) ++t;
+  if (t == targets_.size()) targets_.push_back(target);
+  return make(NodeOp::Quantize, tt, {a}, static_cast<int64_t>(t));
+}
+
+uint32_t Graph::max(uint32_t a, uint32_t b) {
+  if (a == b) return a;
+  if (is_const(a)) std::swap(a, b);
+  if (is_const(b)) {
+    const Exact c = exact_of_const(*this, b);
+    if (is_const(a)) return compare(exact_of_const(*this, a), c) >= 0 ? a : b;
+    if (compare(c, type_min(type(a))) <= 0) return a;
+    if (compare(c, type_max(type(a))) >= 0) return b;
+  }
+  return make(NodeOp::Max, loop::union_type(type(a), type(b)), {a, b});
+}
+
+uint32_t Graph::min(uint32_t a, uint32_t b) {
+  if (a == b) return a;
+  if (is_const(a)) std::swap(a, b);
+  if (is_const(b)) {
+    const Exact c = exact_of_const(*this, b);
+    if (is_const(a)) return compare(exact_of_const(*this, a), c) <= 0 ? a : b;
+    if (compare(c, type_max(type(a))) >= 0) return a;
+    if (compare(c, type_min(type(a))) <= 0) return b;
+  }
+  return make(NodeOp::Min, loop::union_type(type(a), type(b)), {a, b});
+}
+
+uint32_t Graph::lt(uint32_t a, uint32_t b) {
+  if (is_const(a) && is_const(b))
+    return constant(compare(exact_of_const(*this, a), exact_of_const(*this, b)) < 0, {1, 0, false});
+  if (a == b) return constant(0, {1, 0, false});
+  return make(NodeOp::Lt, {1, 0, false}, {a, b});
+}
+
+uint32_t Graph::select(uint32_t c, uint32_t a, uint32_t b) {
+  if (is_const(c)) return raw(c) != 0 ? a : b;
+  if (a == b) return a;
+  return make(NodeOp::Select, loop::union_type(type(a), type(b)), {c, a, b});
+}
+
+uint32_t Graph::lookup(int table, uint32_t a, int shift, int64_t offset) {
+  const Table& t = tables_.at(static_cast<std::size_t>(table));
+  const auto size = static_cast<int64_t>(t.data.size());
+  if (is_const(a)) {
+    const int64_t idx =
+        std::clamp(floor_scaled(exact_of_const(*this, a), shift) + offset, int64_t{0}, size - 1);
+    return constant(t.data[static_cast<std::size_t>(idx)], t.type);
+  }
+  std::size_t i = 0;
+  while (i < lookups_.size() && !(lookups_[i].table == table && lookups_[i].shift == shift &&
+                                  lookups_[i].offset == offset))
+    ++i;
+  if (i == lookups_.size()) lookups_.push_back({table, shift, offset});
+  return make(NodeOp::Lookup, t.type, {a}, static_cast<int64_t>(i));
+}
+
+uint32_t Graph::add_mod(uint32_t a, uint32_t b, const ScalarType& type) {
+  if (is_const(a) && is_const(b)) {
+    const Exact v = numeric::exact_add(exact_of_const(*this, a), exact_of_const(*this, b));
+    return constant(numeric::quantize(v, wrap_type(type)), type);
+  }
+  if (is_const(b) && raw(b) == 0) return a;
+  if (is_const(a) && raw(a) == 0) return b;
+  return make(NodeOp::AddMod, type, {a, b});
+}
+
+uint32_t Graph::sub_mod(uint32_t a, uint32_t b, const ScalarType& type) {
+  if (is_const(a) && is_const(b)) {
+    const Exact v = numeric::exact_sub(exact_of_const(*this, a), exact_of_const(*this, b));
+    return constant(numeric::quantize(v, wrap_type(type)), type);
+  }
+  if (is_const(b) && raw(b) == 0) return a;
+  return make(NodeOp::SubMod, type, {a, b});
+}
+
+int Graph::add_table(Table t) {
+  for (std::size_t i = 0; i < tables_.size(); ++i)
+    if (tables_[i].name == t.name) return static_cast<int>(i);
+  tables_.push_back(std::move(t));
+  return static_cast<int>(tables_.size()) - 1;
+}
+
+// A sum that can be regrouped: exact adds (any order gives the same exact
+// value) and modular adds of one type (associative modulo 2^W).
+namespace {
+bool same_sum(const Node& user, const Node& arg) {
+  if (user.op == NodeOp::AddMod) return arg.op == NodeOp::AddMod && arg.type == user.type;
+  return user.op == NodeOp::Add && arg.op == NodeOp::Add;
+}
+}  // namespace
+
+void Graph::balance_sums() {
+  // Uses by live nodes only: the builder leaves dead nodes behind (an exact
+  // add that a quantization turned into a modular one).
+  std::vector<bool> live(nodes_.size(), false);
+  for (const Output& o : outputs_) live[o.node] = true;
+  for (uint32_t n = static_cast<uint32_t>(nodes_.size()); n-- > 0;)
+    if (live[n])
+      for (uint32_t i = 0; i < nodes_[n].num_args; ++i) live[args_[nodes_[n].first_arg + i]] = true;
+  std::vector<uint32_t> uses(nodes_.size(), 0);
+  for (uint32_t n = 0; n < nodes_.size(); ++n)
+    if (live[n])
+      for (uint32_t i = 0; i < nodes_[n].num_args; ++i) ++uses[args_[nodes_[n].first_arg + i]];
+  for (const Output& o : outputs_) uses[o.node] += 2;  // an output is always a root
+  // A chain link: a sum used once, by a sum of its kind.
+  std::vector<bool> inner(nodes_.size(), false);
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    const Node& node = nodes_[n];
+    if (!live[n] || (node.op != NodeOp::AddMod && node.op != NodeOp::Add)) continue;
+    for (uint32_t i = 0; i < 2; ++i) {
+      const uint32_t a = args_[node.first_arg + i];
+      if (same_sum(node, nodes_[a]) && uses[a] == 1) inner[a] = true;
+    }
+  }
+  std::vector<uint32_t> repl(nodes_.size());
+  for (uint32_t i = 0; i < repl.size(); ++i) repl[i] = i;
+  const std::size_t original = nodes_.size();
+  std::vector<uint32_t> leaves, stack;
+  for (uint32_t r = 0; r < original; ++r) {
+    const NodeOp op = nodes_[r].op;
+    if (!live[r] || (op != NodeOp::AddMod && op != NodeOp::Add) || inner[r]) continue;
+    leaves.clear();
+    stack.assign({r});
+    while (!stack.empty()) {
+      const uint32_t n = stack.back();
+      stack.pop_back();
+      if (n == r || inner[n]) {
+        // Right operand pushed first so leaves come out in the chain's order.
+        stack.push_back(args_[nodes_[n].first_arg + 1]);
+        stack.push_back(args_[nodes_[n].first_arg]);
+      } else {
+        leaves.push_back(repl[n]);
+      }
+    }
+    if (leaves.size() < 3) continue;
+    const ScalarType t = types_[nodes_[r].type];
+    while (leaves.size() > 1) {
+      std::vector<uint32_t> next;
+      for (std::size_t i = 0; i + 1 < leaves.size(); i += 2)
+        next.push_back(op == NodeOp::AddMod ? add_mod(leaves[i], leaves[i + 1], t)
+                                            : add(leaves[i], leaves[i + 1]));
+      if (leaves.size() % 2) next.push_back(leaves.back());
+      leaves.swap(next);
+    }
+    repl[r] = leaves[0];
+  }
+  repl.resize(nodes_.size());
+  for (uint32_t i = static_cast<uint32_t>(original); i < nodes_.size(); ++i) repl[i] = i;
+  // A tree's exact type is narrower than the chain's: a quantization of it may
+  // now provably change nothing (the sum can never reach the target's limits).
+  for (uint32_t n = 0; n < original; ++n) {
+    if (!live[n] || nodes_[n].op != NodeOp::Quantize) continue;
+    const uint32_t a = repl[args_[nodes_[n].first_arg]];
+    if (exact_fit(types_[nodes_[a].type], loop::scalar_of(targets_[nodes_[n].imm]))) repl[n] = a;
+  }
+  for (uint32_t& a : args_) a = repl[a];
+  for (Output& o : outputs_) o.node = repl[o.node];
+  compact();
+}
+
+void Graph::compact() {
+  // Post-order from the outputs: operands before users, each node once.
+  std::vector<uint32_t> order;
+  std::vector<uint8_t> state(nodes_.size(), 0);  // 0 new, 1 open, 2 done
+  std::vector<std::pair<uint32_t, uint32_t>> stack;
+  for (const Output& o : outputs_) {
+    if (state[o.node]) continue;
+    stack.push_back({o.node, 0});
+    state[o.node] = 1;
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < nodes_[n].num_args) {
+        const uint32_t a = args_[nodes_[n].first_arg + i++];
+        if (!state[a]) {
+          state[a] = 1;
+          stack.push_back({a, 0});
+        }
+      } else {
+        state[n] = 2;
+        order.push_back(n);
+        stack.pop_back();
+      }
+    }
+  }
+  std::vector<uint32_t> new_id(nodes_.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < order.size(); ++i) new_id[order[i]] = i;
+  std::vector<Node> nodes;
+  std::vector<uint32_t> args;
+  nodes.reserve(order.size());
+  for (uint32_t old : order) {
+    Node n = nodes_[old];
+    const uint32_t first = n.first_arg;
+    n.first_arg = static_cast<uint32_t>(args.size());
+    for (uint32_t i = 0; i < n.num_args; ++i) args.push_back(new_id[args_[first + i]]);
+    nodes.push_back(n);
+  }
+  for (Output& o : outputs_) o.node = new_id[o.node];
+  nodes_.swap(nodes);
+  args_.swap(args);
+  memo_.clear();
+  memo_.rehash(0);
+}
+
+std::vector<int64_t> Graph::op_counts() const {
+  std::vector<int64_t> c(std::size(EnumNames<NodeOp>::kNames), 0);
+  for (const Node& n : nodes_) ++c[static_cast<std::size_t>(n.op)];
+  return c;
+}
+
+std::vector<Exact> evaluate(const Graph& g, const std::vector<int64_t>& input_raw) {
+  std::vector<Exact> v(g.size());
+  for (uint32_t n = 0; n < g.size(); ++n) {
+    const Node& node = g.node(n);
+    auto a = [&](std::size_t i) -> const Exact& { return v[g.args(n)[i]]; };
+    const FixedType ft = g.type(n).width <= 64 ? loop::fixed_of(g.type(n)) : FixedType{};
+    switch (node.op) {
+      case NodeOp::Input: v[n] = numeric::to_exact(input_raw.at(n), ft); break;
+      case NodeOp::Const: v[n] = numeric::to_exact(node.imm, ft); break;
+      case NodeOp::Add: v[n] = numeric::exact_add(a(0), a(1)); break;
+      case NodeOp::Sub: v[n] = numeric::exact_sub(a(0), a(1)); break;
+      case NodeOp::Mul: v[n] = numeric::exact_mul(a(0), a(1)); break;
+      case NodeOp::Neg: v[n] = numeric::exact_neg(a(0)); break;
+      case NodeOp::Shl: v[n] = {a(0).raw, a(0).frac - static_cast<int>(node.imm)}; break;
+      case NodeOp::Quantize: {
+        const FixedType& t = g.quantize_target(n);
+        v[n] = numeric::to_exact(numeric::quantize(a(0), t), t);
+        break;
+      }
+      case NodeOp::Max: v[n] = compare(a(0), a(1)) >= 0 ? a(0) : a(1); break;
+      case NodeOp::Min: v[n] = compare(a(0), a(1)) <= 0 ? a(0) : a(1); break;
+      case NodeOp::Lt: v[n] = {compare(a(0), a(1)) < 0 ? 1 : 0, 0}; break;
+      case NodeOp::Select: v[n] = a(0).raw != 0 ? a(1) : a(2); break;
+      case NodeOp::Lookup: {
+        const LookupInfo& l = g.lookup_of(n);
+        const Table& t = g.tables()[static_cast<std::size_t>(l.table)];
+        const auto size = static_cast<int64_t>(t.data.size());
+        const int64_t idx =
+            std::clamp(floor_scaled(a(0), l.shift) + l.offset, int64_t{0}, size - 1);
+        v[n] = numeric::to_exact(t.data[static_cast<std::size_t>(idx)], loop::fixed_of(t.type));
+        break;
+      }
+      case NodeOp::AddMod:
+      case NodeOp::SubMod: {
+        const FixedType w = wrap_type(g.type(n));
+        const Exact s = node.op == NodeOp::AddMod ? numeric::exact_add(a(0), a(1))
+                                                  : numeric::exact_sub(a(0), a(1));
+        v[n] = numeric::to_exact(numeric::quantize(s, w), w);
+        break;
+      }
+    }
+  }
+  return v;
+}
+
+std::string print_graph(const Graph& g) {
+  std::ostringstream out;
+  out << "graph " << g.name() << "\n";
+  for (uint32_t n = 0; n < g.size(); ++n) {
+    const Node& node = g.node(n);
+    out << "n" << n << " = " << enum_name(node.op);
+    switch (node.op) {
+      case NodeOp::Input: {
+        const Element& e = g.input_of(n);
+        out << " b" << e.buffer << "[" << e.element << "]";
+        break;
+      }
+      case NodeOp::Const: out << " " << node.imm; break;
+      case NodeOp::Shl: out << " n" << g.args(n)[0] << " " << node.imm; break;
+      case NodeOp::Quantize:
+        out << " n" << g.args(n)[0] << " to " << g.quantize_target(n).to_string();
+        break;
+      case NodeOp::Lookup: {
+        const LookupInfo& l = g.lookup_of(n);
+        out << " " << g.tables()[static_cast<std::size_t>(l.table)].name << "[n" << g.args(n)[0]
+            << "] shift " << l.shift << " offset " << l.offset;
+        break;
+      }
+      default: {
+        bool first = true;
+        for (uint32_t a : g.args(n)) {
+          out << (first ? " n" : ", n") << a;
+          first = false;
+        }
+      }
+    }
+    out << " : " << loop::to_string(g.type(n)) << "\n";
+  }
+  for (const Output& o : g.outputs())
+    out << "output b" << o.where.buffer << "[" << o.where.element << "] = n" << o.node << "\n";
+  return out.str();
+}
+
+}  // namespace kiln::dfg

@@ -1,0 +1,204 @@
+// Symbolic unrolling against the Loop IR interpreter: the stages' graphs,
+// evaluated node by node, give the interpreter's outputs on the zoo models;
+// and the folding rules do what they promise.
+#include "kiln/dfg/unroll.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "kiln/hls/build_model.h"
+#include "kiln/hls/prepare.h"
+#include "kiln/loop/builder.h"
+#include "kiln/loop/interpret.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/support/error.h"
+#include "kiln/support/testing/test_helpers.h"
+
+namespace kiln::dfg {
+namespace {
+
+namespace fs = std::filesystem;
+using numeric::Exact;
+
+// Runs the stages in order on raw inputs; returns the raw values of the
+// program's output buffers.
+std::vector<std::vector<int64_t>> run_stages(const loop::Program& p,
+                                             const std::vector<Stage>& stages,
+                                             const std::vector<std::vector<int64_t>>& inputs) {
+  std::map<std::pair<int, int64_t>, Exact> elements;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const int b = p.storage_of(p.inputs[k]);
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    for (std::size_t e = 0; e < inputs[k].size(); ++e)
+      elements[{b, static_cast<int64_t>(e)}] =
+          numeric::to_exact(inputs[k][e], loop::fixed_of(buf.type));
+  }
+  for (const Stage& s : stages) {
+    std::vector<int64_t> in_raw(s.graph.size(), 0);
+    for (uint32_t n = 0; n < s.graph.size(); ++n)
+      if (s.graph.node(n).op == NodeOp::Input) {
+        const Element& e = s.graph.input_of(n);
+        const Exact v = elements.at({e.buffer, e.element});
+        in_raw[n] = static_cast<int64_t>(v.raw);  // inputs carry their buffer's type
+      }
+    const std::vector<Exact> v = evaluate(s.graph, in_raw);
+    for (const Output& o : s.graph.outputs())
+      elements[{o.where.buffer, o.where.element}] = v[o.node];
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (int ob : p.outputs) {
+    const int b = p.storage_of(ob);
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    std::vector<int64_t> raw;
+    for (int64_t e = 0; e < buf.numel(); ++e) {
+      const Exact v = elements.at({b, e});
+      const int up = buf.type.frac - v.frac;
+      EXPECT_GE(up, 0) << buf.name << "[" << e << "] is off the output's grid";
+      raw.push_back(static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0))));
+    }
+    out.push_back(std::move(raw));
+  }
+  return out;
+}
+
+class ZooUnroll : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooUnroll, StagesComputeWhatTheInterpreterComputes) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / GetParam() / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  const hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
+  const loop::Program p = loop::lower_model(m);
+  const std::vector<Stage> stages = unroll(p);
+  std::mt19937 rng(7);
+  for (int sample = 0; sample < 3; ++sample) {
+    std::vector<std::vector<int64_t>> in;
+    for (int b : p.inputs) {
+      const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+      const FixedType t = loop::fixed_of(buf.type);
+      std::uniform_int_distribution<int64_t> d(t.min_raw(), t.max_raw());
+      std::vector<int64_t> v(static_cast<std::size_t>(buf.numel()));
+      for (int64_t& x : v) x = d(rng);
+      in.push_back(std::move(v));
+    }
+    const loop::InterpretResult want = loop::interpret(p, in);
+    const auto got = run_stages(p, stages, in);
+    ASSERT_EQ(got.size(), want.outputs.size());
+    for (std::size_t o = 0; o < got.size(); ++o)
+      ASSERT_EQ(got[o], want.outputs[o].raw)
+          << GetParam() << " sample " << sample << " output " << o;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooUnroll,
+                         ::testing::Values("vecmul_a", "vecmul_b", "dense_a", "dense_b",
+                                           "softmax_a", "softmax_b", "conv2d_a", "conv2d_b",
+                                           "maxpool_a", "maxpool_b", "thxprlsg", "mlp", "addmm",
+                                           "batch_norm_2d", "conv_2d", "max_pool_2d", "soft_max",
+                                           "lenet5"));
+
+// A one-kernel program y[j] = Q_acc(sum_i x[i] * w[i][j]) in the emulator's order.
+loop::Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t n_out,
+                          numeric::OverflowMode acc_overflow) {
+  loop::Program p;
+  p.name = "dot";
+  const loop::ScalarType t16{16, 10, true};
+  FixedType acc{32, 12};
+  acc.overflow = acc_overflow;
+  const int x = loop::add_buffer(p, "x", loop::BufferRole::Input, t16, {n_in});
+  const int wb = loop::add_buffer(p, "w", loop::BufferRole::Const, t16, {n_in, n_out}, w);
+  const int y = loop::add_buffer(p, "y", loop::BufferRole::Output, loop::scalar_of(acc), {n_out});
+  p.inputs = {x};
+  p.outputs = {y};
+  loop::KernelBuilder k(p, "dot", "dot");
+  const int a = k.local("acc", loop::scalar_of(acc), {n_out});
+  k.loop("j0", n_out,
+         [&](const loop::Affine& j) { k.store(a, {j}, k.constant(0, loop::scalar_of(acc))); });
+  k.loop("i", n_in, [&](const loop::Affine& i) {
+    k.loop("j", n_out, [&](const loop::Affine& j) {
+      const int s = k.add(k.load(a, {j}), k.mul(k.load(x, {i}), k.load(wb, {i, j})));
+      k.store(a, {j}, k.quantize(s, acc));
+    });
+  });
+  k.loop("o", n_out, [&](const loop::Affine& j) { k.store(y, {j}, k.load(a, {j})); });
+  k.finish({x, wb}, {y});
+  loop::verify(p);
+  return p;
+}
+
+TEST(Unroll, WeightsFoldIntoShiftsAndVanishAtZero) {
+  // Weights 0, 1.0 (raw 1024 at 10 fraction bits), -0.5, 2.0 and 0.75.
+  const loop::Program p =
+      dot_program({0, 1024, -512, 2048, 768}, 5, 1, numeric::OverflowMode::Wrap);
+  const Graph g = unroll(p).at(0).graph;
+  const auto counts = g.op_counts();
+  EXPECT_EQ(counts[static_cast<int>(NodeOp::Mul)], 1) << print_graph(g);    // only 0.75
+  EXPECT_EQ(counts[static_cast<int>(NodeOp::Input)], 4) << print_graph(g);  // x[0] is unused
+  EXPECT_EQ(counts[static_cast<int>(NodeOp::Neg)], 1) << print_graph(g);
+}
+
+TEST(Unroll, WrappingSumsBecomeBalancedTrees) {
+  const int64_t n = 64;
+  std::vector<int64_t> w(n);
+  for (int64_t i = 0; i < n; ++i) w[i] = 3 + 2 * i;  // odd: real multiplies
+  const Graph g = unroll(dot_program(w, n, 1, numeric::OverflowMode::Wrap)).at(0).graph;
+  // Depth of the sum: 6 levels of adds over 64 products, not a chain of 64.
+  std::vector<int> depth(g.size(), 0);
+  for (uint32_t v = 0; v < g.size(); ++v)
+    for (uint32_t a : g.args(v))
+      depth[v] = std::max(depth[v], depth[a] + (g.node(v).op == NodeOp::AddMod));
+  EXPECT_EQ(depth[g.outputs().at(0).node], 6) << print_graph(g);
+}
+
+TEST(Unroll, SaturatingSumsKeepTheEmulatorsChain) {
+  // Full-width weights: every step can saturate, so every step quantizes.
+  const int64_t n = 16;
+  std::vector<int64_t> w(n);
+  for (int64_t i = 0; i < n; ++i) w[i] = 32767 - 2 * i;
+  const Graph g = unroll(dot_program(w, n, 1, numeric::OverflowMode::Sat)).at(0).graph;
+  const auto counts = g.op_counts();
+  EXPECT_EQ(counts[static_cast<int>(NodeOp::AddMod)], 0);
+  // Q(0 + p0) and Q(p0 + p1) are exact (products of a 15-bit weight are 31 bits).
+  EXPECT_EQ(counts[static_cast<int>(NodeOp::Quantize)], n - 2) << print_graph(g);
+}
+
+TEST(Unroll, SumsThatCannotOverflowAreExactTrees) {
+  // Weights of 3 LSBs: the exact sum of 16 products fits the accumulator, so
+  // the saturating quantizations fold away and the exact adds form a tree.
+  const int64_t n = 16;
+  const Graph g =
+      unroll(dot_program(std::vector<int64_t>(n, 3), n, 1, numeric::OverflowMode::Sat)).at(0).graph;
+  EXPECT_EQ(g.op_counts()[static_cast<int>(NodeOp::Quantize)], 0) << print_graph(g);
+  std::vector<int> depth(g.size(), 0);
+  for (uint32_t v = 0; v < g.size(); ++v)
+    for (uint32_t a : g.args(v))
+      depth[v] = std::max(depth[v], depth[a] + (g.node(v).op == NodeOp::Add));
+  EXPECT_EQ(depth[g.outputs().at(0).node], 4) << print_graph(g);
+}
+
+TEST(Unroll, RepeatedSubexpressionsAreOneNode) {
+  // Two outputs with identical weight columns share every node.
+  const loop::Program p = dot_program({3, 3, 5, 5, 7, 7}, 3, 2, numeric::OverflowMode::Wrap);
+  const Graph g = unroll(p).at(0).graph;
+  ASSERT_EQ(g.outputs().size(), 2u);
+  EXPECT_EQ(g.outputs()[0].node, g.outputs()[1].node);
+}
+
+TEST(Unroll, LayersOverTheBoundAreRefusedByName) {
+  const loop::Program p =
+      dot_program(std::vector<int64_t>(64, 3), 8, 8, numeric::OverflowMode::Wrap);
+  UnrollOptions o;
+  o.max_ops = 100;
+  try {
+    unroll(p, o);
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(e.message().find("layer 'dot'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("over kiln rtl's bound of 100"), std::string::npos) << e.message();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::dfg
