@@ -1,0 +1,95 @@
+// kiln's own RTL: a configured HLS model as Verilog, through the Loop IR
+// (loop/), symbolic unrolling (dfg/), scheduling (sched/) and binding
+// (docs/rtl-design.md).
+//
+// Each layer is a stage: its unrolled graph scheduled into cycles under the
+// clock period and the layer's MultiplierLimit. A stage without shared
+// multipliers is a pure pipeline (a new sample every cycle, every value that
+// crosses a clock edge in a register per edge it crosses); a stage whose
+// multipliers are shared runs one sample at a time under a cycle counter,
+// each crossing value held in one register and the shared units' operands
+// multiplexed by cycle. The top starts each stage at a fixed cycle after a
+// sample enters (its producers' results ready), delays values that skip
+// stages, and accepts a new sample every `interval_cycles` (the slowest
+// stage's interval): stages overlap.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/hls/model.h"
+#include "kiln/loop/loop_ir.h"
+
+namespace kiln::rtl {
+
+enum class Scheduler : uint8_t { Asap, List, Sdc };
+
+struct RtlOptions {
+  Scheduler scheduler = Scheduler::List;
+  // The most variable x variable multipliers each layer may instantiate, by
+  // layer name (hls::Layer::name); a layer not listed has no limit.
+  std::vector<std::pair<std::string, int>> multiplier_limits;
+  // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
+  int64_t max_ops = 0;
+};
+
+// One model input or output: a flat vector port of `numel` elements of
+// `type.width` raw bits each, element i at bits [i*W +: W], in the tensor's
+// channels-last order (hls::Model::Port tells how it maps to ONNX's order).
+struct Port {
+  std::string name;       // Verilog identifier (the tensor's sanitized name)
+  int64_t numel = 0;
+  loop::ScalarType type;  // raw two's complement (or unsigned) bits
+};
+
+// What the stage's graph holds, for reports and the estimate.
+struct StageReport {
+  std::string name;       // the layer's name
+  std::string onnx_name;
+  int64_t loop_ops = 0;   // Loop IR operations before unrolling
+  int64_t nodes = 0;      // graph nodes after folding
+  int64_t multipliers = 0;        // variable x variable products
+  int64_t multiplier_units = 0;   // DSP multipliers instantiated (shared when limited)
+  int64_t const_multipliers = 0;  // products by constants, as shifts and adds
+  int64_t adders = 0;             // add/sub nodes
+  int64_t lookups = 0;            // table lookups (ROMs)
+  int start_cycle = 0;            // when the stage starts after a sample enters
+  int latency_cycles = 0;         // from its start to its registered results
+  int interval_cycles = 1;        // 1: pipelined; else its latency (one sample at a time)
+  int64_t register_bits = 0;      // flip-flops holding values across cycles
+  double critical_path_ns = 0;    // the schedule's longest chain in a cycle (estimate)
+  // The operator library's estimate (sched/operator_library.h).
+  double lut = 0, ff = 0, dsp = 0, carry = 0;
+};
+
+struct Design {
+  std::string top;  // the top module's name
+  double clock_ns = 0;
+  int latency_cycles = 0;   // from an accepted input to out_valid
+  int interval_cycles = 1;  // cycles between accepted inputs
+  double critical_path_ns = 0;
+  std::vector<Port> inputs, outputs;  // hls::Model::inputs / outputs order
+  std::vector<StageReport> stages;
+  // Verilog sources: file name -> text (one module per stage, the top).
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
+// Builds the design. Throws kiln::Error: Unsupported for layers without a
+// Loop IR lowering or over the unrolling bound (naming the layer), and
+// InvalidModel when a schedule is infeasible (naming the constraint).
+Design build_design(const hls::Model& model, const RtlOptions& options);
+
+// The self-checking testbench (module `tb`, file tb.sv) for `samples`
+// samples. It reads, from the simulation's working directory, samples.hex
+// (the sample count, one hex number) and in_<port>.hex per input (the raw
+// values of every sample's elements, one per line, sample after sample), and
+// drives a sample whenever the top is ready. It prints, one per line:
+//   IN <sample> <cycle>            a sample accepted
+//   OUT <sample> <cycle>           its results valid
+//   Y <sample> <output> <element> <hex raw value>
+//   DONE | TIMEOUT
+std::string testbench_verilog(const Design& design, int max_samples);
+
+}  // namespace kiln::rtl
