@@ -13,6 +13,7 @@
 #include "kiln/commands/ir.h"
 #include "kiln/commands/layers.h"
 #include "kiln/commands/opt.h"
+#include "kiln/commands/rtl_flow.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
 #include "kiln/support/error.h"
@@ -234,6 +235,49 @@ int main(int argc, char** argv) {
   report->add_option("DIR", report_dir, "Project directory written by `kiln compile`")->required();
   report->add_flag("--json", report_json, "Machine-readable output");
 
+  // ---- kiln rtl
+  ImportFlags rtl_flags;
+  std::string rtl_model_path, rtl_config, rtl_out;
+  std::vector<std::string> rtl_sets;
+  bool rtl_force = false, rtl_json = false;
+  CLI::App* rtl_cmd = app.add_subcommand(
+      "rtl", "Write kiln's own Verilog for a model: a pipelined design, testbench, Yosys script");
+  rtl_cmd->add_option("MODEL", rtl_model_path, kModelHelp)->required();
+  rtl_cmd->add_option("-c,--config", rtl_config,
+                      "YAML config, as for compile; RTL keys: Model.Scheduler, MultiplierLimit");
+  rtl_cmd->add_option("--set", rtl_sets,
+                      "Override one config key, e.g. Model.Scheduler=sdc, "
+                      "LayerName.fc1.MultiplierLimit=4 (repeatable)");
+  rtl_cmd->add_option("-o,--output-dir", rtl_out, "Design directory to create")->required();
+  rtl_cmd->add_flag("--force", rtl_force, "Replace an existing design directory");
+  rtl_cmd->add_flag("--json", rtl_json, "Machine-readable output (the report.json fields)");
+  rtl_flags.add_to(rtl_cmd);
+
+  // ---- kiln rtlsim
+  std::string rtlsim_dir, rtlsim_simulator = "verilator";
+  std::vector<std::string> rtlsim_inputs;
+  int rtlsim_samples = 8;
+  uint64_t rtlsim_seed = 1;
+  bool rtlsim_json = false;
+  CLI::App* rtlsim = app.add_subcommand(
+      "rtlsim", "Simulate a design from `kiln rtl` and check it bit for bit against the emulator");
+  rtlsim->add_option("DIR", rtlsim_dir, "Design directory written by `kiln rtl`")->required();
+  rtlsim->add_option("--samples", rtlsim_samples, "Random inputs, uniform in [-1, 1) (default 8)")
+      ->check(CLI::Range(1, 1000000));
+  rtlsim->add_option("--seed", rtlsim_seed, "Seed of the random inputs");
+  rtlsim->add_option("--input,-i", rtlsim_inputs,
+                     "NAME=FILE (.pb or .npy, ONNX layout): simulate this sample instead");
+  rtlsim->add_option("--simulator", rtlsim_simulator, "verilator (default) or icarus");
+  rtlsim->add_flag("--json", rtlsim_json, "Machine-readable output");
+
+  // ---- kiln synth
+  std::string synth_dir;
+  bool synth_json = false;
+  CLI::App* synth = app.add_subcommand(
+      "synth", "Synthesize a design from `kiln rtl` with Yosys and compare with the estimate");
+  synth->add_option("DIR", synth_dir, "Design directory written by `kiln rtl`")->required();
+  synth->add_flag("--json", synth_json, "Machine-readable output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -362,6 +406,33 @@ int main(int argc, char** argv) {
       if (!profile_data.empty()) o.data = profile_data;
       print(commands::profile_model(profile_model_path, o), profile_json, commands::profile_to_json,
             commands::format_profile_table);
+      return kExitOk;
+    }
+    if (*rtl_cmd) {
+      commands::CompileOptions o;
+      o.import = rtl_flags.options();
+      if (!rtl_config.empty()) o.config = rtl_config;
+      o.sets = rtl_sets;
+      o.output_dir = rtl_out;
+      o.overwrite = rtl_force;
+      print(commands::rtl_model(rtl_model_path, o), rtl_json, commands::rtl_to_json,
+            commands::format_rtl_summary);
+      return kExitOk;
+    }
+    if (*rtlsim) {
+      commands::RtlsimCommandOptions o;
+      for (const std::string& b : rtlsim_inputs)
+        o.inputs.push_back(commands::parse_input_binding(b));
+      o.samples = rtlsim_samples;
+      o.seed = rtlsim_seed;
+      o.simulator = rtlsim_simulator;
+      const rtl::RtlsimResult r = commands::rtlsim_dir(rtlsim_dir, o);
+      print(r, rtlsim_json, commands::rtlsim_to_json, commands::format_rtlsim_summary);
+      return r.verdict.bit_exact ? kExitOk : kExitMismatch;
+    }
+    if (*synth) {
+      print(commands::synth_dir(synth_dir), synth_json, commands::synth_to_json,
+            commands::format_synth_table);
       return kExitOk;
     }
     if (*report) {

@@ -37,6 +37,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 constexpr std::uintmax_t kMaxCopiedModelBytes = std::uintmax_t{256} << 20;
 constexpr const char* kModelCopy = "model/model.onnx";
 constexpr const char* kIrModelCopy = "model/model.kir";
+
+}  // namespace
+
 nlohmann::json import_to_json(const onnx_import::ImportOptions& o) {
   nlohmann::json j = nlohmann::json::object();
   if (o.batch) j["batch"] = *o.batch;
@@ -46,6 +49,7 @@ nlohmann::json import_to_json(const onnx_import::ImportOptions& o) {
   return j;
 }
 
+namespace {
 onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
   onnx_import::ImportOptions o;
   if (j.contains("batch")) o.batch = j["batch"].get<int64_t>();
@@ -54,9 +58,8 @@ onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
       o.input_shapes[name] = shape.get<Shape>();
   return o;
 }
+}  // namespace
 
-// One csim sample from NAME=FILE tensors in the ONNX layout, reordered to
-// the top function's channels-last inputs.
 hls::Sample sample_from_files(const hls::Model& m,
                               const std::vector<std::pair<std::string, fs::path>>& files) {
   std::vector<Tensor> tensors(m.inputs.size());
@@ -81,8 +84,6 @@ hls::Sample sample_from_files(const hls::Model& m,
                   "no --input given for it", "give every input, or none for random inputs");
   return hls::sample_from_onnx(m, tensors, where);
 }
-
-}  // namespace
 
 hls::Config load_hls_config(const std::optional<fs::path>& file,
                             const std::vector<std::string>& sets) {
@@ -115,17 +116,13 @@ std::string default_config(const fs::path& onnx, const onnx_import::ImportOption
   return hls::default_config_yaml(m, granularity);
 }
 
-CompileResult compile_model(const fs::path& onnx, const CompileOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (options.output_dir.empty())
-    throw_error(ErrorKind::Usage, "kiln compile", "no output directory", "pass -o DIR");
+ConfiguredModel build_configured_model(const fs::path& onnx, const CompileOptions& options) {
+  ConfiguredModel r;
   // The configuration first: a typo should not wait for the model to import.
-  const hls::Config cfg = load_hls_config(options.config, options.sets);
-  hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
-  CompileResult r;
-  r.passes = p.passes;
-  const std::optional<hls::Profile> profile =
-      profile_for_auto(cfg, p.passed, options.profile_data, options.profile_samples, options.seed);
+  r.config = load_hls_config(options.config, options.sets);
+  r.prepared = hls::prepare_graph(onnx, options.import);
+  const std::optional<hls::Profile> profile = profile_for_auto(
+      r.config, r.prepared.passed, options.profile_data, options.profile_samples, options.seed);
   r.profiled = profile.has_value();
   if (profile) {
     r.profile_samples = profile->samples;
@@ -135,8 +132,23 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
                           options.profile_data->string())
             : fmt::format("{} random inputs (seed {})", profile->samples, options.seed);
   }
-  r.model = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr);
+  r.model = hls::build_model(r.prepared.passed, r.config, profile ? &*profile : nullptr);
   r.model.name = hls::top_function_name(onnx, options.top);
+  return r;
+}
+
+CompileResult compile_model(const fs::path& onnx, const CompileOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.output_dir.empty())
+    throw_error(ErrorKind::Usage, "kiln compile", "no output directory", "pass -o DIR");
+  ConfiguredModel built = build_configured_model(onnx, options);
+  const hls::PreparedGraph& p = built.prepared;
+  CompileResult r;
+  r.passes = p.passes;
+  r.profiled = built.profiled;
+  r.profile_samples = built.profile_samples;
+  r.profile_source = built.profile_source;
+  r.model = std::move(built.model);
   r.batch_one = p.batch_one;
   r.estimate = estimate::estimate(r.model);
 

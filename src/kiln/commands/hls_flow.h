@@ -15,6 +15,7 @@
 #include "kiln/hls/config.h"
 #include "kiln/hls/csim.h"
 #include "kiln/hls/model.h"
+#include "kiln/hls/prepare.h"
 #include "kiln/hls/profile.h"
 #include "kiln/onnx/import.h"
 #include "kiln/passes/pipeline.h"
@@ -68,6 +69,21 @@ struct CompileResult {
 // Everything is validated (model, config, overrides) before anything is
 // written; the project appears whole or not at all.
 CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options);
+
+// What `kiln compile` builds before it writes anything, for the commands that
+// take a model through the same config handling (`kiln rtl`): the config
+// (FILE, then --set), the prepared graph, the profile for "auto" precisions,
+// and the configured model named after the file (or `top`).
+struct ConfiguredModel {
+  hls::Config config;
+  hls::PreparedGraph prepared;
+  hls::Model model;
+  bool profiled = false;
+  std::string profile_source;
+  int64_t profile_samples = 0;
+};
+ConfiguredModel build_configured_model(const std::filesystem::path& onnx,
+                                       const CompileOptions& options);
 std::string format_compile_summary(const CompileResult& result);
 nlohmann::json compile_to_json(const CompileResult& result);
 
@@ -88,6 +104,15 @@ struct CsimCommandResult {
   hls::CsimResult csim;
   std::string float_reference;  // the ONNX file compared against, empty if none
 };
+
+// One sample from NAME=FILE tensors (.pb or .npy, the ONNX layout), reordered
+// to the model's channels-last inputs; every input must be given once.
+hls::Sample sample_from_files(
+    const hls::Model& model,
+    const std::vector<std::pair<std::string, std::filesystem::path>>& files);
+
+// The import options as recorded in kiln_model.json's "source".
+nlohmann::json import_to_json(const onnx_import::ImportOptions& options);
 
 CsimCommandResult csim_project(const std::filesystem::path& project,
                                const CsimCommandOptions& options);

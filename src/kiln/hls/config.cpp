@@ -48,15 +48,24 @@ const std::vector<std::string>& top_keys() {
   return k;
 }
 const std::vector<std::string>& layer_keys() {
-  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",  "Strategy",
-                                             "ConvImplementation", "TargetCycles", "TableSize",
-                                             "TableRange"};
+  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",     "Strategy",
+                                             "ConvImplementation", "TargetCycles",    "TableSize",
+                                             "TableRange",         "MultiplierLimit", "Scheduler"};
   return k;
 }
 const std::vector<std::string>& precision_keys() {
   static const std::vector<std::string> k = {"weight", "bias",  "result",
                                              "accum",  "table", "inv_table"};
   return k;
+}
+
+// A layer-block key at the top level is a common slip: say where it goes.
+std::string top_key_hint(const std::string& k) {
+  if (k == "Scheduler") return "'Scheduler' goes in the Model block: Model.Scheduler";
+  if (std::find(layer_keys().begin(), layer_keys().end(), k) != layer_keys().end())
+    return "'" + k + "' goes in a layer block: Model." + k + ", LayerType.<Type>." + k +
+           " or LayerName.<name>." + k;
+  return spelling_hint(k, top_keys(), "valid keys");
 }
 
 std::vector<std::string> kind_names() {
@@ -205,8 +214,10 @@ void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n,
                  });
 }
 
-void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& n,
-                       LayerConfig& lc) {
+// `scheduler`: where Model.Scheduler goes; null in LayerType and LayerName
+// blocks, where Scheduler is an error (one scheduler serves the whole model).
+void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& n, LayerConfig& lc,
+                       std::optional<RtlScheduler>* scheduler = nullptr) {
   for_each_entry(c, path, n,
                  [&](const std::string& k, const std::string& sub, const YAML::Node& key,
                      const YAML::Node& v) {
@@ -218,6 +229,13 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                      lc.strategy = parse_enum<Strategy>(c, sub, v);
                    } else if (k == "ConvImplementation") {
                      lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
+                   } else if (k == "MultiplierLimit") {
+                     lc.multiplier_limit = parse_positive_int(c, sub, v);
+                   } else if (k == "Scheduler") {
+                     if (scheduler == nullptr)
+                       fail(c, sub, key, "Scheduler applies to the whole model",
+                            "set it in the Model block (Model.Scheduler)");
+                     *scheduler = parse_enum<RtlScheduler>(c, sub, v);
                    } else if (k == "TargetCycles") {
                      lc.target_cycles = parse_positive_int(c, sub, v);
                    } else if (k == "TableSize") {
@@ -243,47 +261,47 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
   if (!root.IsMap())
     fail(c, "(top level)", root, "expects a map of keys, got " + kind_of(root),
          "start from `kiln config MODEL.onnx`");
-  for_each_entry(
-      c, "", root,
-      [&](const std::string& k, const std::string& sub, const YAML::Node& key,
-          const YAML::Node& v) {
-        if (k == "Part") {
-          cfg.part = scalar_text(c, sub, v, "a part name");
-        } else if (k == "ClockPeriod") {
-          cfg.clock_period_ns = parse_positive_number(c, sub, v);
-        } else if (k == "IOType") {
-          cfg.io_type = parse_enum<IOType>(c, sub, v);
-        } else if (k == "Backend") {
-          cfg.backend = parse_enum<Backend>(c, sub, v);
-        } else if (k == "Model") {
-          parse_layer_block(c, sub, v, cfg.model);
-        } else if (k == "LayerType") {
-          for_each_entry(c, sub, v,
-                         [&](const std::string& t, const std::string& tsub, const YAML::Node& tkey,
-                             const YAML::Node& tv) {
-                           const auto kind = layer_kind_from_name(t);
-                           if (!kind || *kind == LayerKind::Clone)
-                             fail(c, tsub, tkey, "unknown layer type '" + t + "'",
-                                  spelling_hint(t, kind_names(), "layer types"));
-                           parse_layer_block(c, tsub, tv, cfg.by_type[*kind]);
-                         });
-        } else if (k == "LayerName") {
-          for_each_entry(c, sub, v,
-                         [&](const std::string& name, const std::string& nsub,
-                             const YAML::Node& nkey, const YAML::Node& nv) {
-                           std::string where = c.source + ": " + nsub;
-                           if (c.has_lines && nkey.Mark().line >= 0)
-                             where += " (line " + std::to_string(nkey.Mark().line + 1) + ")";
-                           cfg.by_name_where[name] = where;
-                           parse_layer_block(c, nsub, nv, cfg.by_name[name]);
-                         });
-        } else if (k == "HLSConfig") {
-          fail(c, sub, key, "unknown key 'HLSConfig'",
-               "kiln puts Model, LayerType and LayerName at the top level");
-        } else {
-          fail(c, sub, key, "unknown key '" + k + "'", spelling_hint(k, top_keys(), "valid keys"));
-        }
-      });
+  for_each_entry(c, "", root,
+                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+                     const YAML::Node& v) {
+                   if (k == "Part") {
+                     cfg.part = scalar_text(c, sub, v, "a part name");
+                   } else if (k == "ClockPeriod") {
+                     cfg.clock_period_ns = parse_positive_number(c, sub, v);
+                   } else if (k == "IOType") {
+                     cfg.io_type = parse_enum<IOType>(c, sub, v);
+                   } else if (k == "Backend") {
+                     cfg.backend = parse_enum<Backend>(c, sub, v);
+                   } else if (k == "Model") {
+                     parse_layer_block(c, sub, v, cfg.model, &cfg.scheduler);
+                   } else if (k == "LayerType") {
+                     for_each_entry(c, sub, v,
+                                    [&](const std::string& t, const std::string& tsub,
+                                        const YAML::Node& tkey, const YAML::Node& tv) {
+                                      const auto kind = layer_kind_from_name(t);
+                                      if (!kind || *kind == LayerKind::Clone)
+                                        fail(c, tsub, tkey, "unknown layer type '" + t + "'",
+                                             spelling_hint(t, kind_names(), "layer types"));
+                                      parse_layer_block(c, tsub, tv, cfg.by_type[*kind]);
+                                    });
+                   } else if (k == "LayerName") {
+                     for_each_entry(c, sub, v,
+                                    [&](const std::string& name, const std::string& nsub,
+                                        const YAML::Node& nkey, const YAML::Node& nv) {
+                                      std::string where = c.source + ": " + nsub;
+                                      if (c.has_lines && nkey.Mark().line >= 0)
+                                        where +=
+                                            " (line " + std::to_string(nkey.Mark().line + 1) + ")";
+                                      cfg.by_name_where[name] = where;
+                                      parse_layer_block(c, nsub, nv, cfg.by_name[name]);
+                                    });
+                   } else if (k == "HLSConfig") {
+                     fail(c, sub, key, "unknown key 'HLSConfig'",
+                          "kiln puts Model, LayerType and LayerName at the top level");
+                   } else {
+                     fail(c, sub, key, "unknown key '" + k + "'", top_key_hint(k));
+                   }
+                 });
 }
 
 }  // namespace
@@ -390,7 +408,7 @@ void apply_set(Config& cfg, const std::string& assignment) {
     names[name] = block;
     root["LayerName"] = names;
   } else {
-    fail(c, key, none, "unknown key '" + top + "'", spelling_hint(top, top_keys(), "valid keys"));
+    fail(c, key, none, "unknown key '" + top + "'", top_key_hint(top));
   }
   merge_root(cfg, root, c);
 }
@@ -482,6 +500,10 @@ ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, cons
   if (auto v = pick(lv, &LayerConfig::conv_impl)) std::tie(r.conv_impl, r.conv_impl_level) = *v;
   if (auto v = pick(lv, &LayerConfig::table_size)) r.table_size = v->first;
   if (auto v = pick(lv, &LayerConfig::table_range)) r.table_range = v->first;
+  if (auto v = pick(lv, &LayerConfig::multiplier_limit)) {
+    r.multiplier_limit = v->first;
+    r.multiplier_limit_level = v->second;
+  }
   return r;
 }
 
@@ -562,6 +584,12 @@ void write_block(std::string& out, const std::string& indent, const BlockValues&
   if (all)
     out += indent +
            "# TargetCycles: 10000  # choose each Dense/Conv reuse factor for this II target\n";
+  if (all) {
+    // kiln rtl's keys, off by default; the HLS flow ignores them.
+    out += indent + "# Scheduler: list  # kiln rtl: " + enum_choices<RtlScheduler>() + "\n";
+    out +=
+        indent + "# MultiplierLimit: 16  # kiln rtl: most multipliers per layer (default: none)\n";
+  }
   if (all || listed(Field::Table)) {
     out += indent + "TableSize: " + std::to_string(v.table_size) + "\n";
     out += indent + "TableRange: " + fmt::format("{}", v.table_range) + "\n";

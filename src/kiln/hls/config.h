@@ -39,8 +39,15 @@ struct LayerConfig {
   std::optional<int64_t> target_cycles;
   std::optional<int64_t> table_size;  // also the Softmax reciprocal table size
   std::optional<double> table_range;
+  // RTL only (kiln rtl; the HLS flow ignores it): the most variable x
+  // variable multipliers the layer may instantiate.
+  std::optional<int64_t> multiplier_limit;
   bool operator==(const LayerConfig&) const = default;
 };
+
+// RTL only: the scheduler of every stage (rtl/design.h), set as Model.Scheduler.
+enum class RtlScheduler : uint8_t { Asap, List, Sdc };
+inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 
 // kiln's defaults (docs/config.md).
 inline constexpr const char* kDefaultPart = "xcvu9p-flga2104-2L-e";
@@ -55,6 +62,7 @@ struct Config {
   IOType io_type = IOType::Parallel;
   Backend backend = Backend::Vitis;
   LayerConfig model;
+  std::optional<RtlScheduler> scheduler;  // Model.Scheduler
   std::map<LayerKind, LayerConfig> by_type;
   // Keyed by the name as written (a layer name or an ONNX node name);
   // build_model() checks each against the model's layers.
@@ -96,6 +104,8 @@ struct ResolvedLayerConfig {
   ConfigLevel conv_impl_level = ConfigLevel::Default;
   int64_t table_size = 1024;
   double table_range = 8.0;
+  std::optional<int64_t> multiplier_limit;  // none: no limit
+  ConfigLevel multiplier_limit_level = ConfigLevel::Default;
 };
 // by_name is looked up under `name`, then under `onnx_name` (name wins per field).
 ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,
@@ -115,3 +125,13 @@ enum class Granularity : uint8_t { Model, Type, Name };
 std::string default_config_yaml(const Model& model, Granularity granularity);
 
 }  // namespace kiln::hls
+
+namespace kiln {
+template <>
+struct EnumNames<hls::RtlScheduler> {
+  static constexpr std::pair<hls::RtlScheduler, std::string_view> kNames[] = {
+      {hls::RtlScheduler::Asap, "asap"},
+      {hls::RtlScheduler::List, "list"},
+      {hls::RtlScheduler::Sdc, "sdc"}};
+};
+}  // namespace kiln

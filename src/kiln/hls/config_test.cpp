@@ -393,5 +393,70 @@ LayerName:
   EXPECT_FALSE(r.bias.automatic);
 }
 
+// ---- the RTL keys (kiln rtl) ----------------------------------------------------
+
+TEST(ConfigRtl, SchedulerAndMultiplierLimitAtEveryLevel) {
+  const Config c = parse_config(R"(
+Model:
+  Scheduler: SDC
+  MultiplierLimit: 16
+LayerType:
+  Dense:
+    MultiplierLimit: 8
+LayerName:
+  fc1:
+    MultiplierLimit: 2
+)",
+                                "c");
+  EXPECT_EQ(c.scheduler, RtlScheduler::Sdc);
+  const ResolvedLayerConfig fc1 = resolve_layer_config(c, LayerKind::Dense, "fc1", "");
+  EXPECT_EQ(fc1.multiplier_limit, 2);
+  EXPECT_EQ(fc1.multiplier_limit_level, ConfigLevel::Name);
+  EXPECT_EQ(resolve_layer_config(c, LayerKind::Dense, "fc2", "").multiplier_limit, 8);
+  EXPECT_EQ(resolve_layer_config(c, LayerKind::Conv, "conv", "").multiplier_limit, 16);
+  // Neither key set: the default scheduler, no limit.
+  const Config d = parse_config("", "c");
+  EXPECT_FALSE(d.scheduler.has_value());
+  EXPECT_FALSE(resolve_layer_config(d, LayerKind::Dense, "fc1", "").multiplier_limit.has_value());
+}
+
+TEST(ConfigRtl, SetOverrides) {
+  Config c;
+  apply_set(c, "Model.Scheduler=asap");
+  apply_set(c, "LayerType.Conv.MultiplierLimit=4");
+  apply_set(c, "LayerName.fc1.MultiplierLimit=1");
+  EXPECT_EQ(c.scheduler, RtlScheduler::Asap);
+  EXPECT_EQ(c.by_type.at(LayerKind::Conv).multiplier_limit, 4);
+  EXPECT_EQ(c.by_name.at("fc1").multiplier_limit, 1);
+}
+
+TEST(ConfigRtlErrors, BadSchedulerListsChoices) {
+  const Error e = parse_error("Model:\n  Scheduler: ilp\n");
+  EXPECT_CONTAINS(e.where(), "config.yaml: Model.Scheduler (line 2)");
+  EXPECT_CONTAINS(e.what_happened(), "'ilp' is not valid; valid values: asap, list, sdc");
+}
+
+TEST(ConfigRtlErrors, SchedulerOnlyInTheModelBlock) {
+  const Error e = parse_error("LayerType:\n  Dense:\n    Scheduler: sdc\n");
+  EXPECT_CONTAINS(e.where(), "LayerType.Dense.Scheduler");
+  EXPECT_EQ(e.what_happened(), "Scheduler applies to the whole model");
+  EXPECT_CONTAINS(e.hint(), "Model.Scheduler");
+  Config c;
+  const Error top = catch_error([&] { apply_set(c, "Scheduler=sdc"); });
+  EXPECT_EQ(top.hint(), "'Scheduler' goes in the Model block: Model.Scheduler");
+}
+
+TEST(ConfigRtlErrors, MultiplierLimitMustBePositive) {
+  const Error zero = parse_error("LayerName:\n  fc1:\n    MultiplierLimit: 0\n");
+  EXPECT_CONTAINS(zero.where(), "LayerName.fc1.MultiplierLimit (line 3)");
+  EXPECT_CONTAINS(zero.what_happened(), "must be a positive integer, got 0");
+  Config c;
+  const Error word = catch_error([&] { apply_set(c, "Model.MultiplierLimit=many"); });
+  EXPECT_EQ(word.where(), "--set: Model.MultiplierLimit");
+  EXPECT_CONTAINS(word.what_happened(), "expects a positive integer, got 'many'");
+  const Error top = catch_error([&] { apply_set(c, "MultiplierLimit=4"); });
+  EXPECT_CONTAINS(top.hint(), "Model.MultiplierLimit, LayerType.<Type>.MultiplierLimit");
+}
+
 }  // namespace
 }  // namespace kiln::hls

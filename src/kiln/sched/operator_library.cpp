@@ -1,7 +1,6 @@
 #include "kiln/sched/operator_library.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "kiln/support/error.h"
@@ -33,9 +32,9 @@ struct FamilyFacts {
   double dsp_input_ns;    // routing to a DSP's input registers
 };
 
-constexpr auto kFamilies = make_enum_table<Family, 2, FamilyFacts>({
-    {{Family::UltraScalePlus}, {8, 27, 18, 0.35, 0.25, 0.06, 0.10, 0.10, 2.4, 1.0, 0.6}},
-    {{Family::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
+constexpr auto kFamilies = make_enum_table<FpgaFamily, 2, FamilyFacts>({
+    {{FpgaFamily::UltraScalePlus}, {8, 27, 18, 0.35, 0.25, 0.06, 0.10, 0.10, 2.4, 1.0, 0.6}},
+    {{FpgaFamily::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
 });
 
 int ceil_div(int a, int b) {
@@ -76,29 +75,7 @@ OperatorCost carry_chain(const FamilyFacts& f, int width) {
 
 }  // namespace
 
-Family family_of_part(std::string_view part) {
-  std::string p(part);
-  for (char& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const std::string device = p.substr(0, p.find('-'));
-  const auto starts = [&](std::string_view prefix) { return device.rfind(prefix, 0) == 0; };
-  if (starts("xc7")) return Family::Series7;
-  if (starts("xczu")) return Family::UltraScalePlus;
-  if (starts("xcu") && device.size() > 3 && std::isdigit(static_cast<unsigned char>(device[3])))
-    return Family::UltraScalePlus;  // Alveo cards: xcu200, xcu250, xcu280, xcu50
-  if ((starts("xcvu") || starts("xcku") || starts("xcau")) && device.size() > 4 &&
-      device.back() == 'p')
-    return Family::UltraScalePlus;
-  throw_error(ErrorKind::InvalidModel, "part " + std::string(part), "unknown FPGA part",
-              "kiln knows UltraScale+ (xcvu*p, xcku*p, xcau*p, xczu*, xcu*: e.g. "
-              "xcvu9p-flga2104-2L-e, xcu280-fsvh2892-2L-e) and 7-series (xc7*: e.g. "
-              "xc7z020-clg400-1)");
-}
-
-std::string_view yosys_family(Family f) {
-  return f == Family::UltraScalePlus ? "xcup" : "xc7";
-}
-
-int dsp_count(int wa, int wb, Family family) {
+int dsp_count(int wa, int wb, FpgaFamily family) {
   const FamilyFacts& f = kFamilies[family];
   const int straight = ceil_div(wa, f.dsp_a_bits) * ceil_div(wb, f.dsp_b_bits);
   const int swapped = ceil_div(wb, f.dsp_a_bits) * ceil_div(wa, f.dsp_b_bits);
@@ -122,7 +99,7 @@ int csd_nonzero_digits(int64_t c) {
   return digits;
 }
 
-OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, Family family) {
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family) {
   const FamilyFacts& f = kFamilies[family];
   const int w = shape.width;
   if (w < 1) bad_shape(kind, "width " + std::to_string(w) + " is below 1");

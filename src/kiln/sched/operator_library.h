@@ -13,17 +13,12 @@
 
 #include "kiln/sched/problem.h"
 #include "kiln/support/enum_table.h"
+#include "kiln/tools/fpga_family.h"
 
 namespace kiln::sched {
 
-enum class Family : uint8_t { UltraScalePlus, Series7 };
-
-// The family of a part name: "xcvu9p-flga2104-2L-e" and "xcu280-..." are
-// UltraScale+, "xc7z020-clg400-1" is 7-series. Unknown parts (plain
-// UltraScale included) are InvalidModel, listing the known ones.
-Family family_of_part(std::string_view part);
-// The -family argument of Yosys's synth_xilinx: "xcup" or "xc7".
-std::string_view yosys_family(Family f);
+// The family comes from the part name: tools::family_of_part.
+using tools::FpgaFamily;
 
 enum class OperatorKind : uint8_t {
   Add,       // w-bit two's complement add (carry chain)
@@ -54,12 +49,12 @@ struct OperatorCost {
   double lut = 0, ff = 0, dsp = 0, carry = 0;
 };
 
-OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, Family family);
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family);
 
 // DSP slices for a wa x wb signed product: ceil(wa/A) * ceil(wb/B) with the
 // slice's A x B multiplier (27x18 on DSP48E2, 25x18 on DSP48E1), operands
 // swapped if that needs fewer.
-int dsp_count(int wa, int wb, Family family);
+int dsp_count(int wa, int wb, FpgaFamily family);
 
 // Non-zero digits of the canonical signed digit form of `c` (the adders a
 // ConstMul needs + 1): 7 = 8 - 1 has 2, 0 has 0.
@@ -83,13 +78,6 @@ struct EnumNames<sched::OperatorKind> {
       {sched::OperatorKind::MaxMin, "max_min"},    {sched::OperatorKind::Round, "round"},
       {sched::OperatorKind::Saturate, "saturate"}, {sched::OperatorKind::Rom, "rom"},
       {sched::OperatorKind::Shift, "shift"},       {sched::OperatorKind::Register, "register"},
-  };
-};
-template <>
-struct EnumNames<sched::Family> {
-  static constexpr std::pair<sched::Family, std::string_view> kNames[] = {
-      {sched::Family::UltraScalePlus, "ultrascale_plus"},
-      {sched::Family::Series7, "7series"},
   };
 };
 }  // namespace kiln

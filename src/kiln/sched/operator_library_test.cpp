@@ -8,24 +8,8 @@ namespace kiln::sched {
 namespace {
 
 using testing::error_of;
-constexpr Family kUs = Family::UltraScalePlus;
-constexpr Family k7 = Family::Series7;
-
-TEST(OperatorLibrary, FamilyOfPart) {
-  EXPECT_EQ(family_of_part("xcvu9p-flga2104-2L-e"), kUs);
-  EXPECT_EQ(family_of_part("xcu280-fsvh2892-2L-e"), kUs);
-  EXPECT_EQ(family_of_part("xczu9eg-ffvb1156-2-e"), kUs);
-  EXPECT_EQ(family_of_part("XCKU5P-FFVB676-2-E"), kUs);
-  EXPECT_EQ(family_of_part("xc7z020clg400-1"), k7);
-  EXPECT_EQ(family_of_part("xc7a35t-cpg236-1"), k7);
-  EXPECT_EQ(yosys_family(kUs), "xcup");
-  EXPECT_EQ(yosys_family(k7), "xc7");
-  for (const char* part : {"xcvu095-ffva2104-2-e", "ep4ce22", "xcu"}) {
-    const Error e = error_of([&] { family_of_part(part); }, ErrorKind::InvalidModel);
-    EXPECT_EQ(e.what_happened(), "unknown FPGA part");
-    EXPECT_NE(e.hint().find("xc7z020-clg400-1"), std::string::npos);
-  }
-}
+constexpr FpgaFamily kUs = FpgaFamily::UltraScalePlus;
+constexpr FpgaFamily k7 = FpgaFamily::Series7;
 
 TEST(OperatorLibrary, DspCount) {
   EXPECT_EQ(dsp_count(16, 16, kUs), 1);
@@ -106,7 +90,7 @@ TEST(OperatorLibrary, PipelinedMultiplier) {
 }
 
 TEST(OperatorLibrary, DelayMonotoneInWidth) {
-  for (Family family : {kUs, k7})
+  for (FpgaFamily family : {kUs, k7})
     for (OperatorKind kind :
          {OperatorKind::Add, OperatorKind::Sub, OperatorKind::Compare, OperatorKind::MaxMin,
           OperatorKind::Round, OperatorKind::Saturate, OperatorKind::ConstMul, OperatorKind::Mul,

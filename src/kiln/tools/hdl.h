@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/tools/compilers.h"
+#include "kiln/tools/fpga_family.h"
 
 namespace kiln::tools {
 
@@ -88,13 +89,6 @@ SimResult simulate(Simulator simulator, const std::vector<std::filesystem::path>
 
 // --- Synthesis -----------------------------------------------------------------
 
-enum class FpgaFamily { UltraScalePlus, Series7 };
-const char* to_string(FpgaFamily f);          // "UltraScale+", "7-series"
-const char* synth_family_name(FpgaFamily f);  // synth_xilinx -family: "xcup", "xc7"
-// The family of a Xilinx part name ("xcu280-fsvh2892-2L-e" -> UltraScalePlus,
-// "xc7z020clg400-1" -> Series7). Throws kiln::Error(InvalidModel) for any other.
-FpgaFamily family_of_part(const std::string& part);
-
 // Cells of a synthesized netlist, by resource.
 struct CellCounts {
   long lut = 0;     // LUT1..LUT6
@@ -121,6 +115,12 @@ struct SynthResult {
   std::map<std::string, CellCounts> modules;  // each module's own cells
   std::string error;                          // one line when !ok
 };
+
+// The Yosys script synthesize() runs: read_verilog -sv of each file (paths
+// as given, so relative ones resolve from where Yosys runs), synth_xilinx for
+// the family, and the cell report into stat.json.
+std::string synth_script(const std::vector<std::filesystem::path>& files, const std::string& top,
+                         FpgaFamily family);
 
 // Writes work_dir/synth.ys (read_verilog -sv; synth_xilinx -family F -top top
 // -noiopad -noclkbuf, since kiln's top sits inside a platform shell, not on

@@ -443,7 +443,7 @@ TEST(FamilyOfPart, OfPart) {
 }
 
 TEST(FamilyOfPart, UnknownPartListsTheKnownPrefixes) {
-  for (const char* part : {"ep4ce22f17c6", "xcvu095-ffva2104-2-e", ""}) {
+  for (const char* part : {"ep4ce22f17c6", "xcvu095-ffva2104-2-e", "xcu", ""}) {
     const Error e = catch_error([&] { family_of_part(part); });
     EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
     EXPECT_CONTAINS(e.message(), std::string("'") + part + "'");

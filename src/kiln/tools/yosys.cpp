@@ -25,16 +25,6 @@ bool starts_with(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-// "xcvu9p..." / "xcku15p...": the letters, then digits, then 'p' (plain
-// UltraScale parts such as xcvu095 have no 'p').
-bool plus_part(const std::string& part, const char* prefix) {
-  if (!starts_with(part, prefix)) return false;
-  std::size_t i = std::string(prefix).size();
-  const std::size_t digits = i;
-  while (i < part.size() && std::isdigit(static_cast<unsigned char>(part[i]))) ++i;
-  return i > digits && i < part.size() && part[i] == 'p';
-}
-
 // A path in a Yosys script: quoted, so spaces survive.
 std::string quoted(const fs::path& p) {
   return "\"" + p.string() + "\"";
@@ -73,40 +63,19 @@ CellCounts counts_of(const json& module) {
 
 }  // namespace
 
+std::string synth_script(const std::vector<fs::path>& files, const std::string& top,
+                         FpgaFamily family) {
+  std::string script =
+      "# Written by kiln; rerun in this directory with: yosys -s " + std::string(kScript) + "\n";
+  for (const fs::path& f : files) script += "read_verilog -sv " + quoted(f) + "\n";
+  script += "synth_xilinx -family " + std::string(synth_family_name(family)) + " -top " + top +
+            " -noiopad -noclkbuf\n";
+  script += "tee -q -o " + std::string(kStat) + " stat -json\n";
+  return script;
+}
+
 ToolInfo find_yosys() {
   return probe_tool("yosys", "yosys", {"-V"});
-}
-
-const char* to_string(FpgaFamily f) {
-  switch (f) {
-    case FpgaFamily::UltraScalePlus: return "UltraScale+";
-    case FpgaFamily::Series7: return "7-series";
-  }
-  return "?";
-}
-
-const char* synth_family_name(FpgaFamily f) {
-  switch (f) {
-    case FpgaFamily::UltraScalePlus: return "xcup";
-    case FpgaFamily::Series7: return "xc7";
-  }
-  return "?";
-}
-
-FpgaFamily family_of_part(const std::string& part) {
-  std::string p = part;
-  std::transform(p.begin(), p.end(), p.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  // Alveo (xcu200, xcu280, ...), Zynq MPSoC/RFSoC, Artix UltraScale+.
-  if (starts_with(p, "xczu") || starts_with(p, "xcau") ||
-      (starts_with(p, "xcu") && p.size() > 3 && std::isdigit(static_cast<unsigned char>(p[3]))) ||
-      plus_part(p, "xcvu") || plus_part(p, "xcku"))
-    return FpgaFamily::UltraScalePlus;
-  for (const char* prefix : {"xc7a", "xc7k", "xc7v", "xc7z", "xc7s"})
-    if (starts_with(p, prefix)) return FpgaFamily::Series7;
-  throw_error(ErrorKind::InvalidModel, "part '" + part + "'", "unknown Xilinx FPGA family",
-              "known prefixes: xcvu<N>p, xcku<N>p, xczu, xcau, xcu<N> (UltraScale+); xc7a, xc7k, "
-              "xc7v, xc7z, xc7s (7-series)");
 }
 
 void add_cells(CellCounts& c, const std::string& type, long n) {
@@ -173,13 +142,9 @@ SynthResult synthesize(const std::vector<fs::path>& files, const std::string& to
   r.stat_json = dir / kStat;
   r.log_file = dir / kLog;
 
-  std::string script =
-      "# Written by kiln; rerun in this directory with: yosys -s " + std::string(kScript) + "\n";
-  for (const fs::path& f : files)
-    script += "read_verilog -sv " + quoted(fs::absolute(f).lexically_normal()) + "\n";
-  script += "synth_xilinx -family " + std::string(synth_family_name(family)) + " -top " + top +
-            " -noiopad -noclkbuf\n";
-  script += "tee -q -o " + std::string(kStat) + " stat -json\n";
+  std::vector<fs::path> absolute;
+  for (const fs::path& f : files) absolute.push_back(fs::absolute(f).lexically_normal());
+  const std::string script = synth_script(absolute, top, family);
   {
     std::ofstream out(r.script, std::ios::binary);
     out << script;

@@ -1,0 +1,288 @@
+#include "kiln/commands/rtl_flow.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "kiln/hls/model_json.h"
+#include "kiln/hls/project_writer.h"
+#include "kiln/rtl/design_dir.h"
+#include "kiln/rtl/options.h"
+#include "kiln/support/atomic_dir.h"
+#include "kiln/support/error.h"
+
+namespace kiln::commands {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The files kiln writes next to the design's Verilog.
+bool reserved_name(const std::string& name) {
+  return name == rtl::kTestbenchFile || name == rtl::kReportFile || name == rtl::kSynthScriptFile ||
+         name == hls::kModelJsonFile;
+}
+
+json estimate_json(const rtl::ResourceEstimate& e) {
+  return {{"lut", e.lut}, {"ff", e.ff}, {"dsp", e.dsp}, {"carry", e.carry}, {"bram18", e.bram18}};
+}
+
+json cells_json(const tools::CellCounts& c) {
+  return {{"lut", c.lut},     {"ff", c.ff},         {"dsp", c.dsp}, {"bram18", c.bram18},
+          {"carry", c.carry}, {"lutram", c.lutram}, {"srl", c.srl}};
+}
+
+json optional_json(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::string percent(const std::optional<double>& v) {
+  return v ? fmt::format("{:+.0f}%", *v * 100) : std::string("n/a");
+}
+
+}  // namespace
+
+// ---- kiln rtl -------------------------------------------------------------------
+
+RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.output_dir.empty())
+    throw_error(ErrorKind::Usage, "kiln rtl", "no output directory", "pass -o DIR");
+  std::error_code ec;
+  if (!options.overwrite && fs::exists(options.output_dir, ec) &&
+      !(fs::is_directory(options.output_dir, ec) && fs::is_empty(options.output_dir, ec)))
+    throw_error(ErrorKind::Io, options.output_dir.string(), "output directory exists",
+                "pass --force to replace it, or choose another -o directory");
+  ConfiguredModel built = build_configured_model(onnx, options);
+  RtlCommandResult r;
+  r.model = std::move(built.model);
+  // The part must name a family Yosys knows before the long build starts.
+  const tools::FpgaFamily family = tools::family_of_part(r.model.part);
+  r.options = rtl::rtl_options(built.config, r.model);
+  r.design = rtl::build_design(r.model, r.options);
+  r.report = rtl::design_report(r.design, r.model, r.options, rtl::kTestbenchCapacity);
+
+  std::vector<fs::path> verilog;
+  for (const auto& [name, text] : r.design.files) {
+    KILN_ASSERT(!name.empty() && name.find('/') == std::string::npos && name[0] != '.' &&
+                    !reserved_name(name),
+                "build_design returned the file name '" + name + "'");
+    verilog.emplace_back(name);
+  }
+  onnx_import::ImportOptions effective = options.import;
+  if (built.prepared.batch_one) effective.batch = 1;
+  const json source = {{"command", "kiln rtl"},
+                       {"onnx", fs::absolute(onnx, ec).string()},
+                       {"import", import_to_json(effective)},
+                       {"config", options.config ? fs::absolute(*options.config).string() : ""},
+                       {"set", options.sets}};
+
+  AtomicDir out(options.output_dir, options.overwrite);
+  const fs::path& dir = out.staging();
+  for (const auto& [name, text] : r.design.files) write_file_atomically(dir / name, text);
+  write_file_atomically(dir / rtl::kTestbenchFile,
+                        rtl::testbench_verilog(r.design, rtl::kTestbenchCapacity));
+  // Relative paths: the directory can move, and `yosys -s synth.ys` runs in it.
+  write_file_atomically(dir / rtl::kSynthScriptFile,
+                        tools::synth_script(verilog, r.design.top, family));
+  hls::save_model_json(dir / hls::kModelJsonFile, r.model, source);
+  write_file_atomically(dir / rtl::kReportFile, r.report.dump(2) + "\n");
+  out.commit();
+  r.dir = options.output_dir;
+  r.seconds = seconds_since(t0);
+  return r;
+}
+
+std::string format_rtl_summary(const RtlCommandResult& r) {
+  const rtl::Design& d = r.design;
+  std::string s =
+      fmt::format("kiln rtl: {} -> {} ({} stages, scheduler {}, part {})\n", r.model.name,
+                  r.dir.string(), d.stages.size(), r.report.value("scheduler", ""), r.model.part);
+  s += fmt::format(
+      "latency {} cycles, a new sample every {} cycle(s); clock {} ns, critical path {:.2f} ns\n",
+      d.latency_cycles, d.interval_cycles, d.clock_ns, d.critical_path_ns);
+  s += "(the clock period and critical path are kiln's delay-model estimates, not a timing "
+       "report)\n\n";
+  s += fmt::format(
+      "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>7} {:>8} "
+      "{:>7} {:>5} {:>6}\n",
+      "stage", "start", "latency", "II", "nodes", "mults", "units", "const*", "adders", "lookups",
+      "regbits", "path ns", "LUT", "DSP", "CARRY");
+  for (const rtl::StageReport& st : d.stages)
+    s += fmt::format(
+        "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>7} {:>8.2f} "
+        "{:>7.0f} {:>5.0f} {:>6.0f}\n",
+        st.name, st.start_cycle, st.latency_cycles, st.interval_cycles, st.nodes, st.multipliers,
+        st.multiplier_units, st.const_multipliers, st.adders, st.lookups, st.register_bits,
+        st.critical_path_ns, st.lut, st.dsp, st.carry);
+  const rtl::ResourceEstimate e = rtl::estimate_of(d);
+  s += fmt::format(
+      "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}\n",
+      e.lut, e.ff, e.dsp, e.carry);
+  s += fmt::format("written in {:.2f} s; next: kiln rtlsim {} and kiln synth {}\n", r.seconds,
+                   r.dir.string(), r.dir.string());
+  return s;
+}
+
+json rtl_to_json(const RtlCommandResult& r) {
+  json j = r.report;
+  j["dir"] = r.dir.string();
+  j["seconds"] = r.seconds;
+  return j;
+}
+
+// ---- kiln rtlsim ----------------------------------------------------------------
+
+tools::Simulator parse_simulator(const std::string& name) {
+  if (name == "verilator") return tools::Simulator::Verilator;
+  if (name == "icarus") return tools::Simulator::Icarus;
+  throw_error(ErrorKind::Usage, "--simulator " + name, "unknown simulator",
+              "use verilator (the default) or icarus");
+}
+
+rtl::RtlsimResult rtlsim_dir(const fs::path& dir, const RtlsimCommandOptions& options) {
+  rtl::RtlsimOptions o;
+  o.simulator = parse_simulator(options.simulator);
+  o.samples = options.samples;
+  o.seed = options.seed;
+  if (!options.inputs.empty())
+    o.inputs.push_back(sample_from_files(rtl::load_design_dir(dir).model, options.inputs));
+  return rtl::run_rtlsim(dir, o);
+}
+
+std::string format_rtlsim_summary(const rtl::RtlsimResult& r) {
+  const rtl::SimVerdict& v = r.verdict;
+  std::string s = fmt::format("kiln rtlsim: {} ({}): ", r.model, tools::to_string(r.simulator));
+  if (v.bit_exact)
+    s +=
+        fmt::format("{} samples bit-exact with kiln's emulator ({} values)\n", v.samples, v.values);
+  else
+    s += fmt::format("NOT bit-exact: {} of {} values over {} samples differ from kiln's emulator\n",
+                     v.mismatched_values, v.values, v.samples);
+  if (!v.failure.empty()) s += v.failure + "\n";
+  for (const rtl::RtlMismatch& m : v.mismatches) s += "mismatch: " + m.text() + "\n";
+  if (v.mismatched_values > static_cast<int64_t>(v.mismatches.size()))
+    s += fmt::format("... and {} more\n",
+                     v.mismatched_values - static_cast<int64_t>(v.mismatches.size()));
+  if (v.latency_cycles)
+    s += fmt::format("latency: {} cycles measured{}, schedule {}: {}\n", *v.latency_cycles,
+                     v.latency_uniform() ? "" : fmt::format(" (varies from {})", *v.latency_min),
+                     r.schedule_latency, r.latency_agrees ? "agrees" : "DIFFERS");
+  else
+    s += fmt::format("latency: not measured (no sample came out), schedule {}\n",
+                     r.schedule_latency);
+  if (v.interval_cycles)
+    s += fmt::format("interval: {} cycles measured{}, schedule {}: {}\n", *v.interval_cycles,
+                     *v.interval_min == *v.interval_cycles
+                         ? ""
+                         : fmt::format(" (varies from {})", *v.interval_min),
+                     r.schedule_interval, r.interval_agrees ? "agrees" : "DIFFERS");
+  else
+    s += fmt::format("interval: not measured (one sample), schedule {}\n", r.schedule_interval);
+  s += fmt::format("build {:.1f} s, run {:.1f} s ({})\n", r.build_seconds, r.run_seconds,
+                   r.work_dir.string());
+  return s;
+}
+
+json rtlsim_to_json(const rtl::RtlsimResult& r) {
+  const rtl::SimVerdict& v = r.verdict;
+  json mismatches = json::array();
+  for (const rtl::RtlMismatch& m : v.mismatches)
+    mismatches.push_back({{"sample", m.sample},
+                          {"output", m.output},
+                          {"element", m.element},
+                          {"rtl_hex", m.rtl_hex},
+                          {"rtl_raw", m.rtl_raw ? json(*m.rtl_raw) : json(nullptr)},
+                          {"emulator_raw", m.emulator_raw},
+                          {"text", m.text()}});
+  auto opt = [](const std::optional<int64_t>& x) { return x ? json(*x) : json(nullptr); };
+  return {{"model", r.model},
+          {"simulator", tools::to_string(r.simulator)},
+          {"bit_exact", v.bit_exact},
+          {"samples", v.samples},
+          {"values", v.values},
+          {"mismatched_values", v.mismatched_values},
+          {"mismatches", mismatches},
+          {"failure", v.failure},
+          {"latency_cycles", opt(v.latency_cycles)},
+          {"latency_min_cycles", opt(v.latency_min)},
+          {"latency_uniform", v.latency_uniform()},
+          {"interval_cycles", opt(v.interval_cycles)},
+          {"interval_min_cycles", opt(v.interval_min)},
+          {"schedule",
+           {{"latency_cycles", r.schedule_latency}, {"interval_cycles", r.schedule_interval}}},
+          {"latency_agrees", r.latency_agrees},
+          {"interval_agrees", v.interval_cycles ? json(r.interval_agrees) : json(nullptr)},
+          {"build_seconds", r.build_seconds},
+          {"run_seconds", r.run_seconds},
+          {"work_dir", r.work_dir.string()}};
+}
+
+// ---- kiln synth -----------------------------------------------------------------
+
+rtl::SynthRun synth_dir(const fs::path& dir) {
+  return rtl::run_synth(dir);
+}
+
+std::string format_synth_table(const rtl::SynthRun& r) {
+  std::string s = fmt::format(
+      "kiln synth: {} (top {}), part {}: Yosys synth_xilinx -family {} ({}), {:.1f} s\n\n", r.model,
+      r.top, r.part, tools::synth_family_name(r.family), tools::to_string(r.family),
+      r.synth.seconds);
+  const auto row = [](const std::string& name, double lut, double ff, double dsp, double bram,
+                      double carry) {
+    return fmt::format("{:<32} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f} {:>7.0f}\n", name, lut, ff, dsp,
+                       bram, carry);
+  };
+  s += fmt::format("{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}\n", "module (own cells)", "LUT", "FF",
+                   "DSP", "BRAM18", "CARRY");
+  for (const rtl::SynthModuleRow& m : r.modules)
+    s += row(m.module, m.cells.lut, m.cells.ff, m.cells.dsp, m.cells.bram18, m.cells.carry);
+  const tools::CellCounts& t = r.synth.total;
+  s += row("total (Yosys)", t.lut, t.ff, t.dsp, t.bram18, t.carry);
+  const rtl::ResourceEstimate& e = r.estimate;
+  s += row("estimate (operator library)", e.lut, e.ff, e.dsp, e.bram18, e.carry);
+  s += fmt::format(
+      "{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}\n", "error (estimate vs Yosys)",
+      percent(rtl::relative_error(e.lut, t.lut)), percent(rtl::relative_error(e.ff, t.ff)),
+      percent(rtl::relative_error(e.dsp, t.dsp)), percent(rtl::relative_error(e.bram18, t.bram18)),
+      percent(rtl::relative_error(e.carry, t.carry)));
+  s += "\nlog: " + r.synth.log_file.string() + "\n";
+  return s;
+}
+
+json synth_to_json(const rtl::SynthRun& r) {
+  const tools::CellCounts& t = r.synth.total;
+  const rtl::ResourceEstimate& e = r.estimate;
+  json modules = json::array();
+  for (const rtl::SynthModuleRow& m : r.modules) {
+    json row = cells_json(m.cells);
+    row["module"] = m.module;
+    row["estimate"] = m.estimate ? estimate_json(*m.estimate) : json(nullptr);
+    modules.push_back(row);
+  }
+  json j = cells_json(t);
+  j["model"] = r.model;
+  j["top"] = r.top;
+  j["part"] = r.part;
+  j["family"] = tools::synth_family_name(r.family);
+  j["seconds"] = r.synth.seconds;
+  j["modules"] = modules;
+  j["estimate"] = estimate_json(e);
+  j["error"] = {{"lut", optional_json(rtl::relative_error(e.lut, t.lut))},
+                {"ff", optional_json(rtl::relative_error(e.ff, t.ff))},
+                {"dsp", optional_json(rtl::relative_error(e.dsp, t.dsp))},
+                {"bram18", optional_json(rtl::relative_error(e.bram18, t.bram18))},
+                {"carry", optional_json(rtl::relative_error(e.carry, t.carry))}};
+  j["error_note"] = "(estimate - yosys) / yosys; null where Yosys counts 0 and the estimate not";
+  j["log"] = r.synth.log_file.string();
+  return j;
+}
+
+}  // namespace kiln::commands

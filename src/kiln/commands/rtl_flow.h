@@ -1,0 +1,62 @@
+// The RTL commands: `kiln rtl` (a model to a design directory), `kiln rtlsim`
+// (simulate it bit for bit against the emulator) and `kiln synth` (Yosys
+// cell counts next to the estimate). Each is one library call the CLI and the
+// tests make; the logic of simulation and synthesis lives in rtl/.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/commands/hls_flow.h"
+#include "kiln/rtl/design.h"
+#include "kiln/rtl/rtlsim.h"
+#include "kiln/rtl/synth.h"
+
+namespace kiln::commands {
+
+// ---- kiln rtl -------------------------------------------------------------------
+
+// The model and config are handled as `kiln compile` handles them (same
+// options; `top` names the model).
+struct RtlCommandResult {
+  hls::Model model;
+  rtl::RtlOptions options;
+  rtl::Design design;
+  nlohmann::json report;  // report.json
+  std::filesystem::path dir;
+  double seconds = 0;
+};
+
+// Everything is built before anything is written; DIR appears whole or not
+// at all.
+RtlCommandResult rtl_model(const std::filesystem::path& onnx, const CompileOptions& options);
+std::string format_rtl_summary(const RtlCommandResult& result);
+nlohmann::json rtl_to_json(const RtlCommandResult& result);
+
+// ---- kiln rtlsim ----------------------------------------------------------------
+
+struct RtlsimCommandOptions {
+  int samples = 8;
+  uint64_t seed = 1;
+  std::string simulator = "verilator";  // or "icarus"
+  // NAME=FILE (.pb or .npy, the ONNX layout): simulate this one sample instead.
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+};
+
+// "verilator" | "icarus" (Usage error otherwise).
+tools::Simulator parse_simulator(const std::string& name);
+
+rtl::RtlsimResult rtlsim_dir(const std::filesystem::path& dir, const RtlsimCommandOptions& options);
+std::string format_rtlsim_summary(const rtl::RtlsimResult& result);
+nlohmann::json rtlsim_to_json(const rtl::RtlsimResult& result);
+
+// ---- kiln synth -----------------------------------------------------------------
+
+rtl::SynthRun synth_dir(const std::filesystem::path& dir);
+std::string format_synth_table(const rtl::SynthRun& result);
+nlohmann::json synth_to_json(const rtl::SynthRun& result);
+
+}  // namespace kiln::commands

@@ -1,0 +1,221 @@
+#include "kiln/rtl/design_dir.h"
+
+#include <fstream>
+
+#include "kiln/hls/model_json.h"
+#include "kiln/hls/project_writer.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* scheduler_name(Scheduler s) {
+  switch (s) {
+    case Scheduler::Asap: return "asap";
+    case Scheduler::List: return "list";
+    case Scheduler::Sdc: return "sdc";
+  }
+  return "?";
+}
+
+json port_json(const Port& p, const std::string& onnx_name) {
+  return {{"name", p.name},
+          {"onnx_name", onnx_name},
+          {"numel", p.numel},
+          {"width", p.type.width},
+          {"frac", p.type.frac},
+          {"signed", p.type.is_signed},
+          {"type", loop::to_string(p.type)}};
+}
+
+json estimate_json(const ResourceEstimate& e) {
+  return {{"lut", e.lut}, {"ff", e.ff}, {"dsp", e.dsp}, {"carry", e.carry}, {"bram18", e.bram18}};
+}
+
+json stage_json(const StageReport& s) {
+  return {{"name", s.name},
+          {"onnx_name", s.onnx_name},
+          {"loop_ops", s.loop_ops},
+          {"nodes", s.nodes},
+          {"multipliers", s.multipliers},
+          {"multiplier_units", s.multiplier_units},
+          {"const_multipliers", s.const_multipliers},
+          {"adders", s.adders},
+          {"lookups", s.lookups},
+          {"start_cycle", s.start_cycle},
+          {"latency_cycles", s.latency_cycles},
+          {"interval_cycles", s.interval_cycles},
+          {"register_bits", s.register_bits},
+          {"critical_path_ns", s.critical_path_ns},
+          {"estimate", estimate_json(estimate_of(s))}};
+}
+
+[[noreturn]] void bad_report(const fs::path& file, const std::string& what) {
+  throw_error(ErrorKind::InvalidModel, file.string(), what,
+              "rewrite the design with this kiln's `kiln rtl MODEL -o DIR --force`");
+}
+
+Port port_from(const json& j, const fs::path& file) {
+  Port p;
+  try {
+    p.name = j.at("name").get<std::string>();
+    p.numel = j.at("numel").get<int64_t>();
+    p.type.width = j.at("width").get<int>();
+    p.type.frac = j.at("frac").get<int>();
+    p.type.is_signed = j.at("signed").get<bool>();
+  } catch (const json::exception& e) {
+    bad_report(file, std::string("a port entry is malformed: ") + e.what());
+  }
+  if (p.numel < 1 || p.type.width < 1 || p.type.width > 64)
+    bad_report(file, "port '" + p.name + "' has an impossible size or width");
+  return p;
+}
+
+ResourceEstimate estimate_from(const json& j) {
+  ResourceEstimate e;
+  e.lut = j.value("lut", 0.0);
+  e.ff = j.value("ff", 0.0);
+  e.dsp = j.value("dsp", 0.0);
+  e.carry = j.value("carry", 0.0);
+  e.bram18 = j.value("bram18", 0.0);
+  return e;
+}
+
+}  // namespace
+
+ResourceEstimate estimate_of(const StageReport& s) {
+  return {s.lut, s.ff, s.dsp, s.carry, 0};
+}
+
+ResourceEstimate estimate_of(const Design& d) {
+  ResourceEstimate e;
+  for (const StageReport& s : d.stages) {
+    e.lut += s.lut;
+    e.ff += s.ff;
+    e.dsp += s.dsp;
+    e.carry += s.carry;
+  }
+  return e;
+}
+
+json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, int tb_capacity) {
+  json inputs = json::array(), outputs = json::array();
+  for (std::size_t i = 0; i < d.inputs.size(); ++i)
+    inputs.push_back(
+        port_json(d.inputs[i], i < m.input_ports.size() ? m.input_ports[i].onnx_name : ""));
+  for (std::size_t i = 0; i < d.outputs.size(); ++i)
+    outputs.push_back(
+        port_json(d.outputs[i], i < m.output_ports.size() ? m.output_ports[i].onnx_name : ""));
+  json stages = json::array();
+  StageReport ops;  // totals over stages
+  for (const StageReport& s : d.stages) {
+    stages.push_back(stage_json(s));
+    ops.loop_ops += s.loop_ops;
+    ops.nodes += s.nodes;
+    ops.multipliers += s.multipliers;
+    ops.multiplier_units += s.multiplier_units;
+    ops.const_multipliers += s.const_multipliers;
+    ops.adders += s.adders;
+    ops.lookups += s.lookups;
+    ops.register_bits += s.register_bits;
+  }
+  json files = json::array();
+  for (const auto& [name, text] : d.files) files.push_back(name);
+  json limits = json::object();
+  for (const auto& [layer, n] : o.multiplier_limits) limits[layer] = n;
+  return {
+      {"format", kReportFormat},
+      {"version", kReportVersion},
+      {"model", m.name},
+      {"top", d.top},
+      {"part", m.part},
+      {"clock_period_ns", m.clock_period_ns},
+      {"scheduler", scheduler_name(o.scheduler)},
+      {"multiplier_limits", limits},
+      {"latency_cycles", d.latency_cycles},
+      {"interval_cycles", d.interval_cycles},
+      {"clock_ns", d.clock_ns},
+      {"critical_path_ns", d.critical_path_ns},
+      {"timing_note",
+       "clock_ns and critical_path_ns are estimates of kiln's operator delay model "
+       "(sched/operator_library.h), not a timing report"},
+      {"files", files},
+      {"testbench",
+       {{"file", kTestbenchFile}, {"top", kTestbenchTop}, {"max_samples", tb_capacity}}},
+      {"inputs", inputs},
+      {"outputs", outputs},
+      {"stages", stages},
+      {"ops",
+       {{"loop_ops", ops.loop_ops},
+        {"nodes", ops.nodes},
+        {"multipliers", ops.multipliers},
+        {"multiplier_units", ops.multiplier_units},
+        {"const_multipliers", ops.const_multipliers},
+        {"adders", ops.adders},
+        {"lookups", ops.lookups},
+        {"register_bits", ops.register_bits}}},
+      {"estimate", estimate_json(estimate_of(d))},
+  };
+}
+
+DesignDir load_design_dir(const fs::path& dir) {
+  if (!fs::is_directory(dir))
+    throw_error(ErrorKind::Io, dir.string(), "not a directory",
+                "pass a design directory written by `kiln rtl MODEL -o DIR`");
+  const fs::path file = dir / kReportFile;
+  json j;
+  {
+    std::ifstream f(file, std::ios::binary);
+    if (!f)
+      throw_error(ErrorKind::InvalidModel, dir.string(), "no report.json: not a kiln rtl design",
+                  "pass a design directory written by `kiln rtl MODEL -o DIR`");
+    try {
+      j = json::parse(f);
+    } catch (const json::exception& e) {
+      bad_report(file, std::string("not valid JSON: ") + e.what());
+    }
+  }
+  if (!j.is_object() || j.value("format", "") != kReportFormat)
+    throw_error(ErrorKind::InvalidModel, file.string(), "not the report of a kiln rtl design",
+                "pass a design directory written by `kiln rtl MODEL -o DIR` (an HLS project "
+                "from `kiln compile` is checked with `kiln csim`)");
+  if (j.value("version", 0) != kReportVersion)
+    bad_report(file, "report version " + j.value("version", json()).dump() + " is not " +
+                         std::to_string(kReportVersion));
+  DesignDir d;
+  d.dir = dir;
+  try {
+    d.top = j.at("top").get<std::string>();
+    d.files = j.at("files").get<std::vector<std::string>>();
+    d.latency_cycles = j.at("latency_cycles").get<int>();
+    d.interval_cycles = j.at("interval_cycles").get<int>();
+    d.clock_ns = j.at("clock_ns").get<double>();
+    d.testbench_capacity = j.at("testbench").at("max_samples").get<int>();
+    for (const json& p : j.at("inputs")) {
+      d.inputs.push_back(port_from(p, file));
+      d.input_onnx_names.push_back(p.value("onnx_name", ""));
+    }
+    for (const json& p : j.at("outputs")) d.outputs.push_back(port_from(p, file));
+    d.estimate = estimate_from(j.at("estimate"));
+    for (const json& s : j.at("stages"))
+      d.stage_estimates.emplace_back(s.at("name").get<std::string>(),
+                                     estimate_from(s.value("estimate", json::object())));
+  } catch (const json::exception& e) {
+    bad_report(file, std::string("missing or malformed field: ") + e.what());
+  }
+  for (const std::string& f : d.files)
+    if (!fs::is_regular_file(dir / f))
+      throw_error(ErrorKind::InvalidModel, (dir / f).string(), "missing Verilog file of the design",
+                  "rewrite the design with `kiln rtl MODEL -o DIR --force`");
+  d.model = hls::load_model_json(dir / hls::kModelJsonFile).model;
+  d.report = std::move(j);
+  if (d.inputs.size() != d.model.inputs.size() || d.outputs.size() != d.model.outputs.size())
+    bad_report(file, "the ports do not match kiln_model.json's inputs and outputs");
+  return d;
+}
+
+}  // namespace kiln::rtl

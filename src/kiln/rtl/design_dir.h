@@ -1,0 +1,60 @@
+// The design directory `kiln rtl` writes and `kiln rtlsim` / `kiln synth`
+// read: the Verilog of Design::files, tb.sv, synth.ys, kiln_model.json (the
+// configured hls::Model) and report.json, which carries everything about the
+// Design the other commands need (top, ports, files, schedule, estimate), so
+// they never rebuild it.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/hls/model.h"
+#include "kiln/rtl/design.h"
+
+namespace kiln::rtl {
+
+inline constexpr const char* kReportFile = "report.json";
+inline constexpr const char* kTestbenchFile = "tb.sv";
+inline constexpr const char* kTestbenchTop = "tb";
+inline constexpr const char* kSynthScriptFile = "synth.ys";
+inline constexpr const char* kReportFormat = "kiln-rtl-design";
+inline constexpr int kReportVersion = 1;
+// Samples the tb.sv that `kiln rtl` writes can hold; `kiln rtlsim` refuses
+// more. Its stimulus memories grow with it, 1024 keeps them small.
+inline constexpr int kTestbenchCapacity = 1024;
+
+// The operator library's resource estimate (sched/operator_library.h): LUT,
+// FF, DSP and CARRY blocks summed over stages. BRAM is 0: tables are LUT ROMs.
+struct ResourceEstimate {
+  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
+};
+ResourceEstimate estimate_of(const StageReport& stage);
+ResourceEstimate estimate_of(const Design& design);
+
+// report.json's content. `tb_capacity` is the tb.sv's sample capacity.
+nlohmann::json design_report(const Design& design, const hls::Model& model,
+                             const RtlOptions& options, int tb_capacity);
+
+struct DesignDir {
+  std::filesystem::path dir;
+  hls::Model model;
+  nlohmann::json report;
+  std::string top;
+  std::vector<std::string> files;  // Verilog, relative to dir, tb.sv not included
+  std::vector<Port> inputs, outputs;
+  std::vector<std::string> input_onnx_names;  // ONNX names of `inputs`, for --input
+  int latency_cycles = 0, interval_cycles = 1;
+  double clock_ns = 0;
+  int testbench_capacity = 0;
+  ResourceEstimate estimate;
+  std::vector<std::pair<std::string, ResourceEstimate>> stage_estimates;  // by stage (layer) name
+};
+
+// Io if `dir` is not a directory; InvalidModel if it is not a design written
+// by `kiln rtl` (no report.json of the format) or a file is missing.
+DesignDir load_design_dir(const std::filesystem::path& dir);
+
+}  // namespace kiln::rtl

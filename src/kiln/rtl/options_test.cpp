@@ -1,0 +1,46 @@
+#include "kiln/rtl/options.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/hls/model_text.h"
+
+namespace kiln::rtl {
+namespace {
+
+constexpr const char* kTwoDense = R"(layers 1
+model "t" {}
+%x: ap_fixed<16,6>[3] = Input() @x "x"
+%h: ap_fixed<16,6>[2] = Dense(%x) {n_in=3 n_out=2} @fc1 "/fc1/Gemm" constants {float_weights=[0.5,-1,0.25,2,-0.75,0.125] float_bias=[0.0625,-3]}
+%y: ap_fixed<16,6>[2] = Dense(%h) {n_in=2 n_out=2} @fc2 "/fc2/Gemm" constants {float_weights=[0.5,-1,0.25,2] float_bias=[0.0625,-3]}
+input %x "x": [1x3] perm=[0]
+output %y "y": [1x2] perm=[0]
+)";
+
+TEST(RtlOptions, DefaultsAreListWithoutLimits) {
+  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  const RtlOptions o = rtl_options(hls::Config{}, m);
+  EXPECT_EQ(o.scheduler, Scheduler::List);
+  EXPECT_TRUE(o.multiplier_limits.empty());
+}
+
+TEST(RtlOptions, LimitsResolvePerLayer) {
+  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  const hls::Config c = hls::parse_config(R"(
+Model:
+  Scheduler: sdc
+LayerType:
+  Dense:
+    MultiplierLimit: 4
+LayerName:
+  /fc2/Gemm:
+    MultiplierLimit: 1
+)",
+                                          "c.yaml");
+  const RtlOptions o = rtl_options(c, m);
+  EXPECT_EQ(o.scheduler, Scheduler::Sdc);
+  const std::vector<std::pair<std::string, int>> expected = {{"fc1", 4}, {"fc2", 1}};
+  EXPECT_EQ(o.multiplier_limits, expected);  // by layer name, the ONNX name accepted
+}
+
+}  // namespace
+}  // namespace kiln::rtl

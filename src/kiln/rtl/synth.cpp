@@ -1,0 +1,51 @@
+#include "kiln/rtl/synth.h"
+
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace fs = std::filesystem;
+
+std::optional<double> relative_error(double estimate, double yosys) {
+  if (yosys == 0) return estimate == 0 ? std::optional<double>(0.0) : std::nullopt;
+  return (estimate - yosys) / yosys;
+}
+
+SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
+  const DesignDir d = load_design_dir(dir);
+  SynthRun r;
+  r.model = d.model.name;
+  r.top = d.top;
+  r.part = d.model.part;
+  r.family = tools::family_of_part(d.model.part);
+  r.estimate = d.estimate;
+  if (!tools::find_yosys().found())
+    throw_error(ErrorKind::Unsupported, "kiln synth", "yosys not found on PATH",
+                "install the Debian package yosys (scripts/install-deps.sh)");
+  std::vector<fs::path> files;
+  for (const std::string& f : d.files) files.push_back(dir / f);
+  r.synth = tools::synthesize(files, d.top, r.family, dir / "synth", timeout_seconds);
+  if (!r.synth.ok)
+    throw_error(
+        ErrorKind::Internal, (dir / "synth").string(), r.synth.error,
+        "the Yosys log is in " + r.synth.log_file.string() + "; please report this with the model");
+  for (const auto& [module, cells] : r.synth.modules) {
+    SynthModuleRow row{module, cells, std::nullopt};
+    // A stage's module carries its layer's name (support/names identifiers),
+    // maybe behind a prefix: the exact name first, else a unique suffix.
+    int suffix_matches = 0;
+    std::optional<ResourceEstimate> by_suffix;
+    for (const auto& [stage, e] : d.stage_estimates) {
+      if (module == stage) row.estimate = e;
+      if (module.ends_with("_" + stage)) {
+        ++suffix_matches;
+        by_suffix = e;
+      }
+    }
+    if (!row.estimate && suffix_matches == 1) row.estimate = by_suffix;
+    r.modules.push_back(std::move(row));
+  }
+  return r;
+}
+
+}  // namespace kiln::rtl

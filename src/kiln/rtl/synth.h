@@ -1,0 +1,37 @@
+// Synthesis of a design directory (`kiln synth DIR`): Yosys synth_xilinx for
+// the part's family on the design's Verilog (not the testbench), cell counts
+// per module and in total, next to the operator library's estimate.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/rtl/design_dir.h"
+#include "kiln/tools/hdl.h"
+
+namespace kiln::rtl {
+
+struct SynthModuleRow {
+  std::string module;
+  tools::CellCounts cells;
+  std::optional<ResourceEstimate> estimate;  // the stage's, when the module is one
+};
+
+struct SynthRun {
+  std::string model, top, part;
+  tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
+  tools::SynthResult synth;  // ok; total and per-module counts
+  std::vector<SynthModuleRow> modules;
+  ResourceEstimate estimate;  // the design's (report.json)
+};
+
+// (estimate - yosys) / yosys; 0 when both are 0, nullopt when only Yosys's is.
+std::optional<double> relative_error(double estimate, double yosys);
+
+// Throws kiln::Error: Io/InvalidModel for a directory that is not a design,
+// Unsupported when Yosys is not installed, Internal when synthesis fails.
+SynthRun run_synth(const std::filesystem::path& dir, double timeout_seconds = 3600);
+
+}  // namespace kiln::rtl

@@ -1,0 +1,265 @@
+// The RTL commands as a user meets them: `kiln rtl` writes a whole design
+// directory or nothing, `kiln rtlsim` is bit-exact with the emulator in both
+// simulators and measures the schedule's latency and interval, `kiln synth`
+// counts cells; bad input is exit 2 with one line. The RTL config keys leave
+// `kiln compile`'s project byte for byte unchanged.
+//
+// Simulator runs are ~10-20 s each with Verilator; the default suite makes
+// five, the `slow` binary (KILN_RTL_SLOW) the rest of the matrix.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kiln/support/testing/test_helpers.h"
+#include "subprocess.h"
+
+namespace kiln::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string zoo(const std::string& m) {
+  return (fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx").string();
+}
+
+ProcessResult kiln(std::vector<std::string> args, double timeout = 600) {
+  args.insert(args.begin(), kiln_binary());
+  return run_process(args, timeout);
+}
+
+[[maybe_unused]] int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+[[maybe_unused]] std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+[[maybe_unused]] std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_text(e.path());
+  return files;
+}
+
+// A failing command: the exit code, one line on stderr saying `expected`.
+[[maybe_unused]] void expect_error(const ProcessResult& r, int code, const std::string& expected) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_CONTAINS(r.err, expected);
+}
+
+// ---- bad input: no simulator needed ---------------------------------------------
+
+#ifndef KILN_RTL_SLOW
+TEST(RtlCli, MissingModelIsExit2AndWritesNothing) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", (tmp.path() / "none.onnx").string(), "-o", out.string()}), 2,
+               "none.onnx");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(RtlCli, BadSchedulerListsTheChoices) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", zoo("vecmul_a"), "-o", out.string(), "--set", "Model.Scheduler=ilp"}),
+               2, "valid values: asap, list, sdc");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(RtlCli, MultiplierLimitZeroIsRefused) {
+  TempDir tmp;
+  const fs::path cfg = tmp.path() / "rtl.yaml";
+  write_bytes(cfg, "LayerType:\n  Dense:\n    MultiplierLimit: 0\n");
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", zoo("vecmul_a"), "-c", cfg.string(), "-o", out.string()}), 2,
+               "rtl.yaml: LayerType.Dense.MultiplierLimit (line 3): must be a positive integer");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(RtlCli, ExistingDirectoryNeedsForce) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "d");
+  write_bytes(tmp.path() / "d" / "keep.txt", "mine");
+  expect_error(kiln({"rtl", zoo("vecmul_a"), "-o", (tmp.path() / "d").string()}), 2,
+               "pass --force");
+  EXPECT_EQ(read_text(tmp.path() / "d" / "keep.txt"), "mine");
+}
+
+TEST(RtlCli, UnknownSimulatorIsExit2) {
+  TempDir tmp;
+  expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,
+               "use verilator (the default) or icarus");
+}
+
+TEST(RtlCli, RtlsimAndSynthRefuseWhatIsNotADesign) {
+  TempDir tmp;
+  expect_error(kiln({"rtlsim", (tmp.path() / "none").string()}), 2, "not a directory");
+  expect_error(kiln({"rtlsim", tmp.path().string()}), 2, "not a kiln rtl design");
+  expect_error(kiln({"synth", tmp.path().string()}), 2, "not a kiln rtl design");
+  // An HLS project has a report.json too, of another kind.
+  write_bytes(tmp.path() / "report.json", R"({"estimate": {}})");
+  expect_error(kiln({"rtlsim", tmp.path().string()}), 2, "not the report of a kiln rtl design");
+}
+
+TEST(RtlCli, RtlKeysLeaveTheHlsProjectUnchanged) {
+  TempDir tmp;
+  const fs::path cfg = tmp.path() / "config.yaml";
+  const std::string base = "Model:\n  ReuseFactor: 1\n";
+  write_bytes(cfg, base);
+  const fs::path a = tmp.path() / "a", b = tmp.path() / "b";
+  ProcessResult r = kiln({"compile", zoo("dense_a"), "-c", cfg.string(), "-o", a.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The same config path, now with the RTL keys at every level.
+  write_bytes(cfg, base +
+                       "  Scheduler: sdc\n  MultiplierLimit: 2\nLayerType:\n  Dense:\n"
+                       "    MultiplierLimit: 3\n");
+  r = kiln({"compile", zoo("dense_a"), "-c", cfg.string(), "-o", b.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(tree(a) == tree(b)) << "the RTL keys changed the HLS project";
+}
+
+#endif  // KILN_RTL_SLOW
+
+// ---- end to end: needs rtl::build_design ----------------------------------------
+
+// The design of `model` written once per test binary (kiln rtl is the slow
+// part), with `--json`'s report.
+struct Written {
+  fs::path dir;
+  nlohmann::json report;
+  std::string skip;  // why the design could not be written
+};
+
+const Written& design_of(const std::string& model) {
+  static TempDir root;
+  static std::map<std::string, Written> cache;
+  auto it = cache.find(model);
+  if (it != cache.end()) return it->second;
+  Written w;
+  w.dir = root.path() / model;
+  const ProcessResult r = kiln({"rtl", zoo(model), "-o", w.dir.string(), "--json"});
+  if (r.exit_code == 3 && r.err.find("kiln rtl is being built") != std::string::npos)
+    w.skip = "rtl::build_design is still a stub on this branch";
+  else if (r.exit_code != 0)
+    ADD_FAILURE() << "kiln rtl " << model << ": " << r.err;
+  else
+    w.report = stdout_json(r);
+  return cache.emplace(model, std::move(w)).first->second;
+}
+
+#define REQUIRE_DESIGN(w)                            \
+  do {                                               \
+    if (!(w).skip.empty()) GTEST_SKIP() << (w).skip; \
+    ASSERT_TRUE((w).report.is_object());             \
+  } while (0)
+
+#ifndef KILN_RTL_SLOW
+TEST(RtlCli, WritesEveryFileAndTheReport) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  const nlohmann::json& j = w.report;
+  for (const char* key : {"latency_cycles", "interval_cycles", "clock_ns", "critical_path_ns",
+                          "timing_note", "stages", "ops", "estimate", "inputs", "outputs", "top"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_GE(j["latency_cycles"].get<int>(), 0);
+  EXPECT_GE(j["interval_cycles"].get<int>(), 1);
+  EXPECT_GT(j["clock_ns"].get<double>(), 0);
+  ASSERT_FALSE(j["stages"].empty());
+  for (const char* key : {"name", "loop_ops", "nodes", "multipliers", "multiplier_units",
+                          "const_multipliers", "adders", "lookups", "start_cycle", "latency_cycles",
+                          "interval_cycles", "register_bits", "critical_path_ns", "estimate"})
+    EXPECT_TRUE(j["stages"][0].contains(key)) << key;
+  for (const char* key : {"lut", "ff", "dsp", "carry"})
+    EXPECT_TRUE(j["estimate"].contains(key)) << key;
+  for (const auto& f : j["files"]) EXPECT_TRUE(fs::is_regular_file(w.dir / f.get<std::string>()));
+  for (const char* f : {"tb.sv", "synth.ys", "kiln_model.json", "report.json"})
+    EXPECT_TRUE(fs::is_regular_file(w.dir / f)) << f;
+  EXPECT_CONTAINS(read_text(w.dir / "synth.ys"),
+                  "synth_xilinx -family xcup -top " + j["top"].get<std::string>());
+  const nlohmann::json on_disk = nlohmann::json::parse(read_text(w.dir / "report.json"));
+  EXPECT_EQ(on_disk["latency_cycles"], j["latency_cycles"]);
+  EXPECT_EQ(on_disk["testbench"]["max_samples"], 1024);
+}
+
+TEST(RtlCli, HumanSummarySaysTheClockIsAnEstimate) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  TempDir tmp;
+  const ProcessResult r = kiln({"rtl", zoo("vecmul_a"), "-o", (tmp.path() / "d").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "latency");
+  EXPECT_CONTAINS(r.out, "delay-model estimates");
+}
+
+TEST(RtlCli, RtlsimRefusesMoreSamplesThanTheTestbenchHolds) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  expect_error(kiln({"rtlsim", w.dir.string(), "--samples", "1025"}), 2, "(1024)");
+  expect_error(kiln({"rtlsim", w.dir.string(), "--input", "nope=x.npy"}), 2, "nope");
+}
+
+#endif  // KILN_RTL_SLOW
+
+struct SimCase {
+  std::string model;
+  std::string simulator;
+};
+
+class RtlSim : public ::testing::TestWithParam<SimCase> {};
+
+TEST_P(RtlSim, BitExactWithScheduleTiming) {
+  const Written& w = design_of(GetParam().model);
+  REQUIRE_DESIGN(w);
+  const ProcessResult r = kiln(
+      {"rtlsim", w.dir.string(), "--simulator", GetParam().simulator, "--samples", "6", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json j = stdout_json(r);
+  EXPECT_EQ(j["bit_exact"], true);
+  EXPECT_EQ(j["samples"], 6);
+  EXPECT_EQ(j["simulator"], GetParam().simulator);
+  EXPECT_EQ(j["latency_cycles"], w.report["latency_cycles"]);
+  EXPECT_EQ(j["interval_cycles"], w.report["interval_cycles"]);
+  EXPECT_EQ(j["latency_agrees"], true);
+  EXPECT_EQ(j["interval_agrees"], true);
+}
+
+#ifndef KILN_RTL_SLOW
+INSTANTIATE_TEST_SUITE_P(
+    Zoo, RtlSim,
+    ::testing::Values(SimCase{"vecmul_a", "verilator"}, SimCase{"vecmul_a", "icarus"},
+                      SimCase{"dense_a", "verilator"}, SimCase{"dense_a", "icarus"},
+                      SimCase{"conv2d_a", "icarus"}),
+    [](const auto& info) { return info.param.model + "_" + info.param.simulator; });
+
+TEST(RtlCli, SynthCountsCellsNextToTheEstimate) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  const ProcessResult r = kiln({"synth", w.dir.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = stdout_json(r);
+  for (const char* key : {"lut", "ff", "dsp", "bram18", "carry", "modules", "estimate", "error"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_GT(j["lut"].get<long>() + j["ff"].get<long>() + j["dsp"].get<long>(), 0);
+  EXPECT_EQ(j["family"], "xcup");
+}
+#else
+INSTANTIATE_TEST_SUITE_P(
+    Zoo, RtlSim,
+    ::testing::Values(SimCase{"conv2d_a", "verilator"}, SimCase{"vecmul_b", "verilator"},
+                      SimCase{"dense_b", "icarus"}, SimCase{"conv2d_b", "icarus"}),
+    [](const auto& info) { return info.param.model + "_" + info.param.simulator; });
+#endif
+
+}  // namespace
+}  // namespace kiln::testing
