@@ -1302,3 +1302,30 @@ kernel lstm "" reads @x @lstm_w @lstm_r @lstm_wb @lstm_rb @lstm_sigmoid @lstm_ta
 
 }  // namespace
 }  // namespace kiln::loop
+
+namespace kiln::loop {
+namespace {
+
+// A result of the accumulator's width and fraction that saturates
+// symmetrically is still quantized: AP_SAT_SYM turns the most negative
+// accumulator value into -max (and counts it), as the emulator does.
+TEST(LowerGolden, SameFormatSymmetricSaturationIsQuantized) {
+  const hls::Model m = hls::testing::parse(R"(
+model "t" {}
+%x: ap_fixed<16,6>[1] = Input() @x "x"
+%y: ap_fixed<16,6,AP_TRN,AP_SAT_SYM>[1] = Dense(%x) {n_in=1 n_out=1} @fc config {accum=ap_fixed<16,6>} constants {weights=[1024] bias=[0]}
+input %x "x": [1x1] perm=[0]
+output %y "y": [1x1] perm=[0]
+)");
+  const Program p = lower_model(m);
+  EXPECT_CONTAINS(print_program(p), "to ap_fixed<16,6,AP_TRN,AP_SAT_SYM>");
+  const InterpretResult r = interpret(p, {{-32768}});
+  const hls::EmulationResult e = hls::emulate(m, {{-32.0}});
+  EXPECT_EQ(e.outputs.at(0).raw, std::vector<int64_t>{-32767});
+  EXPECT_EQ(r.outputs.at(0).raw, e.outputs.at(0).raw);
+  EXPECT_EQ(r.per_kernel.at(0).saturated, 1);
+  EXPECT_EQ(e.per_layer.at(1).saturated, 1);
+}
+
+}  // namespace
+}  // namespace kiln::loop
