@@ -138,7 +138,11 @@ int KernelBuilder::quantize(int a, const FixedType& target) {
   return define(std::move(v));
 }
 int KernelBuilder::convert(int a, const FixedType& target) {
-  return type(a) == scalar_of(target) ? a : quantize(a, target);
+  // Same format: nothing to round or fit, except AP_SAT_SYM, which moves the
+  // most negative value to -max.
+  const bool exact =
+      type(a) == scalar_of(target) && target.overflow != numeric::OverflowMode::SatSym;
+  return exact ? a : quantize(a, target);
 }
 int KernelBuilder::max(int a, int b) {
   return define(op_of(Op::Max, {a, b}));

@@ -37,7 +37,8 @@ class KernelBuilder {
   int neg(int a);
   int shl(int a, int amount);
   int quantize(int a, const FixedType& target);
-  // quantize() unless `a` already has the target's format (then it is exact).
+  // quantize() unless `a` already has the target's format and the target
+  // does not saturate symmetrically (then it is exact).
   int convert(int a, const FixedType& target);
   int max(int a, int b);
   int min(int a, int b);

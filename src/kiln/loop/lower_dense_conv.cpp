@@ -60,7 +60,8 @@ void lower_dense(LowerContext& c) {
     init_accumulators(k, c, acc, b, p.n_out, pr.accum);
     k.loop("i", p.n_in, [&](const Affine& i) {
       k.loop("j", p.n_out, [&](const Affine& j) {
-        mac(k, acc, j, k.load(x, at(i)), k.load(w, {i, j}), pr.accum);
+        const int xv = k.load(x, at(i));
+        mac(k, acc, j, xv, k.load(w, {i, j}), pr.accum);
       });
     });
     k.loop("out", p.n_out, [&](const Affine& j) {
@@ -136,7 +137,8 @@ void lower_matmul(LowerContext& c) {
       k.loop("j", p.n, [&](const Affine& j) {
         k.store(acc, {Affine::of(0)}, k.constant(0, scalar_of(at)));
         k.loop("q", p.k, [&](const Affine& q) {
-          mac(k, acc, Affine::of(0), k.load(a, {t, i, q}), k.load(b, {t, q, j}), at);
+          const int av = k.load(a, {t, i, q});
+          mac(k, acc, Affine::of(0), av, k.load(b, {t, q, j}), at);
         });
         k.store(y, {t, i, j}, k.convert(k.load(acc, {Affine::of(0)}), l.precision.result));
       });
@@ -179,7 +181,9 @@ void lower_pool(LowerContext& c) {
   KernelBuilder k(c.program, l.name, l.onnx_name);
   const ScalarType state_t = p.kind == hls::PoolKind::Max ? xt : scalar_of(pr.accum);
   const int state = k.local(c.names.unique(l.name + "_acc"), state_t, {1});
-  const int any = k.local(c.names.unique(l.name + "_any"), {1, 0, false}, {1});
+  // Max only: whether the window had a real pixel.
+  const bool max = p.kind == hls::PoolKind::Max;
+  const int any = max ? k.local(c.names.unique(l.name + "_any"), {1, 0, false}, {1}) : -1;
   const std::vector<Affine> at0 = {Affine::of(0)};
   k.loop("oh", p.out_h, [&](const Affine& oh) {
     k.loop("ow", p.out_w, [&](const Affine& ow) {
@@ -188,7 +192,7 @@ void lower_pool(LowerContext& c) {
         k.store(
             state, at0,
             p.kind == hls::PoolKind::Max ? k.constant(xf.min_raw(), xt) : k.constant(0, state_t));
-        k.store(any, at0, k.constant(0, {1, 0, false}));
+        if (max) k.store(any, at0, k.constant(0, {1, 0, false}));
         k.loop("kh", p.kernel_h, [&](const Affine& kh) {
           k.loop("kw", p.kernel_w, [&](const Affine& kw) {
             const Affine ih = oh * p.stride_h + kh + (-p.pad_top);
@@ -201,19 +205,20 @@ void lower_pool(LowerContext& c) {
             k.when(guards, [&] {
               const int v = k.load(x, {ih, iw, ch});
               const int s = k.load(state, at0);
-              if (p.kind == hls::PoolKind::Max)
+              if (max) {
                 k.store(state, at0, k.max(s, v));
-              else
+                k.store(any, at0, k.constant(1, {1, 0, false}));
+              } else {
                 k.store(state, at0, k.quantize(k.add(s, v), pr.accum));
-              k.store(any, at0, k.constant(1, {1, 0, false}));
+              }
             });
           });
         });
         const int s = k.load(state, at0);
         int result;
         if (p.kind == hls::PoolKind::Max) {
-          result =
-              k.convert(k.select(k.load(any, at0), s, k.constant(0, {1, 0, false})), pr.result);
+          const int seen = k.load(any, at0);
+          result = k.convert(k.select(seen, s, k.constant(0, {1, 0, false})), pr.result);
         } else {
           result = k.quantize(k.mul(s, k.load(recip, {oh, ow})), pr.result);
         }

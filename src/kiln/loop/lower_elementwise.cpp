@@ -59,24 +59,38 @@ void lower_activation(LowerContext& c) {
     auto zero = [&] { return k.constant(0, kBit); };
     auto one = [&] { return k.constant(1, {2, 0, false}); };
     auto lookup = [&](int a) { return k.lookup(tab.buffer, a, tab.g.shift, tab.g.size / 2); };
+    // The operands in the emulator's order, one statement each, so the text
+    // does not depend on the compiler's order of argument evaluation.
+    auto negative = [&] { return k.lt(v, zero()); };
+    auto elu = [&] {  // x < 0 ? alpha * (exp(x) - 1) : x
+      const int c = negative();
+      const int alpha = param(k, act.alpha);
+      const int e = lookup(v);
+      return k.select(c, k.mul(alpha, k.sub(e, one())), v);
+    };
     int r = v;
     switch (act.kind) {
       case hls::ActKind::None: break;
       case hls::ActKind::Relu: r = k.max(v, zero()); break;
-      case hls::ActKind::LeakyRelu:
-        r = k.select(k.lt(v, zero()), k.mul(v, param(k, act.alpha)), v);
+      case hls::ActKind::LeakyRelu: {
+        const int c = negative();
+        r = k.select(c, k.mul(v, param(k, act.alpha)), v);
         break;
-      case hls::ActKind::PRelu:
-        r = k.select(k.lt(v, zero()), k.mul(v, k.load(slope, {channel_of(i)})), v);
+      }
+      case hls::ActKind::PRelu: {
+        const int c = negative();
+        r = k.select(c, k.mul(v, k.load(slope, {channel_of(i)})), v);
         break;
-      case hls::ActKind::Clip: r = k.min(k.max(v, param(k, act.alpha)), param(k, act.beta)); break;
-      case hls::ActKind::Elu:
-        r = k.select(k.lt(v, zero()), k.mul(param(k, act.alpha), k.sub(lookup(v), one())), v);
+      }
+      case hls::ActKind::Clip: {
+        const int lo = k.max(v, param(k, act.alpha));
+        r = k.min(lo, param(k, act.beta));
         break;
+      }
+      case hls::ActKind::Elu: r = elu(); break;
       case hls::ActKind::Selu: {
-        const int e =
-            k.select(k.lt(v, zero()), k.mul(param(k, act.alpha), k.sub(lookup(v), one())), v);
-        r = k.mul(param(k, act.beta), e);
+        const int gamma = param(k, act.beta);
+        r = k.mul(gamma, elu());
         break;
       }
       case hls::ActKind::Sigmoid:
@@ -84,8 +98,12 @@ void lower_activation(LowerContext& c) {
       case hls::ActKind::Exp: r = lookup(v); break;
       case hls::ActKind::HardSigmoid:
       case hls::ActKind::HardSwish: {
-        const int h =
-            k.min(k.max(k.add(k.mul(param(k, act.alpha), v), param(k, act.beta)), zero()), one());
+        const int alpha = param(k, act.alpha);
+        const int ax = k.mul(alpha, v);
+        const int beta = param(k, act.beta);
+        const int sum = k.add(ax, beta);
+        const int floor0 = k.max(sum, zero());
+        const int h = k.min(floor0, one());
         r = act.kind == hls::ActKind::HardSigmoid ? h : k.mul(v, h);
         break;
       }
@@ -104,9 +122,9 @@ void lower_batchnorm(LowerContext& c) {
   KernelBuilder k(c.program, l.name, l.onnx_name);
   k.for_each(c.buffer(x).shape, "d", [&](const std::vector<Affine>& i) {
     const Affine ch = channel_of(i);
-    k.store(y, i,
-            k.convert(k.add(k.mul(k.load(x, i), k.load(s, {ch})), k.load(b, {ch})),
-                      l.precision.result));
+    const int xv = k.load(x, i);
+    const int prod = k.mul(xv, k.load(s, {ch}));
+    k.store(y, i, k.convert(k.add(prod, k.load(b, {ch})), l.precision.result));
   });
   c.finish(k);
 }
@@ -187,7 +205,8 @@ void lower_softmax(LowerContext& c) {
       });
     k.store(sum, at0, k.constant(0, scalar_of(pr.accum)));
     k.loop("e", p.length, [&](const Affine& i) {
-      const int d = k.sub(k.load(m, at0), k.load(x, {r, i}));
+      const int mv = k.load(m, at0);
+      const int d = k.sub(mv, k.load(x, {r, i}));
       const int ev = k.lookup(et.buffer, d, et.g.shift, 0);
       k.store(e, {i}, ev);
       k.store(sum, at0, k.quantize(k.add(k.load(sum, at0), ev), pr.accum));

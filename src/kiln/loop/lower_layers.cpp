@@ -1,6 +1,6 @@
 // The driver of the lowering: buffers for the model's tensors, and the table
 // from layer kind to its lowering (lower_dense_conv.cpp, lower_elementwise.cpp,
-// lower_data_movement.cpp).
+// lower_data_movement.cpp, lower_resample.cpp, lower_recurrent.cpp).
 #include "kiln/loop/lower_layers.h"
 
 #include <algorithm>
@@ -54,8 +54,10 @@ int fused_activation(KernelBuilder& k, int a, const hls::Activation& act, const 
       const int negative = k.lt(a, k.constant(0, {1, 0, false}));
       return k.quantize(k.select(negative, k.mul(a, param(act.alpha)), a), result);
     }
-    case hls::ActKind::Clip:
-      return k.convert(k.min(k.max(a, param(act.alpha)), param(act.beta)), result);
+    case hls::ActKind::Clip: {
+      const int lo = k.max(a, param(act.alpha));
+      return k.convert(k.min(lo, param(act.beta)), result);
+    }
     default:
       throw_error(ErrorKind::Internal, "layer " + layer,
                   "activation " + std::string(enum_name(act.kind)) + " is not fusable");
@@ -65,15 +67,6 @@ int fused_activation(KernelBuilder& k, int a, const hls::Activation& act, const 
 namespace {
 
 void lower_nothing(LowerContext&) {}
-
-void refuse(LowerContext& c) {
-  throw_error(
-      ErrorKind::Unsupported, "layer '" + c.layer.onnx_name + "'",
-      std::string(hls::layer_kind_name(c.layer.kind())) + " layers have no Loop IR lowering yet",
-      "kiln rtl handles Dense, Conv, Pool, ZeroPad, MatMul, BatchNorm, Activation, "
-      "Softmax, Binary, Quantize, Concat, Transpose, Slice, Reshape and Clone; use kiln "
-      "compile for the HLS flow");
-}
 
 using LowerFn = void (*)(LowerContext&);
 constexpr auto kLower = make_enum_table<hls::LayerKind, hls::kNumLayerKinds, LowerFn>({
@@ -89,7 +82,8 @@ constexpr auto kLower = make_enum_table<hls::LayerKind, hls::kNumLayerKinds, Low
     {{hls::LayerKind::Concat}, lower_concat},
     {{hls::LayerKind::Transpose}, lower_transpose},
     {{hls::LayerKind::Slice}, lower_slice},
-    {{hls::LayerKind::Resize, hls::LayerKind::Recurrent}, refuse},
+    {{hls::LayerKind::Resize}, lower_resize},
+    {{hls::LayerKind::Recurrent}, lower_recurrent},
     {{hls::LayerKind::Quantize}, lower_quantize},
     {{hls::LayerKind::MatMul}, lower_matmul},
     {{hls::LayerKind::Reshape, hls::LayerKind::Clone}, lower_copy},

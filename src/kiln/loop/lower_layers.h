@@ -13,8 +13,7 @@ namespace kiln::loop {
 // constants quantized. Each tensor becomes a buffer (model inputs and outputs
 // with the Input and Output roles), each layer's constants a const buffer,
 // and Reshape / Clone layers that keep the type become aliases (no kernel).
-// Throws kiln::Error(Unsupported) naming the layer for kinds without a
-// lowering yet. The result passes verify().
+// Every layer kind has a lowering. The result passes verify().
 Program lower_model(const hls::Model& model);
 
 }  // namespace kiln::loop

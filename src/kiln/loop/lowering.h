@@ -49,5 +49,7 @@ void lower_concat(LowerContext& c);
 void lower_transpose(LowerContext& c);
 void lower_slice(LowerContext& c);
 void lower_copy(LowerContext& c);  // Reshape and Clone whose types change
+void lower_resize(LowerContext& c);
+void lower_recurrent(LowerContext& c);
 
 }  // namespace kiln::loop

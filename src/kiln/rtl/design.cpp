@@ -1,15 +1,263 @@
+// The design driver: lower, unroll, schedule and write each stage, then the
+// top that starts the stages at fixed cycles and connects them, and the
+// testbench.
 #include "kiln/rtl/design.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/rtl/stage.h"
+#include "kiln/rtl/verilog_text.h"
 #include "kiln/support/error.h"
+#include "kiln/support/names.h"
 
 namespace kiln::rtl {
 
-Design build_design(const hls::Model& model, const RtlOptions&) {
-  throw_error(ErrorKind::Unsupported, "model " + model.name, "kiln rtl is being built");
+namespace {
+
+using loop::ScalarType;
+
+std::string element_wire(const loop::Program& p, const dfg::Element& e) {
+  return fmt::format("{}_e{}", p.buffers[static_cast<std::size_t>(e.buffer)].name, e.element);
 }
 
-std::string testbench_verilog(const Design&, int) {
-  return {};
+struct Producer {
+  int ready = 0;  // the cycle after a sample enters when the element is valid
+  std::string wire;
+};
+
+int bits_for(int64_t v) {
+  int b = 1;
+  while ((int64_t{1} << b) <= v) ++b;
+  return b;
+}
+
+}  // namespace
+
+Design build_design(const hls::Model& model, const RtlOptions& options) {
+  Design d;
+  d.top = model.name;
+  d.clock_ns = model.clock_period_ns;
+  const loop::Program program = loop::lower_model(model);
+  dfg::UnrollOptions uo;
+  if (options.max_ops > 0) uo.max_ops = options.max_ops;
+  const std::vector<dfg::Stage> stages = dfg::unroll(program, uo);
+  if (stages.empty())
+    throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
+                "kiln rtl needs at least one computing layer");
+
+  StageOptions so;
+  so.clock_ns = model.clock_period_ns;
+  so.family = sched::family_of_part(model.part);
+  so.scheduler = options.scheduler;
+
+  NameTable names;
+  for (const char* reserved : {"clk", "rst", "in_valid", "in_ready", "out_valid", "accept", "vld",
+                               "gap", "unused_ok", "tb", "dut"})
+    names.claim(reserved);
+  auto port_of = [&](int b) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    return Port{names.unique(buf.name), buf.numel(), buf.type};
+  };
+  for (int b : program.inputs) d.inputs.push_back(port_of(program.storage_of(b)));
+  for (int b : program.outputs) d.outputs.push_back(port_of(program.storage_of(b)));
+  if (names.contains(d.top) || d.top.empty()) d.top = names.unique(d.top.empty() ? "top" : d.top);
+  else names.claim(d.top);
+
+  // Where each element comes from, and when it is valid.
+  std::map<std::pair<int, int64_t>, Producer> producers;
+  std::string body;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    const int b = program.storage_of(program.inputs[k]);
+    const Port& port = d.inputs[k];
+    for (int64_t e = 0; e < port.numel; ++e) {
+      const std::string w = element_wire(program, {b, e});
+      body += fmt::format("  wire {}{} = {}[{}:{}];\n", range(port.type.width), w, port.name,
+                          (e + 1) * port.type.width - 1, e * port.type.width);
+      producers[{b, e}] = {0, w};
+    }
+  }
+  std::map<std::string, int> delay_depth;  // element wire -> delay registers made
+  std::set<std::string> consumed;
+  // The element as read `at` cycles after the sample entered.
+  auto read = [&](const dfg::Element& e, int at, const ScalarType& t) {
+    const Producer& p = producers.at({e.buffer, e.element});
+    const int delay = at - p.ready;
+    KILN_ASSERT(delay >= 0, "an element is read before it is ready");
+    consumed.insert(p.wire);
+    if (delay == 0) return p.wire;
+    int& made = delay_depth[p.wire];
+    for (int k = made + 1; k <= delay; ++k) {
+      body += fmt::format("  reg {}{}_d{};\n", range(t.width), p.wire, k);
+      body += fmt::format("  always @(posedge clk) {0}_d{1} <= {2};\n", p.wire, k,
+                          k == 1 ? p.wire : fmt::format("{}_d{}", p.wire, k - 1));
+    }
+    made = std::max(made, delay);
+    return fmt::format("{}_d{}", p.wire, delay);
+  };
+
+  std::vector<std::pair<int, std::string>> starts;  // (cycle, stage instance) of started stages
+  for (const dfg::Stage& st : stages) {
+    const hls::Layer* layer = nullptr;
+    for (const hls::Layer& l : model.layers)
+      if (l.name == st.name) layer = &l;
+    so.multiplier_limit.reset();
+    for (const auto& [name, limit] : options.multiplier_limits)
+      if (name == st.name) so.multiplier_limit = limit;
+    (void)layer;
+    BuiltStage b = build_stage(st, program, so, names.unique(d.top + "_" + st.name));
+    // Start when every input element is ready.
+    int start = 0;
+    for (const StagePortElement& e : b.inputs)
+      start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready);
+    b.report.start_cycle = start;
+    const std::string inst = "s_" + b.module;
+    std::string in_cat;
+    for (std::size_t i = b.inputs.size(); i-- > 0;)
+      in_cat += read(b.inputs[i].where, start, b.inputs[i].type) + (i ? ", " : "");
+    int out_bits = 0;
+    for (const StagePortElement& e : b.outputs) out_bits += e.type.width;
+    body += fmt::format("  wire {}{}_out;\n", range(out_bits), inst);
+    std::vector<std::string> conn;
+    if (b.sequential || b.started) conn.push_back(".clk(clk)");
+    if (b.started) {
+      conn.push_back(".rst(rst)");
+      conn.push_back(fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld[{}]", start)));
+      starts.emplace_back(start, inst);
+    }
+    if (!b.inputs.empty()) conn.push_back(fmt::format(".in({{{}}})", in_cat));
+    conn.push_back(fmt::format(".out({}_out)", inst));
+    std::string c;
+    for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ", " : "") + conn[i];
+    body += fmt::format("  {} {}({});\n", b.module, inst, c);
+    const int ready = start + b.report.latency_cycles;
+    int offset = 0;
+    for (const StagePortElement& e : b.outputs) {
+      const std::string w = element_wire(program, e.where);
+      body += fmt::format("  wire {}{} = {}_out[{}:{}];\n", range(e.type.width), w, inst,
+                          offset + e.type.width - 1, offset);
+      offset += e.type.width;
+      producers[{e.where.buffer, e.where.element}] = {ready, w};
+    }
+    d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
+    d.critical_path_ns = std::max(d.critical_path_ns, b.report.critical_path_ns);
+    d.files.emplace_back(b.module + ".v", std::move(b.verilog));
+    d.stages.push_back(std::move(b.report));
+  }
+
+  // Outputs, all valid at the same cycle: the latest element's.
+  int latency = 1;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const int b = program.storage_of(program.outputs[k]);
+    for (int64_t e = 0; e < d.outputs[k].numel; ++e)
+      latency = std::max(latency, producers.at({b, e}).ready);
+  }
+  d.latency_cycles = latency;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const int b = program.storage_of(program.outputs[k]);
+    const Port& port = d.outputs[k];
+    std::string cat;
+    for (int64_t e = port.numel; e-- > 0;)
+      cat += read({b, e}, latency, port.type) + (e ? ", " : "");
+    body += fmt::format("  assign {} = {{{}}};\n", port.name, cat);
+  }
+
+  // The top: ports, the valid chain, the input spacing, the unused sink.
+  std::string top = fmt::format(
+      "// {}: {} stage(s), latency {} cycles, a new sample every {} cycle(s).\n"
+      "// Generated by kiln rtl; the clock period ({} ns) is kiln's delay-model estimate.\n",
+      d.top, stages.size(), d.latency_cycles, d.interval_cycles, d.clock_ns);
+  top += "module " + d.top + "(\n  input clk,\n  input rst,\n  input in_valid,\n  output in_ready,\n";
+  for (const Port& p : d.inputs)
+    top += fmt::format("  input {}{},\n", range(static_cast<int>(p.numel) * p.type.width), p.name);
+  top += "  output out_valid";
+  for (const Port& p : d.outputs)
+    top += fmt::format(",\n  output {}{}", range(static_cast<int>(p.numel) * p.type.width), p.name);
+  top += "\n);\n";
+  top += "  wire accept = in_valid & in_ready;\n";
+  const int t = d.latency_cycles;
+  top += fmt::format("  reg {}vld;  // vld[k]: the sample accepted k cycles ago\n",
+                     t == 1 ? std::string("[1:1] ") : fmt::format("[{}:1] ", t));
+  top += fmt::format("  always @(posedge clk) vld <= rst ? {} : {};\n", literal(0, t),
+                     t == 1 ? std::string("accept") : fmt::format("{{vld[{}:1], accept}}", t - 1));
+  top += fmt::format("  assign out_valid = vld[{}];\n", t);
+  if (d.interval_cycles == 1) {
+    top += "  assign in_ready = 1'b1;\n";
+  } else {
+    const int b = bits_for(d.interval_cycles);
+    top += fmt::format(
+        "  // A new sample every {0} cycles: the slowest stage's interval.\n"
+        "  reg {1}gap;\n  assign in_ready = gap == {2};\n"
+        "  always @(posedge clk)\n"
+        "    if (rst) gap <= {2};\n"
+        "    else if (accept) gap <= {3};\n"
+        "    else if (gap != {2}) gap <= gap - {4};\n",
+        d.interval_cycles, range(b), literal(0, b), literal(d.interval_cycles - 1, b), literal(1, b));
+  }
+  top += body;
+  std::string unused;
+  for (const auto& [key, p] : producers)
+    if (!consumed.count(p.wire)) unused += (unused.empty() ? "" : ", ") + p.wire;
+  if (!unused.empty()) top += fmt::format("  wire unused_ok = ^{{{}}};\n", unused);
+  top += "endmodule\n";
+  d.files.emplace_back(d.top + ".v", std::move(top));
+  return d;
+}
+
+std::string testbench_verilog(const Design& d, int max_samples) {
+  std::string s = fmt::format(
+      "// Testbench of {0} (kiln rtl): drives up to {1} samples from in_<port>.hex whenever the\n"
+      "// design is ready and prints every result (protocol in kiln's rtl/design.h).\n"
+      "`timescale 1ns/1ps\n"
+      "module tb;\n"
+      "  localparam MAX = {1};\n"
+      "  reg clk = 1'b0;\n  reg rst = 1'b1;\n"
+      "  reg in_valid;\n  wire in_ready;\n  wire out_valid;\n"
+      "  integer nsamples, sent, got, cycle, i;\n"
+      "  reg [31:0] count_mem [0:0];\n",
+      d.top, max_samples);
+  std::string conn = ".clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(in_ready), .out_valid(out_valid)";
+  for (const Port& p : d.inputs) {
+    s += fmt::format("  reg {}{};\n", range(static_cast<int>(p.numel) * p.type.width), p.name);
+    s += fmt::format("  reg {}mem_{} [0:MAX*{}-1];\n", range(p.type.width), p.name, p.numel);
+    conn += fmt::format(", .{0}({0})", p.name);
+  }
+  for (const Port& p : d.outputs) {
+    s += fmt::format("  wire {}{};\n", range(static_cast<int>(p.numel) * p.type.width), p.name);
+    conn += fmt::format(", .{0}({0})", p.name);
+  }
+  s += fmt::format("  {} dut({});\n", d.top, conn);
+  s += "  always #5 clk = ~clk;\n";
+  s += "  initial begin\n    $readmemh(\"samples.hex\", count_mem);\n    nsamples = count_mem[0];\n";
+  s += "    if (nsamples > MAX) begin $display(\"TOO_MANY %0d\", nsamples); $finish; end\n";
+  for (const Port& p : d.inputs) s += fmt::format("    $readmemh(\"in_{0}.hex\", mem_{0});\n", p.name);
+  s += "    sent = 0;\n    got = 0;\n    cycle = 0;\n"
+       "    repeat (2) @(posedge clk);\n    rst <= 1'b0;\n  end\n";
+  s += "  always @* begin\n    in_valid = !rst && sent < nsamples;\n";
+  for (const Port& p : d.inputs)
+    s += fmt::format("    for (i = 0; i < {0}; i = i + 1) {1}[i*{2} +: {2}] = mem_{1}[(sent < nsamples ? sent : 0)*{0} + i];\n",
+                     p.numel, p.name, p.type.width);
+  s += "  end\n";
+  const int limit_per_sample = d.interval_cycles + 1;
+  s += "  always @(posedge clk) begin\n    cycle <= cycle + 1;\n";
+  s += "    if (in_valid && in_ready) begin\n      $display(\"IN %0d %0d\", sent, cycle);\n"
+       "      sent <= sent + 1;\n    end\n";
+  s += "    if (out_valid) begin\n      $display(\"OUT %0d %0d\", got, cycle);\n";
+  for (std::size_t k = 0; k < d.outputs.size(); ++k) {
+    const Port& p = d.outputs[k];
+    s += fmt::format("      for (i = 0; i < {0}; i = i + 1) $display(\"Y %0d {1} %0d %h\", got, i, {2}[i*{3} +: {3}]);\n",
+                     p.numel, k, p.name, p.type.width);
+  }
+  s += "      got <= got + 1;\n      if (got + 1 == nsamples) begin $display(\"DONE\"); $finish; end\n    end\n";
+  s += fmt::format("    if (cycle > nsamples * {} + {}) begin $display(\"TIMEOUT\"); $finish; end\n",
+                   limit_per_sample, d.latency_cycles + 100);
+  s += "  end\nendmodule\n";
+  return s;
 }
 
 }  // namespace kiln::rtl

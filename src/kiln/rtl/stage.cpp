@@ -1,0 +1,661 @@
+// A stage: the graph's nodes as scheduling operations (their operator kinds,
+// delays and costs from the operator library), the schedule, the registers
+// each value needs, and the Verilog.
+#include "kiln/rtl/stage.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "kiln/rtl/verilog_text.h"
+#include "kiln/sched/solvers.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+using dfg::NodeOp;
+using loop::ScalarType;
+using numeric::FixedType;
+using sched::OperatorCost;
+using sched::OperatorKind;
+using sched::OperatorShape;
+
+OperatorCost sum(OperatorCost a, const OperatorCost& b) {
+  a.delay_ns += b.delay_ns;
+  a.lut += b.lut;
+  a.ff += b.ff;
+  a.dsp += b.dsp;
+  a.carry += b.carry;
+  return a;
+}
+
+// The bits a table index needs.
+int index_bits(int64_t size) {
+  int k = 0;
+  while ((int64_t{1} << k) < size) ++k;
+  return std::max(k, 1);
+}
+
+class StageBuilder {
+ public:
+  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o, std::string module)
+      : s_(s), g_(s.graph), p_(p), o_(o) {
+    r_.module = std::move(module);
+    r_.report.name = s.name;
+    r_.report.onnx_name = s.onnx_name;
+    r_.report.loop_ops = s.loop_ops;
+    r_.report.nodes = static_cast<int64_t>(g_.size());
+  }
+
+  BuiltStage run() {
+    classify();
+    schedule();
+    registers();
+    emit();
+    return std::move(r_);
+  }
+
+ private:
+  // ---- costs ----------------------------------------------------------------
+
+  bool const_arg(uint32_t n, int i) const { return g_.is_const(g_.args(n)[i]); }
+
+  bool is_var_mul(uint32_t n) const {
+    return g_.node(n).op == NodeOp::Mul && !const_arg(n, 0) && !const_arg(n, 1);
+  }
+
+  // What a Quantize does in hardware: rounding (bits dropped, a mode that
+  // rounds) and a range check (a saturating mode).
+  struct QuantizeWork {
+    int drop = 0;  // fraction bits dropped (< 0: added)
+    bool rounds = false;
+    bool saturates = false;
+  };
+  QuantizeWork quantize_work(uint32_t n) const {
+    const FixedType& t = g_.quantize_target(n);
+    const ScalarType& a = g_.type(g_.args(n)[0]);
+    QuantizeWork w;
+    w.drop = a.frac - t.frac();
+    w.rounds = w.drop > 0 && t.quant != numeric::QuantMode::Trn;
+    w.saturates = t.overflow != numeric::OverflowMode::Wrap;
+    return w;
+  }
+
+  OperatorCost cost(uint32_t n) const {
+    const dfg::Node& node = g_.node(n);
+    const int w = g_.type(n).width;
+    auto lib = [&](OperatorKind k, OperatorShape shape) {
+      return sched::operator_cost(k, shape, o_.family);
+    };
+    switch (node.op) {
+      case NodeOp::Input:
+      case NodeOp::Const:
+      case NodeOp::Shl: return {};
+      case NodeOp::Add:
+      case NodeOp::AddMod: return lib(OperatorKind::Add, {w, 0, 0, 0});
+      case NodeOp::Sub:
+      case NodeOp::SubMod:
+      case NodeOp::Neg: return lib(OperatorKind::Sub, {w, 0, 0, 0});
+      case NodeOp::Mul: {
+        if (is_var_mul(n))
+          return lib(OperatorKind::Mul,
+                     {g_.type(g_.args(n)[0]).width, g_.type(g_.args(n)[1]).width, 0, 0});
+        const uint32_t c = const_arg(n, 0) ? g_.args(n)[0] : g_.args(n)[1];
+        return lib(OperatorKind::ConstMul,
+                   {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
+      }
+      case NodeOp::Quantize: {
+        const QuantizeWork q = quantize_work(n);
+        OperatorCost c;
+        if (q.rounds) c = lib(OperatorKind::Round, {w + 1, 0, 0, 0});
+        if (q.saturates) c = sum(c, lib(OperatorKind::Saturate, {w, 0, 0, 0}));
+        return c;
+      }
+      case NodeOp::Max:
+      case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
+      case NodeOp::Lt:
+        return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
+      case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
+      case NodeOp::Lookup: {
+        const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
+        const int k = index_bits(static_cast<int64_t>(t.data.size()));
+        return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
+                   lib(OperatorKind::Rom, {w, 0, static_cast<int>(t.data.size()), 0}));
+      }
+    }
+    return {};
+  }
+
+  void classify() {
+    costs_.resize(g_.size());
+    StageReport& rep = r_.report;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      costs_[n] = cost(n);
+      const NodeOp op = g_.node(n).op;
+      if (op == NodeOp::Mul) (is_var_mul(n) ? rep.multipliers : rep.const_multipliers)++;
+      if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod)
+        rep.adders++;
+      if (op == NodeOp::Lookup) rep.lookups++;
+    }
+    shared_ = o_.multiplier_limit && rep.multipliers > *o_.multiplier_limit;
+  }
+
+  // ---- schedule -------------------------------------------------------------
+
+  void schedule() {
+    sched::Problem pb;
+    pb.name = s_.name;
+    pb.problem_class = sched::ProblemClass::Chaining;
+    pb.clock_ns = o_.clock_ns;
+    std::map<std::pair<int64_t, int64_t>, int> types;  // (delay in ps, kind) -> type
+    int mul_type = -1;
+    if (shared_) {
+      double d = 0;
+      for (uint32_t n = 0; n < g_.size(); ++n)
+        if (is_var_mul(n)) d = std::max(d, costs_[n].delay_ns);
+      mul_type = pb.add_type({"mul", 0, d, *o_.multiplier_limit});
+    }
+    op_of_.assign(g_.size(), -1);
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      const NodeOp op = g_.node(n).op;
+      if (op == NodeOp::Input || op == NodeOp::Const) continue;
+      int type;
+      if (shared_ && is_var_mul(n)) {
+        type = mul_type;
+      } else {
+        const auto key = std::make_pair(std::llround(costs_[n].delay_ns * 1000), int64_t{0});
+        auto it = types.find(key);
+        if (it == types.end())
+          it = types.emplace(key, pb.add_type({fmt::format("d{}ps", key.first), 0,
+                                               costs_[n].delay_ns, std::nullopt}))
+                   .first;
+        type = it->second;
+      }
+      op_of_[n] = pb.add_operation(fmt::format("n{}", n), type, g_.type(n).width);
+      for (uint32_t a : g_.args(n))
+        if (op_of_[a] >= 0) pb.add_dependence(op_of_[a], op_of_[n]);
+    }
+    sched::Solution sol;
+    try {
+      switch (o_.scheduler) {
+        case Scheduler::Asap: sol = sched::schedule_asap(pb); break;
+        case Scheduler::List: sol = sched::schedule_list(pb); break;
+        case Scheduler::Sdc: sol = sched::schedule_sdc(pb); break;
+      }
+    } catch (const Error& e) {
+      throw e.within("layer '" + s_.onnx_name + "'");
+    }
+    start_.assign(g_.size(), 0);
+    double critical = 0;
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      if (op_of_[n] >= 0) {
+        start_[n] = sol.start[static_cast<std::size_t>(op_of_[n])];
+        critical = std::max(critical, sol.start_ns[static_cast<std::size_t>(op_of_[n])] +
+                                          costs_[n].delay_ns);
+      }
+    depth_ = 1;
+    for (uint32_t n = 0; n < g_.size(); ++n) depth_ = std::max(depth_, start_[n] + 1);
+    r_.report.latency_cycles = depth_;
+    r_.report.interval_cycles = shared_ ? depth_ : 1;
+    r_.report.critical_path_ns = critical;
+  }
+
+  // ---- registers ------------------------------------------------------------
+
+  void registers() {
+    // The cycles each value must outlive its own: to its last consumer, and
+    // to the stage's end for the outputs (registered there).
+    hold_.assign(g_.size(), 0);
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      for (uint32_t a : g_.args(n)) hold_[a] = std::max(hold_[a], start_[n] - start_[a]);
+    for (const dfg::Output& o : g_.outputs())
+      if (!g_.is_const(o.node)) hold_[o.node] = std::max(hold_[o.node], depth_ - start_[o.node]);
+    int64_t bits = 0;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      if (g_.is_const(n)) hold_[n] = 0;
+      bits += static_cast<int64_t>(g_.type(n).width) * (shared_ ? (hold_[n] > 0) : hold_[n]);
+    }
+    r_.report.register_bits = bits;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      r_.report.lut += costs_[n].lut;
+      r_.report.carry += costs_[n].carry;
+      if (!shared_ || !is_var_mul(n)) r_.report.dsp += costs_[n].dsp;
+    }
+    r_.report.ff = static_cast<double>(bits);
+    // Shared multipliers: the k-th product of a cycle runs on unit k.
+    unit_of_.assign(g_.size(), -1);
+    if (shared_) {
+      std::map<int, int> used;  // cycle -> units taken
+      for (uint32_t n = 0; n < g_.size(); ++n)
+        if (is_var_mul(n)) {
+          unit_of_[n] = used[start_[n]]++;
+          units_ = std::max(units_, unit_of_[n] + 1);
+        }
+      r_.report.multiplier_units = units_;
+      double unit_dsp = 0;
+      for (uint32_t n = 0; n < g_.size(); ++n)
+        if (is_var_mul(n)) unit_dsp = std::max(unit_dsp, costs_[n].dsp);
+      r_.report.dsp += unit_dsp * units_;
+    } else {
+      r_.report.multiplier_units = r_.report.multipliers;
+    }
+  }
+
+  // ---- Verilog --------------------------------------------------------------
+
+  std::string wire(uint32_t n) const { return fmt::format("n{}", n); }
+
+  // Node `a` as seen in the cycle of a node scheduled at `cycle`.
+  std::string ref(uint32_t a, int cycle) const {
+    const int d = cycle - start_[a];
+    KILN_ASSERT(d >= 0, "a value is read before it is computed");
+    if (d == 0) return wire(a);
+    return shared_ ? fmt::format("n{}_r", a) : fmt::format("n{}_r{}", a, d);
+  }
+
+  // Operand `a` of a node at `cycle`, aligned to `width` bits at `frac`.
+  std::string operand(uint32_t a, int cycle, int width, int frac) {
+    if (g_.is_const(a)) return literal_aligned(g_.node(a).imm, g_.type(a), width, frac);
+    return al(ref(a, cycle), g_.type(a), width, frac);
+  }
+
+  // align(), remembering signals not every bit of which is read.
+  std::string al(const std::string& id, const ScalarType& from, int width, int frac) {
+    bool truncated = false;
+    std::string s = align(id, from, width, frac, &truncated);
+    if (truncated) partial_.insert(id);
+    return s;
+  }
+
+  // floor(x / 2^d) for d > 0 (an arithmetic shift), as `width` signed bits.
+  std::string floor_bits(const std::string& x, const ScalarType& t, int d, int width) {
+    partial_.insert(x);
+    const std::string sign = t.is_signed ? (t.width == 1 ? x : fmt::format("{}[{}]", x, t.width - 1)) : "1'b0";
+    if (t.width <= d) return fmt::format("{{{}{{{}}}}}", width, sign);
+    const int kept = t.width - d;
+    const std::string body = kept == 1 ? fmt::format("{}[{}]", x, d) : fmt::format("{}[{}:{}]", x, t.width - 1, d);
+    return fmt::format("{{{{{}{{{}}}}}, {}}}", width - kept, sign, body);
+  }
+
+  void emit_node(uint32_t n, std::string& out) {
+    const dfg::Node& node = g_.node(n);
+    const ScalarType& t = g_.type(n);
+    const int w = t.width;
+    const int c = start_[n];
+    auto args = g_.args(n);
+    auto decl = [&](const std::string& expr) {
+      out += fmt::format("  wire {}{} = {};\n", range(w), wire(n), expr);
+    };
+    switch (node.op) {
+      case NodeOp::Const: return;
+      case NodeOp::Input: {
+        const auto& [offset, width] = input_slot_.at(n);
+        (void)width;
+        decl(fmt::format("in[{}:{}]", offset + w - 1, offset));
+        return;
+      }
+      case NodeOp::Shl: decl(ref(args[0], c)); return;  // the same bits
+      case NodeOp::Add:
+      case NodeOp::AddMod:
+        decl(operand(args[0], c, w, t.frac) + " + " + operand(args[1], c, w, t.frac));
+        return;
+      case NodeOp::Sub:
+      case NodeOp::SubMod:
+        decl(operand(args[0], c, w, t.frac) + " - " + operand(args[1], c, w, t.frac));
+        return;
+      case NodeOp::Neg: decl("-" + operand(args[0], c, w, t.frac)); return;
+      case NodeOp::Mul: {
+        if (!is_var_mul(n)) {
+          decl(const_product(n, c));
+          return;
+        }
+        if (shared_) {
+          const int u = unit_of_[n];
+          decl(fmt::format("u{}_p[{}:0]", u, w - 1));
+          partial_.insert(fmt::format("u{}_p", u));
+          unit_ops_[u].push_back(n);
+          return;
+        }
+        const ScalarType& a = g_.type(args[0]);
+        const ScalarType& b = g_.type(args[1]);
+        const int wa = a.width + (a.is_signed ? 0 : 1), wb = b.width + (b.is_signed ? 0 : 1);
+        out += fmt::format("  wire signed {}n{}_a = {};\n", range(wa), n,
+                           operand(args[0], c, wa, a.frac));
+        out += fmt::format("  wire signed {}n{}_b = {};\n", range(wb), n,
+                           operand(args[1], c, wb, b.frac));
+        out += fmt::format("  wire signed {}n{}_p = n{}_a * n{}_b;\n", range(w), n, n, n);
+        decl(fmt::format("n{}_p", n));
+        return;
+      }
+      case NodeOp::Quantize: emit_quantize(n, out); return;
+      case NodeOp::Max:
+      case NodeOp::Min:
+      case NodeOp::Lt: {
+        const ScalarType u = loop::union_type(g_.type(args[0]), g_.type(args[1]));
+        const char* sg = u.is_signed ? "signed " : "";
+        out += fmt::format("  wire {}{}n{}_x = {};\n", sg, range(u.width), n,
+                           operand(args[0], c, u.width, u.frac));
+        out += fmt::format("  wire {}{}n{}_y = {};\n", sg, range(u.width), n,
+                           operand(args[1], c, u.width, u.frac));
+        if (node.op == NodeOp::Lt) {
+          decl(fmt::format("n{0}_x < n{0}_y", n));
+          return;
+        }
+        // The result type is the union: the chosen operand as it is.
+        const char* cmp = node.op == NodeOp::Max ? ">=" : "<=";
+        decl(fmt::format("(n{0}_x {1} n{0}_y) ? n{0}_x : n{0}_y", n, cmp));
+        return;
+      }
+      case NodeOp::Select:
+        decl(fmt::format("{} ? {} : {}", operand(args[0], c, 1, 0), operand(args[1], c, w, t.frac),
+                         operand(args[2], c, w, t.frac)));
+        return;
+      case NodeOp::Lookup: emit_lookup(n, out); return;
+    }
+  }
+
+  // x * c for a constant c (odd, canonical): shifts of x added and
+  // subtracted by c's canonical signed digits, in the product's width.
+  std::string const_product(uint32_t n, int cycle) {
+    auto args = g_.args(n);
+    const uint32_t k = const_arg(n, 0) ? args[0] : args[1];
+    const uint32_t x = const_arg(n, 0) ? args[1] : args[0];
+    const ScalarType& t = g_.type(n);
+    const ScalarType& xt = g_.type(x);
+    int64_t c = g_.node(k).imm;
+    // The product's raw value is x's raw times c's raw; x aligned to the
+    // product's fraction bits is x's raw times 2^(t.frac - xt.frac) = c's
+    // fraction bits, so each digit d at 2^i adds d * (x << i) on x's own grid.
+    std::string expr;
+    int i = 0;
+    while (c != 0) {
+      if (c & 1) {
+        const int digit = (c & 3) == 3 ? -1 : 1;  // CSD: ...11 becomes +100 - 1
+        const std::string term =
+            al(ref(x, cycle), xt, t.width, xt.frac + i);
+        if (expr.empty())
+          expr = digit > 0 ? term : "-" + term;
+        else
+          expr += (digit > 0 ? " + " : " - ") + term;
+        c -= digit;
+      }
+      c >>= 1;
+      ++i;
+    }
+    return expr;
+  }
+
+  void emit_quantize(uint32_t n, std::string& out) {
+    const FixedType& t = g_.quantize_target(n);
+    const uint32_t a = g_.args(n)[0];
+    const ScalarType& at = g_.type(a);
+    const int c = start_[n];
+    const int d = at.frac - t.frac();
+    KILN_ASSERT(!g_.is_const(a), "a quantization of a constant should have folded");
+    const std::string x = ref(a, c);
+    // q: the value on the target's grid rounded down (floor), as an integer
+    // of ws bits; a wrapping target keeps only its own width (modular).
+    const bool wrap = t.overflow == numeric::OverflowMode::Wrap;
+    const int wq = d > 0 ? std::max(at.width - d, 1) : at.width - d;
+    const int ws = wrap ? t.width : std::max(wq, t.width) + 2;
+    std::string q;
+    if (d <= 0) {
+      q = al(x, at, ws, t.frac());
+    } else {
+      const std::string f = floor_bits(x, at, d, std::max(ws, wq + 1));
+      if (ws >= wq + 1) {
+        q = f;
+      } else {  // wrap: the floor's low ws bits
+        out += fmt::format("  wire {}n{}_f = {};\n", range(wq + 1), n, f);
+        q = fmt::format("n{}_f[{}:0]", n, ws - 1);
+        partial_.insert(fmt::format("n{}_f", n));
+      }
+    }
+    std::string up;
+    if (d > 0 && t.quant != numeric::QuantMode::Trn) {
+      const std::string neg = at.is_signed ? fmt::format("{}[{}]", x, at.width - 1) : "1'b0";
+      const std::string half = fmt::format("{}[{}]", x, d - 1);
+      const std::string rest = d >= 2 ? fmt::format("(|{}[{}:0])", x, d - 2) : "1'b0";
+      const std::string any = fmt::format("(|{}[{}:0])", x, d - 1);
+      const std::string q_odd = at.width > d ? fmt::format("{}[{}]", x, d) : neg;  // floor's LSB
+      switch (t.quant) {
+        case numeric::QuantMode::Trn: break;
+        case numeric::QuantMode::TrnZero: up = fmt::format("({} & {})", neg, any); break;
+        case numeric::QuantMode::Rnd: up = half; break;
+        case numeric::QuantMode::RndZero: up = fmt::format("({} & ({} | {}))", half, rest, neg); break;
+        case numeric::QuantMode::RndMinInf: up = fmt::format("({} & {})", half, rest); break;
+        case numeric::QuantMode::RndInf: up = fmt::format("({} & ({} | ~{}))", half, rest, neg); break;
+        case numeric::QuantMode::RndConv: up = fmt::format("({} & ({} | {}))", half, rest, q_odd); break;
+      }
+    }
+    const std::string up_ext = up.empty() ? "" : (ws == 1 ? " + " + up : fmt::format(" + {{{}'b0, {}}}", ws - 1, up));
+    if (wrap) {
+      out += fmt::format("  wire {}{} = {}{};\n", range(t.width), wire(n), q, up_ext);
+      return;
+    }
+    out += fmt::format("  wire signed {}n{}_s = {}{};\n", range(ws), n, q, up_ext);
+    const std::string s = fmt::format("n{}_s", n);
+    const int64_t max = t.max_raw(), min = t.min_raw();
+    const int64_t sym_min = (t.is_signed && t.width > 1) ? -max : min;
+    auto lit = [&](int64_t v) { return literal_signed(v, ws); };
+    auto bits = [&](int64_t v) { return literal(v, t.width); };
+    std::string expr;
+    switch (t.overflow) {
+      case numeric::OverflowMode::Wrap: break;
+      case numeric::OverflowMode::Sat:
+        expr = fmt::format("({0} > {1}) ? {2} : ({0} < {3}) ? {4} : {0}[{5}:0]", s, lit(max),
+                           bits(max), lit(min), bits(min), t.width - 1);
+        break;
+      case numeric::OverflowMode::SatZero:
+        expr = fmt::format("({0} > {1} || {0} < {2}) ? {3} : {0}[{4}:0]", s, lit(max), lit(min),
+                           bits(0), t.width - 1);
+        break;
+      case numeric::OverflowMode::SatSym:
+        expr = fmt::format("({0} > {1}) ? {2} : ({0} < {3}) ? {4} : {0}[{5}:0]", s, lit(max),
+                           bits(max), lit(sym_min), bits(sym_min), t.width - 1);
+        break;
+    }
+    out += fmt::format("  wire {}{} = {};\n", range(t.width), wire(n), expr);
+  }
+
+  void emit_lookup(uint32_t n, std::string& out) {
+    const dfg::LookupInfo& l = g_.lookup_of(n);
+    const dfg::Table& t = g_.tables()[static_cast<std::size_t>(l.table)];
+    const uint32_t a = g_.args(n)[0];
+    const ScalarType& at = g_.type(a);
+    const int c = start_[n];
+    const auto size = static_cast<int64_t>(t.data.size());
+    const int k = index_bits(size);
+    // floor(x * 2^shift) + offset in a signed width that holds it.
+    const int up = l.shift - at.frac;  // > 0: x's raw shifted left
+    int off_bits = 1;
+    while ((int64_t{1} << off_bits) <= std::abs(l.offset) + size) ++off_bits;
+    const int wv = std::max(at.width + std::max(up, 0), k) + off_bits + 2;
+    const std::string x = ref(a, c);
+    const std::string v = up >= 0 ? al(x, at, wv, at.frac + up) : floor_bits(x, at, -up, wv);
+    out += fmt::format("  wire signed {}n{}_v = {} + {};\n", range(wv), n, v,
+                       literal_signed(l.offset, wv));
+    out += fmt::format(
+        "  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n", range(k), n, n,
+        literal_signed(0, wv), literal(0, k), n, literal_signed(size - 1, wv), literal(size - 1, k),
+        n, k - 1);
+    out += fmt::format("  wire {}{} = rom_{}(n{}_i);\n", range(t.type.width), wire(n), l.table, n);
+    roms_used_.insert(l.table);
+  }
+
+  void emit() {
+    // Ports: the Input nodes in order, then the outputs.
+    int offset = 0;
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      if (g_.node(n).op == NodeOp::Input) {
+        const dfg::Element& e = g_.input_of(n);
+        const ScalarType& bt = p_.buffers[static_cast<std::size_t>(e.buffer)].type;
+        KILN_ASSERT(bt == g_.type(n), "an input node's type differs from its buffer's");
+        r_.inputs.push_back({e, bt});
+        input_slot_[n] = {offset, bt.width};
+        offset += bt.width;
+      }
+    const int in_bits = offset;
+    int out_bits = 0;
+    for (const dfg::Output& o : g_.outputs()) {
+      const ScalarType& bt = p_.buffers[static_cast<std::size_t>(o.where.buffer)].type;
+      r_.outputs.push_back({o.where, bt});
+      out_bits += bt.width;
+    }
+    bool any_register = false;
+    for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
+    r_.sequential = any_register;
+    r_.started = shared_;
+
+    std::string body;
+    body.reserve(g_.size() * 64);
+    if (shared_) {
+      const int b = index_bits(depth_ + 1);
+      body += fmt::format(
+          "  // One sample at a time: cycle 0 is the start cycle, then cnt counts.\n"
+          "  reg {0}cnt;\n  reg busy;\n"
+          "  always @(posedge clk)\n"
+          "    if (rst) begin busy <= 1'b0; cnt <= {1}; end\n"
+          "    else if (start) begin busy <= 1'b1; cnt <= {2}; end\n"
+          "    else if (busy) begin busy <= cnt != {3}; cnt <= cnt + {2}; end\n"
+          "  wire {0}cyc = start ? {1} : cnt;\n"
+          "  wire active = start | busy;\n",
+          range(b), literal(0, b), literal(1, b), literal(depth_ - 1, b));
+      cyc_bits_ = b;
+    }
+    unit_ops_.assign(static_cast<std::size_t>(units_), {});
+    for (uint32_t n = 0; n < g_.size(); ++n) emit_node(n, body);
+    if (shared_) emit_units(body);
+    emit_registers(body);
+    // Outputs, in each element's buffer type.
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const dfg::Output& o = g_.outputs()[i];
+      const ScalarType& bt = r_.outputs[i].type;
+      std::string v = g_.is_const(o.node) ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
+                                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
+      out_parts_.push_back(v);
+    }
+    std::string text = fmt::format("// Layer {} ({}): {} cycles, {}.\n", s_.onnx_name, s_.name,
+                                   depth_, shared_ ? "one sample at a time" : "pipelined");
+    text += "module " + r_.module + "(\n";
+    std::vector<std::string> ports;
+    if (r_.sequential || shared_) ports.push_back("  input clk");
+    if (shared_) {
+      ports.push_back("  input rst");
+      ports.push_back("  input start");
+    }
+    if (in_bits > 0) ports.push_back(fmt::format("  input {}in", range(in_bits)));
+    ports.push_back(fmt::format("  output {}out", range(out_bits)));
+    for (std::size_t i = 0; i < ports.size(); ++i) text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
+    text += ");\n";
+    text += roms();
+    text += body;
+    // out = {last, ..., first}: element 0 at the low bits.
+    std::string cat;
+    for (std::size_t i = out_parts_.size(); i-- > 0;) cat += out_parts_[i] + (i ? ", " : "");
+    text += fmt::format("  assign out = {{{}}};\n", cat);
+    if (!partial_.empty()) {
+      // Bits that rounding and wrap-around drop on purpose (Verilator's
+      // *unused* names are exempt from its UNUSED warning).
+      std::string list;
+      for (const std::string& id : partial_) list += (list.empty() ? "" : ", ") + id;
+      text += fmt::format("  wire unused_ok = ^{{{}}};\n", list);
+    }
+    text += "endmodule\n";
+    r_.verilog = std::move(text);
+  }
+
+  void emit_units(std::string& out) {
+    for (int u = 0; u < units_; ++u) {
+      int wa = 1, wb = 1, wp = 1;
+      for (uint32_t n : unit_ops_[static_cast<std::size_t>(u)]) {
+        const ScalarType& a = g_.type(g_.args(n)[0]);
+        const ScalarType& b = g_.type(g_.args(n)[1]);
+        wa = std::max(wa, a.width + (a.is_signed ? 0 : 1));
+        wb = std::max(wb, b.width + (b.is_signed ? 0 : 1));
+        wp = std::max(wp, g_.type(n).width);
+      }
+      out += fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
+      out += fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n", u,
+                         literal(0, wa), literal(0, wb));
+      for (uint32_t n : unit_ops_[static_cast<std::size_t>(u)]) {
+        const int c = start_[n];
+        const ScalarType& a = g_.type(g_.args(n)[0]);
+        const ScalarType& b = g_.type(g_.args(n)[1]);
+        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_), u,
+                           operand(g_.args(n)[0], c, wa, a.frac), u,
+                           operand(g_.args(n)[1], c, wb, b.frac));
+      }
+      out += "      default: ;\n    endcase\n  end\n";
+      out += fmt::format("  wire signed {}u{}_p = u{}_a * u{}_b;\n", range(wp), u, u, u);
+    }
+  }
+
+  void emit_registers(std::string& out) const {
+    std::string seq;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      const int h = hold_[n];
+      if (h == 0) continue;
+      const std::string r = range(g_.type(n).width);
+      if (shared_) {
+        out += fmt::format("  reg {}n{}_r;\n", r, n);
+        seq += fmt::format("    if (active && cyc == {}) n{}_r <= n{};\n", literal(start_[n], cyc_bits_),
+                           n, n);
+      } else {
+        for (int k = 1; k <= h; ++k) {
+          out += fmt::format("  reg {}n{}_r{};\n", r, n, k);
+          seq += k == 1 ? fmt::format("    n{0}_r1 <= n{0};\n", n)
+                        : fmt::format("    n{0}_r{1} <= n{0}_r{2};\n", n, k, k - 1);
+        }
+      }
+    }
+    if (!seq.empty()) out += "  always @(posedge clk) begin\n" + seq + "  end\n";
+  }
+
+  std::string roms() const {
+    std::string s;
+    for (int t : roms_used_) {
+      const dfg::Table& tb = g_.tables()[static_cast<std::size_t>(t)];
+      const int k = index_bits(static_cast<int64_t>(tb.data.size()));
+      s += fmt::format("  // Table {}: {} entries.\n", tb.name, tb.data.size());
+      s += fmt::format("  function automatic {}rom_{}(input {}i);\n    case (i)\n",
+                       range(tb.type.width), t, range(k));
+      for (std::size_t e = 0; e < tb.data.size(); ++e)
+        s += fmt::format("      {}: rom_{} = {};\n", literal(static_cast<int64_t>(e), k), t,
+                         literal(tb.data[e], tb.type.width));
+      s += fmt::format("      default: rom_{} = {};\n    endcase\n  endfunction\n", t,
+                       literal(0, tb.type.width));
+    }
+    return s;
+  }
+
+  const dfg::Stage& s_;
+  const dfg::Graph& g_;
+  const loop::Program& p_;
+  const StageOptions& o_;
+  BuiltStage r_;
+  std::vector<OperatorCost> costs_;
+  std::vector<int> op_of_, start_, hold_, unit_of_;
+  bool shared_ = false;
+  int depth_ = 1;
+  int units_ = 0;
+  int cyc_bits_ = 1;
+  std::map<uint32_t, std::pair<int, int>> input_slot_;
+  std::vector<std::vector<uint32_t>> unit_ops_;
+  std::set<int> roms_used_;
+  std::set<std::string> partial_;
+  std::vector<std::string> out_parts_;
+};
+
+}  // namespace
+
+BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
+                       const StageOptions& options, const std::string& module_name) {
+  return StageBuilder(stage, program, options, module_name).run();
+}
+
+}  // namespace kiln::rtl

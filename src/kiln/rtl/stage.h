@@ -1,0 +1,43 @@
+// One stage of a design: a layer's unrolled graph scheduled and written as a
+// Verilog module (private to rtl/; design.cpp connects the stages).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/rtl/design.h"
+#include "kiln/sched/operator_library.h"
+
+namespace kiln::rtl {
+
+// A packed port of a stage: its elements in order, each `type.width` bits.
+struct StagePortElement {
+  dfg::Element where;
+  loop::ScalarType type;  // the element's buffer type
+};
+
+struct StageOptions {
+  double clock_ns = 5;
+  sched::Family family = sched::Family::UltraScalePlus;
+  Scheduler scheduler = Scheduler::List;
+  std::optional<int> multiplier_limit;
+};
+
+struct BuiltStage {
+  StageReport report;
+  std::string module;  // the Verilog module's name
+  std::string verilog;
+  std::vector<StagePortElement> inputs;   // port `in`, element 0 at the low bits
+  std::vector<StagePortElement> outputs;  // port `out`
+  bool sequential = false;  // has the clk port
+  bool started = false;     // has rst and start ports (one sample at a time)
+};
+
+// Schedules `stage` and writes its module. `buffer_types` gives each
+// program buffer's element type (outputs are presented in it).
+BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
+                       const StageOptions& options, const std::string& module_name);
+
+}  // namespace kiln::rtl
