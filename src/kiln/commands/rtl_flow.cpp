@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cmath>
 
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
@@ -66,7 +65,8 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   const tools::FpgaFamily family = tools::family_of_part(r.model.part);
   r.options = rtl::rtl_options(built.config, r.model);
   r.design = rtl::build_design(r.model, r.options);
-  r.report = rtl::design_report(r.design, r.model, r.options, rtl::kTestbenchCapacity);
+  const int capacity = rtl::testbench_capacity(r.design);
+  r.report = rtl::design_report(r.design, r.model, r.options, capacity);
 
   std::vector<fs::path> verilog;
   for (const auto& [name, text] : r.design.files) {
@@ -86,8 +86,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   AtomicDir out(options.output_dir, options.overwrite);
   const fs::path& dir = out.staging();
   for (const auto& [name, text] : r.design.files) write_file_atomically(dir / name, text);
-  write_file_atomically(dir / rtl::kTestbenchFile,
-                        rtl::testbench_verilog(r.design, rtl::kTestbenchCapacity));
+  write_file_atomically(dir / rtl::kTestbenchFile, rtl::testbench_verilog(r.design, capacity));
   // Relative paths: the directory can move, and `yosys -s synth.ys` runs in it.
   write_file_atomically(dir / rtl::kSynthScriptFile,
                         tools::synth_script(verilog, r.design.top, family));
@@ -102,25 +101,28 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
 std::string format_rtl_summary(const RtlCommandResult& r) {
   const rtl::Design& d = r.design;
   std::string s =
-      fmt::format("kiln rtl: {} -> {} ({} stages, scheduler {}, part {})\n", r.model.name,
-                  r.dir.string(), d.stages.size(), r.report.value("scheduler", ""), r.model.part);
+      fmt::format("kiln rtl: {} -> {} ({} stage{}, scheduler {}, part {})\n", r.model.name,
+                  r.dir.string(), d.stages.size(), d.stages.size() == 1 ? "" : "s",
+                  r.report.value("scheduler", ""), r.model.part);
   s += fmt::format(
       "latency {} cycles, a new sample every {} cycle(s); clock {} ns, critical path {:.2f} ns\n",
       d.latency_cycles, d.interval_cycles, d.clock_ns, d.critical_path_ns);
   s += "(the clock period and critical path are kiln's delay-model estimates, not a timing "
        "report)\n\n";
+  // mults: variable x variable products on `units` DSP multipliers; const*:
+  // products by constants as shifts and adds.
   s += fmt::format(
-      "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>7} {:>8} "
-      "{:>7} {:>5} {:>6}\n",
+      "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>8} {:>8} "
+      "{:>7} {:>7} {:>5} {:>6}\n",
       "stage", "start", "latency", "II", "nodes", "mults", "units", "const*", "adders", "lookups",
-      "regbits", "path ns", "LUT", "DSP", "CARRY");
+      "reg bits", "path ns", "LUT", "FF", "DSP", "CARRY");
   for (const rtl::StageReport& st : d.stages)
     s += fmt::format(
-        "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>7} {:>8.2f} "
-        "{:>7.0f} {:>5.0f} {:>6.0f}\n",
+        "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>8} {:>8.2f} "
+        "{:>7.0f} {:>7.0f} {:>5.0f} {:>6.0f}\n",
         st.name, st.start_cycle, st.latency_cycles, st.interval_cycles, st.nodes, st.multipliers,
         st.multiplier_units, st.const_multipliers, st.adders, st.lookups, st.register_bits,
-        st.critical_path_ns, st.lut, st.dsp, st.carry);
+        st.critical_path_ns, st.lut, st.ff, st.dsp, st.carry);
   const rtl::ResourceEstimate e = rtl::estimate_of(d);
   s += fmt::format(
       "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}\n",

@@ -53,7 +53,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
 
   StageOptions so;
   so.clock_ns = model.clock_period_ns;
-  so.family = sched::family_of_part(model.part);
+  so.family = tools::family_of_part(model.part);
   so.scheduler = options.scheduler;
 
   NameTable names;
@@ -237,7 +237,7 @@ std::string testbench_verilog(const Design& d, int max_samples) {
   s += "    if (nsamples > MAX) begin $display(\"TOO_MANY %0d\", nsamples); $finish; end\n";
   for (const Port& p : d.inputs) s += fmt::format("    $readmemh(\"in_{0}.hex\", mem_{0});\n", p.name);
   s += "    sent = 0;\n    got = 0;\n    cycle = 0;\n"
-       "    repeat (2) @(posedge clk);\n    rst <= 1'b0;\n  end\n";
+       "    repeat (2) @(posedge clk);\n    @(negedge clk) rst = 1'b0;\n  end\n";
   s += "  always @* begin\n    in_valid = !rst && sent < nsamples;\n";
   for (const Port& p : d.inputs)
     s += fmt::format("    for (i = 0; i < {0}; i = i + 1) {1}[i*{2} +: {2}] = mem_{1}[(sent < nsamples ? sent : 0)*{0} + i];\n",

@@ -1,5 +1,6 @@
 #include "kiln/rtl/design_dir.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "kiln/hls/model_json.h"
@@ -100,6 +101,13 @@ ResourceEstimate estimate_of(const Design& d) {
     e.carry += s.carry;
   }
   return e;
+}
+
+int testbench_capacity(const Design& d) {
+  int64_t words = 0;
+  for (const Port& p : d.inputs) words += p.numel;
+  return static_cast<int>(
+      std::clamp<int64_t>(kTestbenchMaxWords / std::max<int64_t>(words, 1), 1, kTestbenchCapacity));
 }
 
 json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, int tb_capacity) {

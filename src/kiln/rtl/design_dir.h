@@ -5,6 +5,7 @@
 // they never rebuild it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,9 +23,13 @@ inline constexpr const char* kTestbenchTop = "tb";
 inline constexpr const char* kSynthScriptFile = "synth.ys";
 inline constexpr const char* kReportFormat = "kiln-rtl-design";
 inline constexpr int kReportVersion = 1;
-// Samples the tb.sv that `kiln rtl` writes can hold; `kiln rtlsim` refuses
-// more. Its stimulus memories grow with it, 1024 keeps them small.
+// Samples the tb.sv that `kiln rtl` writes can hold (report.json's
+// testbench.max_samples); `kiln rtlsim` refuses more. 1024, or fewer for
+// large inputs: the testbench's stimulus memories hold capacity x the input
+// elements, kept under 4M words so simulators allocate them quickly.
 inline constexpr int kTestbenchCapacity = 1024;
+inline constexpr int64_t kTestbenchMaxWords = int64_t{1} << 22;
+int testbench_capacity(const Design& design);
 
 // The operator library's resource estimate (sched/operator_library.h): LUT,
 // FF, DSP and CARRY blocks summed over stages. BRAM is 0: tables are LUT ROMs.

@@ -94,6 +94,8 @@ SimTrace parse_sim_output(const std::string& text, const std::vector<Port>& outp
       (key == "DONE" ? t.done : t.timeout) = true;
       continue;
     }
+    if (key == "TOO_MANY")
+      bad_line(line_no, line, "the testbench holds fewer samples than it was given");
     if (key != "IN" && key != "OUT" && key != "Y") continue;  // the simulator's own lines
     const std::size_t expected_words = key == "Y" ? 5 : 3;
     if (w.size() != expected_words)

@@ -142,7 +142,7 @@ TEST(SimProtocol, LatencyDifferencesAreFlagged) {
 
 TEST(SimProtocol, MalformedProtocolLinesAreInternalErrors) {
   for (const char* bad : {"IN 2 10\n", "IN 0\n", "IN 0 x\n", "Y 0 2 0 ff\n", "Y 0 w 0 ff\n",
-                          "Y 0 0 2 ff\n", "IN 0 1\nIN 0 2\n", "DONE now\n"}) {
+                          "Y 0 0 2 ff\n", "IN 0 1\nIN 0 2\n", "DONE now\n", "TOO_MANY 9\n"}) {
     const Error e = catch_error([&] { parse_sim_output(bad, kOutputs, 2); });
     EXPECT_EQ(e.kind(), ErrorKind::Internal) << bad;
     EXPECT_CONTAINS(e.where(), "testbench output line");

@@ -20,7 +20,7 @@ struct StagePortElement {
 
 struct StageOptions {
   double clock_ns = 5;
-  sched::Family family = sched::Family::UltraScalePlus;
+  tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
   Scheduler scheduler = Scheduler::List;
   std::optional<int> multiplier_limit;
 };
