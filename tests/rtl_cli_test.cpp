@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <sstream>
 
 #include "kiln/support/testing/test_helpers.h"
@@ -215,6 +216,11 @@ struct SimCase {
   std::string model;
   std::string simulator;
 };
+
+// Named in ctest's listing rather than dumped as bytes.
+void PrintTo(const SimCase& c, std::ostream* os) {
+  *os << c.model << " in " << c.simulator;
+}
 
 class RtlSim : public ::testing::TestWithParam<SimCase> {};
 
