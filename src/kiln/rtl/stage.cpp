@@ -42,7 +42,8 @@ int index_bits(int64_t size) {
 
 class StageBuilder {
  public:
-  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o, std::string module)
+  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o,
+               std::string module)
       : s_(s), g_(s.graph), p_(p), o_(o) {
     r_.module = std::move(module);
     r_.report.name = s.name;
@@ -105,8 +106,7 @@ class StageBuilder {
           return lib(OperatorKind::Mul,
                      {g_.type(g_.args(n)[0]).width, g_.type(g_.args(n)[1]).width, 0, 0});
         const uint32_t c = const_arg(n, 0) ? g_.args(n)[0] : g_.args(n)[1];
-        return lib(OperatorKind::ConstMul,
-                   {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
+        return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
       }
       case NodeOp::Quantize: {
         const QuantizeWork q = quantize_work(n);
@@ -117,8 +117,7 @@ class StageBuilder {
       }
       case NodeOp::Max:
       case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
-      case NodeOp::Lt:
-        return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
+      case NodeOp::Lt: return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
       case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
       case NodeOp::Lookup: {
         const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
@@ -170,8 +169,9 @@ class StageBuilder {
         const auto key = std::make_pair(std::llround(costs_[n].delay_ns * 1000), int64_t{0});
         auto it = types.find(key);
         if (it == types.end())
-          it = types.emplace(key, pb.add_type({fmt::format("d{}ps", key.first), 0,
-                                               costs_[n].delay_ns, std::nullopt}))
+          it = types
+                   .emplace(key, pb.add_type({fmt::format("d{}ps", key.first), 0,
+                                              costs_[n].delay_ns, std::nullopt}))
                    .first;
         type = it->second;
       }
@@ -194,8 +194,8 @@ class StageBuilder {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (op_of_[n] >= 0) {
         start_[n] = sol.start[static_cast<std::size_t>(op_of_[n])];
-        critical = std::max(critical, sol.start_ns[static_cast<std::size_t>(op_of_[n])] +
-                                          costs_[n].delay_ns);
+        critical = std::max(critical,
+                            sol.start_ns[static_cast<std::size_t>(op_of_[n])] + costs_[n].delay_ns);
       }
     depth_ = 1;
     for (uint32_t n = 0; n < g_.size(); ++n) depth_ = std::max(depth_, start_[n] + 1);
@@ -274,10 +274,12 @@ class StageBuilder {
   // floor(x / 2^d) for d > 0 (an arithmetic shift), as `width` signed bits.
   std::string floor_bits(const std::string& x, const ScalarType& t, int d, int width) {
     partial_.insert(x);
-    const std::string sign = t.is_signed ? (t.width == 1 ? x : fmt::format("{}[{}]", x, t.width - 1)) : "1'b0";
+    const std::string sign =
+        t.is_signed ? (t.width == 1 ? x : fmt::format("{}[{}]", x, t.width - 1)) : "1'b0";
     if (t.width <= d) return fmt::format("{{{}{{{}}}}}", width, sign);
     const int kept = t.width - d;
-    const std::string body = kept == 1 ? fmt::format("{}[{}]", x, d) : fmt::format("{}[{}:{}]", x, t.width - 1, d);
+    const std::string body =
+        kept == 1 ? fmt::format("{}[{}]", x, d) : fmt::format("{}[{}:{}]", x, t.width - 1, d);
     return fmt::format("{{{{{}{{{}}}}}, {}}}", width - kept, sign, body);
   }
 
@@ -375,8 +377,7 @@ class StageBuilder {
     while (c != 0) {
       if (c & 1) {
         const int digit = (c & 3) == 3 ? -1 : 1;  // CSD: ...11 becomes +100 - 1
-        const std::string term =
-            al(ref(x, cycle), xt, t.width, xt.frac + i);
+        const std::string term = al(ref(x, cycle), xt, t.width, xt.frac + i);
         if (expr.empty())
           expr = digit > 0 ? term : "-" + term;
         else
@@ -426,13 +427,20 @@ class StageBuilder {
         case numeric::QuantMode::Trn: break;
         case numeric::QuantMode::TrnZero: up = fmt::format("({} & {})", neg, any); break;
         case numeric::QuantMode::Rnd: up = half; break;
-        case numeric::QuantMode::RndZero: up = fmt::format("({} & ({} | {}))", half, rest, neg); break;
+        case numeric::QuantMode::RndZero:
+          up = fmt::format("({} & ({} | {}))", half, rest, neg);
+          break;
         case numeric::QuantMode::RndMinInf: up = fmt::format("({} & {})", half, rest); break;
-        case numeric::QuantMode::RndInf: up = fmt::format("({} & ({} | ~{}))", half, rest, neg); break;
-        case numeric::QuantMode::RndConv: up = fmt::format("({} & ({} | {}))", half, rest, q_odd); break;
+        case numeric::QuantMode::RndInf:
+          up = fmt::format("({} & ({} | ~{}))", half, rest, neg);
+          break;
+        case numeric::QuantMode::RndConv:
+          up = fmt::format("({} & ({} | {}))", half, rest, q_odd);
+          break;
       }
     }
-    const std::string up_ext = up.empty() ? "" : (ws == 1 ? " + " + up : fmt::format(" + {{{}'b0, {}}}", ws - 1, up));
+    const std::string up_ext =
+        up.empty() ? "" : (ws == 1 ? " + " + up : fmt::format(" + {{{}'b0, {}}}", ws - 1, up));
     if (wrap) {
       out += fmt::format("  wire {}{} = {}{};\n", range(t.width), wire(n), q, up_ext);
       return;
@@ -479,10 +487,9 @@ class StageBuilder {
     const std::string v = up >= 0 ? al(x, at, wv, at.frac + up) : floor_bits(x, at, -up, wv);
     out += fmt::format("  wire signed {}n{}_v = {} + {};\n", range(wv), n, v,
                        literal_signed(l.offset, wv));
-    out += fmt::format(
-        "  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n", range(k), n, n,
-        literal_signed(0, wv), literal(0, k), n, literal_signed(size - 1, wv), literal(size - 1, k),
-        n, k - 1);
+    out += fmt::format("  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n",
+                       range(k), n, n, literal_signed(0, wv), literal(0, k), n,
+                       literal_signed(size - 1, wv), literal(size - 1, k), n, k - 1);
     out += fmt::format("  wire {}{} = rom_{}(n{}_i);\n", range(t.type.width), wire(n), l.table, n);
     roms_used_.insert(l.table);
   }
@@ -535,8 +542,9 @@ class StageBuilder {
     for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
       const dfg::Output& o = g_.outputs()[i];
       const ScalarType& bt = r_.outputs[i].type;
-      std::string v = g_.is_const(o.node) ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
-                                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
+      std::string v = g_.is_const(o.node)
+                          ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
+                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
       out_parts_.push_back(v);
     }
     std::string text = fmt::format("// Layer {} ({}): {} cycles, {}.\n", s_.onnx_name, s_.name,
@@ -550,7 +558,8 @@ class StageBuilder {
     }
     if (in_bits > 0) ports.push_back(fmt::format("  input {}in", range(in_bits)));
     ports.push_back(fmt::format("  output {}out", range(out_bits)));
-    for (std::size_t i = 0; i < ports.size(); ++i) text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
     text += ");\n";
     text += roms();
     text += body;
@@ -579,15 +588,17 @@ class StageBuilder {
         wb = std::max(wb, b.width + (b.is_signed ? 0 : 1));
         wp = std::max(wp, g_.type(n).width);
       }
-      out += fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
-      out += fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n", u,
-                         literal(0, wa), literal(0, wb));
+      out +=
+          fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
+      out +=
+          fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n",
+                      u, literal(0, wa), literal(0, wb));
       for (uint32_t n : unit_ops_[static_cast<std::size_t>(u)]) {
         const int c = start_[n];
         const ScalarType& a = g_.type(g_.args(n)[0]);
         const ScalarType& b = g_.type(g_.args(n)[1]);
-        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_), u,
-                           operand(g_.args(n)[0], c, wa, a.frac), u,
+        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_),
+                           u, operand(g_.args(n)[0], c, wa, a.frac), u,
                            operand(g_.args(n)[1], c, wb, b.frac));
       }
       out += "      default: ;\n    endcase\n  end\n";
@@ -603,8 +614,8 @@ class StageBuilder {
       const std::string r = range(g_.type(n).width);
       if (shared_) {
         out += fmt::format("  reg {}n{}_r;\n", r, n);
-        seq += fmt::format("    if (active && cyc == {}) n{}_r <= n{};\n", literal(start_[n], cyc_bits_),
-                           n, n);
+        seq += fmt::format("    if (active && cyc == {}) n{}_r <= n{};\n",
+                           literal(start_[n], cyc_bits_), n, n);
       } else {
         for (int k = 1; k <= h; ++k) {
           out += fmt::format("  reg {}n{}_r{};\n", r, n, k);

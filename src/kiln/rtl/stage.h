@@ -31,8 +31,8 @@ struct BuiltStage {
   std::string verilog;
   std::vector<StagePortElement> inputs;   // port `in`, element 0 at the low bits
   std::vector<StagePortElement> outputs;  // port `out`
-  bool sequential = false;  // has the clk port
-  bool started = false;     // has rst and start ports (one sample at a time)
+  bool sequential = false;                // has the clk port
+  bool started = false;                   // has rst and start ports (one sample at a time)
 };
 
 // Schedules `stage` and writes its module. `buffer_types` gives each
