@@ -217,8 +217,9 @@ class StageBuilder {
     int64_t bits = 0;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       if (g_.is_const(n)) hold_[n] = 0;
-      bits += static_cast<int64_t>(g_.type(n).width) * (shared_ ? (hold_[n] > 0) : hold_[n]);
+      if (!shared_) bits += static_cast<int64_t>(g_.type(n).width) * hold_[n];
     }
+    if (shared_) bits = share_registers();
     r_.report.register_bits = bits;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       r_.report.lut += costs_[n].lut;
@@ -245,6 +246,40 @@ class StageBuilder {
     }
   }
 
+  // One sample at a time: a value lives in a register from the end of its
+  // cycle to its last use. Values of one width whose lifetimes do not
+  // overlap share a register (left edge: by start, first register free).
+  int64_t share_registers() {
+    reg_of_.assign(g_.size(), -1);
+    std::vector<uint32_t> order;
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      if (hold_[n] > 0) order.push_back(n);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return start_[a] < start_[b]; });
+    std::map<int, std::vector<int>> free_at;  // width -> registers of that width
+    int64_t bits = 0;
+    for (uint32_t n : order) {
+      const int w = g_.type(n).width;
+      int chosen = -1;
+      for (int r : free_at[w])
+        if (reg_busy_until_[static_cast<std::size_t>(r)] <= start_[n]) {
+          chosen = r;
+          break;
+        }
+      if (chosen < 0) {
+        chosen = static_cast<int>(reg_width_.size());
+        reg_width_.push_back(w);
+        reg_busy_until_.push_back(0);
+        free_at[w].push_back(chosen);
+        bits += w;
+      }
+      // Written at the end of cycle start, read through cycle start + hold.
+      reg_busy_until_[static_cast<std::size_t>(chosen)] = start_[n] + hold_[n];
+      reg_of_[n] = chosen;
+    }
+    return bits;
+  }
+
   // ---- Verilog --------------------------------------------------------------
 
   std::string wire(uint32_t n) const { return fmt::format("n{}", n); }
@@ -254,7 +289,7 @@ class StageBuilder {
     const int d = cycle - start_[a];
     KILN_ASSERT(d >= 0, "a value is read before it is computed");
     if (d == 0) return wire(a);
-    return shared_ ? fmt::format("n{}_r", a) : fmt::format("n{}_r{}", a, d);
+    return shared_ ? fmt::format("r{}", reg_of_[a]) : fmt::format("n{}_r{}", a, d);
   }
 
   // Operand `a` of a node at `cycle`, aligned to `width` bits at `frac`.
@@ -608,17 +643,18 @@ class StageBuilder {
 
   void emit_registers(std::string& out) const {
     std::string seq;
-    for (uint32_t n = 0; n < g_.size(); ++n) {
-      const int h = hold_[n];
-      if (h == 0) continue;
-      const std::string r = range(g_.type(n).width);
-      if (shared_) {
-        out += fmt::format("  reg {}n{}_r;\n", r, n);
-        seq += fmt::format("    if (active && cyc == {}) n{}_r <= n{};\n",
-                           literal(start_[n], cyc_bits_), n, n);
-      } else {
+    if (shared_) {
+      for (std::size_t r = 0; r < reg_width_.size(); ++r)
+        out += fmt::format("  reg {}r{};\n", range(reg_width_[r]), r);
+      for (uint32_t n = 0; n < g_.size(); ++n)
+        if (reg_of_[n] >= 0)
+          seq += fmt::format("    if (active && cyc == {}) r{} <= n{};\n",
+                             literal(start_[n], cyc_bits_), reg_of_[n], n);
+    } else {
+      for (uint32_t n = 0; n < g_.size(); ++n) {
+        const int h = hold_[n];
         for (int k = 1; k <= h; ++k) {
-          out += fmt::format("  reg {}n{}_r{};\n", r, n, k);
+          out += fmt::format("  reg {}n{}_r{};\n", range(g_.type(n).width), n, k);
           seq += k == 1 ? fmt::format("    n{0}_r1 <= n{0};\n", n)
                         : fmt::format("    n{0}_r{1} <= n{0}_r{2};\n", n, k, k - 1);
         }
@@ -650,7 +686,8 @@ class StageBuilder {
   const StageOptions& o_;
   BuiltStage r_;
   std::vector<OperatorCost> costs_;
-  std::vector<int> op_of_, start_, hold_, unit_of_;
+  std::vector<int> op_of_, start_, hold_, unit_of_, reg_of_;
+  std::vector<int> reg_width_, reg_busy_until_;
   bool shared_ = false;
   int depth_ = 1;
   int units_ = 0;
