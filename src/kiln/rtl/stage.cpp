@@ -525,7 +525,7 @@ class StageBuilder {
     out += fmt::format("  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n",
                        range(k), n, n, literal_signed(0, wv), literal(0, k), n,
                        literal_signed(size - 1, wv), literal(size - 1, k), n, k - 1);
-    out += fmt::format("  wire {}{} = rom_{}(n{}_i);\n", range(t.type.width), wire(n), l.table, n);
+    out += fmt::format("  wire {}{} = rom_{}[n{}_i];\n", range(t.type.width), wire(n), l.table, n);
     roms_used_.insert(l.table);
   }
 
@@ -663,19 +663,18 @@ class StageBuilder {
     if (!seq.empty()) out += "  always @(posedge clk) begin\n" + seq + "  end\n";
   }
 
+  // Each table once per module, as a constant array: every lookup is a read
+  // port of it (a ROM in LUTs for Yosys, a table for the simulators).
   std::string roms() const {
     std::string s;
     for (int t : roms_used_) {
       const dfg::Table& tb = g_.tables()[static_cast<std::size_t>(t)];
-      const int k = index_bits(static_cast<int64_t>(tb.data.size()));
       s += fmt::format("  // Table {}: {} entries.\n", tb.name, tb.data.size());
-      s += fmt::format("  function automatic {}rom_{}(input {}i);\n    case (i)\n",
-                       range(tb.type.width), t, range(k));
+      s += fmt::format("  reg {}rom_{} [0:{}];\n  initial begin\n", range(tb.type.width), t,
+                       tb.data.size() - 1);
       for (std::size_t e = 0; e < tb.data.size(); ++e)
-        s += fmt::format("      {}: rom_{} = {};\n", literal(static_cast<int64_t>(e), k), t,
-                         literal(tb.data[e], tb.type.width));
-      s += fmt::format("      default: rom_{} = {};\n    endcase\n  endfunction\n", t,
-                       literal(0, tb.type.width));
+        s += fmt::format("    rom_{}[{}] = {};\n", t, e, literal(tb.data[e], tb.type.width));
+      s += "  end\n";
     }
     return s;
   }
