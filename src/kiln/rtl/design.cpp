@@ -103,7 +103,6 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     return fmt::format("{}_d{}", p.wire, delay);
   };
 
-  std::vector<std::pair<int, std::string>> starts;  // (cycle, stage instance) of started stages
   for (const dfg::Stage& st : stages) {
     const hls::Layer* layer = nullptr;
     for (const hls::Layer& l : model.layers)
@@ -119,34 +118,25 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready);
     b.report.start_cycle = start;
     const std::string inst = "s_" + b.module;
-    std::string in_cat;
-    for (std::size_t i = b.inputs.size(); i-- > 0;)
-      in_cat += read(b.inputs[i].where, start, b.inputs[i].type) + (i ? ", " : "");
-    int out_bits = 0;
-    for (const StagePortElement& e : b.outputs) out_bits += e.type.width;
-    body += fmt::format("  wire {}{}_out;\n", range(out_bits), inst);
     std::vector<std::string> conn;
     if (b.sequential || b.started) conn.push_back(".clk(clk)");
     if (b.started) {
       conn.push_back(".rst(rst)");
       conn.push_back(
           fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld[{}]", start)));
-      starts.emplace_back(start, inst);
     }
-    if (!b.inputs.empty()) conn.push_back(fmt::format(".in({{{}}})", in_cat));
-    conn.push_back(fmt::format(".out({}_out)", inst));
-    std::string c;
-    for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ", " : "") + conn[i];
-    body += fmt::format("  {} {}({});\n", b.module, inst, c);
+    for (const StagePortElement& e : b.inputs)
+      conn.push_back(fmt::format(".{}({})", e.port, read(e.where, start, e.type)));
     const int ready = start + b.report.latency_cycles;
-    int offset = 0;
     for (const StagePortElement& e : b.outputs) {
       const std::string w = element_wire(program, e.where);
-      body += fmt::format("  wire {}{} = {}_out[{}:{}];\n", range(e.type.width), w, inst,
-                          offset + e.type.width - 1, offset);
-      offset += e.type.width;
+      body += fmt::format("  wire {}{};\n", range(e.type.width), w);
+      conn.push_back(fmt::format(".{}({})", e.port, w));
       producers[{e.where.buffer, e.where.element}] = {ready, w};
     }
+    std::string c;
+    for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
+    body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);
     d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
     d.critical_path_ns = std::max(d.critical_path_ns, b.report.critical_path_ns);
     d.files.emplace_back(b.module + ".v", std::move(b.verilog));

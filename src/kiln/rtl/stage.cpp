@@ -329,12 +329,7 @@ class StageBuilder {
     };
     switch (node.op) {
       case NodeOp::Const: return;
-      case NodeOp::Input: {
-        const auto& [offset, width] = input_slot_.at(n);
-        (void)width;
-        decl(fmt::format("in[{}:{}]", offset + w - 1, offset));
-        return;
-      }
+      case NodeOp::Input: return;                       // the port n<K> itself
       case NodeOp::Shl: decl(ref(args[0], c)); return;  // the same bits
       case NodeOp::Add:
       case NodeOp::AddMod:
@@ -530,23 +525,18 @@ class StageBuilder {
   }
 
   void emit() {
-    // Ports: the Input nodes in order, then the outputs.
-    int offset = 0;
+    // Ports: the Input nodes in order (each its own port n<K>), then the outputs o<j>.
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const dfg::Element& e = g_.input_of(n);
         const ScalarType& bt = p_.buffers[static_cast<std::size_t>(e.buffer)].type;
         KILN_ASSERT(bt == g_.type(n), "an input node's type differs from its buffer's");
-        r_.inputs.push_back({e, bt});
-        input_slot_[n] = {offset, bt.width};
-        offset += bt.width;
+        r_.inputs.push_back({e, bt, wire(n)});
       }
-    const int in_bits = offset;
-    int out_bits = 0;
-    for (const dfg::Output& o : g_.outputs()) {
-      const ScalarType& bt = p_.buffers[static_cast<std::size_t>(o.where.buffer)].type;
-      r_.outputs.push_back({o.where, bt});
-      out_bits += bt.width;
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const dfg::Output& o = g_.outputs()[i];
+      r_.outputs.push_back({o.where, p_.buffers[static_cast<std::size_t>(o.where.buffer)].type,
+                            fmt::format("o{}", i)});
     }
     bool any_register = false;
     for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
@@ -591,17 +581,17 @@ class StageBuilder {
       ports.push_back("  input rst");
       ports.push_back("  input start");
     }
-    if (in_bits > 0) ports.push_back(fmt::format("  input {}in", range(in_bits)));
-    ports.push_back(fmt::format("  output {}out", range(out_bits)));
+    for (const StagePortElement& e : r_.inputs)
+      ports.push_back(fmt::format("  input {}{}", range(e.type.width), e.port));
+    for (const StagePortElement& e : r_.outputs)
+      ports.push_back(fmt::format("  output {}{}", range(e.type.width), e.port));
     for (std::size_t i = 0; i < ports.size(); ++i)
       text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
     text += ");\n";
     text += roms();
     text += body;
-    // out = {last, ..., first}: element 0 at the low bits.
-    std::string cat;
-    for (std::size_t i = out_parts_.size(); i-- > 0;) cat += out_parts_[i] + (i ? ", " : "");
-    text += fmt::format("  assign out = {{{}}};\n", cat);
+    for (std::size_t i = 0; i < out_parts_.size(); ++i)
+      text += fmt::format("  assign {} = {};\n", r_.outputs[i].port, out_parts_[i]);
     if (!partial_.empty()) {
       // Bits that rounding and wrap-around drop on purpose (Verilator's
       // *unused* names are exempt from its UNUSED warning).
@@ -691,7 +681,6 @@ class StageBuilder {
   int depth_ = 1;
   int units_ = 0;
   int cyc_bits_ = 1;
-  std::map<uint32_t, std::pair<int, int>> input_slot_;
   std::vector<std::vector<uint32_t>> unit_ops_;
   std::set<int> roms_used_;
   std::set<std::string> partial_;
