@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything kiln needs from Debian 12's packages. Run as root.
 #   scripts/install-deps.sh          build + default test suite
-#   scripts/install-deps.sh --torch  also PyTorch & co. for scripts/gen_zoo.py and bench/, and
-#                                    valgrind for bench/pass_instructions.sh
+#   scripts/install-deps.sh --torch  also PyTorch & co. for scripts/gen_zoo.py and bench/,
+#                                    valgrind for bench/pass_instructions.sh, and mlir-16-tools
+#                                    (mlir-opt, the peer of bench/rtl_unroll.sh)
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,7 @@ packages=(
   verilator iverilog yosys libglpk-dev clang      # RTL backend (docs/rtl-design.md); clang for Verilator
 )
 if [[ "${1:-}" == "--torch" ]]; then
-  packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision valgrind)
+  packages+=(python3 python3-numpy python3-onnx python3-torch python3-torchvision valgrind mlir-16-tools)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then

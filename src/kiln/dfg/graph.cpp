@@ -1,6 +1,7 @@
 #include "kiln/dfg/graph.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "kiln/support/error.h"
@@ -407,6 +408,30 @@ void Graph::compact() {
   for (Output& o : outputs_) o.node = new_id[o.node];
   nodes_.swap(nodes);
   args_.swap(args);
+  // Types that follow from the operands are recomputed: a balanced tree is
+  // narrower than the chain it replaced, and so are the nodes that use it.
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    const Node& node = nodes_[n];
+    auto a = [&](int i) { return types_[nodes_[args_[node.first_arg + i]].type]; };
+    std::optional<ScalarType> t;
+    switch (node.op) {
+      case NodeOp::Add: t = loop::add_type(a(0), a(1)); break;
+      case NodeOp::Sub: t = loop::sub_type(a(0), a(1)); break;
+      case NodeOp::Mul: t = loop::mul_type(a(0), a(1)); break;
+      case NodeOp::Neg: t = loop::neg_type(a(0)); break;
+      case NodeOp::Shl: {
+        ScalarType s = a(0);
+        s.frac -= static_cast<int>(node.imm);
+        t = s;
+        break;
+      }
+      case NodeOp::Max:
+      case NodeOp::Min: t = loop::union_type(a(0), a(1)); break;
+      case NodeOp::Select: t = loop::union_type(a(1), a(2)); break;
+      default: break;
+    }
+    if (t) nodes_[n].type = type_id(*t);
+  }
   memo_.clear();
   memo_.rehash(0);
 }

@@ -39,17 +39,17 @@ struct RtlOptions {
 // `type.width` raw bits each, element i at bits [i*W +: W], in the tensor's
 // channels-last order (hls::Model::Port tells how it maps to ONNX's order).
 struct Port {
-  std::string name;       // Verilog identifier (the tensor's sanitized name)
+  std::string name;  // Verilog identifier (the tensor's sanitized name)
   int64_t numel = 0;
   loop::ScalarType type;  // raw two's complement (or unsigned) bits
 };
 
 // What the stage's graph holds, for reports and the estimate.
 struct StageReport {
-  std::string name;       // the layer's name
+  std::string name;  // the layer's name
   std::string onnx_name;
-  int64_t loop_ops = 0;   // Loop IR operations before unrolling
-  int64_t nodes = 0;      // graph nodes after folding
+  int64_t loop_ops = 0;           // Loop IR operations before unrolling
+  int64_t nodes = 0;              // graph nodes after folding
   int64_t multipliers = 0;        // variable x variable products
   int64_t multiplier_units = 0;   // DSP multipliers instantiated (shared when limited)
   int64_t const_multipliers = 0;  // products by constants, as shifts and adds

@@ -42,7 +42,8 @@ int index_bits(int64_t size) {
 
 class StageBuilder {
  public:
-  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o, std::string module)
+  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o,
+               std::string module)
       : s_(s), g_(s.graph), p_(p), o_(o) {
     r_.module = std::move(module);
     r_.report.name = s.name;
@@ -105,8 +106,7 @@ class StageBuilder {
           return lib(OperatorKind::Mul,
                      {g_.type(g_.args(n)[0]).width, g_.type(g_.args(n)[1]).width, 0, 0});
         const uint32_t c = const_arg(n, 0) ? g_.args(n)[0] : g_.args(n)[1];
-        return lib(OperatorKind::ConstMul,
-                   {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
+        return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
       }
       case NodeOp::Quantize: {
         const QuantizeWork q = quantize_work(n);
@@ -117,8 +117,7 @@ class StageBuilder {
       }
       case NodeOp::Max:
       case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
-      case NodeOp::Lt:
-        return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
+      case NodeOp::Lt: return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
       case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
       case NodeOp::Lookup: {
         const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
@@ -170,8 +169,9 @@ class StageBuilder {
         const auto key = std::make_pair(std::llround(costs_[n].delay_ns * 1000), int64_t{0});
         auto it = types.find(key);
         if (it == types.end())
-          it = types.emplace(key, pb.add_type({fmt::format("d{}ps", key.first), 0,
-                                               costs_[n].delay_ns, std::nullopt}))
+          it = types
+                   .emplace(key, pb.add_type({fmt::format("d{}ps", key.first), 0,
+                                              costs_[n].delay_ns, std::nullopt}))
                    .first;
         type = it->second;
       }
@@ -194,8 +194,8 @@ class StageBuilder {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (op_of_[n] >= 0) {
         start_[n] = sol.start[static_cast<std::size_t>(op_of_[n])];
-        critical = std::max(critical, sol.start_ns[static_cast<std::size_t>(op_of_[n])] +
-                                          costs_[n].delay_ns);
+        critical = std::max(critical,
+                            sol.start_ns[static_cast<std::size_t>(op_of_[n])] + costs_[n].delay_ns);
       }
     depth_ = 1;
     for (uint32_t n = 0; n < g_.size(); ++n) depth_ = std::max(depth_, start_[n] + 1);
@@ -217,8 +217,9 @@ class StageBuilder {
     int64_t bits = 0;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       if (g_.is_const(n)) hold_[n] = 0;
-      bits += static_cast<int64_t>(g_.type(n).width) * (shared_ ? (hold_[n] > 0) : hold_[n]);
+      if (!shared_) bits += static_cast<int64_t>(g_.type(n).width) * hold_[n];
     }
+    if (shared_) bits = share_registers();
     r_.report.register_bits = bits;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       r_.report.lut += costs_[n].lut;
@@ -245,6 +246,40 @@ class StageBuilder {
     }
   }
 
+  // One sample at a time: a value lives in a register from the end of its
+  // cycle to its last use. Values of one width whose lifetimes do not
+  // overlap share a register (left edge: by start, first register free).
+  int64_t share_registers() {
+    reg_of_.assign(g_.size(), -1);
+    std::vector<uint32_t> order;
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      if (hold_[n] > 0) order.push_back(n);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return start_[a] < start_[b]; });
+    std::map<int, std::vector<int>> free_at;  // width -> registers of that width
+    int64_t bits = 0;
+    for (uint32_t n : order) {
+      const int w = g_.type(n).width;
+      int chosen = -1;
+      for (int r : free_at[w])
+        if (reg_busy_until_[static_cast<std::size_t>(r)] <= start_[n]) {
+          chosen = r;
+          break;
+        }
+      if (chosen < 0) {
+        chosen = static_cast<int>(reg_width_.size());
+        reg_width_.push_back(w);
+        reg_busy_until_.push_back(0);
+        free_at[w].push_back(chosen);
+        bits += w;
+      }
+      // Written at the end of cycle start, read through cycle start + hold.
+      reg_busy_until_[static_cast<std::size_t>(chosen)] = start_[n] + hold_[n];
+      reg_of_[n] = chosen;
+    }
+    return bits;
+  }
+
   // ---- Verilog --------------------------------------------------------------
 
   std::string wire(uint32_t n) const { return fmt::format("n{}", n); }
@@ -254,7 +289,7 @@ class StageBuilder {
     const int d = cycle - start_[a];
     KILN_ASSERT(d >= 0, "a value is read before it is computed");
     if (d == 0) return wire(a);
-    return shared_ ? fmt::format("n{}_r", a) : fmt::format("n{}_r{}", a, d);
+    return shared_ ? fmt::format("r{}", reg_of_[a]) : fmt::format("n{}_r{}", a, d);
   }
 
   // Operand `a` of a node at `cycle`, aligned to `width` bits at `frac`.
@@ -274,10 +309,12 @@ class StageBuilder {
   // floor(x / 2^d) for d > 0 (an arithmetic shift), as `width` signed bits.
   std::string floor_bits(const std::string& x, const ScalarType& t, int d, int width) {
     partial_.insert(x);
-    const std::string sign = t.is_signed ? (t.width == 1 ? x : fmt::format("{}[{}]", x, t.width - 1)) : "1'b0";
+    const std::string sign =
+        t.is_signed ? (t.width == 1 ? x : fmt::format("{}[{}]", x, t.width - 1)) : "1'b0";
     if (t.width <= d) return fmt::format("{{{}{{{}}}}}", width, sign);
     const int kept = t.width - d;
-    const std::string body = kept == 1 ? fmt::format("{}[{}]", x, d) : fmt::format("{}[{}:{}]", x, t.width - 1, d);
+    const std::string body =
+        kept == 1 ? fmt::format("{}[{}]", x, d) : fmt::format("{}[{}:{}]", x, t.width - 1, d);
     return fmt::format("{{{{{}{{{}}}}}, {}}}", width - kept, sign, body);
   }
 
@@ -292,12 +329,7 @@ class StageBuilder {
     };
     switch (node.op) {
       case NodeOp::Const: return;
-      case NodeOp::Input: {
-        const auto& [offset, width] = input_slot_.at(n);
-        (void)width;
-        decl(fmt::format("in[{}:{}]", offset + w - 1, offset));
-        return;
-      }
+      case NodeOp::Input: return;                       // the port n<K> itself
       case NodeOp::Shl: decl(ref(args[0], c)); return;  // the same bits
       case NodeOp::Add:
       case NodeOp::AddMod:
@@ -375,8 +407,7 @@ class StageBuilder {
     while (c != 0) {
       if (c & 1) {
         const int digit = (c & 3) == 3 ? -1 : 1;  // CSD: ...11 becomes +100 - 1
-        const std::string term =
-            al(ref(x, cycle), xt, t.width, xt.frac + i);
+        const std::string term = al(ref(x, cycle), xt, t.width, xt.frac + i);
         if (expr.empty())
           expr = digit > 0 ? term : "-" + term;
         else
@@ -426,13 +457,20 @@ class StageBuilder {
         case numeric::QuantMode::Trn: break;
         case numeric::QuantMode::TrnZero: up = fmt::format("({} & {})", neg, any); break;
         case numeric::QuantMode::Rnd: up = half; break;
-        case numeric::QuantMode::RndZero: up = fmt::format("({} & ({} | {}))", half, rest, neg); break;
+        case numeric::QuantMode::RndZero:
+          up = fmt::format("({} & ({} | {}))", half, rest, neg);
+          break;
         case numeric::QuantMode::RndMinInf: up = fmt::format("({} & {})", half, rest); break;
-        case numeric::QuantMode::RndInf: up = fmt::format("({} & ({} | ~{}))", half, rest, neg); break;
-        case numeric::QuantMode::RndConv: up = fmt::format("({} & ({} | {}))", half, rest, q_odd); break;
+        case numeric::QuantMode::RndInf:
+          up = fmt::format("({} & ({} | ~{}))", half, rest, neg);
+          break;
+        case numeric::QuantMode::RndConv:
+          up = fmt::format("({} & ({} | {}))", half, rest, q_odd);
+          break;
       }
     }
-    const std::string up_ext = up.empty() ? "" : (ws == 1 ? " + " + up : fmt::format(" + {{{}'b0, {}}}", ws - 1, up));
+    const std::string up_ext =
+        up.empty() ? "" : (ws == 1 ? " + " + up : fmt::format(" + {{{}'b0, {}}}", ws - 1, up));
     if (wrap) {
       out += fmt::format("  wire {}{} = {}{};\n", range(t.width), wire(n), q, up_ext);
       return;
@@ -479,32 +517,26 @@ class StageBuilder {
     const std::string v = up >= 0 ? al(x, at, wv, at.frac + up) : floor_bits(x, at, -up, wv);
     out += fmt::format("  wire signed {}n{}_v = {} + {};\n", range(wv), n, v,
                        literal_signed(l.offset, wv));
-    out += fmt::format(
-        "  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n", range(k), n, n,
-        literal_signed(0, wv), literal(0, k), n, literal_signed(size - 1, wv), literal(size - 1, k),
-        n, k - 1);
-    out += fmt::format("  wire {}{} = rom_{}(n{}_i);\n", range(t.type.width), wire(n), l.table, n);
+    out += fmt::format("  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n",
+                       range(k), n, n, literal_signed(0, wv), literal(0, k), n,
+                       literal_signed(size - 1, wv), literal(size - 1, k), n, k - 1);
+    out += fmt::format("  wire {}{} = rom_{}[n{}_i];\n", range(t.type.width), wire(n), l.table, n);
     roms_used_.insert(l.table);
   }
 
   void emit() {
-    // Ports: the Input nodes in order, then the outputs.
-    int offset = 0;
+    // Ports: the Input nodes in order (each its own port n<K>), then the outputs o<j>.
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const dfg::Element& e = g_.input_of(n);
         const ScalarType& bt = p_.buffers[static_cast<std::size_t>(e.buffer)].type;
         KILN_ASSERT(bt == g_.type(n), "an input node's type differs from its buffer's");
-        r_.inputs.push_back({e, bt});
-        input_slot_[n] = {offset, bt.width};
-        offset += bt.width;
+        r_.inputs.push_back({e, bt, wire(n)});
       }
-    const int in_bits = offset;
-    int out_bits = 0;
-    for (const dfg::Output& o : g_.outputs()) {
-      const ScalarType& bt = p_.buffers[static_cast<std::size_t>(o.where.buffer)].type;
-      r_.outputs.push_back({o.where, bt});
-      out_bits += bt.width;
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const dfg::Output& o = g_.outputs()[i];
+      r_.outputs.push_back({o.where, p_.buffers[static_cast<std::size_t>(o.where.buffer)].type,
+                            fmt::format("o{}", i)});
     }
     bool any_register = false;
     for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
@@ -535,8 +567,9 @@ class StageBuilder {
     for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
       const dfg::Output& o = g_.outputs()[i];
       const ScalarType& bt = r_.outputs[i].type;
-      std::string v = g_.is_const(o.node) ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
-                                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
+      std::string v = g_.is_const(o.node)
+                          ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
+                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
       out_parts_.push_back(v);
     }
     std::string text = fmt::format("// Layer {} ({}): {} cycles, {}.\n", s_.onnx_name, s_.name,
@@ -548,16 +581,17 @@ class StageBuilder {
       ports.push_back("  input rst");
       ports.push_back("  input start");
     }
-    if (in_bits > 0) ports.push_back(fmt::format("  input {}in", range(in_bits)));
-    ports.push_back(fmt::format("  output {}out", range(out_bits)));
-    for (std::size_t i = 0; i < ports.size(); ++i) text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
+    for (const StagePortElement& e : r_.inputs)
+      ports.push_back(fmt::format("  input {}{}", range(e.type.width), e.port));
+    for (const StagePortElement& e : r_.outputs)
+      ports.push_back(fmt::format("  output {}{}", range(e.type.width), e.port));
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
     text += ");\n";
     text += roms();
     text += body;
-    // out = {last, ..., first}: element 0 at the low bits.
-    std::string cat;
-    for (std::size_t i = out_parts_.size(); i-- > 0;) cat += out_parts_[i] + (i ? ", " : "");
-    text += fmt::format("  assign out = {{{}}};\n", cat);
+    for (std::size_t i = 0; i < out_parts_.size(); ++i)
+      text += fmt::format("  assign {} = {};\n", r_.outputs[i].port, out_parts_[i]);
     if (!partial_.empty()) {
       // Bits that rounding and wrap-around drop on purpose (Verilator's
       // *unused* names are exempt from its UNUSED warning).
@@ -579,15 +613,17 @@ class StageBuilder {
         wb = std::max(wb, b.width + (b.is_signed ? 0 : 1));
         wp = std::max(wp, g_.type(n).width);
       }
-      out += fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
-      out += fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n", u,
-                         literal(0, wa), literal(0, wb));
+      out +=
+          fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
+      out +=
+          fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n",
+                      u, literal(0, wa), literal(0, wb));
       for (uint32_t n : unit_ops_[static_cast<std::size_t>(u)]) {
         const int c = start_[n];
         const ScalarType& a = g_.type(g_.args(n)[0]);
         const ScalarType& b = g_.type(g_.args(n)[1]);
-        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_), u,
-                           operand(g_.args(n)[0], c, wa, a.frac), u,
+        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_),
+                           u, operand(g_.args(n)[0], c, wa, a.frac), u,
                            operand(g_.args(n)[1], c, wb, b.frac));
       }
       out += "      default: ;\n    endcase\n  end\n";
@@ -597,17 +633,18 @@ class StageBuilder {
 
   void emit_registers(std::string& out) const {
     std::string seq;
-    for (uint32_t n = 0; n < g_.size(); ++n) {
-      const int h = hold_[n];
-      if (h == 0) continue;
-      const std::string r = range(g_.type(n).width);
-      if (shared_) {
-        out += fmt::format("  reg {}n{}_r;\n", r, n);
-        seq += fmt::format("    if (active && cyc == {}) n{}_r <= n{};\n", literal(start_[n], cyc_bits_),
-                           n, n);
-      } else {
+    if (shared_) {
+      for (std::size_t r = 0; r < reg_width_.size(); ++r)
+        out += fmt::format("  reg {}r{};\n", range(reg_width_[r]), r);
+      for (uint32_t n = 0; n < g_.size(); ++n)
+        if (reg_of_[n] >= 0)
+          seq += fmt::format("    if (active && cyc == {}) r{} <= n{};\n",
+                             literal(start_[n], cyc_bits_), reg_of_[n], n);
+    } else {
+      for (uint32_t n = 0; n < g_.size(); ++n) {
+        const int h = hold_[n];
         for (int k = 1; k <= h; ++k) {
-          out += fmt::format("  reg {}n{}_r{};\n", r, n, k);
+          out += fmt::format("  reg {}n{}_r{};\n", range(g_.type(n).width), n, k);
           seq += k == 1 ? fmt::format("    n{0}_r1 <= n{0};\n", n)
                         : fmt::format("    n{0}_r{1} <= n{0}_r{2};\n", n, k, k - 1);
         }
@@ -616,19 +653,18 @@ class StageBuilder {
     if (!seq.empty()) out += "  always @(posedge clk) begin\n" + seq + "  end\n";
   }
 
+  // Each table once per module, as a constant array: every lookup is a read
+  // port of it (a ROM in LUTs for Yosys, a table for the simulators).
   std::string roms() const {
     std::string s;
     for (int t : roms_used_) {
       const dfg::Table& tb = g_.tables()[static_cast<std::size_t>(t)];
-      const int k = index_bits(static_cast<int64_t>(tb.data.size()));
       s += fmt::format("  // Table {}: {} entries.\n", tb.name, tb.data.size());
-      s += fmt::format("  function automatic {}rom_{}(input {}i);\n    case (i)\n",
-                       range(tb.type.width), t, range(k));
+      s += fmt::format("  reg {}rom_{} [0:{}];\n  initial begin\n", range(tb.type.width), t,
+                       tb.data.size() - 1);
       for (std::size_t e = 0; e < tb.data.size(); ++e)
-        s += fmt::format("      {}: rom_{} = {};\n", literal(static_cast<int64_t>(e), k), t,
-                         literal(tb.data[e], tb.type.width));
-      s += fmt::format("      default: rom_{} = {};\n    endcase\n  endfunction\n", t,
-                       literal(0, tb.type.width));
+        s += fmt::format("    rom_{}[{}] = {};\n", t, e, literal(tb.data[e], tb.type.width));
+      s += "  end\n";
     }
     return s;
   }
@@ -639,12 +675,12 @@ class StageBuilder {
   const StageOptions& o_;
   BuiltStage r_;
   std::vector<OperatorCost> costs_;
-  std::vector<int> op_of_, start_, hold_, unit_of_;
+  std::vector<int> op_of_, start_, hold_, unit_of_, reg_of_;
+  std::vector<int> reg_width_, reg_busy_until_;
   bool shared_ = false;
   int depth_ = 1;
   int units_ = 0;
   int cyc_bits_ = 1;
-  std::map<uint32_t, std::pair<int, int>> input_slot_;
   std::vector<std::vector<uint32_t>> unit_ops_;
   std::set<int> roms_used_;
   std::set<std::string> partial_;

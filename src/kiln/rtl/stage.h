@@ -16,6 +16,7 @@ namespace kiln::rtl {
 struct StagePortElement {
   dfg::Element where;
   loop::ScalarType type;  // the element's buffer type
+  std::string port;       // the module's port for it
 };
 
 struct StageOptions {
@@ -29,8 +30,9 @@ struct BuiltStage {
   StageReport report;
   std::string module;  // the Verilog module's name
   std::string verilog;
-  std::vector<StagePortElement> inputs;   // port `in`, element 0 at the low bits
-  std::vector<StagePortElement> outputs;  // port `out`
+  // One port per element: wide packed vectors cost the simulators dearly.
+  std::vector<StagePortElement> inputs;
+  std::vector<StagePortElement> outputs;
   bool sequential = false;  // has the clk port
   bool started = false;     // has rst and start ports (one sample at a time)
 };

@@ -60,11 +60,14 @@ std::string align(const std::string& id, const loop::ScalarType& from, int width
   if (truncated) *truncated = keep < from.width;
   if (keep <= 0) return literal(0, width);
   std::string body = id;
-  if (keep < from.width) body = keep == 1 ? fmt::format("{}[0]", id) : fmt::format("{}[{}:0]", id, keep - 1);
+  if (keep < from.width)
+    body = keep == 1 ? fmt::format("{}[0]", id) : fmt::format("{}[{}:0]", id, keep - 1);
   const int high = width - s - keep;
   std::string parts;
   if (high > 0) {
-    const std::string sign = from.is_signed ? (from.width == 1 ? id : fmt::format("{}[{}]", id, from.width - 1)) : "1'b0";
+    const std::string sign =
+        from.is_signed ? (from.width == 1 ? id : fmt::format("{}[{}]", id, from.width - 1))
+                       : "1'b0";
     parts = high == 1 ? sign : fmt::format("{{{}{{{}}}}}", high, sign);
   }
   parts += (parts.empty() ? "" : ", ") + body;

@@ -1,0 +1,176 @@
+// The cross-checking fuzzer: random layers of every kind the RTL builds
+// (shapes, precisions, rounding and overflow modes, weights), each through
+// build_design and a simulator, every output compared with the emulator.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kiln/hls/model_text.h"
+#include "kiln/rtl/design.h"
+#include "kiln/rtl/testing/sim_check.h"
+
+namespace kiln::rtl {
+namespace {
+
+class Gen {
+ public:
+  explicit Gen(uint32_t seed) : rng_(seed) {}
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool coin() { return uniform(0, 1) == 1; }
+
+  // A format with random width, binary point and modes.
+  std::string format(int wmin, int wmax) {
+    static const char* kQuant[] = {"AP_TRN",         "AP_TRN_ZERO", "AP_RND",     "AP_RND_ZERO",
+                                   "AP_RND_MIN_INF", "AP_RND_INF",  "AP_RND_CONV"};
+    static const char* kOverflow[] = {"AP_WRAP", "AP_SAT", "AP_SAT_ZERO", "AP_SAT_SYM"};
+    const int w = uniform(wmin, wmax);
+    const int i = uniform(1, std::max(2, w - 2));
+    return fmt::format("{}<{},{},{},{}>", coin() || uniform(0, 3) ? "ap_fixed" : "ap_ufixed", w, i,
+                       kQuant[uniform(0, 6)], kOverflow[uniform(0, 3)]);
+  }
+  std::string raw_list(int n, int bits) {
+    std::string s;
+    const int lim = (1 << (bits - 1)) - 1;
+    for (int k = 0; k < n; ++k) {
+      int v = uniform(-lim, lim);
+      if (uniform(0, 5) == 0) v = 0;  // zeros and powers of two fold
+      if (uniform(0, 5) == 0) v = (coin() ? 1 : -1) << uniform(0, bits - 2);
+      s += (k ? "," : "") + std::to_string(v);
+    }
+    return s;
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+// One random layer model as layer text.
+std::string random_layer(Gen& g, int kind) {
+  const std::string in = fmt::format("ap_fixed<{},{}>", g.uniform(6, 12), g.uniform(2, 5));
+  const std::string res = g.format(5, 14);
+  const std::string acc = g.format(14, 28);
+  std::string s = "model \"r\" {}\n";
+  switch (kind) {
+    case 0: {  // Dense with an activation
+      const int ni = g.uniform(2, 6), no = g.uniform(1, 4);
+      static const char* kAct[] = {"", " act={kind=Relu}", " act={kind=LeakyRelu alpha=0.1875}",
+                                   " act={kind=Clip alpha=-1.5 beta=2.25}"};
+      s += fmt::format("%x: {}[{}] = Input() @x \"x\"\n", in, ni);
+      s += fmt::format(
+          "%y: {}[{}] = Dense(%x) {{n_in={} n_out={}{}}} @fc config {{accum={}}} constants "
+          "{{weights=[{}] bias=[{}]}}\n",
+          res, no, ni, no, kAct[g.uniform(0, 3)], acc, g.raw_list(ni * no, 12), g.raw_list(no, 10));
+      s += fmt::format("input %x \"x\": [1x{}] perm=[0]\noutput %y \"y\": [1x{}] perm=[0]\n", ni,
+                       no);
+      return s;
+    }
+    case 1: {  // Conv with padding and stride
+      const int h = g.uniform(3, 5), w = g.uniform(3, 5), ci = g.uniform(1, 2),
+                co = g.uniform(1, 2);
+      const int k = g.uniform(1, 3), st = g.uniform(1, 2), pad = g.uniform(0, 1);
+      const int oh = (h + 2 * pad - k) / st + 1, ow = (w + 2 * pad - k) / st + 1;
+      s += fmt::format("%x: {}[{}x{}x{}] = Input() @x \"x\"\n", in, h, w, ci);
+      s += fmt::format(
+          "%y: {}[{}x{}x{}] = Conv(%x) {{in_h={} in_w={} c_in={} out_h={} out_w={} c_out={} "
+          "kernel_h={} kernel_w={} stride_h={} stride_w={} pad_top={} pad_bottom={} pad_left={} "
+          "pad_right={}}} @conv config {{accum={}}} constants {{weights=[{}] bias=[{}]}}\n",
+          res, oh, ow, co, h, w, ci, oh, ow, co, k, k, st, st, pad, pad, pad, pad, acc,
+          g.raw_list(k * k * ci * co, 10), g.raw_list(co, 10));
+      s += fmt::format("input %x \"x\": [1x{}x{}x{}] perm=[1,2,0]\n", ci, h, w);
+      s += fmt::format("output %y \"y\": [1x{}x{}x{}] perm=[1,2,0]\n", co, oh, ow);
+      return s;
+    }
+    case 2: {  // Pool, max or average, padded
+      const bool avg = g.coin();
+      const int h = g.uniform(2, 5), w = g.uniform(2, 5), c = g.uniform(1, 2), k = g.uniform(2, 3);
+      const int pad = g.uniform(0, 1), st = g.uniform(1, 2);
+      const int oh = (h + 2 * pad - k) / st + 1, ow = (w + 2 * pad - k) / st + 1;
+      if (oh < 1 || ow < 1) return random_layer(g, 0);
+      s += fmt::format("%x: {}[{}x{}x{}] = Input() @x \"x\"\n", in, h, w, c);
+      s += fmt::format(
+          "%y: {}[{}x{}x{}] = Pool(%x) {{kind={} in_h={} in_w={} channels={} out_h={} out_w={} "
+          "kernel_h={} kernel_w={} stride_h={} stride_w={} pad_top={} pad_bottom={} pad_left={} "
+          "pad_right={}}} @pool config {{accum={}}}\n",
+          res, oh, ow, c, avg ? "Average" : "Max", h, w, c, oh, ow, k, k, st, st, pad, pad, pad,
+          pad, acc);
+      s += fmt::format("input %x \"x\": [1x{}x{}x{}] perm=[1,2,0]\n", c, h, w);
+      s += fmt::format("output %y \"y\": [1x{}x{}x{}] perm=[1,2,0]\n", c, oh, ow);
+      return s;
+    }
+    case 3: {  // Activation, tables included
+      static const char* kAct[] = {"kind=Relu",
+                                   "kind=Sigmoid",
+                                   "kind=Tanh",
+                                   "kind=Exp",
+                                   "kind=HardSwish alpha=0.25 beta=0.5",
+                                   "kind=Elu alpha=0.5",
+                                   "kind=Clip alpha=-2 beta=1.5",
+                                   "kind=LeakyRelu alpha=0.3"};
+      const int n = g.uniform(2, 6);
+      s += fmt::format("%x: {}[{}] = Input() @x \"x\"\n", in, n);
+      s += fmt::format(
+          "%y: {}[{}] = Activation(%x) {{n={} channels={} act={{{}}}}} @act config "
+          "{{tables={{table_size={}}}}}\n",
+          res, n, n, n, kAct[g.uniform(0, 7)], 1 << g.uniform(3, 6));
+      s += fmt::format("input %x \"x\": [{}] perm=[0]\noutput %y \"y\": [{}] perm=[0]\n", n, n);
+      return s;
+    }
+    case 4: {  // BatchNorm
+      const int p = g.uniform(1, 3), c = g.uniform(1, 3);
+      s += fmt::format("%x: {}[{}x{}] = Input() @x \"x\"\n", in, p, c);
+      s += fmt::format(
+          "%y: {}[{}x{}] = BatchNorm(%x) {{n={} channels={}}} @bn constants {{weights=[{}] "
+          "bias=[{}]}}\n",
+          res, p, c, p * c, c, g.raw_list(c, 12), g.raw_list(c, 10));
+      s += fmt::format("input %x \"x\": [{}x{}] perm=[0,1]\noutput %y \"y\": [{}x{}] perm=[0,1]\n",
+                       p, c, p, c);
+      return s;
+    }
+    case 5: {  // Binary of two inputs
+      static const char* kOp[] = {"Add", "Sub", "Mul", "ReverseSub"};
+      const int n = g.uniform(2, 5);
+      const std::string in2 = fmt::format("ap_ufixed<{},{}>", g.uniform(4, 10), g.uniform(1, 4));
+      s += fmt::format("%a: {}[{}] = Input() @a \"a\"\n%b: {}[{}] = Input() @b \"b\"\n", in, n, in2,
+                       n);
+      s += fmt::format("%y: {}[{}] = Binary(%a, %b) {{op={} n={} channels={}}} @bin\n", res, n,
+                       kOp[g.uniform(0, 3)], n, n);
+      s += fmt::format(
+          "input %a \"a\": [{0}] perm=[0]\ninput %b \"b\": [{0}] perm=[0]\noutput %y \"y\": [{0}] "
+          "perm=[0]\n",
+          n);
+      return s;
+    }
+    default: {  // Softmax
+      const int rows = g.uniform(1, 2), len = g.uniform(2, 4);
+      s += fmt::format("%x: {}[{}x{}] = Input() @x \"x\"\n", in, rows, len);
+      s += fmt::format(
+          "%y: {}[{}x{}] = Softmax(%x) {{rows={} length={}}} @sm config {{accum={} "
+          "tables={{table_size={} inv_table_size={}}}}}\n",
+          res, rows, len, rows, len, acc, 1 << g.uniform(4, 7), 1 << g.uniform(4, 7));
+      s += fmt::format(
+          "input %x \"x\": [{0}x{1}] perm=[0,1]\noutput %y \"y\": [{0}x{1}] perm=[0,1]\n", rows,
+          len);
+      return s;
+    }
+  }
+}
+
+class RandomLayer : public ::testing::TestWithParam<int> {};
+
+TEST_P(RandomLayer, SimulatesBitExact) {
+  const int seed = GetParam();
+  Gen g(static_cast<uint32_t>(seed) * 7919u + 1);
+  const std::string text = random_layer(g, seed % 7);
+  const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
+  RtlOptions o;
+  if (seed % 7 == 0 && seed % 2 == 0) o.multiplier_limits = {{"fc", 1}};  // shared units
+  const Design d = build_design(m, o);
+  SCOPED_TRACE(text);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 6, 1.5, static_cast<uint32_t>(seed));
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomLayer, ::testing::Range(0, 35));
+
+}  // namespace
+}  // namespace kiln::rtl
