@@ -1,4 +1,4 @@
-// The cross-checking fuzzer: random layers of every kind the RTL builds
+// The cross-checking fuzzer: random layers of the kinds the RTL builds
 // (shapes, precisions, rounding and overflow modes, weights), each through
 // build_design and a simulator, every output compared with the emulator.
 #include <fmt/format.h>
@@ -141,6 +141,65 @@ std::string random_layer(Gen& g, int kind) {
           n);
       return s;
     }
+    case 7: {  // MatMul of two computed operands (variable x variable products)
+      const int mm = g.uniform(1, 3), kk = g.uniform(1, 4), nn = g.uniform(1, 3);
+      s += fmt::format("%a: {}[{}x{}] = Input() @a \"a\"\n%b: {}[{}x{}] = Input() @b \"b\"\n", in,
+                       mm, kk, in, kk, nn);
+      s +=
+          fmt::format("%y: {}[{}x{}] = MatMul(%a, %b) {{m={} k={} n={}}} @mm config {{accum={}}}\n",
+                      res, mm, nn, mm, kk, nn, acc);
+      s += fmt::format(
+          "input %a \"a\": [{0}x{1}] perm=[0,1]\ninput %b \"b\": [{1}x{2}] perm=[0,1]\n"
+          "output %y \"y\": [{0}x{2}] perm=[0,1]\n",
+          mm, kk, nn);
+      return s;
+    }
+    case 8: {  // Quantize with a clamp, or bipolar
+      const int n = g.uniform(2, 6);
+      s += fmt::format("%x: {}[{}] = Input() @x \"x\"\n", in, n);
+      if (g.coin()) {
+        const std::string f = g.format(4, 10);
+        const bool is_unsigned = f.rfind("ap_ufixed", 0) == 0;
+        s += fmt::format("%y: {0}[{1}] = Quantize(%x) {{format={0} min_raw={2} max_raw={3}}} @q\n",
+                         f, n, is_unsigned ? g.uniform(0, 2) : -g.uniform(1, 7), g.uniform(3, 7));
+      } else {
+        s += fmt::format(
+            "%y: ap_int<2>[{}] = Quantize(%x) {{format=ap_int<2> min_raw=-1 max_raw=1 "
+            "bipolar=true}} @q\n",
+            n);
+      }
+      s += fmt::format("input %x \"x\": [{0}] perm=[0]\noutput %y \"y\": [{0}] perm=[0]\n", n);
+      return s;
+    }
+    case 9: {  // ZeroPad with strides (a transposed convolution's spread), then a Transpose
+      const int h = g.uniform(1, 3), w = g.uniform(1, 3), c = g.uniform(1, 2);
+      const int pt = g.uniform(0, 1), pl = g.uniform(0, 1), sh = g.uniform(1, 2),
+                sw = g.uniform(1, 2);
+      const int oh = (h - 1) * sh + 1 + pt, ow = (w - 1) * sw + 1 + pl;
+      s += fmt::format("%x: {}[{}x{}x{}] = Input() @x \"x\"\n", in, h, w, c);
+      s += fmt::format(
+          "%p: {}[{}x{}x{}] = ZeroPad(%x) {{in_h={} in_w={} channels={} pad_top={} pad_left={} "
+          "stride_h={} stride_w={}}} @pad\n",
+          res, oh, ow, c, h, w, c, pt, pl, sh, sw);
+      s += fmt::format("%y: {}[{}x{}x{}] = Transpose(%p) {{perm=[1,0,2]}} @tr\n", g.format(5, 12),
+                       ow, oh, c);
+      s += fmt::format("input %x \"x\": [1x{}x{}x{}] perm=[1,2,0]\n", c, h, w);
+      s += fmt::format("output %y \"y\": [{}x{}x{}] perm=[0,1,2]\n", ow, oh, c);
+      return s;
+    }
+    case 10: {  // Concat of two inputs, then a strided Slice
+      const int r = g.uniform(1, 3), a = g.uniform(1, 3), b = g.uniform(1, 3);
+      s += fmt::format("%a: {}[{}x{}] = Input() @a \"a\"\n%b: {}[{}x{}] = Input() @b \"b\"\n", in,
+                       r, a, g.format(4, 10), r, b);
+      s += fmt::format("%c: {}[{}x{}] = Concat(%a, %b) {{axis=1}} @cat\n", res, r, a + b);
+      const int cols = (a + b + 1) / 2;
+      s += fmt::format("%y: {}[{}x{}] = Slice(%c) {{begin=[0,0] step=[1,2]}} @sl\n", res, r, cols);
+      s += fmt::format(
+          "input %a \"a\": [{0}x{1}] perm=[0,1]\ninput %b \"b\": [{0}x{2}] perm=[0,1]\n"
+          "output %y \"y\": [{0}x{3}] perm=[0,1]\n",
+          r, a, b, cols);
+      return s;
+    }
     default: {  // Softmax
       const int rows = g.uniform(1, 2), len = g.uniform(2, 4);
       s += fmt::format("%x: {}[{}x{}] = Input() @x \"x\"\n", in, rows, len);
@@ -161,16 +220,16 @@ class RandomLayer : public ::testing::TestWithParam<int> {};
 TEST_P(RandomLayer, SimulatesBitExact) {
   const int seed = GetParam();
   Gen g(static_cast<uint32_t>(seed) * 7919u + 1);
-  const std::string text = random_layer(g, seed % 7);
+  const std::string text = random_layer(g, seed % 11);
   const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
   RtlOptions o;
-  if (seed % 7 == 0 && seed % 2 == 0) o.multiplier_limits = {{"fc", 1}};  // shared units
+  if (seed % 2 == 0) o.multiplier_limits = {{"fc", 1}, {"mm", 2}};  // shared units
   const Design d = build_design(m, o);
   SCOPED_TRACE(text);
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 6, 1.5, static_cast<uint32_t>(seed));
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomLayer, ::testing::Range(0, 35));
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomLayer, ::testing::Range(0, 44));
 
 }  // namespace
 }  // namespace kiln::rtl

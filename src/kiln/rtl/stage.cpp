@@ -448,11 +448,17 @@ class StageBuilder {
     }
     std::string up;
     if (d > 0 && t.quant != numeric::QuantMode::Trn) {
+      // Bits at or above the width are copies of the sign (or zeros).
       const std::string neg = at.is_signed ? fmt::format("{}[{}]", x, at.width - 1) : "1'b0";
-      const std::string half = fmt::format("{}[{}]", x, d - 1);
-      const std::string rest = d >= 2 ? fmt::format("(|{}[{}:0])", x, d - 2) : "1'b0";
-      const std::string any = fmt::format("(|{}[{}:0])", x, d - 1);
-      const std::string q_odd = at.width > d ? fmt::format("{}[{}]", x, d) : neg;  // floor's LSB
+      auto bit = [&](int i) { return i < at.width ? fmt::format("{}[{}]", x, i) : neg; };
+      auto any_up_to = [&](int i) {  // |x[i:0]
+        const int top = std::min(i, at.width - 1);
+        return top == 0 ? fmt::format("{}[0]", x) : fmt::format("(|{}[{}:0])", x, top);
+      };
+      const std::string half = bit(d - 1);
+      const std::string rest = d >= 2 ? any_up_to(d - 2) : "1'b0";
+      const std::string any = any_up_to(d - 1);
+      const std::string q_odd = bit(d);  // floor's LSB
       switch (t.quant) {
         case numeric::QuantMode::Trn: break;
         case numeric::QuantMode::TrnZero: up = fmt::format("({} & {})", neg, any); break;
