@@ -27,37 +27,17 @@ Exact type_max(const ScalarType& t) {
   KILN_ASSERT(t.width < 120, "type too wide");
   return {(int128{1} << (t.width - (t.is_signed ? 1 : 0))) - 1, t.frac};
 }
-int compare(const Exact& a, const Exact& b) {
-  const int128 d = numeric::exact_sub(a, b).raw;
-  return d < 0 ? -1 : (d > 0 ? 1 : 0);
-}
 
 // Every value of `a` is a value of `t`: assigning one to the other is exact.
 bool exact_fit(const ScalarType& a, const ScalarType& t) {
-  return a.frac <= t.frac && compare(type_min(a), type_min(t)) >= 0 &&
-         compare(type_max(a), type_max(t)) <= 0;
+  return a.frac <= t.frac && numeric::exact_compare(type_min(a), type_min(t)) >= 0 &&
+         numeric::exact_compare(type_max(a), type_max(t)) <= 0;
 }
 
 FixedType wrap_type(const ScalarType& t) {
   FixedType f = loop::fixed_of(t);
   f.overflow = numeric::OverflowMode::Wrap;
   return f;
-}
-
-// floor(v * 2^s), saturated far outside any table index.
-int64_t floor_scaled(const Exact& v, int s) {
-  constexpr int128 kBig = int128{1} << 62;
-  const int down = v.frac - s;
-  int128 r;
-  if (down >= 0)
-    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
-  else if (-down >= 62)
-    r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
-  else {
-    const int up = -down;
-    r = v.raw > (kBig >> up) ? kBig : (v.raw < -(kBig >> up) ? -kBig : v.raw * (int128{1} << up));
-  }
-  return static_cast<int64_t>(std::clamp(r, -kBig, kBig));
 }
 
 }  // namespace
@@ -217,9 +197,9 @@ uint32_t Graph::max(uint32_t a, uint32_t b) {
   if (is_const(a)) std::swap(a, b);
   if (is_const(b)) {
     const Exact c = exact_of_const(*this, b);
-    if (is_const(a)) return compare(exact_of_const(*this, a), c) >= 0 ? a : b;
-    if (compare(c, type_min(type(a))) <= 0) return a;
-    if (compare(c, type_max(type(a))) >= 0) return b;
+    if (is_const(a)) return numeric::exact_compare(exact_of_const(*this, a), c) >= 0 ? a : b;
+    if (numeric::exact_compare(c, type_min(type(a))) <= 0) return a;
+    if (numeric::exact_compare(c, type_max(type(a))) >= 0) return b;
   }
   return make(NodeOp::Max, loop::union_type(type(a), type(b)), {a, b});
 }
@@ -229,16 +209,17 @@ uint32_t Graph::min(uint32_t a, uint32_t b) {
   if (is_const(a)) std::swap(a, b);
   if (is_const(b)) {
     const Exact c = exact_of_const(*this, b);
-    if (is_const(a)) return compare(exact_of_const(*this, a), c) <= 0 ? a : b;
-    if (compare(c, type_max(type(a))) >= 0) return a;
-    if (compare(c, type_min(type(a))) <= 0) return b;
+    if (is_const(a)) return numeric::exact_compare(exact_of_const(*this, a), c) <= 0 ? a : b;
+    if (numeric::exact_compare(c, type_max(type(a))) >= 0) return a;
+    if (numeric::exact_compare(c, type_min(type(a))) <= 0) return b;
   }
   return make(NodeOp::Min, loop::union_type(type(a), type(b)), {a, b});
 }
 
 uint32_t Graph::lt(uint32_t a, uint32_t b) {
   if (is_const(a) && is_const(b))
-    return constant(compare(exact_of_const(*this, a), exact_of_const(*this, b)) < 0, {1, 0, false});
+    return constant(numeric::exact_compare(exact_of_const(*this, a), exact_of_const(*this, b)) < 0,
+                    {1, 0, false});
   if (a == b) return constant(0, {1, 0, false});
   return make(NodeOp::Lt, {1, 0, false}, {a, b});
 }
@@ -253,8 +234,8 @@ uint32_t Graph::lookup(int table, uint32_t a, int shift, int64_t offset) {
   const Table& t = tables_.at(static_cast<std::size_t>(table));
   const auto size = static_cast<int64_t>(t.data.size());
   if (is_const(a)) {
-    const int64_t idx =
-        std::clamp(floor_scaled(exact_of_const(*this, a), shift) + offset, int64_t{0}, size - 1);
+    const int64_t idx = std::clamp(numeric::floor_scaled(exact_of_const(*this, a), shift) + offset,
+                                   int64_t{0}, size - 1);
     return constant(t.data[static_cast<std::size_t>(idx)], t.type);
   }
   std::size_t i = 0;
@@ -461,16 +442,16 @@ std::vector<Exact> evaluate(const Graph& g, const std::vector<int64_t>& input_ra
         v[n] = numeric::to_exact(numeric::quantize(a(0), t), t);
         break;
       }
-      case NodeOp::Max: v[n] = compare(a(0), a(1)) >= 0 ? a(0) : a(1); break;
-      case NodeOp::Min: v[n] = compare(a(0), a(1)) <= 0 ? a(0) : a(1); break;
-      case NodeOp::Lt: v[n] = {compare(a(0), a(1)) < 0 ? 1 : 0, 0}; break;
+      case NodeOp::Max: v[n] = numeric::exact_compare(a(0), a(1)) >= 0 ? a(0) : a(1); break;
+      case NodeOp::Min: v[n] = numeric::exact_compare(a(0), a(1)) <= 0 ? a(0) : a(1); break;
+      case NodeOp::Lt: v[n] = {numeric::exact_compare(a(0), a(1)) < 0 ? 1 : 0, 0}; break;
       case NodeOp::Select: v[n] = a(0).raw != 0 ? a(1) : a(2); break;
       case NodeOp::Lookup: {
         const LookupInfo& l = g.lookup_of(n);
         const Table& t = g.tables()[static_cast<std::size_t>(l.table)];
         const auto size = static_cast<int64_t>(t.data.size());
         const int64_t idx =
-            std::clamp(floor_scaled(a(0), l.shift) + l.offset, int64_t{0}, size - 1);
+            std::clamp(numeric::floor_scaled(a(0), l.shift) + l.offset, int64_t{0}, size - 1);
         v[n] = numeric::to_exact(t.data[static_cast<std::size_t>(idx)], loop::fixed_of(t.type));
         break;
       }

@@ -11,27 +11,6 @@ namespace {
 using numeric::Exact;
 using numeric::int128;
 
-// floor(v * 2^s), saturated far outside any table index.
-int64_t floor_scaled(const Exact& v, int s) {
-  constexpr int128 kBig = int128{1} << 62;
-  const int down = v.frac - s;
-  int128 r;
-  if (down >= 0) {
-    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
-  } else if (-down >= 62) {
-    r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
-  } else {
-    const int up = -down;
-    r = v.raw > (kBig >> up) ? kBig : (v.raw < -(kBig >> up) ? -kBig : v.raw * (int128{1} << up));
-  }
-  return static_cast<int64_t>(std::clamp(r, -kBig, kBig));
-}
-
-int compare(const Exact& a, const Exact& b) {
-  const int128 d = numeric::exact_sub(a, b).raw;
-  return d < 0 ? -1 : (d > 0 ? 1 : 0);
-}
-
 class Interpreter {
  public:
   explicit Interpreter(const Program& p) : p_(p), storage_(p.buffers.size()) {
@@ -96,14 +75,15 @@ class Interpreter {
         if (event == numeric::OverflowEvent::Saturated) ++counts_.saturated;
         return numeric::to_exact(raw, v.target);
       }
-      case Op::Max: return compare(arg(0), arg(1)) >= 0 ? arg(0) : arg(1);
-      case Op::Min: return compare(arg(0), arg(1)) <= 0 ? arg(0) : arg(1);
-      case Op::Lt: return {compare(arg(0), arg(1)) < 0 ? 1 : 0, 0};
+      case Op::Max: return numeric::exact_compare(arg(0), arg(1)) >= 0 ? arg(0) : arg(1);
+      case Op::Min: return numeric::exact_compare(arg(0), arg(1)) <= 0 ? arg(0) : arg(1);
+      case Op::Lt: return {numeric::exact_compare(arg(0), arg(1)) < 0 ? 1 : 0, 0};
       case Op::Select: return arg(0).raw != 0 ? arg(1) : arg(2);
       case Op::Lookup: {
         const Buffer& t = p_.buffers[static_cast<std::size_t>(v.buffer)];
         const int64_t size = t.shape[0];
-        const int64_t idx = std::clamp(floor_scaled(arg(0), v.shift) + v.imm, int64_t{0}, size - 1);
+        const int64_t idx =
+            std::clamp(numeric::floor_scaled(arg(0), v.shift) + v.imm, int64_t{0}, size - 1);
         return numeric::to_exact(t.data[static_cast<std::size_t>(idx)], fixed_of(t.type));
       }
     }

@@ -34,6 +34,16 @@ void bound(std::vector<Guard>& g, const Affine& e, int64_t e_min, int64_t e_max,
   if (e_min < 0 || e_max >= hi) g.push_back({e, 0, hi});
 }
 
+// The guards that keep a window's input coordinates (ih, iw) inside the map:
+// none where the padding never reaches.
+template <class P>
+std::vector<Guard> window_guards(const P& p, const Affine& ih, const Affine& iw) {
+  std::vector<Guard> g;
+  bound(g, ih, -p.pad_top, (p.out_h - 1) * p.stride_h + p.kernel_h - 1 - p.pad_top, p.in_h);
+  bound(g, iw, -p.pad_left, (p.out_w - 1) * p.stride_w + p.kernel_w - 1 - p.pad_left, p.in_w);
+  return g;
+}
+
 }  // namespace
 
 void lower_dense(LowerContext& c) {
@@ -95,11 +105,7 @@ void lower_conv(LowerContext& c) {
         k.loop("kw", p.kernel_w, [&](const Affine& kw) {
           const Affine ih = oh * p.stride_h + kh + (-p.pad_top);
           const Affine iw = ow * p.stride_w + kw + (-p.pad_left);
-          std::vector<Guard> guards;
-          bound(guards, ih, -p.pad_top, (p.out_h - 1) * p.stride_h + p.kernel_h - 1 - p.pad_top,
-                p.in_h);
-          bound(guards, iw, -p.pad_left, (p.out_w - 1) * p.stride_w + p.kernel_w - 1 - p.pad_left,
-                p.in_w);
+          const std::vector<Guard> guards = window_guards(p, ih, iw);
           k.when(guards, [&] {
             k.loop("g", p.groups, [&](const Affine& g) {
               k.loop("ci", cin_g, [&](const Affine& ci) {
@@ -197,11 +203,7 @@ void lower_pool(LowerContext& c) {
           k.loop("kw", p.kernel_w, [&](const Affine& kw) {
             const Affine ih = oh * p.stride_h + kh + (-p.pad_top);
             const Affine iw = ow * p.stride_w + kw + (-p.pad_left);
-            std::vector<Guard> guards;
-            bound(guards, ih, -p.pad_top, (p.out_h - 1) * p.stride_h + p.kernel_h - 1 - p.pad_top,
-                  p.in_h);
-            bound(guards, iw, -p.pad_left, (p.out_w - 1) * p.stride_w + p.kernel_w - 1 - p.pad_left,
-                  p.in_w);
+            const std::vector<Guard> guards = window_guards(p, ih, iw);
             k.when(guards, [&] {
               const int v = k.load(x, {ih, iw, ch});
               const int s = k.load(state, at0);

@@ -325,6 +325,26 @@ Exact exact_neg(const Exact& a) {
   return {-a.raw, a.frac};
 }
 
+int64_t floor_scaled(const Exact& v, int s) {
+  constexpr int128 kBig = int128{1} << 62;
+  const int down = v.frac - s;
+  int128 r;
+  if (down >= 0) {
+    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
+  } else if (-down >= 62) {
+    r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
+  } else {
+    const int up = -down;
+    r = v.raw > (kBig >> up) ? kBig : (v.raw < -(kBig >> up) ? -kBig : v.raw * (int128{1} << up));
+  }
+  return static_cast<int64_t>(std::clamp(r, -kBig, kBig));
+}
+
+int exact_compare(const Exact& a, const Exact& b) {
+  const int128 d = exact_sub(a, b).raw;
+  return d < 0 ? -1 : (d > 0 ? 1 : 0);
+}
+
 int64_t quantize(const Exact& v, const FixedType& t, OverflowEvent* event) {
   const int d = v.frac - t.frac();  // fraction bits to drop (> 0) or add (< 0)
   const bool negative = v.raw < 0;

@@ -142,6 +142,12 @@ Exact exact_neg(const Exact& a);  // added: unary minus
 // The exact ops assert (Internal) if a result needs more than 128 bits, which
 // formats of W <= 64 and |I| <= 256 reach only in extreme combinations.
 
+// floor(v * 2^s), saturated at +-2^62 (far outside any table index): the bin
+// a lookup table gives v (docs/numerics.md "Lookup tables").
+int64_t floor_scaled(const Exact& v, int s);
+// The sign of a - b: -1, 0 or 1.
+int exact_compare(const Exact& a, const Exact& b);
+
 // What quantize() did to the value, for overflow statistics.
 enum class OverflowEvent : uint8_t { None, Wrapped, Saturated };
 

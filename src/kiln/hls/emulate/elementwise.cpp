@@ -31,30 +31,6 @@ Exact param(double v) {
   return numeric::to_exact(numeric::quantize(v, p), p);
 }
 
-// floor(v * 2^s), saturated far outside any table index (|result| < 2^62).
-int64_t floor_scaled(const Exact& v, int s) {
-  constexpr int128 kBig = int128{1} << 62;
-  const int down = v.frac - s;
-  int128 r;
-  if (down >= 0) {
-    r = down >= 126 ? (v.raw < 0 ? -1 : 0) : (v.raw >> down);
-  } else {
-    const int up = -down;
-    if (up >= 62) {
-      r = v.raw == 0 ? 0 : (v.raw < 0 ? -kBig : kBig);
-    } else if (v.raw > (kBig >> up)) {
-      r = kBig;
-    } else if (v.raw < -(kBig >> up)) {
-      r = -kBig;
-    } else {
-      r = v.raw * (int128{1} << up);
-    }
-  }
-  if (r > kBig) r = kBig;
-  if (r < -kBig) r = -kBig;
-  return static_cast<int64_t>(r);
-}
-
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
@@ -157,11 +133,12 @@ void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
     int64_t sum = 0;  // raw in accum
     for (std::size_t i = 0; i < len; ++i) {
       const Exact d = numeric::exact_sub(m, exact_of(x, base + i));
-      const int64_t idx = clamp(floor_scaled(d, eg.shift), 0, eg.size - 1);
+      const int64_t idx = clamp(numeric::floor_scaled(d, eg.shift), 0, eg.size - 1);
       e[i] = numeric::to_exact(exp_table[static_cast<std::size_t>(idx)], tt);
       sum = assign(numeric::exact_add(numeric::to_exact(sum, at), e[i]), at, counts);
     }
-    const int64_t j = clamp(floor_scaled(numeric::to_exact(sum, at), ig.shift), 0, ig.size - 1);
+    const int64_t j =
+        clamp(numeric::floor_scaled(numeric::to_exact(sum, at), ig.shift), 0, ig.size - 1);
     const Exact inv = numeric::to_exact(inv_table[static_cast<std::size_t>(j)], it);
     for (std::size_t i = 0; i < len; ++i) {
       out.raw[base + i] = assign(numeric::exact_mul(e[i], inv), out.type, counts);
@@ -301,7 +278,7 @@ void copy_kernel(const FixedTensor& x, FixedTensor& out, OverflowCounts& counts)
 }  // namespace
 
 Exact SymTable::lookup(const Exact& x) const {
-  const int64_t idx = clamp(floor_scaled(x, g.shift) + g.size / 2, 0, g.size - 1);
+  const int64_t idx = clamp(numeric::floor_scaled(x, g.shift) + g.size / 2, 0, g.size - 1);
   return numeric::to_exact(raw[static_cast<std::size_t>(idx)], type);
 }
 
