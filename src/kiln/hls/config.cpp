@@ -116,6 +116,17 @@ int64_t parse_positive_int(const Ctx& c, const std::string& path, const YAML::No
   return v;
 }
 
+// MultiplierLimit: 0 is a real limit (a layer without products of two
+// variables, as seed 004's max pool that Vitis built with no DSP).
+int64_t parse_non_negative_int(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  const std::string s = scalar_text(c, path, n, "a non-negative integer");
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 0)
+    fail(c, path, n, "expects a non-negative integer, got '" + s + "'");
+  return v;
+}
+
 double parse_positive_number(const Ctx& c, const std::string& path, const YAML::Node& n) {
   const std::string s = scalar_text(c, path, n, "a positive number");
   char* end = nullptr;
@@ -230,7 +241,7 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                    } else if (k == "ConvImplementation") {
                      lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
                    } else if (k == "MultiplierLimit") {
-                     lc.multiplier_limit = parse_positive_int(c, sub, v);
+                     lc.multiplier_limit = parse_non_negative_int(c, sub, v);
                    } else if (k == "Scheduler") {
                      if (scheduler == nullptr)
                        fail(c, sub, key, "Scheduler applies to the whole model",

@@ -446,14 +446,15 @@ TEST(ConfigRtlErrors, SchedulerOnlyInTheModelBlock) {
   EXPECT_EQ(top.hint(), "'Scheduler' goes in the Model block: Model.Scheduler");
 }
 
-TEST(ConfigRtlErrors, MultiplierLimitMustBePositive) {
-  const Error zero = parse_error("LayerName:\n  fc1:\n    MultiplierLimit: 0\n");
-  EXPECT_CONTAINS(zero.where(), "LayerName.fc1.MultiplierLimit (line 3)");
-  EXPECT_CONTAINS(zero.what_happened(), "must be a positive integer, got 0");
+TEST(ConfigRtlErrors, MultiplierLimitMustBeANonNegativeInteger) {
+  const Error negative = parse_error("LayerName:\n  fc1:\n    MultiplierLimit: -1\n");
+  EXPECT_CONTAINS(negative.where(), "LayerName.fc1.MultiplierLimit (line 3)");
+  EXPECT_CONTAINS(negative.what_happened(), "expects a non-negative integer, got '-1'");
   Config c;
+  apply_set(c, "Model.MultiplierLimit=0");  // a layer without products of two variables
   const Error word = catch_error([&] { apply_set(c, "Model.MultiplierLimit=many"); });
   EXPECT_EQ(word.where(), "--set: Model.MultiplierLimit");
-  EXPECT_CONTAINS(word.what_happened(), "expects a positive integer, got 'many'");
+  EXPECT_CONTAINS(word.what_happened(), "expects a non-negative integer, got 'many'");
   const Error top = catch_error([&] { apply_set(c, "MultiplierLimit=4"); });
   EXPECT_CONTAINS(top.hint(), "Model.MultiplierLimit, LayerType.<Type>.MultiplierLimit");
 }

@@ -140,6 +140,12 @@ class StageBuilder {
         rep.adders++;
       if (op == NodeOp::Lookup) rep.lookups++;
     }
+    if (o_.multiplier_limit == 0 && rep.multipliers > 0)
+      throw_error(ErrorKind::InvalidModel, "layer '" + s_.onnx_name + "'",
+                  fmt::format("MultiplierLimit 0 allows no multiplier, but the layer has {} "
+                              "products of two variables",
+                              rep.multipliers),
+                  "raise its MultiplierLimit to 1 or more");
     shared_ = o_.multiplier_limit && rep.multipliers > *o_.multiplier_limit;
   }
 
