@@ -125,15 +125,25 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       conn.push_back(
           fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld[{}]", start)));
     }
-    for (const StagePortElement& e : b.inputs)
-      conn.push_back(fmt::format(".{}({})", e.port, read(e.where, start, e.type)));
+    // A packed port takes the concatenation of its elements, last first.
+    auto connect = [&](const std::vector<StagePortElement>& elements, auto&& signal) {
+      for (std::size_t i = 0; i < elements.size();) {
+        std::string cat;
+        std::size_t j = i;
+        for (; j < elements.size() && elements[j].port == elements[i].port; ++j)
+          cat = signal(elements[j]) + (j > i ? ", " : "") + cat;
+        conn.push_back(fmt::format(".{}({{{}}})", elements[i].port, cat));
+        i = j;
+      }
+    };
+    connect(b.inputs, [&](const StagePortElement& e) { return read(e.where, start, e.type); });
     const int ready = start + b.report.latency_cycles;
-    for (const StagePortElement& e : b.outputs) {
+    connect(b.outputs, [&](const StagePortElement& e) {
       const std::string w = element_wire(program, e.where);
       body += fmt::format("  wire {}{};\n", range(e.type.width), w);
-      conn.push_back(fmt::format(".{}({})", e.port, w));
       producers[{e.where.buffer, e.where.element}] = {ready, w};
-    }
+      return w;
+    });
     std::string c;
     for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
     body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);
@@ -195,10 +205,10 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
         literal(1, b));
   }
   top += body;
-  std::string unused;
+  std::vector<std::string> unused;
   for (const auto& [key, p] : producers)
-    if (!consumed.count(p.wire)) unused += (unused.empty() ? "" : ", ") + p.wire;
-  if (!unused.empty()) top += fmt::format("  wire unused_ok = ^{{{}}};\n", unused);
+    if (!consumed.count(p.wire)) unused.push_back(p.wire);
+  top += unused_sinks(unused);
   top += "endmodule\n";
   d.files.emplace_back(d.top + ".v", std::move(top));
   return d;
@@ -213,13 +223,14 @@ std::string testbench_verilog(const Design& d, int max_samples) {
       "  localparam MAX = {1};\n"
       "  reg clk = 1'b0;\n  reg rst = 1'b1;\n"
       "  reg in_valid;\n  wire in_ready;\n  wire out_valid;\n"
-      "  integer nsamples, sent, got, cycle, i;\n"
+      "  integer nsamples, sent, got, cycle, i, j;\n"
       "  reg [31:0] count_mem [0:0];\n",
       d.top, max_samples);
   std::string conn =
       ".clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(in_ready), .out_valid(out_valid)";
   for (const Port& p : d.inputs) {
-    s += fmt::format("  reg {}{};\n", range(static_cast<int>(p.numel) * p.type.width), p.name);
+    s += fmt::format("  reg {0}{1};\n  reg {0}{1}_next;\n",
+                     range(static_cast<int>(p.numel) * p.type.width), p.name);
     s += fmt::format("  reg {}mem_{} [0:MAX*{}-1];\n", range(p.type.width), p.name, p.numel);
     conn += fmt::format(", .{0}({0})", p.name);
   }
@@ -236,11 +247,14 @@ std::string testbench_verilog(const Design& d, int max_samples) {
     s += fmt::format("    $readmemh(\"in_{0}.hex\", mem_{0});\n", p.name);
   s += "    sent = 0;\n    got = 0;\n    cycle = 0;\n"
        "    repeat (2) @(posedge clk);\n    @(negedge clk) rst = 1'b0;\n  end\n";
-  s += "  always @* begin\n    in_valid = !rst && sent < nsamples;\n";
+  // Not @*: its sensitivity list would hold every word of the sample memories.
+  // Each port is assembled in <port>_next and assigned once: every write to
+  // the port itself would send the whole vector to each of its readers.
+  s += "  always @(rst or sent or nsamples) begin\n    in_valid = !rst && sent < nsamples;\n";
   for (const Port& p : d.inputs)
     s += fmt::format(
-        "    for (i = 0; i < {0}; i = i + 1) {1}[i*{2} +: {2}] = mem_{1}[(sent < nsamples ? sent : "
-        "0)*{0} + i];\n",
+        "    for (j = 0; j < {0}; j = j + 1) {1}_next[j*{2} +: {2}] = mem_{1}[(sent < nsamples ? "
+        "sent : 0)*{0} + j];\n    {1} = {1}_next;\n",
         p.numel, p.name, p.type.width);
   s += "  end\n";
   const int limit_per_sample = d.interval_cycles + 1;

@@ -335,7 +335,7 @@ class StageBuilder {
     };
     switch (node.op) {
       case NodeOp::Const: return;
-      case NodeOp::Input: return;                       // the port n<K> itself
+      case NodeOp::Input: return;                       // a slice of its packed port
       case NodeOp::Shl: decl(ref(args[0], c)); return;  // the same bits
       case NodeOp::Add:
       case NodeOp::AddMod:
@@ -537,19 +537,22 @@ class StageBuilder {
   }
 
   void emit() {
-    // Ports: the Input nodes in order (each its own port n<K>), then the outputs o<j>.
+    // Ports: the Input nodes in order, then the outputs, packed by chunks.
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const dfg::Element& e = g_.input_of(n);
         const ScalarType& bt = p_.buffers[static_cast<std::size_t>(e.buffer)].type;
         KILN_ASSERT(bt == g_.type(n), "an input node's type differs from its buffer's");
-        r_.inputs.push_back({e, bt, wire(n)});
+        r_.inputs.push_back({e, bt, "", 0});
+        input_nodes_.push_back(n);
       }
     for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
       const dfg::Output& o = g_.outputs()[i];
-      r_.outputs.push_back({o.where, p_.buffers[static_cast<std::size_t>(o.where.buffer)].type,
-                            fmt::format("o{}", i)});
+      r_.outputs.push_back(
+          {o.where, p_.buffers[static_cast<std::size_t>(o.where.buffer)].type, "", 0});
     }
+    pack_ports(r_.inputs, "i");
+    pack_ports(r_.outputs, "q");
     bool any_register = false;
     for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
     r_.sequential = any_register;
@@ -593,26 +596,60 @@ class StageBuilder {
       ports.push_back("  input rst");
       ports.push_back("  input start");
     }
-    for (const StagePortElement& e : r_.inputs)
-      ports.push_back(fmt::format("  input {}{}", range(e.type.width), e.port));
-    for (const StagePortElement& e : r_.outputs)
-      ports.push_back(fmt::format("  output {}{}", range(e.type.width), e.port));
+    for (const auto& [name, width] : packed_widths(r_.inputs))
+      ports.push_back(fmt::format("  input {}{}", range(width), name));
+    for (const auto& [name, width] : packed_widths(r_.outputs))
+      ports.push_back(fmt::format("  output {}{}", range(width), name));
     for (std::size_t i = 0; i < ports.size(); ++i)
       text += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
     text += ");\n";
+    for (std::size_t i = 0; i < r_.inputs.size(); ++i) {
+      const StagePortElement& e = r_.inputs[i];
+      text += fmt::format("  wire {}{} = {}[{}:{}];\n", range(e.type.width), wire(input_nodes_[i]),
+                          e.port, e.lsb + e.type.width - 1, e.lsb);
+    }
     text += roms();
     text += body;
     for (std::size_t i = 0; i < out_parts_.size(); ++i)
-      text += fmt::format("  assign {} = {};\n", r_.outputs[i].port, out_parts_[i]);
+      text +=
+          fmt::format("  wire {}o{} = {};\n", range(r_.outputs[i].type.width), i, out_parts_[i]);
+    for (std::size_t i = 0; i < r_.outputs.size();) {
+      std::string cat;
+      std::size_t j = i;
+      for (; j < r_.outputs.size() && r_.outputs[j].port == r_.outputs[i].port; ++j)
+        cat = fmt::format("o{}", j) + (j > i ? ", " : "") + cat;
+      text += fmt::format("  assign {} = {{{}}};\n", r_.outputs[i].port, cat);
+      i = j;
+    }
     if (!partial_.empty()) {
       // Bits that rounding and wrap-around drop on purpose (Verilator's
       // *unused* names are exempt from its UNUSED warning).
-      std::string list;
-      for (const std::string& id : partial_) list += (list.empty() ? "" : ", ") + id;
-      text += fmt::format("  wire unused_ok = ^{{{}}};\n", list);
+      text += unused_sinks({partial_.begin(), partial_.end()});
     }
     text += "endmodule\n";
     r_.verilog = std::move(text);
+  }
+
+  static void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
+    int lsb = 0;
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      if (i % kStagePortElements == 0) lsb = 0;
+      elements[i].port = fmt::format("{}{}", prefix, i / kStagePortElements);
+      elements[i].lsb = lsb;
+      lsb += elements[i].type.width;
+    }
+  }
+
+  // Each packed port's name and width, in order.
+  static std::vector<std::pair<std::string, int>> packed_widths(
+      const std::vector<StagePortElement>& elements) {
+    std::vector<std::pair<std::string, int>> ports;
+    for (const StagePortElement& e : elements)
+      if (ports.empty() || ports.back().first != e.port)
+        ports.emplace_back(e.port, e.lsb + e.type.width);
+      else
+        ports.back().second = e.lsb + e.type.width;
+    return ports;
   }
 
   void emit_units(std::string& out) {
@@ -653,13 +690,31 @@ class StageBuilder {
           seq += fmt::format("    if (active && cyc == {}) r{} <= n{};\n",
                              literal(start_[n], cyc_bits_), reg_of_[n], n);
     } else {
+      // Pipeline registers in banks of about kBankBits: a bank is one
+      // register that a process names twice, whatever it holds (Icarus
+      // finds every name a process reads by a linear search of the module).
+      constexpr int kBankBits = 1024;
+      struct Bank {
+        std::string d;  // the concatenation it loads, most significant first
+        int width = 0;
+      };
+      std::vector<Bank> banks;
       for (uint32_t n = 0; n < g_.size(); ++n) {
-        const int h = hold_[n];
-        for (int k = 1; k <= h; ++k) {
-          out += fmt::format("  reg {}n{}_r{};\n", range(g_.type(n).width), n, k);
-          seq += k == 1 ? fmt::format("    n{0}_r1 <= n{0};\n", n)
-                        : fmt::format("    n{0}_r{1} <= n{0}_r{2};\n", n, k, k - 1);
+        const int w = g_.type(n).width;
+        for (int k = 1; k <= hold_[n]; ++k) {
+          if (banks.empty() || banks.back().width + w > kBankBits) banks.emplace_back();
+          Bank& b = banks.back();
+          const std::string from = k == 1 ? wire(n) : fmt::format("n{}_r{}", n, k - 1);
+          out += fmt::format("  wire {}n{}_r{} = rb{}[{}:{}];\n", range(w), n, k, banks.size() - 1,
+                             b.width + w - 1, b.width);
+          b.d = from + (b.d.empty() ? "" : ", ") + b.d;
+          b.width += w;
         }
+      }
+      for (std::size_t b = 0; b < banks.size(); ++b) {
+        out += fmt::format("  reg {0}rb{1};\n  wire {0}rb{1}_d = {{{2}}};\n", range(banks[b].width),
+                           b, banks[b].d);
+        seq += fmt::format("    rb{0} <= rb{0}_d;\n", b);
       }
     }
     if (!seq.empty()) out += "  always @(posedge clk) begin\n" + seq + "  end\n";
@@ -697,6 +752,7 @@ class StageBuilder {
   std::set<int> roms_used_;
   std::set<std::string> partial_;
   std::vector<std::string> out_parts_;
+  std::vector<uint32_t> input_nodes_;  // the Input node of each r_.inputs entry
 };
 
 }  // namespace

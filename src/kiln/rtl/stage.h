@@ -12,12 +12,20 @@
 
 namespace kiln::rtl {
 
-// A packed port of a stage: its elements in order, each `type.width` bits.
+// An element a stage reads or writes: bits [lsb, lsb + type.width) of the
+// packed port `port`.
 struct StagePortElement {
   dfg::Element where;
   loop::ScalarType type;  // the element's buffer type
-  std::string port;       // the module's port for it
+  std::string port;       // the module's packed port that carries it
+  int lsb = 0;
 };
+
+// Elements per packed stage port. Icarus finds a module's signal by a linear
+// search for every port (and every name a process reads), so one port per
+// element compiles in time ports x signals; whole-buffer vectors instead make
+// every reader of an element see every change of the buffer.
+inline constexpr int kStagePortElements = 64;
 
 struct StageOptions {
   double clock_ns = 5;
@@ -30,7 +38,7 @@ struct BuiltStage {
   StageReport report;
   std::string module;  // the Verilog module's name
   std::string verilog;
-  // One port per element: wide packed vectors cost the simulators dearly.
+  // In port order; consecutive elements share a packed port.
   std::vector<StagePortElement> inputs;
   std::vector<StagePortElement> outputs;
   bool sequential = false;  // has the clk port

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -74,6 +76,18 @@ std::string align(const std::string& id, const loop::ScalarType& from, int width
   if (s > 0) parts += fmt::format(", {}'b0", s);
   if (high <= 0 && s == 0) return body;
   return "{" + parts + "}";
+}
+
+std::string unused_sinks(const std::vector<std::string>& ids) {
+  constexpr std::size_t kGroup = 64;
+  std::string text;
+  for (std::size_t g = 0; g < ids.size(); g += kGroup) {
+    std::string list;
+    for (std::size_t i = g; i < std::min(ids.size(), g + kGroup); ++i)
+      list += (i > g ? ", " : "") + ids[i];
+    text += fmt::format("  wire unused_ok{} = ^{{{}}};\n", g / kGroup, list);
+  }
+  return text;
 }
 
 }  // namespace kiln::rtl

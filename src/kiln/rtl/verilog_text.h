@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kiln/loop/loop_ir.h"
 
@@ -25,5 +26,10 @@ std::string literal_aligned(int64_t raw, const loop::ScalarType& type, int width
 // some of id's bits are not read.
 std::string align(const std::string& id, const loop::ScalarType& from, int width, int frac,
                   bool* truncated = nullptr);
+
+// Wires named unused_ok<k> that read `ids` (bits dropped on purpose; Verilator
+// exempts *unused* names from its UNUSED warning), 64 signals per wire: one
+// reduction over all of them costs Icarus the whole list on every change.
+std::string unused_sinks(const std::vector<std::string>& ids);
 
 }  // namespace kiln::rtl
