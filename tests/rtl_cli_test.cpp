@@ -216,6 +216,18 @@ TEST(RtlCli, RtlsimRefusesMoreSamplesThanTheTestbenchHolds) {
   expect_error(kiln({"rtlsim", w.dir.string(), "--input", "nope=x.npy"}), 2, "nope");
 }
 
+// A simulator over its time limit is a design too large, not a kiln bug: a
+// Verilator build (a C++ compile) takes more than a second.
+// Its own design directory: no earlier build to reuse.
+TEST(RtlCli, RtlsimOverItsTimeLimitIsExit3WithTheLimit) {
+  TempDir t;
+  const fs::path dir = t.path() / "d";
+  const ProcessResult r = kiln({"rtl", zoo("vecmul_a"), "-o", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_error(kiln({"rtlsim", dir.string(), "--simulator", "verilator", "--timeout", "1"}), 3,
+               "raise --timeout");
+}
+
 #endif  // KILN_RTL_SLOW
 
 struct SimCase {

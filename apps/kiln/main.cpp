@@ -258,6 +258,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> rtlsim_inputs;
   int rtlsim_samples = 8;
   uint64_t rtlsim_seed = 1;
+  double rtlsim_timeout = 600;
   bool rtlsim_json = false;
   CLI::App* rtlsim = app.add_subcommand(
       "rtlsim", "Simulate a design from `kiln rtl` and check it bit for bit against the emulator");
@@ -268,6 +269,10 @@ int main(int argc, char** argv) {
   rtlsim->add_option("--input,-i", rtlsim_inputs,
                      "NAME=FILE (.pb or .npy, ONNX layout): simulate this sample instead");
   rtlsim->add_option("--simulator", rtlsim_simulator, "verilator (default) or icarus");
+  rtlsim
+      ->add_option("--timeout", rtlsim_timeout,
+                   "Seconds the simulator's build and its run may take, each (default 600)")
+      ->check(CLI::Range(1.0, 86400.0));
   rtlsim->add_flag("--json", rtlsim_json, "Machine-readable output");
 
   // ---- kiln synth
@@ -426,6 +431,7 @@ int main(int argc, char** argv) {
       o.samples = rtlsim_samples;
       o.seed = rtlsim_seed;
       o.simulator = rtlsim_simulator;
+      o.timeout_seconds = rtlsim_timeout;
       const rtl::RtlsimResult r = commands::rtlsim_dir(rtlsim_dir, o);
       print(r, rtlsim_json, commands::rtlsim_to_json, commands::format_rtlsim_summary);
       return r.verdict.bit_exact ? kExitOk : kExitMismatch;

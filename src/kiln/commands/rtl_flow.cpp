@@ -153,6 +153,7 @@ rtl::RtlsimResult rtlsim_dir(const fs::path& dir, const RtlsimCommandOptions& op
   o.simulator = parse_simulator(options.simulator);
   o.samples = options.samples;
   o.seed = options.seed;
+  o.timeout_seconds = options.timeout_seconds;
   if (!options.inputs.empty())
     o.inputs.push_back(sample_from_files(rtl::load_design_dir(dir).model, options.inputs));
   return rtl::run_rtlsim(dir, o);

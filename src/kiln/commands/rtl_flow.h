@@ -42,6 +42,7 @@ struct RtlsimCommandOptions {
   int samples = 8;
   uint64_t seed = 1;
   std::string simulator = "verilator";  // or "icarus"
+  double timeout_seconds = 600;         // for the build and for the run, each
   // NAME=FILE (.pb or .npy, the ONNX layout): simulate this one sample instead.
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
 };

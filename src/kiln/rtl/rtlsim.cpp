@@ -282,6 +282,11 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
   r.build_seconds = sim.build_seconds;
   r.run_seconds = sim.run_seconds;
   write_text(r.work_dir / "sim.log", sim.build_log + sim.out + sim.err);
+  if (sim.timed_out)
+    throw_error(ErrorKind::Unsupported, r.work_dir.string(), sim.error,
+                fmt::format("the design is too large to simulate in {:.0f} s: raise --timeout or "
+                            "try the other --simulator",
+                            options.timeout_seconds));
   if (!sim.ok)
     throw_error(ErrorKind::Internal, r.work_dir.string(), sim.error,
                 "the log is in " + (r.work_dir / "sim.log").string() +

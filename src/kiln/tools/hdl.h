@@ -71,9 +71,10 @@ struct SimOptions {
 struct SimResult {
   bool ok = false;  // built, and the run exited with status 0
   double build_seconds = 0, run_seconds = 0;
-  std::string out, err;   // of the run
-  std::string build_log;  // the build's stdout and stderr
-  std::string error;      // one line when !ok
+  std::string out, err;    // of the run
+  std::string build_log;   // the build's stdout and stderr
+  std::string error;       // one line when !ok
+  bool timed_out = false;  // the build or the run exceeded timeout_seconds
 };
 
 // Builds and runs a self-contained testbench: `top` is a module without ports

@@ -158,6 +158,7 @@ SimResult run_verilator(const std::vector<std::string>& files, const std::string
   r.build_seconds = build.seconds;
   r.build_log = build.out + build.err;
   if (!build.ok()) {
+    r.timed_out = build.timed_out;
     // Verilator's own messages first: its last line only counts them.
     const std::vector<HdlDiagnostic> d = parse_verilator_diagnostics(r.build_log);
     r.error = "verilator: build failed (" + build.status_text() +
@@ -169,6 +170,7 @@ SimResult run_verilator(const std::vector<std::string>& files, const std::string
   r.out = run.out;
   r.err = run.err;
   r.ok = run.ok();
+  r.timed_out = run.timed_out;
   if (!r.ok)
     r.error = "verilator: simulation of " + top + " failed (" + run.status_text() +
               "): " + first_error_line(run.err + "\n" + run.out);
@@ -193,6 +195,7 @@ SimResult run_icarus(const std::vector<std::string>& files, const std::string& t
   r.build_seconds = build.seconds;
   r.build_log = build.out + build.err;
   if (!build.ok()) {
+    r.timed_out = build.timed_out;
     r.error = "iverilog: compile failed (" + build.status_text() +
               "): " + first_error_line(build.err + "\n" + build.out);
     return r;
@@ -203,6 +206,7 @@ SimResult run_icarus(const std::vector<std::string>& files, const std::string& t
   r.out = run.out;
   r.err = run.err;
   r.ok = run.ok();
+  r.timed_out = run.timed_out;
   if (!r.ok)
     r.error = "vvp: simulation of " + top + " failed (" + run.status_text() +
               "): " + first_error_line(run.err + "\n" + run.out);
