@@ -125,25 +125,21 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       conn.push_back(
           fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld[{}]", start)));
     }
-    // A packed port takes the concatenation of its elements, last first.
-    auto connect = [&](const std::vector<StagePortElement>& elements, auto&& signal) {
-      for (std::size_t i = 0; i < elements.size();) {
-        std::string cat;
-        std::size_t j = i;
-        for (; j < elements.size() && elements[j].port == elements[i].port; ++j)
-          cat = signal(elements[j]) + (j > i ? ", " : "") + cat;
-        conn.push_back(fmt::format(".{}({{{}}})", elements[i].port, cat));
-        i = j;
-      }
-    };
-    connect(b.inputs, [&](const StagePortElement& e) { return read(e.where, start, e.type); });
+    for (const auto& [port, cat] : packed_concatenations(b.inputs, [&](std::size_t i) {
+           const StagePortElement& e = b.inputs[i];
+           return read(e.where, start, e.type);
+         }))
+      conn.push_back(fmt::format(".{}({})", port, cat));
     const int ready = start + b.report.latency_cycles;
-    connect(b.outputs, [&](const StagePortElement& e) {
+    for (const StagePortElement& e : b.outputs) {
       const std::string w = element_wire(program, e.where);
       body += fmt::format("  wire {}{};\n", range(e.type.width), w);
       producers[{e.where.buffer, e.where.element}] = {ready, w};
-      return w;
-    });
+    }
+    for (const auto& [port, cat] : packed_concatenations(b.outputs, [&](std::size_t i) {
+           return producers.at({b.outputs[i].where.buffer, b.outputs[i].where.element}).wire;
+         }))
+      conn.push_back(fmt::format(".{}({})", port, cat));
     std::string c;
     for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
     body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);

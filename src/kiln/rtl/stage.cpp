@@ -613,14 +613,9 @@ class StageBuilder {
     for (std::size_t i = 0; i < out_parts_.size(); ++i)
       text +=
           fmt::format("  wire {}o{} = {};\n", range(r_.outputs[i].type.width), i, out_parts_[i]);
-    for (std::size_t i = 0; i < r_.outputs.size();) {
-      std::string cat;
-      std::size_t j = i;
-      for (; j < r_.outputs.size() && r_.outputs[j].port == r_.outputs[i].port; ++j)
-        cat = fmt::format("o{}", j) + (j > i ? ", " : "") + cat;
-      text += fmt::format("  assign {} = {{{}}};\n", r_.outputs[i].port, cat);
-      i = j;
-    }
+    for (const auto& [port, cat] :
+         packed_concatenations(r_.outputs, [](std::size_t i) { return fmt::format("o{}", i); }))
+      text += fmt::format("  assign {} = {};\n", port, cat);
     if (!partial_.empty()) {
       // Bits that rounding and wrap-around drop on purpose (Verilator's
       // *unused* names are exempt from its UNUSED warning).
@@ -756,6 +751,21 @@ class StageBuilder {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> packed_concatenations(
+    const std::vector<StagePortElement>& elements,
+    const std::function<std::string(std::size_t)>& signal) {
+  std::vector<std::pair<std::string, std::string>> ports;
+  for (std::size_t i = 0; i < elements.size();) {
+    std::string cat;
+    std::size_t j = i;
+    for (; j < elements.size() && elements[j].port == elements[i].port; ++j)
+      cat = signal(j) + (j > i ? ", " : "") + cat;
+    ports.emplace_back(elements[i].port, "{" + cat + "}");
+    i = j;
+  }
+  return ports;
+}
 
 BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {

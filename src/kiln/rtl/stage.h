@@ -2,6 +2,7 @@
 // Verilog module (private to rtl/; design.cpp connects the stages).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct StagePortElement {
 // element compiles in time ports x signals; whole-buffer vectors instead make
 // every reader of an element see every change of the buffer.
 inline constexpr int kStagePortElements = 64;
+
+// Each packed port of `elements` (in order) with the concatenation of
+// signal(i) over its elements i, the last (most significant) first.
+std::vector<std::pair<std::string, std::string>> packed_concatenations(
+    const std::vector<StagePortElement>& elements,
+    const std::function<std::string(std::size_t)>& signal);
 
 struct StageOptions {
   double clock_ns = 5;
