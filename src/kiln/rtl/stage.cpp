@@ -348,7 +348,7 @@ class StageBuilder {
       case NodeOp::Neg: decl("-" + operand(args[0], c, w, t.frac)); return;
       case NodeOp::Mul: {
         if (!is_var_mul(n)) {
-          decl(const_product(n, c));
+          decl(const_product(n, c, out));
           return;
         }
         if (shared_) {
@@ -397,31 +397,42 @@ class StageBuilder {
   }
 
   // x * c for a constant c (odd, canonical): shifts of x added and
-  // subtracted by c's canonical signed digits, in the product's width.
-  std::string const_product(uint32_t n, int cycle) {
+  // subtracted by c's canonical signed digits, in the product's width. With
+  // more than one digit, x is extended to that width once (n<N>_x) and
+  // shifted, rather than re-extended in every term: the same bits mod 2^width,
+  // and a fraction of the C++ Verilator makes of it on large convolutions.
+  std::string const_product(uint32_t n, int cycle, std::string& out) {
     auto args = g_.args(n);
     const uint32_t k = const_arg(n, 0) ? args[0] : args[1];
     const uint32_t x = const_arg(n, 0) ? args[1] : args[0];
     const ScalarType& t = g_.type(n);
     const ScalarType& xt = g_.type(x);
-    int64_t c = g_.node(k).imm;
     // The product's raw value is x's raw times c's raw; x aligned to the
     // product's fraction bits is x's raw times 2^(t.frac - xt.frac) = c's
     // fraction bits, so each digit d at 2^i adds d * (x << i) on x's own grid.
-    std::string expr;
-    int i = 0;
-    while (c != 0) {
+    std::vector<std::pair<int, int>> digits;  // (digit, i)
+    for (int64_t c = g_.node(k).imm, i = 0; c != 0; c >>= 1, ++i) {
       if (c & 1) {
         const int digit = (c & 3) == 3 ? -1 : 1;  // CSD: ...11 becomes +100 - 1
-        const std::string term = al(ref(x, cycle), xt, t.width, xt.frac + i);
-        if (expr.empty())
-          expr = digit > 0 ? term : "-" + term;
-        else
-          expr += (digit > 0 ? " + " : " - ") + term;
+        digits.emplace_back(digit, static_cast<int>(i));
         c -= digit;
       }
-      c >>= 1;
-      ++i;
+    }
+    std::string extended;
+    if (digits.size() > 1) {
+      extended = fmt::format("n{}_x", n);
+      out += fmt::format("  wire {}{} = {};\n", range(t.width), extended,
+                         al(ref(x, cycle), xt, t.width, xt.frac));
+    }
+    std::string expr;
+    for (const auto& [digit, i] : digits) {
+      std::string term = extended.empty() ? al(ref(x, cycle), xt, t.width, xt.frac + i)
+                         : i == 0         ? extended
+                                          : fmt::format("({} << {})", extended, i);
+      if (expr.empty())
+        expr = digit > 0 ? term : "-" + term;
+      else
+        expr += (digit > 0 ? " + " : " - ") + term;
     }
     return expr;
   }

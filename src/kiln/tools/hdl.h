@@ -64,7 +64,7 @@ struct SimOptions {
   // optimization of its code and runtime library. Low, because kiln's
   // testbenches are short and the C++ build dominates.
   std::string verilator_cxx = "clang++";
-  std::string verilator_opt = "-O1";
+  std::string verilator_opt = "-O0";
   int build_jobs = 2;
 };
 
