@@ -103,6 +103,30 @@ TEST(RtlCli, ExistingDirectoryNeedsForce) {
   EXPECT_EQ(read_text(tmp.path() / "d" / "keep.txt"), "mine");
 }
 
+TEST(RtlCli, WithoutAnOutputDirectoryIsExit2) {
+  expect_error(kiln({"rtl", zoo("vecmul_a")}), 2, "pass -o DIR");
+}
+
+// Stable names, in program order, with the trip counts of the lowering
+// (dense_a: one 8x8 Dense, its accumulators initialized, the products
+// summed over i and j, the outputs written); nothing is written.
+TEST(RtlCli, ListLoopsNamesEveryLoopWithItsTripCount) {
+  const ProcessResult r = kiln({"rtl", "--list-loops", zoo("dense_a"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& l : j.at("loops")) names.push_back(l.at("name").get<std::string>());
+  EXPECT_EQ(names, (std::vector<std::string>{"Gemm/init", "Gemm/i", "Gemm/j", "Gemm/out"}));
+  for (const auto& l : j.at("loops")) {
+    EXPECT_EQ(l.at("trip").get<int64_t>(), 8) << l;
+    EXPECT_EQ(l.at("directives").at("unroll").get<int64_t>(), 1) << l;
+  }
+  EXPECT_EQ(j.at("loops").at(2).at("parent"), "Gemm/i");
+  const ProcessResult text = kiln({"rtl", "--list-loops", zoo("dense_a")});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string& n : names) EXPECT_CONTAINS(text.out, n);
+}
+
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,

@@ -239,7 +239,7 @@ int main(int argc, char** argv) {
   ImportFlags rtl_flags;
   std::string rtl_model_path, rtl_config, rtl_out;
   std::vector<std::string> rtl_sets;
-  bool rtl_force = false, rtl_json = false;
+  bool rtl_force = false, rtl_json = false, rtl_list_loops = false;
   CLI::App* rtl_cmd = app.add_subcommand(
       "rtl", "Write kiln's own Verilog for a model: a pipelined design, testbench, Yosys script");
   rtl_cmd->add_option("MODEL", rtl_model_path, kModelHelp)->required();
@@ -248,7 +248,9 @@ int main(int argc, char** argv) {
   rtl_cmd->add_option("--set", rtl_sets,
                       "Override one config key, e.g. Model.Scheduler=sdc, "
                       "LayerName.fc1.MultiplierLimit=4 (repeatable)");
-  rtl_cmd->add_option("-o,--output-dir", rtl_out, "Design directory to create")->required();
+  rtl_cmd->add_option("-o,--output-dir", rtl_out, "Design directory to create");
+  rtl_cmd->add_flag("--list-loops", rtl_list_loops,
+                    "Print every loop's stable name, trip count and directives; write nothing");
   rtl_cmd->add_flag("--force", rtl_force, "Replace an existing design directory");
   rtl_cmd->add_flag("--json", rtl_json, "Machine-readable output (the report.json fields)");
   rtl_flags.add_to(rtl_cmd);
@@ -420,6 +422,11 @@ int main(int argc, char** argv) {
       o.sets = rtl_sets;
       o.output_dir = rtl_out;
       o.overwrite = rtl_force;
+      if (rtl_list_loops) {
+        print(commands::list_loops(rtl_model_path, o), rtl_json, commands::loop_listing_to_json,
+              commands::format_loop_listing);
+        return kExitOk;
+      }
       print(commands::rtl_model(rtl_model_path, o), rtl_json, commands::rtl_to_json,
             commands::format_rtl_summary);
       return kExitOk;

@@ -6,6 +6,7 @@
 
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
+#include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/design_dir.h"
 #include "kiln/rtl/options.h"
 #include "kiln/support/atomic_dir.h"
@@ -130,6 +131,38 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
   s += fmt::format("written in {:.2f} s; next: kiln rtlsim {} and kiln synth {}\n", r.seconds,
                    r.dir.string(), r.dir.string());
   return s;
+}
+
+// ---- kiln rtl --list-loops ------------------------------------------------------
+
+LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
+  const ConfiguredModel built = build_configured_model(onnx, options);
+  return {built.model.name, loop::loop_sites(loop::lower_model(built.model))};
+}
+
+std::string format_loop_listing(const LoopListing& l) {
+  return fmt::format(
+      "kiln rtl --list-loops: {} ({} loops; runs: starts per sample, ops: values computed "
+      "inside per sample)\n\n{}",
+      l.model, l.sites.size(), loop::print_loop_sites(l.sites));
+}
+
+json loop_listing_to_json(const LoopListing& l) {
+  json loops = json::array();
+  for (const loop::LoopSite& s : l.sites) {
+    json d = {{"unroll", s.directives.unroll}};
+    d["pipeline_ii"] = s.directives.pipeline_ii ? json(*s.directives.pipeline_ii) : json(nullptr);
+    loops.push_back({{"name", s.name},
+                     {"layer", s.layer},
+                     {"parent", s.parent.empty() ? json(nullptr) : json(s.parent)},
+                     {"depth", s.depth},
+                     {"trip", s.trip},
+                     {"runs", s.runs},
+                     {"ops", s.ops},
+                     {"perfect", s.perfect},
+                     {"directives", d}});
+  }
+  return {{"model", l.model}, {"loops", loops}};
 }
 
 json rtl_to_json(const RtlCommandResult& r) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/commands/hls_flow.h"
+#include "kiln/loop/loop_sites.h"
 #include "kiln/rtl/design.h"
 #include "kiln/rtl/rtlsim.h"
 #include "kiln/rtl/synth.h"
@@ -35,6 +36,18 @@ struct RtlCommandResult {
 RtlCommandResult rtl_model(const std::filesystem::path& onnx, const CompileOptions& options);
 std::string format_rtl_summary(const RtlCommandResult& result);
 nlohmann::json rtl_to_json(const RtlCommandResult& result);
+
+// ---- kiln rtl --list-loops ------------------------------------------------------
+
+// The loops `kiln rtl` would build for the model and config, by their stable
+// names, with trip counts and directives; nothing is written.
+struct LoopListing {
+  std::string model;
+  std::vector<loop::LoopSite> sites;
+};
+LoopListing list_loops(const std::filesystem::path& onnx, const CompileOptions& options);
+std::string format_loop_listing(const LoopListing& listing);
+nlohmann::json loop_listing_to_json(const LoopListing& listing);
 
 // ---- kiln rtlsim ----------------------------------------------------------------
 

@@ -119,21 +119,19 @@ int Program::storage_of(int b) const {
   return b;
 }
 
-namespace {
-int64_t ops_in(const Kernel& k, const std::vector<Stmt>& stmts) {
+int64_t dynamic_ops(const Kernel& k, const std::vector<Stmt>& stmts) {
   int64_t n = 0;
   for (const Stmt& s : stmts) {
     if (s.kind == StmtKind::Let) ++n;
-    if (s.kind == StmtKind::If) n += ops_in(k, s.body);
+    if (s.kind == StmtKind::If) n += dynamic_ops(k, s.body);
     if (s.kind == StmtKind::For)
-      n += k.loops.at(static_cast<std::size_t>(s.loop)).trip * ops_in(k, s.body);
+      n += k.loops.at(static_cast<std::size_t>(s.loop)).trip * dynamic_ops(k, s.body);
   }
   return n;
 }
-}  // namespace
 
 int64_t dynamic_ops(const Kernel& kernel) {
-  return ops_in(kernel, kernel.body);
+  return dynamic_ops(kernel, kernel.body);
 }
 
 ScalarType result_type(const Kernel& kernel, const Program& program, const Value& v,

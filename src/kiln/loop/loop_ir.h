@@ -199,6 +199,8 @@ struct Program {
 // iteration of its enclosing loops (guards ignored). The symbolic unroller
 // bounds designs by it, and the tests use it to tier large models.
 int64_t dynamic_ops(const Kernel& kernel);
+// The same for statements of the kernel (a loop's body).
+int64_t dynamic_ops(const Kernel& kernel, const std::vector<Stmt>& stmts);
 
 // The result type of a value from its op and operands (throws
 // kiln::Error(InvalidModel) with `where` when the operands do not fit the op).

@@ -1,0 +1,78 @@
+#include "kiln/loop/loop_sites.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kiln::loop {
+
+namespace {
+
+struct Walker {
+  const Program& program;
+  int kernel;
+  std::vector<LoopSite>& out;
+
+  void walk(const std::vector<Stmt>& stmts, const std::string& parent, int depth, int64_t runs) {
+    const Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+    for (const Stmt& s : stmts) {
+      if (s.kind == StmtKind::If) walk(s.body, parent, depth, runs);
+      if (s.kind != StmtKind::For) continue;
+      const Loop& l = k.loops.at(static_cast<std::size_t>(s.loop));
+      LoopSite site;
+      site.name = k.name + "/" + l.name;
+      site.layer = k.onnx_name;
+      site.kernel = kernel;
+      site.loop = s.loop;
+      site.parent = parent;
+      site.depth = depth;
+      site.trip = l.trip;
+      site.runs = runs;
+      site.ops = runs * l.trip * dynamic_ops(k, s.body);
+      site.perfect = s.body.size() == 1 && s.body.front().kind == StmtKind::For;
+      site.directives = l.directives;
+      const std::string name = site.name;
+      out.push_back(std::move(site));
+      walk(s.body, name, depth + 1, runs * l.trip);
+    }
+  }
+};
+
+// As the Loop IR text spells them (unroll=0: fully unrolled).
+std::string directives_text(const LoopDirectives& d) {
+  std::string s;
+  if (d.unroll != 1) s += fmt::format("unroll={}", d.unroll);
+  if (d.pipeline_ii) s += fmt::format("{}pipeline={}", s.empty() ? "" : " ", *d.pipeline_ii);
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+std::vector<LoopSite> loop_sites(const Program& program) {
+  std::vector<LoopSite> sites;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k)
+    Walker{program, static_cast<int>(k), sites}.walk(program.kernels[k].body, "", 0, 1);
+  return sites;
+}
+
+std::optional<LoopSite> find_loop_site(const Program& program, const std::string& name) {
+  for (LoopSite& s : loop_sites(program))
+    if (s.name == name) return std::move(s);
+  return std::nullopt;
+}
+
+std::string print_loop_sites(const std::vector<LoopSite>& sites) {
+  std::size_t width = 4;
+  for (const LoopSite& s : sites)
+    width = std::max(width, s.name.size() + 2 * static_cast<std::size_t>(s.depth));
+  std::string text = fmt::format("{:<{}}  {:>8}  {:>8}  {:>10}  {:<7}  {}\n", "loop", width, "trip",
+                                 "runs", "ops", "perfect", "directives");
+  for (const LoopSite& s : sites)
+    text +=
+        fmt::format("{:<{}}  {:>8}  {:>8}  {:>10}  {:<7}  {}\n",
+                    std::string(2 * static_cast<std::size_t>(s.depth), ' ') + s.name, width, s.trip,
+                    s.runs, s.ops, s.perfect ? "yes" : "no", directives_text(s.directives));
+  return text;
+}
+
+}  // namespace kiln::loop
