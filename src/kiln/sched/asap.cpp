@@ -42,6 +42,7 @@ EarliestStarts earliest_starts(const Problem& p, const Graph& g) {
 
 Solution schedule_asap(const Problem& p) {
   check(p);
+  refuse_modulo(p, "asap");
   if (p.has_limits())
     for (const Operation& op : p.operations)
       if (p.types[op.type].limit)

@@ -40,4 +40,26 @@ void check_latency_bounds(const Problem& p, const Graph& g);
 [[noreturn]] void fail_latency(const Problem& p, const Graph& g, std::string_view solver,
                                int latency);
 
+// ---- the modulo problem ----------------------------------------------------------
+
+// Lower bounds on a modulo schedule's II: ResMII, the most start cycles mod
+// II a limited type needs (ceil(operations / limit)), and RecMII, the least
+// II at which no dependence cycle asks an operation to start after itself
+// (for each cycle, the sum of latencies over the sum of distances, rounded
+// up), with the type or the cycle that sets each.
+struct ModuloBounds {
+  int res_mii = 1;
+  int res_type = -1;  // the type setting ResMII; -1 if no limited type binds
+  int res_operations = 0;
+  int rec_mii = 1;
+  std::vector<int> rec_cycle;  // operations of the cycle setting RecMII, empty if none binds
+  int mii() const { return res_mii > rec_mii ? res_mii : rec_mii; }
+};
+ModuloBounds modulo_bounds(const Problem& p);
+
+// Why a modulo schedule has the II it has, in one line: "II 3 (asked 1):
+// ResMII 3 from mul (5 operations, limit 2); RecMII 2 from m0 -> a0 -> m0",
+// and, when the II exceeds both bounds, that no placement fit below it.
+std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii);
+
 }  // namespace kiln::sched

@@ -133,6 +133,7 @@ Solution list_schedule(const Problem& p, const Graph& g) {
 
 Solution schedule_list(const Problem& p) {
   check(p);
+  refuse_modulo(p, "list");
   const Graph g(p);
   check_latency_bounds(p, g);
   Solution s = list_schedule(p, g);

@@ -57,6 +57,7 @@ Graph::Graph(const Problem& p) : n_(p.num_operations()) {
   pred_offset_.assign(n_ + 1, 0);
   for (const Dependence& d : p.dependences) {
     KILN_ASSERT(d.from >= 0 && d.from < n_ && d.to >= 0 && d.to < n_, "dependence out of range");
+    if (d.distance != 0) continue;
     ++succ_offset_[d.from + 1];
     ++pred_offset_[d.to + 1];
   }
@@ -64,11 +65,12 @@ Graph::Graph(const Problem& p) : n_(p.num_operations()) {
     succ_offset_[i + 1] += succ_offset_[i];
     pred_offset_[i + 1] += pred_offset_[i];
   }
-  succ_.resize(p.dependences.size());
-  pred_.resize(p.dependences.size());
+  succ_.resize(static_cast<std::size_t>(succ_offset_[n_]));
+  pred_.resize(static_cast<std::size_t>(pred_offset_[n_]));
   std::vector<int> sfill(succ_offset_.begin(), succ_offset_.end() - 1);
   std::vector<int> pfill(pred_offset_.begin(), pred_offset_.end() - 1);
   for (const Dependence& d : p.dependences) {
+    if (d.distance != 0) continue;
     succ_[sfill[d.from]++] = d.to;
     pred_[pfill[d.to]++] = d.from;
   }
@@ -83,15 +85,18 @@ Graph::Graph(const Problem& p) : n_(p.num_operations()) {
       if (--indegree[s] == 0) order_.push_back(s);
 }
 
-// The rules, in the order they are checked: problem fields (clock, bound),
-// types (names, latency, delay), operations (names, type, width),
-// dependences (range, self, distance), limits of used types, acyclicity,
-// and for Chaining each operation's delay against the clock.
+// The rules, in the order they are checked: problem fields (clock, bound,
+// II), types (names, latency, delay), operations (names, type, width),
+// dependences (range, self, distance), limits of used types, acyclicity
+// (of the distance-0 dependences), and for Chaining each operation's delay
+// against the clock.
 void check(const Problem& p) {
   if (p.has_chaining() && !(p.clock_ns > 0 && std::isfinite(p.clock_ns)))
     fail(p, "a chaining problem needs a clock period > 0, got " + ns(p.clock_ns));
   if (p.max_latency && *p.max_latency < 0)
     fail(p, "max_latency " + std::to_string(*p.max_latency) + " is negative");
+  if (p.ii && !p.is_modulo()) fail(p, "an initiation interval applies to the modulo problem only");
+  if (p.ii && *p.ii < 1) fail(p, "initiation interval " + std::to_string(*p.ii) + " is below 1");
 
   std::unordered_map<std::string_view, int> type_names;
   for (std::size_t i = 0; i < p.types.size(); ++i) {
@@ -128,8 +133,11 @@ void check(const Problem& p) {
         fail(p, "dependence " + std::to_string(i) + " refers to unknown operation " +
                     std::to_string(end) + " (the problem has " + std::to_string(n) + ")");
     const std::string& from = p.operations[d.from].name;
-    if (d.from == d.to) fail(p, "op " + from + " depends on itself");
-    if (d.distance != 0)
+    if (d.from == d.to && d.distance == 0) fail(p, "op " + from + " depends on itself");
+    if (d.distance < 0)
+      fail(p, "dependence " + from + " -> " + p.operations[d.to].name + " has negative distance " +
+                  std::to_string(d.distance));
+    if (d.distance != 0 && !p.is_modulo())
       fail(p, "dependence " + from + " -> " + p.operations[d.to].name + " has distance " +
                   std::to_string(d.distance) +
                   "; only the modulo problem allows a nonzero distance");
@@ -142,7 +150,9 @@ void check(const Problem& p) {
                     " (used by " + std::to_string(uses[t]) + " operations) is below 1");
 
   const Graph g(p);
-  if (!g.acyclic()) fail(p, "the dependences form a cycle: " + describe_cycle(p, g));
+  if (!g.acyclic())
+    fail(p, std::string(p.is_modulo() ? "the dependences of distance 0" : "the dependences") +
+                " form a cycle: " + describe_cycle(p, g));
 
   if (p.has_chaining())
     for (const Operation& op : p.operations) {

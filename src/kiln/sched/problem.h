@@ -21,8 +21,16 @@
 // no operations). The RTL registers the outputs, so the hardware takes one
 // more cycle for a latency-0 output; the scheduling problems leave that out.
 //
-// Dependence::distance is there for the modulo problem (issue 10); these
-// classes require it to be 0.
+//  - Modulo: SharedOperators for the body of a pipelined loop, whose
+//    iterations start every II cycles (Solution::ii). A dependence of
+//    distance d links an operation to one d iterations later:
+//    start[to] + d * II >= start[from] + latency[from]. At most `limit`
+//    operations of a limited type start in cycles congruent mod II (the
+//    modulo reservation table). `ii` on the problem is the II asked for (a
+//    pipeline directive); a solver raises it only as far as it must. Like
+//    SharedOperators, latency-0 operations chain with no clock.
+//
+// The other classes require every distance to be 0.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +44,7 @@
 
 namespace kiln::sched {
 
-enum class ProblemClass : uint8_t { Plain, SharedOperators, Chaining };
+enum class ProblemClass : uint8_t { Plain, SharedOperators, Chaining, Modulo };
 
 struct OperatorType {
   std::string name;
@@ -62,6 +70,7 @@ struct Problem {
   ProblemClass problem_class = ProblemClass::Plain;
   double clock_ns = 0;  // Chaining only
   std::optional<int> max_latency;
+  std::optional<int> ii;  // Modulo only: the initiation interval asked for
   std::vector<OperatorType> types;
   std::vector<Operation> operations;
   std::vector<Dependence> dependences;
@@ -75,7 +84,9 @@ struct Problem {
     operations.push_back({std::move(op_name), type, width});
     return static_cast<int>(operations.size()) - 1;
   }
-  void add_dependence(int from, int to) { dependences.push_back({from, to, 0}); }
+  void add_dependence(int from, int to, int distance = 0) {
+    dependences.push_back({from, to, distance});
+  }
 
   int num_operations() const { return static_cast<int>(operations.size()); }
   const OperatorType& type_of(int op) const { return types[operations[op].type]; }
@@ -84,6 +95,7 @@ struct Problem {
   // Whether limits (SharedOperators, Chaining) and offsets (Chaining) apply.
   bool has_limits() const { return problem_class != ProblemClass::Plain; }
   bool has_chaining() const { return problem_class == ProblemClass::Chaining; }
+  bool is_modulo() const { return problem_class == ProblemClass::Modulo; }
   // A limit that applies to `op`, or nullopt.
   std::optional<int> limit_of(int op) const {
     return has_limits() ? type_of(op).limit : std::nullopt;
@@ -93,8 +105,9 @@ struct Problem {
 };
 
 // Successors and predecessors in compressed sparse row form, built once, and a
-// topological order. Indices must be in range (check() reports them first);
-// with a cycle, topological_order() holds only the operations off it.
+// topological order, over the dependences of distance 0 (within one
+// iteration; the modulo solver handles the others itself). Indices must be in range (check()
+// reports them first); with a cycle, topological_order() holds only the operations off it.
 class Graph {
  public:
   explicit Graph(const Problem& p);
@@ -121,6 +134,7 @@ struct Solution {
   std::vector<int> start;        // cycle per operation
   std::vector<double> start_ns;  // offset within the cycle; zeros outside Chaining
   int latency = 0;               // max over operations of start + latency
+  int ii = 0;                    // Modulo: the initiation interval (>= 1); 0 otherwise
 };
 
 // max over operations of start + latency; 0 for no operations.
@@ -128,7 +142,8 @@ int schedule_latency(const Problem& p, const std::vector<int>& start);
 
 // Sum over operations of width x lifetime, where lifetime = max over
 // successors of start[succ] - (start[op] + latency[op]), at least 0: the
-// number of clock edges the value crosses before its last use.
+// number of clock edges the value crosses before its last use (uses in the
+// same iteration: a modulo schedule's loop-carried values are not counted).
 int64_t register_bits(const Problem& p, const Graph& g, const Solution& s);
 int64_t register_bits(const Problem& p, const Solution& s);
 
@@ -144,6 +159,7 @@ struct EnumNames<sched::ProblemClass> {
       {sched::ProblemClass::Plain, "plain"},
       {sched::ProblemClass::SharedOperators, "shared_operators"},
       {sched::ProblemClass::Chaining, "chaining"},
+      {sched::ProblemClass::Modulo, "modulo"},
   };
 };
 }  // namespace kiln

@@ -37,6 +37,7 @@ std::string print_problem(const Problem& p) {
   std::string s = "problem " + p.name + " " + std::string(enum_name(p.problem_class));
   if (p.has_chaining()) s += " clock " + format_double(p.clock_ns);
   if (p.max_latency) s += " max_latency " + std::to_string(*p.max_latency);
+  if (p.ii) s += " ii " + std::to_string(*p.ii);
   s += "\n";
   for (const OperatorType& t : p.types) {
     s += "type " + t.name + " latency " + std::to_string(t.latency) + " delay " +
@@ -77,6 +78,9 @@ Problem parse_problem(std::string_view text, const std::string& source) {
       has_clock = true;
     } else if (key == "max_latency") {
       p.max_latency = expect_int32(lex);
+    } else if (key == "ii") {
+      if (!p.is_modulo()) lex.fail("an initiation interval applies to modulo problems only");
+      p.ii = expect_int32(lex);
     } else {
       return false;
     }
@@ -147,7 +151,9 @@ Problem parse_problem(std::string_view text, const std::string& source) {
 }
 
 std::string print_solution(const Problem& p, const Solution& s) {
-  std::string text = "solution " + p.name + " latency " + std::to_string(s.latency) + "\n";
+  std::string text = "solution " + p.name + " latency " + std::to_string(s.latency);
+  if (p.is_modulo()) text += " ii " + std::to_string(s.ii);
+  text += "\n";
   for (int v = 0; v < p.num_operations(); ++v) {
     text += "op " + p.operations[v].name + " " + std::to_string(s.start[v]);
     if (p.has_chaining()) text += " " + format_double(s.start_ns[v]);
@@ -173,6 +179,10 @@ Solution parse_solution(const Problem& p, std::string_view text, const std::stri
     lex.fail_at(name, "solution of problem '" + name.text + "', expected '" + p.name + "'");
   lex.expect_ident("latency");
   s.latency = expect_int32(lex);
+  if (p.is_modulo()) {
+    lex.expect_ident("ii");
+    s.ii = expect_int32(lex);
+  }
   lex.expect_end_of_line();
   for (lex.skip_newlines(); !lex.at_end(); lex.skip_newlines()) {
     lex.expect_ident("op");

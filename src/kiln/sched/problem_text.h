@@ -11,8 +11,9 @@
 //   dep m0 a0
 //
 // The problem line comes first: a name, the class (plain |
-// shared_operators | chaining), `clock NS` (chaining only, required there)
-// and an optional `max_latency CYCLES`. Types and operations are defined
+// shared_operators | chaining | modulo), `clock NS` (chaining only, required
+// there), an optional `max_latency CYCLES` and (modulo only) an optional
+// `ii CYCLES`, the initiation interval asked for. Types and operations are defined
 // before they are named. Fields after the name may come in any order; left
 // out: latency 0, delay 0, no limit, width 0. `dep FROM TO` may add
 // `distance N` (check() refuses it outside the modulo problem).
@@ -21,8 +22,9 @@
 //   op m0 0 0
 //   op a0 1 0
 //
-// A solution names its problem and gives each operation's start cycle, and
-// for chaining problems its offset in ns. Parse errors are InvalidModel at
+// A solution names its problem and its latency (and `ii N` for modulo
+// problems) and gives each operation's start cycle, and for chaining
+// problems its offset in ns. Parse errors are InvalidModel at
 // "FILE:LINE:COL"; the parser resolves names and leaves the other rules to
 // check() and verify().
 #pragma once

@@ -74,7 +74,7 @@ TEST(SchedText, SolutionRoundTrip) {
 TEST(SchedText, ProblemParseErrors) {
   EXPECT_EQ(parse_error("problem p wide\n"),
             "t.sched:1:11: unknown problem class 'wide', expected plain | shared_operators | "
-            "chaining");
+            "chaining | modulo");
   EXPECT_EQ(parse_error("problem p plain clock 5\n"),
             "t.sched:1:23: a clock applies to chaining problems only");
   EXPECT_EQ(parse_error("problem p chaining\n"),

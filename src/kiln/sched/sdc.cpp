@@ -196,6 +196,7 @@ class QuietGlpk {
 
 Solution schedule_sdc(const Problem& p) {
   check(p);
+  refuse_modulo(p, "sdc");
   const int n = p.num_operations();
   if (n > kSdcMaxOperations)
     throw_error(ErrorKind::Unsupported, p.where(),

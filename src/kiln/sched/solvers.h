@@ -4,6 +4,7 @@
 // and the cycles it lacks (bounds.h).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "kiln/sched/problem.h"
@@ -49,5 +50,19 @@ Solution schedule_list(const Problem& p);
 // solver for the LP's dual would scale further.
 inline constexpr int kSdcMaxOperations = 5000;
 Solution schedule_sdc(const Problem& p);
+
+// Throws Unsupported for a modulo problem: `solver` solves acyclic ones.
+void refuse_modulo(const Problem& p, std::string_view solver);
+
+// The modulo problem (a pipelined loop's body). For each II from
+// max(the problem's ii, ResMII, RecMII) up: operations in order of their
+// earliest start at that II (the longest path with each dependence worth
+// latency - distance x II) each take the first cycle from there at which
+// their type has room in the modulo reservation table and no placed
+// consumer of a later iteration is overtaken; the first II at which all fit
+// wins. If none does below the list schedule's length L, the list schedule
+// with II = L (iterations do not overlap) is the answer, which always holds.
+// O(II range x (V x E)). The other solvers refuse modulo problems.
+Solution schedule_modulo(const Problem& p);
 
 }  // namespace kiln::sched

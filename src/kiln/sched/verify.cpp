@@ -40,12 +40,21 @@ void verify(const Problem& p, const Solution& s) {
            "op " + name(v) + " has offset " + ns(s.start_ns[v]) + " in a problem without chaining");
   }
 
+  if (p.is_modulo() ? s.ii < 1 : s.ii != 0)
+    fail(p, "the solution has initiation interval " + std::to_string(s.ii) +
+                (p.is_modulo() ? ", below 1" : " in a problem that is not modulo"));
+
   for (const Dependence& d : p.dependences) {
-    const int ready = s.start[d.from] + p.latency(d.from);
+    // The consumer's iteration starts d * II cycles after the producer's.
+    const int ready = s.start[d.from] + p.latency(d.from) - d.distance * s.ii;
     if (s.start[d.to] < ready)
-      fail(p, "dependence " + name(d.from) + " -> " + name(d.to) + ": " + name(d.to) +
-                  " starts in cycle " + std::to_string(s.start[d.to]) + ", before cycle " +
-                  std::to_string(ready) + " when " + name(d.from) + "'s result is ready");
+      fail(p, "dependence " + name(d.from) + " -> " + name(d.to) +
+                  (d.distance ? " (distance " + std::to_string(d.distance) + ", II " +
+                                    std::to_string(s.ii) + ")"
+                              : std::string()) +
+                  ": " + name(d.to) + " starts in cycle " + std::to_string(s.start[d.to]) +
+                  ", before cycle " + std::to_string(ready) + " when " + name(d.from) +
+                  "'s result is ready");
     if (p.has_chaining() && p.latency(d.from) == 0 && s.start[d.to] == s.start[d.from]) {
       const double at = s.start_ns[d.from] + p.delay_ns(d.from);
       if (s.start_ns[d.to] + kDelayEpsilon < at)
@@ -64,10 +73,12 @@ void verify(const Problem& p, const Solution& s) {
     }
 
   if (p.has_limits()) {
-    // (type, cycle) of each limited operation, sorted, then counted in runs.
+    // (type, cycle) of each limited operation, sorted, then counted in runs;
+    // the cycle mod II in a modulo schedule (iterations overlap).
     std::vector<std::pair<int, int>> uses;
     for (int v = 0; v < n; ++v)
-      if (p.limit_of(v)) uses.emplace_back(p.operations[v].type, s.start[v]);
+      if (p.limit_of(v))
+        uses.emplace_back(p.operations[v].type, p.is_modulo() ? s.start[v] % s.ii : s.start[v]);
     std::sort(uses.begin(), uses.end());
     for (std::size_t i = 0; i < uses.size();) {
       std::size_t j = i;
@@ -75,8 +86,9 @@ void verify(const Problem& p, const Solution& s) {
       const OperatorType& t = p.types[uses[i].first];
       if (static_cast<int>(j - i) > *t.limit)
         fail(p, std::to_string(j - i) + " operations of " + t.name + " start in cycle " +
-                    std::to_string(uses[i].second) + ", over its limit " +
-                    std::to_string(*t.limit));
+                    std::to_string(uses[i].second) +
+                    (p.is_modulo() ? " mod II " + std::to_string(s.ii) : std::string()) +
+                    ", over its limit " + std::to_string(*t.limit));
       i = j;
     }
   }

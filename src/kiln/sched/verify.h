@@ -10,10 +10,10 @@ namespace kiln::sched {
 // Throws kiln::Error(Internal) naming the first violated rule with its
 // numbers. The rules: one start per operation; starts >= 0; start_ns >= 0
 // (and 0 outside Chaining); every dependence; every limit in every cycle
-// (SharedOperators, Chaining); for Chaining, the same-cycle delay of each
-// latency-0 dependence and start_ns + delay <= clock_ns; the latency equals
-// max(start + latency); the latency is within max_latency. The problem must
-// have passed check().
+// (SharedOperators, Chaining; for Modulo every cycle mod II, with the II at
+// least 1 and each dependence of distance d shifted by d x II); for Chaining, the same-cycle delay
+// of each latency-0 dependence and start_ns + delay <= clock_ns; the latency equals max(start +
+// latency); the latency is within max_latency. The problem must have passed check().
 void verify(const Problem& p, const Solution& s);
 
 }  // namespace kiln::sched

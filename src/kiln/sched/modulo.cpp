@@ -1,0 +1,203 @@
+// The modulo problem's bounds (ResMII, RecMII) and its solver; see
+// solvers.h for the algorithm.
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kiln/sched/bounds.h"
+#include "kiln/sched/solvers.h"
+#include "kiln/sched/verify.h"
+#include "kiln/support/error.h"
+
+namespace kiln::sched {
+
+namespace {
+
+// Longest paths from a virtual source (every start >= 0) with each
+// dependence worth latency[from] - distance x ii, by Bellman-Ford. Returns
+// false if a cycle is positive at this II (some operation would have to
+// start after itself); `pred` then leads into such a cycle from `on_cycle`.
+bool earliest_at(const Problem& p, int ii, std::vector<int>& start, std::vector<int>& pred,
+                 int* on_cycle) {
+  const int n = p.num_operations();
+  start.assign(n, 0);
+  pred.assign(n, -1);
+  for (int round = 0; round <= n; ++round) {
+    int changed = -1;
+    for (const Dependence& d : p.dependences) {
+      const int t = start[d.from] + p.latency(d.from) - d.distance * ii;
+      if (t > start[d.to]) {
+        start[d.to] = t;
+        pred[d.to] = d.from;
+        changed = d.to;
+      }
+    }
+    if (changed < 0) return true;
+    if (round == n) {
+      if (on_cycle) *on_cycle = changed;
+      return false;
+    }
+  }
+  return true;
+}
+
+// The cycle `pred` leads into from `v`, first to last.
+std::vector<int> cycle_from(const Problem& p, const std::vector<int>& pred, int v) {
+  for (int i = 0; i < p.num_operations(); ++i) v = pred[v];  // now on the cycle
+  std::vector<int> cycle = {v};
+  for (int u = pred[v]; u != v; u = pred[u]) cycle.push_back(u);
+  std::reverse(cycle.begin(), cycle.end());
+  return cycle;
+}
+
+// Places every operation at `ii` as solvers.h says; false if one does not fit.
+bool place(const Problem& p, const Graph& g, int ii, std::vector<int>& start) {
+  const int n = p.num_operations();
+  std::vector<int> asap, pred;
+  if (!earliest_at(p, ii, asap, pred, nullptr)) return false;
+  std::vector<int> topo_index(n);
+  for (int i = 0; i < n; ++i) topo_index[g.topological_order()[i]] = i;
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return asap[a] != asap[b] ? asap[a] < asap[b] : topo_index[a] < topo_index[b];
+  });
+  std::vector<std::vector<int>> in(n), out(n);  // dependence indices by operation
+  for (std::size_t i = 0; i < p.dependences.size(); ++i) {
+    in[p.dependences[i].to].push_back(static_cast<int>(i));
+    out[p.dependences[i].from].push_back(static_cast<int>(i));
+  }
+  // used[type][cycle mod ii]: the modulo reservation table.
+  std::vector<std::vector<int>> used(p.types.size(), std::vector<int>(ii, 0));
+  start.assign(n, -1);
+  for (int v : order) {
+    int lo = asap[v];
+    int hi = lo + ii - 1;  // past that, the residues repeat
+    for (int i : in[v]) {
+      const Dependence& d = p.dependences[i];
+      if (start[d.from] >= 0)
+        lo = std::max(lo, start[d.from] + p.latency(d.from) - d.distance * ii);
+    }
+    for (int i : out[v]) {  // a placed consumer, of a later iteration
+      const Dependence& d = p.dependences[i];
+      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - p.latency(v));
+    }
+    const std::optional<int> limit = p.limit_of(v);
+    int t = lo;
+    while (t <= hi && limit && used[p.operations[v].type][t % ii] >= *limit) ++t;
+    if (t > hi) return false;
+    start[v] = t;
+    if (limit) ++used[p.operations[v].type][t % ii];
+  }
+  return true;
+}
+
+}  // namespace
+
+void refuse_modulo(const Problem& p, std::string_view solver) {
+  if (p.is_modulo())
+    throw_error(ErrorKind::Unsupported, p.where(),
+                "the " + std::string(solver) + " scheduler solves acyclic problems, not modulo",
+                "use the modulo scheduler");
+}
+
+ModuloBounds modulo_bounds(const Problem& p) {
+  ModuloBounds b;
+  std::vector<int> uses(p.types.size(), 0);
+  for (int v = 0; v < p.num_operations(); ++v)
+    if (p.limit_of(v)) ++uses[p.operations[v].type];
+  for (std::size_t t = 0; t < p.types.size(); ++t) {
+    if (!uses[t]) continue;
+    const int need = (uses[t] + *p.types[t].limit - 1) / *p.types[t].limit;
+    if (need > b.res_mii) {
+      b.res_mii = need;
+      b.res_type = static_cast<int>(t);
+      b.res_operations = uses[t];
+    }
+  }
+  // The least II without a positive cycle; feasibility only grows with II,
+  // and II = the sum of all latencies is enough (every cycle has distance >= 1).
+  int total = 1;
+  for (int v = 0; v < p.num_operations(); ++v) total += p.latency(v);
+  std::vector<int> start, pred;
+  int lo = 1, hi = total;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (earliest_at(p, mid, start, pred, nullptr))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  b.rec_mii = lo;
+  int v = -1;
+  if (lo > 1 && !earliest_at(p, lo - 1, start, pred, &v)) b.rec_cycle = cycle_from(p, pred, v);
+  return b;
+}
+
+std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii) {
+  std::string s = "II " + std::to_string(ii);
+  if (p.ii) s += " (asked " + std::to_string(*p.ii) + ")";
+  s += ": ResMII " + std::to_string(b.res_mii);
+  if (b.res_type >= 0)
+    s += " from " + p.types[b.res_type].name + " (" + std::to_string(b.res_operations) +
+         " operations, limit " + std::to_string(*p.types[b.res_type].limit) + ")";
+  s += "; RecMII " + std::to_string(b.rec_mii);
+  if (!b.rec_cycle.empty()) {
+    s += " from ";
+    for (int v : b.rec_cycle) s += p.operations[v].name + " -> ";
+    s += p.operations[b.rec_cycle.front()].name;
+  }
+  const int floor = std::max(b.mii(), p.ii.value_or(1));
+  if (ii > floor)
+    s += "; no placement fit the reservation table at II " + std::to_string(floor) +
+         (ii - 1 > floor ? ".." + std::to_string(ii - 1) : "");
+  return s;
+}
+
+Solution schedule_modulo(const Problem& p) {
+  check(p);
+  if (!p.is_modulo())
+    throw_error(ErrorKind::Unsupported, p.where(),
+                "the modulo scheduler solves modulo problems; this one is " +
+                    std::string(enum_name(p.problem_class)),
+                "use the list or sdc scheduler");
+  const Graph g(p);
+  const ModuloBounds b = modulo_bounds(p);
+
+  // The fallback: one iteration at a time, the list schedule of the body.
+  Problem body = p;
+  body.problem_class = ProblemClass::SharedOperators;
+  body.ii.reset();
+  body.max_latency.reset();
+  std::erase_if(body.dependences, [](const Dependence& d) { return d.distance != 0; });
+  const Solution list = schedule_list(body);
+  int list_ii = 1;
+  for (int v = 0; v < p.num_operations(); ++v)
+    list_ii = std::max(list_ii, list.start[v] + std::max(p.latency(v), 1));
+
+  Solution s;
+  s.start_ns.assign(p.num_operations(), 0.0);
+  const int first = std::max(b.mii(), p.ii.value_or(1));
+  for (int ii = first; ii < list_ii; ++ii)
+    if (place(p, g, ii, s.start)) {
+      s.ii = ii;
+      break;
+    }
+  if (s.ii == 0) {
+    s.start = list.start;
+    s.ii = std::max(first, list_ii);
+  }
+  s.latency = schedule_latency(p, s.start);
+  if (p.max_latency && s.latency > *p.max_latency)
+    throw_error(ErrorKind::InvalidModel, p.where(),
+                "the modulo schedule at II " + std::to_string(s.ii) + " takes " +
+                    std::to_string(s.latency) + " cycles per iteration, over max_latency " +
+                    std::to_string(*p.max_latency) + " by " +
+                    std::to_string(s.latency - *p.max_latency),
+                "raise max_latency or the limits");
+  verify(p, s);
+  return s;
+}
+
+}  // namespace kiln::sched
