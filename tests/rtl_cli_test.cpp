@@ -127,6 +127,30 @@ TEST(RtlCli, ListLoopsNamesEveryLoopWithItsTripCount) {
   for (const std::string& n : names) EXPECT_CONTAINS(text.out, n);
 }
 
+// Loop directives are checked against the model's loops (exit 2 with the
+// valid factors), shown by --list-loops, and refused by `kiln rtl` where the
+// design cannot honour them yet (exit 3), never ignored.
+TEST(RtlCli, LoopDirectivesAreValidatedListedAndNeverIgnored) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Loop.Gemm/i.Unroll=3"}),
+               2, "3 does not divide the trip count 8 of Gemm/i; valid: 1, 2, 4, 8 or full");
+  expect_error(kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Loop.Gemm/q.Unroll=2"}),
+               2, "the model has no loop 'Gemm/q'");
+  expect_error(kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Loop.Gemm/i.Pipeline=1"}),
+               3, "Loop.Gemm/i.Pipeline: a pipelined loop: kiln rtl unrolls every loop fully");
+  EXPECT_FALSE(fs::exists(out));
+  const ProcessResult listed = kiln({"rtl", "--list-loops", zoo("dense_a"), "--set",
+                                     "Loop.Gemm/j.Pipeline=2", "--set", "Loop.Gemm/i.Unroll=4"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_CONTAINS(listed.out, "pipeline=2");
+  EXPECT_CONTAINS(listed.out, "unroll=4");
+  // Full unrolling is what the design does: accepted.
+  const ProcessResult full =
+      kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Loop.Gemm/i.Unroll=full"});
+  EXPECT_EQ(full.exit_code, 0) << full.err;
+}
+
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,

@@ -6,6 +6,7 @@
 
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
+#include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/design_dir.h"
 #include "kiln/rtl/options.h"
@@ -137,7 +138,9 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
 
 LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   const ConfiguredModel built = build_configured_model(onnx, options);
-  return {built.model.name, loop::loop_sites(loop::lower_model(built.model))};
+  loop::Program program = loop::lower_model(built.model);
+  loop::apply_directives(program, built.config.loops, built.config.buffers);
+  return {built.model.name, loop::loop_sites(program)};
 }
 
 std::string format_loop_listing(const LoopListing& l) {

@@ -43,8 +43,9 @@ std::string spelling_hint(std::string_view word, const std::vector<std::string>&
 }
 
 const std::vector<std::string>& top_keys() {
-  static const std::vector<std::string> k = {"Part",  "ClockPeriod", "IOType",   "Backend",
-                                             "Model", "LayerType",   "LayerName"};
+  static const std::vector<std::string> k = {"Part",      "ClockPeriod", "IOType",
+                                             "Backend",   "Model",       "LayerType",
+                                             "LayerName", "Loop",        "Buffer"};
   return k;
 }
 const std::vector<std::string>& layer_keys() {
@@ -267,6 +268,63 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                  });
 }
 
+// "full" or a positive factor (Loop.<name>.Unroll); 0 stands for full.
+int64_t parse_unroll(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  if (n.IsScalar() && iequals(n.Scalar(), "full")) return 0;
+  if (n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] != '-')
+    return parse_positive_int(c, path, n);
+  fail(c, path, n, "expects 'full' or a positive factor of the trip count, got " + kind_of(n));
+}
+
+// "off" or a positive initiation interval (Loop.<name>.Pipeline); 0 is off.
+int64_t parse_pipeline(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  if (n.IsScalar() && iequals(n.Scalar(), "off")) return 0;
+  if (n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] != '-')
+    return parse_positive_int(c, path, n);
+  fail(c, path, n, "expects 'off' or a positive initiation interval, got " + kind_of(n));
+}
+
+std::string where_of(const Ctx& c, const std::string& path, const YAML::Node& key) {
+  std::string where = c.source + ": " + path;
+  if (c.has_lines && key.Mark().line >= 0)
+    where += " (line " + std::to_string(key.Mark().line + 1) + ")";
+  return where;
+}
+
+void parse_loop_block(const Ctx& c, const std::string& path, const YAML::Node& n, LoopConfig& lc) {
+  for_each_entry(c, path, n,
+                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+                     const YAML::Node& v) {
+                   if (k == "Unroll")
+                     lc.unroll = parse_unroll(c, sub, v);
+                   else if (k == "Pipeline")
+                     lc.pipeline_ii = parse_pipeline(c, sub, v);
+                   else
+                     fail(c, sub, key, "unknown loop key '" + k + "'",
+                          spelling_hint(k, {"Unroll", "Pipeline"}, "valid keys"));
+                 });
+}
+
+void parse_buffer_block(const Ctx& c, const std::string& path, const YAML::Node& n,
+                        BufferConfig& bc) {
+  for_each_entry(c, path, n,
+                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+                     const YAML::Node& v) {
+                   if (k == "Partition")
+                     bc.partition = parse_enum<BufferPartition>(c, sub, v);
+                   else if (k == "Factor")
+                     bc.factor = parse_positive_int(c, sub, v);
+                   else if (k == "Dim")
+                     bc.dim = parse_non_negative_int(c, sub, v);
+                   else if (k == "Storage")
+                     bc.storage = parse_enum<BufferStorage>(c, sub, v);
+                   else
+                     fail(
+                         c, sub, key, "unknown buffer key '" + k + "'",
+                         spelling_hint(k, {"Partition", "Factor", "Dim", "Storage"}, "valid keys"));
+                 });
+}
+
 void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
   if (root.IsNull()) return;  // an empty file is the default config
   if (!root.IsMap())
@@ -299,12 +357,24 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                      for_each_entry(c, sub, v,
                                     [&](const std::string& name, const std::string& nsub,
                                         const YAML::Node& nkey, const YAML::Node& nv) {
-                                      std::string where = c.source + ": " + nsub;
-                                      if (c.has_lines && nkey.Mark().line >= 0)
-                                        where +=
-                                            " (line " + std::to_string(nkey.Mark().line + 1) + ")";
-                                      cfg.by_name_where[name] = where;
+                                      cfg.by_name_where[name] = where_of(c, nsub, nkey);
                                       parse_layer_block(c, nsub, nv, cfg.by_name[name]);
+                                    });
+                   } else if (k == "Loop") {
+                     for_each_entry(c, sub, v,
+                                    [&](const std::string& name, const std::string& lsub,
+                                        const YAML::Node& lkey, const YAML::Node& lv) {
+                                      LoopConfig& lc = cfg.loops[name];
+                                      lc.where = where_of(c, lsub, lkey);
+                                      parse_loop_block(c, lsub, lv, lc);
+                                    });
+                   } else if (k == "Buffer") {
+                     for_each_entry(c, sub, v,
+                                    [&](const std::string& name, const std::string& bsub,
+                                        const YAML::Node& bkey, const YAML::Node& bv) {
+                                      BufferConfig& bc = cfg.buffers[name];
+                                      bc.where = where_of(c, bsub, bkey);
+                                      parse_buffer_block(c, bsub, bv, bc);
                                     });
                    } else if (k == "HLSConfig") {
                      fail(c, sub, key, "unknown key 'HLSConfig'",
@@ -407,6 +477,18 @@ void apply_set(Config& cfg, const std::string& assignment) {
     YAML::Node types(YAML::NodeType::Map);
     types[parts[1]] = block;
     root["LayerType"] = types;
+  } else if (top == "Loop" || top == "Buffer") {
+    if (parts.size() < 3)
+      bad_path("expects " + top + ".<name>.<Key>",
+               top == "Loop" ? "e.g. Loop.fc/i.Pipeline=1 (names: kiln rtl --list-loops)"
+                             : "e.g. Buffer.fc_w.Partition=complete");
+    std::string name = parts[1];
+    for (std::size_t i = 2; i + 1 < parts.size(); ++i) name += "." + parts[i];
+    YAML::Node block(YAML::NodeType::Map);
+    block[parts.back()] = value;
+    YAML::Node names(YAML::NodeType::Map);
+    names[name] = block;
+    root[top] = names;
   } else if (top == "LayerName") {
     if (parts.size() < 3)
       bad_path("expects LayerName.<name>.<Key>", "e.g. LayerName.fc1.ReuseFactor=4");

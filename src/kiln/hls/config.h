@@ -49,6 +49,29 @@ struct LayerConfig {
 enum class RtlScheduler : uint8_t { Asap, List, Sdc };
 inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 
+// RTL only (kiln rtl): directives for one loop, named as `kiln rtl
+// --list-loops` prints it ("<layer>/<loop>"). Checked against the model's
+// loops when the design is built (loop/directives.h).
+struct LoopConfig {
+  std::optional<int64_t> unroll;       // a factor of the trip count; 0 = fully
+  std::optional<int64_t> pipeline_ii;  // the initiation interval asked for; 0 = not pipelined
+  std::string where;                   // "config.yaml: Loop.fc/i (line 3)", for those checks
+  bool operator==(const LoopConfig&) const = default;
+};
+
+// RTL only: how a buffer of the Loop IR is stored and partitioned (Vitis's
+// ARRAY_PARTITION and BIND_STORAGE).
+enum class BufferPartition : uint8_t { None, Complete, Cyclic, Block };
+enum class BufferStorage : uint8_t { Auto, Registers, Lutram, Bram };
+struct BufferConfig {
+  std::optional<BufferPartition> partition;
+  std::optional<int64_t> factor;  // Cyclic and Block
+  std::optional<int64_t> dim;     // the partitioned dimension, 1-based; 0 = all
+  std::optional<BufferStorage> storage;
+  std::string where;
+  bool operator==(const BufferConfig&) const = default;
+};
+
 // kiln's defaults (docs/config.md).
 inline constexpr const char* kDefaultPart = "xcvu9p-flga2104-2L-e";
 inline constexpr double kDefaultClockPeriodNs = 5.0;
@@ -70,6 +93,9 @@ struct Config {
   // Where each by_name entry came from ("config.yaml: LayerName.fc1"), for
   // the unknown-layer error.
   std::map<std::string, std::string> by_name_where;
+  // RTL only: Loop.<name> and Buffer.<name> blocks.
+  std::map<std::string, LoopConfig> loops;
+  std::map<std::string, BufferConfig> buffers;
 };
 
 // Reads and validates a YAML config. Io if unreadable, InvalidModel if bad.
@@ -127,6 +153,22 @@ std::string default_config_yaml(const Model& model, Granularity granularity);
 }  // namespace kiln::hls
 
 namespace kiln {
+template <>
+struct EnumNames<hls::BufferPartition> {
+  static constexpr std::pair<hls::BufferPartition, std::string_view> kNames[] = {
+      {hls::BufferPartition::None, "none"},
+      {hls::BufferPartition::Complete, "complete"},
+      {hls::BufferPartition::Cyclic, "cyclic"},
+      {hls::BufferPartition::Block, "block"}};
+};
+template <>
+struct EnumNames<hls::BufferStorage> {
+  static constexpr std::pair<hls::BufferStorage, std::string_view> kNames[] = {
+      {hls::BufferStorage::Auto, "auto"},
+      {hls::BufferStorage::Registers, "registers"},
+      {hls::BufferStorage::Lutram, "lutram"},
+      {hls::BufferStorage::Bram, "bram"}};
+};
 template <>
 struct EnumNames<hls::RtlScheduler> {
   static constexpr std::pair<hls::RtlScheduler, std::string_view> kNames[] = {

@@ -461,3 +461,56 @@ TEST(ConfigRtlErrors, MultiplierLimitMustBeANonNegativeInteger) {
 
 }  // namespace
 }  // namespace kiln::hls
+
+// ---- RTL directives: Loop.<name> and Buffer.<name> --------------------------------
+
+namespace kiln::hls {
+namespace {
+
+TEST(ConfigDirectives, LoopAndBufferBlocksParse) {
+  const Config c = parse_config(
+      "Loop:\n  fc/i:\n    Unroll: 4\n    Pipeline: 1\n  fc/j:\n    Unroll: FULL\n    Pipeline: "
+      "off\nBuffer:\n  fc_w:\n    Partition: cyclic\n    Factor: 4\n    Dim: 1\n    Storage: "
+      "bram\n",
+      "config.yaml");
+  ASSERT_EQ(c.loops.size(), 2u);
+  EXPECT_EQ(c.loops.at("fc/i").unroll, 4);
+  EXPECT_EQ(c.loops.at("fc/i").pipeline_ii, 1);
+  EXPECT_EQ(c.loops.at("fc/i").where, "config.yaml: Loop.fc/i (line 2)");
+  EXPECT_EQ(c.loops.at("fc/j").unroll, 0);
+  EXPECT_EQ(c.loops.at("fc/j").pipeline_ii, 0);
+  const BufferConfig& b = c.buffers.at("fc_w");
+  EXPECT_EQ(b.partition, BufferPartition::Cyclic);
+  EXPECT_EQ(b.factor, 4);
+  EXPECT_EQ(b.dim, 1);
+  EXPECT_EQ(b.storage, BufferStorage::Bram);
+}
+
+TEST(ConfigDirectives, SetReachesLoopsAndBuffers) {
+  Config c;
+  apply_set(c, "Loop.n_0_Conv/kh.Unroll=5");
+  apply_set(c, "Buffer.fc_w.Partition=complete");
+  EXPECT_EQ(c.loops.at("n_0_Conv/kh").unroll, 5);
+  EXPECT_EQ(c.loops.at("n_0_Conv/kh").where, "--set: Loop.n_0_Conv/kh");
+  EXPECT_EQ(c.buffers.at("fc_w").partition, BufferPartition::Complete);
+  const Error e = catch_error([&] { apply_set(c, "Loop.fc/i=2"); });
+  EXPECT_CONTAINS(e.what_happened(), "expects Loop.<name>.<Key>");
+}
+
+TEST(ConfigDirectives, BadValuesNameTheKeyAndTheChoices) {
+  Error e = parse_error("Loop:\n  fc/i:\n    Unroll: -2\n");
+  EXPECT_CONTAINS(e.where(), "config.yaml: Loop.fc/i.Unroll");
+  EXPECT_CONTAINS(e.what_happened(), "expects 'full' or a positive factor of the trip count");
+  e = parse_error("Loop:\n  fc/i:\n    Pipeline: fast\n");
+  EXPECT_CONTAINS(e.what_happened(), "expects a positive integer, got 'fast'");
+  e = parse_error("Loop:\n  fc/i:\n    Unrol: 2\n");
+  EXPECT_CONTAINS(e.what_happened(), "unknown loop key 'Unrol'");
+  EXPECT_EQ(e.hint(), "did you mean 'Unroll'?");
+  e = parse_error("Buffer:\n  fc_w:\n    Partition: diagonal\n");
+  EXPECT_CONTAINS(e.what_happened(), "valid values: none, complete, cyclic, block");
+  e = parse_error("Buffer:\n  fc_w:\n    Storage: uram\n");
+  EXPECT_CONTAINS(e.what_happened(), "valid values: auto, registers, lutram, bram");
+}
+
+}  // namespace
+}  // namespace kiln::hls

@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/hls/config.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/enum_table.h"
 
@@ -91,8 +92,9 @@ enum class BufferRole : uint8_t {
   Local,   // a kernel's own scratch (accumulators, a row's exponentials)
 };
 
-enum class Partition : uint8_t { None, Complete, Cyclic, Block };
-enum class Storage : uint8_t { Auto, Registers, Lutram, Bram };
+// The config's spellings (hls/config.h): one enum for both.
+using Partition = hls::BufferPartition;
+using Storage = hls::BufferStorage;
 struct BufferDirectives {
   Partition partition = Partition::None;
   int64_t factor = 0;  // Cyclic/Block
@@ -223,22 +225,6 @@ struct EnumNames<loop::BufferRole> {
       {loop::BufferRole::Tensor, "tensor"},
       {loop::BufferRole::Const, "const"},
       {loop::BufferRole::Local, "local"}};
-};
-template <>
-struct EnumNames<loop::Partition> {
-  static constexpr std::pair<loop::Partition, std::string_view> kNames[] = {
-      {loop::Partition::None, "none"},
-      {loop::Partition::Complete, "complete"},
-      {loop::Partition::Cyclic, "cyclic"},
-      {loop::Partition::Block, "block"}};
-};
-template <>
-struct EnumNames<loop::Storage> {
-  static constexpr std::pair<loop::Storage, std::string_view> kNames[] = {
-      {loop::Storage::Auto, "auto"},
-      {loop::Storage::Registers, "registers"},
-      {loop::Storage::Lutram, "lutram"},
-      {loop::Storage::Bram, "bram"}};
 };
 template <>
 struct EnumNames<loop::Op> {

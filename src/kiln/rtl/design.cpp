@@ -10,6 +10,7 @@
 #include <set>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/stage.h"
 #include "kiln/rtl/verilog_text.h"
@@ -37,13 +38,37 @@ int bits_for(int64_t v) {
   return b;
 }
 
+// The design unrolls every loop and keeps every buffer element in a
+// register: a directive asking for anything else is refused, not ignored.
+void refuse_unrealized_directives(const RtlOptions& o) {
+  const auto refuse = [](const std::string& where, const std::string& what) {
+    throw_error(ErrorKind::Unsupported, where,
+                what + ": kiln rtl unrolls every loop fully and keeps buffers in registers for now",
+                "remove the directive (loops and memories in hardware are not built yet)");
+  };
+  for (const auto& [name, lc] : o.loops) {
+    if (lc.unroll && *lc.unroll != 0) refuse(lc.where + ".Unroll", "an unroll factor");
+    if (lc.pipeline_ii && *lc.pipeline_ii != 0) refuse(lc.where + ".Pipeline", "a pipelined loop");
+  }
+  for (const auto& [name, bc] : o.buffers) {
+    if (bc.partition && *bc.partition != hls::BufferPartition::Complete &&
+        *bc.partition != hls::BufferPartition::None)
+      refuse(bc.where + ".Partition", "a partial partition");
+    if (bc.storage && *bc.storage != hls::BufferStorage::Registers &&
+        *bc.storage != hls::BufferStorage::Auto)
+      refuse(bc.where + ".Storage", "a memory");
+  }
+}
+
 }  // namespace
 
 Design build_design(const hls::Model& model, const RtlOptions& options) {
   Design d;
   d.top = model.name;
   d.clock_ns = model.clock_period_ns;
-  const loop::Program program = loop::lower_model(model);
+  loop::Program program = loop::lower_model(model);
+  loop::apply_directives(program, options.loops, options.buffers);  // names and values
+  refuse_unrealized_directives(options);
   dfg::UnrollOptions uo;
   if (options.max_ops > 0) uo.max_ops = options.max_ops;
   const std::vector<dfg::Stage> stages = dfg::unroll(program, uo);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct RtlOptions {
   std::vector<std::pair<std::string, int>> multiplier_limits;
   // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
   int64_t max_ops = 0;
+  // The config's Loop and Buffer blocks (loop/directives.h). Every loop is
+  // unrolled fully and every buffer kept in registers, so only directives
+  // that say so are accepted; the others are refused (Unsupported).
+  std::map<std::string, hls::LoopConfig> loops;
+  std::map<std::string, hls::BufferConfig> buffers;
 };
 
 // One model input or output: a flat vector port of `numel` elements of

@@ -21,6 +21,8 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
     if (const auto limit = hls::resolve_layer_config(config, layer).multiplier_limit)
       o.multiplier_limits.emplace_back(
           layer.name, static_cast<int>(std::min<int64_t>(*limit, std::numeric_limits<int>::max())));
+  o.loops = config.loops;
+  o.buffers = config.buffers;
   return o;
 }
 

@@ -1,0 +1,109 @@
+#include "kiln/loop/directives.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kiln/loop/loop_sites.h"
+#include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+
+namespace kiln::loop {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what,
+                       const std::string& hint = {}) {
+  throw_error(ErrorKind::InvalidModel, where, what, hint);
+}
+
+std::string names_hint(const std::string& name, const std::vector<std::string>& valid,
+                       const std::string& listing) {
+  if (auto best = closest_spelling(name, valid)) return "did you mean '" + *best + "'?";
+  return listing;
+}
+
+}  // namespace
+
+std::vector<int64_t> unroll_factors(int64_t trip) {
+  std::vector<int64_t> f;
+  for (int64_t d = 1; d <= trip; ++d)
+    if (trip % d == 0) f.push_back(d);
+  return f;
+}
+
+void apply_directives(Program& program, const std::map<std::string, hls::LoopConfig>& loops,
+                      const std::map<std::string, hls::BufferConfig>& buffers) {
+  if (!loops.empty()) {
+    const std::vector<LoopSite> sites = loop_sites(program);
+    std::vector<std::string> names;
+    for (const LoopSite& s : sites) names.push_back(s.name);
+    for (const auto& [name, lc] : loops) {
+      const auto it = std::find_if(sites.begin(), sites.end(),
+                                   [&](const LoopSite& s) { return s.name == name; });
+      if (it == sites.end())
+        fail(lc.where, "the model has no loop '" + name + "'",
+             names_hint(name, names, "kiln rtl --list-loops MODEL prints the loops' names"));
+      Loop& loop = program.kernels[static_cast<std::size_t>(it->kernel)]
+                       .loops[static_cast<std::size_t>(it->loop)];
+      if (lc.unroll) {
+        const int64_t u = *lc.unroll;
+        if (u != 0 && loop.trip % u != 0) {
+          fail(lc.where + ".Unroll",
+               fmt::format("{} does not divide the trip count {} of {}", u, loop.trip, name),
+               "valid: " + join(unroll_factors(loop.trip), ", ") + " or full");
+        }
+        loop.directives.unroll = u == loop.trip ? 0 : u;  // a full factor is full unrolling
+      }
+      if (lc.pipeline_ii) {
+        if (*lc.pipeline_ii == 0)
+          loop.directives.pipeline_ii.reset();
+        else
+          loop.directives.pipeline_ii = static_cast<int>(*lc.pipeline_ii);
+      }
+    }
+  }
+  for (const auto& [name, bc] : buffers) {
+    const int b = program.find_buffer(name);
+    if (b < 0) {
+      std::vector<std::string> names;
+      for (const Buffer& buf : program.buffers) names.push_back(buf.name);
+      fail(bc.where, "the model has no buffer '" + name + "'",
+           names_hint(name, names, "the Loop IR's buffers: " + join(names, ", ")));
+    }
+    Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    BufferDirectives& d = buf.directives;
+    if (bc.partition) d.partition = *bc.partition;
+    if (bc.storage) d.storage = *bc.storage;
+    if (bc.dim) d.dim = static_cast<int>(*bc.dim);
+    if (bc.factor) d.factor = *bc.factor;
+    const int rank = static_cast<int>(buf.shape.size());
+    if ((bc.factor || bc.dim) && d.partition == Partition::None)
+      fail(bc.where, "Factor and Dim describe a partition, and " + name + " has none",
+           "add Partition: cyclic, block or complete");
+    if (d.dim < 0 || d.dim > rank)
+      fail(bc.where + ".Dim",
+           fmt::format("{} has {} dimension{}; Dim {} is not one of them", name, rank,
+                       rank == 1 ? "" : "s", d.dim),
+           fmt::format("valid: 0 (all) to {}", rank));
+    const bool needs_factor = d.partition == Partition::Cyclic || d.partition == Partition::Block;
+    if (needs_factor && d.factor == 0)
+      fail(bc.where, fmt::format("a {} partition needs a Factor", enum_name(d.partition)),
+           "e.g. Factor: 2");
+    if (!needs_factor && d.factor != 0)
+      fail(bc.where + ".Factor",
+           fmt::format("a {} partition takes no Factor", enum_name(d.partition)),
+           "remove it, or use Partition: cyclic or block");
+    if (needs_factor) {
+      const int64_t size =
+          d.dim == 0 ? buf.numel() : buf.shape[static_cast<std::size_t>(d.dim - 1)];
+      if (d.factor < 2 || d.factor > size)
+        fail(bc.where + ".Factor",
+             fmt::format("{} is outside 2..{}, the size of the partitioned {}", d.factor, size,
+                         d.dim == 0 ? "buffer" : "dimension"),
+             fmt::format("valid: 2 to {}", size));
+    }
+  }
+}
+
+}  // namespace kiln::loop
