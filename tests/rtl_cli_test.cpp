@@ -122,6 +122,15 @@ TEST(RtlCli, ListLoopsNamesEveryLoopWithItsTripCount) {
     EXPECT_EQ(l.at("directives").at("unroll").get<int64_t>(), 1) << l;
   }
   EXPECT_EQ(j.at("loops").at(2).at("parent"), "Gemm/i");
+  // The buffers, by the names Buffer blocks take: the weights are 8x8 constants.
+  bool weights = false;
+  for (const auto& b : j.at("buffers"))
+    if (b.at("name") == "Gemm_w") {
+      weights = true;
+      EXPECT_EQ(b.at("role"), "const");
+      EXPECT_EQ(b.at("shape"), nlohmann::json::array({8, 8}));
+    }
+  EXPECT_TRUE(weights) << r.out;
   const ProcessResult text = kiln({"rtl", "--list-loops", zoo("dense_a")});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   for (const std::string& n : names) EXPECT_CONTAINS(text.out, n);

@@ -140,14 +140,16 @@ LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   const ConfiguredModel built = build_configured_model(onnx, options);
   loop::Program program = loop::lower_model(built.model);
   loop::apply_directives(program, built.config.loops, built.config.buffers);
-  return {built.model.name, loop::loop_sites(program)};
+  std::vector<loop::LoopSite> sites = loop::loop_sites(program);
+  return {built.model.name, std::move(program), std::move(sites)};
 }
 
 std::string format_loop_listing(const LoopListing& l) {
   return fmt::format(
       "kiln rtl --list-loops: {} ({} loops; runs: starts per sample, ops: values computed "
-      "inside per sample)\n\n{}",
-      l.model, l.sites.size(), loop::print_loop_sites(l.sites));
+      "inside per sample)\n\n{}\n{}",
+      l.model, l.sites.size(), loop::print_loop_sites(l.sites),
+      loop::print_buffer_table(l.program));
 }
 
 json loop_listing_to_json(const LoopListing& l) {
@@ -165,7 +167,24 @@ json loop_listing_to_json(const LoopListing& l) {
                      {"perfect", s.perfect},
                      {"directives", d}});
   }
-  return {{"model", l.model}, {"loops", loops}};
+  json buffers = json::array();
+  for (const loop::Buffer& b : l.program.buffers) {
+    const loop::BufferDirectives& d = b.directives;
+    buffers.push_back(
+        {{"name", b.name},
+         {"role", enum_name(b.role)},
+         {"type", loop::to_string(b.type)},
+         {"shape", b.shape},
+         {"alias_of", b.alias_of >= 0
+                          ? json(l.program.buffers[static_cast<std::size_t>(b.alias_of)].name)
+                          : json(nullptr)},
+         {"directives",
+          {{"partition", enum_name(d.partition)},
+           {"factor", d.factor},
+           {"dim", d.dim},
+           {"storage", enum_name(d.storage)}}}});
+  }
+  return {{"model", l.model}, {"loops", loops}, {"buffers", buffers}};
 }
 
 json rtl_to_json(const RtlCommandResult& r) {

@@ -43,6 +43,7 @@ nlohmann::json rtl_to_json(const RtlCommandResult& result);
 // names, with trip counts and directives; nothing is written.
 struct LoopListing {
   std::string model;
+  loop::Program program;  // lowered, with the config's directives
   std::vector<loop::LoopSite> sites;
 };
 LoopListing list_loops(const std::filesystem::path& onnx, const CompileOptions& options);

@@ -1,6 +1,7 @@
 #include "kiln/loop/loop_sites.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -72,6 +73,31 @@ std::string print_loop_sites(const std::vector<LoopSite>& sites) {
         fmt::format("{:<{}}  {:>8}  {:>8}  {:>10}  {:<7}  {}\n",
                     std::string(2 * static_cast<std::size_t>(s.depth), ' ') + s.name, width, s.trip,
                     s.runs, s.ops, s.perfect ? "yes" : "no", directives_text(s.directives));
+  return text;
+}
+
+std::string print_buffer_table(const Program& program) {
+  std::size_t width = 6;
+  for (const Buffer& b : program.buffers) width = std::max(width, b.name.size());
+  std::string text = fmt::format("{:<{}}  {:<6}  {:<18}  {:<12}  {:>9}  {}\n", "buffer", width,
+                                 "role", "type", "shape", "elements", "directives");
+  for (const Buffer& b : program.buffers) {
+    const BufferDirectives& d = b.directives;
+    std::string dir;
+    if (b.alias_of >= 0)
+      dir = "views " + program.buffers[static_cast<std::size_t>(b.alias_of)].name;
+    if (d.partition != Partition::None) {
+      dir += fmt::format("{}partition={}", dir.empty() ? "" : " ", enum_name(d.partition));
+      if (d.factor) dir += fmt::format(" factor={}", d.factor);
+      if (d.dim) dir += fmt::format(" dim={}", d.dim);
+    }
+    if (d.storage != Storage::Auto)
+      dir += fmt::format("{}storage={}", dir.empty() ? "" : " ", enum_name(d.storage));
+    text +=
+        fmt::format("{:<{}}  {:<6}  {:<18}  {:<12}  {:>9}  {}\n", b.name, width, enum_name(b.role),
+                    to_string(b.type), fmt::format("{}", fmt::join(b.shape, "x")), b.numel(),
+                    dir.empty() ? "-" : dir);
+  }
   return text;
 }
 

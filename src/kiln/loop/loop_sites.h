@@ -38,4 +38,8 @@ std::optional<LoopSite> find_loop_site(const Program& program, const std::string
 // directives. Stable text: the tests compare it whole.
 std::string print_loop_sites(const std::vector<LoopSite>& sites);
 
+// The program's buffers as a table (name, role, type, shape, elements, alias,
+// directives), the names the config's Buffer blocks take.
+std::string print_buffer_table(const Program& program);
+
 }  // namespace kiln::loop

@@ -49,6 +49,20 @@ first/c           3         1           6  no       unroll=3
 )"));
 }
 
+TEST(LoopSites, BufferTableNamesWhatBufferBlocksTake) {
+  Program p = parse_program(kiln::testing::text_block(kProgram), "t.loop");
+  p.buffers[1].directives.partition = Partition::Cyclic;
+  p.buffers[1].directives.factor = 2;
+  p.buffers[1].directives.dim = 2;
+  p.buffers[2].directives.storage = Storage::Bram;
+  EXPECT_EQ(print_buffer_table(p), kiln::testing::text_block(R"(
+buffer  role    type                shape          elements  directives
+x       input   ap_fixed<8,3>       2x3                   6  -
+y       output  ap_fixed<8,3>       2x3                   6  partition=cyclic factor=2 dim=2
+z       output  ap_fixed<8,3>       3                     3  storage=bram
+)"));
+}
+
 TEST(LoopSites, FindsASiteByNameAndNotAnother) {
   const Program p = parse_program(kiln::testing::text_block(kProgram), "t.loop");
   const std::optional<LoopSite> r = find_loop_site(p, "first/r");
