@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "kiln/rtl/constant_products.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/support/error.h"
@@ -401,23 +402,19 @@ class StageBuilder {
   // more than one digit, x is extended to that width once (n<N>_x) and
   // shifted, rather than re-extended in every term: the same bits mod 2^width,
   // and a fraction of the C++ Verilator makes of it on large convolutions.
+  // Products of the same x in the same cycle share terms (constant_products.h).
   std::string const_product(uint32_t n, int cycle, std::string& out) {
     auto args = g_.args(n);
     const uint32_t k = const_arg(n, 0) ? args[0] : args[1];
     const uint32_t x = const_arg(n, 0) ? args[1] : args[0];
     const ScalarType& t = g_.type(n);
     const ScalarType& xt = g_.type(x);
+    if (const auto it = product_group_.find(n); it != product_group_.end())
+      return shared_product(groups_[it->second.first], it->second.second, n, out);
     // The product's raw value is x's raw times c's raw; x aligned to the
     // product's fraction bits is x's raw times 2^(t.frac - xt.frac) = c's
     // fraction bits, so each digit d at 2^i adds d * (x << i) on x's own grid.
-    std::vector<std::pair<int, int>> digits;  // (digit, i)
-    for (int64_t c = g_.node(k).imm, i = 0; c != 0; c >>= 1, ++i) {
-      if (c & 1) {
-        const int digit = (c & 3) == 3 ? -1 : 1;  // CSD: ...11 becomes +100 - 1
-        digits.emplace_back(digit, static_cast<int>(i));
-        c -= digit;
-      }
-    }
+    const std::vector<std::pair<int, int>> digits = csd_digits(g_.node(k).imm);
     std::string extended;
     if (digits.size() > 1) {
       extended = fmt::format("n{}_x", n);
@@ -435,6 +432,68 @@ class StageBuilder {
         expr += (digit > 0 ? " + " : " - ") + term;
     }
     return expr;
+  }
+
+  // Constant products of one x in one cycle, planned together.
+  struct ProductGroup {
+    std::vector<uint32_t> nodes;
+    ConstantProducts plan;
+    int width = 0;  // the widest product's; narrower ones take the low bits
+    bool emitted = false;
+  };
+
+  void plan_product_groups() {
+    std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> by_x;
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      if (g_.node(n).op == NodeOp::Mul && !is_var_mul(n) && !shared_)
+        by_x[{const_arg(n, 0) ? g_.args(n)[1] : g_.args(n)[0], start_[n]}].push_back(n);
+    for (auto& [key, nodes] : by_x) {
+      if (nodes.size() < 2) continue;
+      std::vector<int64_t> constants;
+      for (uint32_t n : nodes)
+        constants.push_back(g_.node(g_.args(n)[const_arg(n, 0) ? 0 : 1]).imm);
+      ProductGroup group;
+      group.plan = share_constant_products(constants);
+      if (group.plan.shared.empty()) continue;
+      for (uint32_t n : nodes) group.width = std::max(group.width, g_.type(n).width);
+      for (std::size_t i = 0; i < nodes.size(); ++i) product_group_[nodes[i]] = {groups_.size(), i};
+      group.nodes = std::move(nodes);
+      groups_.push_back(std::move(group));
+    }
+  }
+
+  // Product `j` of its group: x extended to the group's width once
+  // (n<first>_gx), the shared terms (n<first>_gt<k>) on first use.
+  std::string shared_product(ProductGroup& gr, std::size_t j, uint32_t n, std::string& out) {
+    const uint32_t first = gr.nodes.front();
+    const std::string gx = fmt::format("n{}_gx", first);
+    const int w = gr.width;
+    if (!gr.emitted) {
+      const uint32_t x = const_arg(n, 0) ? g_.args(n)[1] : g_.args(n)[0];
+      out += fmt::format("  wire {}{} = {};\n", range(w), gx,
+                         al(ref(x, start_[n]), g_.type(x), w, g_.type(x).frac));
+      for (std::size_t k = 0; k < gr.plan.shared.size(); ++k) {
+        const ConstantProducts::Shared& sh = gr.plan.shared[k];
+        out += fmt::format("  wire {}n{}_gt{} = {} {} ({} << {});\n", range(w), first, k, gx,
+                           sh.sign > 0 ? "+" : "-", gx, sh.shift);
+      }
+      gr.emitted = true;
+    }
+    std::string expr;
+    for (const ConstantProducts::Digit& d : gr.plan.products[j]) {
+      const std::string src = d.source < 0 ? gx : fmt::format("n{}_gt{}", first, d.source);
+      const std::string term = d.shift == 0 ? src : fmt::format("({} << {})", src, d.shift);
+      if (expr.empty())
+        expr = d.sign > 0 ? term : "-" + term;
+      else
+        expr += (d.sign > 0 ? " + " : " - ") + term;
+    }
+    const int tw = g_.type(n).width;
+    if (tw == w) return expr;
+    const std::string wide = fmt::format("n{}_p", n);
+    out += fmt::format("  wire {}{} = {};\n", range(w), wide, expr);
+    partial_.insert(wide);
+    return tw == 1 ? wide + "[0]" : fmt::format("{}[{}:0]", wide, tw - 1);
   }
 
   void emit_quantize(uint32_t n, std::string& out) {
@@ -586,6 +645,7 @@ class StageBuilder {
       cyc_bits_ = b;
     }
     unit_ops_.assign(static_cast<std::size_t>(units_), {});
+    plan_product_groups();
     for (uint32_t n = 0; n < g_.size(); ++n) emit_node(n, body);
     if (shared_) emit_units(body);
     emit_registers(body);
@@ -757,6 +817,8 @@ class StageBuilder {
   std::vector<std::vector<uint32_t>> unit_ops_;
   std::set<int> roms_used_;
   std::set<std::string> partial_;
+  std::vector<ProductGroup> groups_;
+  std::map<uint32_t, std::pair<std::size_t, std::size_t>> product_group_;  // node -> (group, index)
   std::vector<std::string> out_parts_;
   std::vector<uint32_t> input_nodes_;  // the Input node of each r_.inputs entry
 };

@@ -1,0 +1,86 @@
+#include "kiln/rtl/constant_products.h"
+
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+namespace kiln::rtl {
+
+std::vector<std::pair<int, int>> csd_digits(int64_t c) {
+  std::vector<std::pair<int, int>> digits;
+  for (int i = 0; c != 0; c >>= 1, ++i) {
+    if (c & 1) {
+      const int digit = (c & 3) == 3 ? -1 : 1;  // ...11 becomes +100 - 1
+      digits.emplace_back(digit, i);
+      c -= digit;
+    }
+  }
+  return digits;
+}
+
+int64_t ConstantProducts::adders() const {
+  int64_t n = static_cast<int64_t>(shared.size());
+  for (const auto& p : products) n += p.empty() ? 0 : static_cast<int64_t>(p.size()) - 1;
+  return n;
+}
+
+ConstantProducts share_constant_products(const std::vector<int64_t>& constants) {
+  ConstantProducts plan;
+  for (int64_t c : constants) {
+    std::vector<ConstantProducts::Digit> p;
+    for (const auto& [digit, i] : csd_digits(c)) p.push_back({digit, i, -1});
+    plan.products.push_back(std::move(p));
+  }
+  // The pair (a, b) of x's own digits, a at the lower position, as the
+  // pattern (sign of a times sign of b, distance).
+  using Pattern = std::pair<int, int>;
+  for (;;) {
+    std::map<Pattern, int> count;  // ordered: ties resolved the same way every run
+    for (const auto& p : plan.products) {
+      std::map<Pattern, int> here;  // non-overlapping occurrences are counted below
+      for (std::size_t a = 0; a < p.size(); ++a)
+        for (std::size_t b = a + 1; b < p.size(); ++b)
+          if (p[a].source < 0 && p[b].source < 0)
+            ++here[{p[a].sign * p[b].sign, std::abs(p[b].shift - p[a].shift)}];
+      for (const auto& [pattern, n] : here) count[pattern] += 1;  // at least once per product
+    }
+    Pattern best{0, 0};
+    int best_count = 1;
+    for (const auto& [pattern, n] : count)
+      if (n > best_count) {
+        best = pattern;
+        best_count = n;
+      }
+    if (best_count < 2) break;
+    const int term = static_cast<int>(plan.shared.size());
+    plan.shared.push_back({best.first, best.second});
+    // One occurrence per product: sa*(x<<i) + sb*(x<<(i+d)) = sa*((x + sa*sb*(x<<d)) << i).
+    for (auto& p : plan.products) {
+      for (std::size_t a = 0; a < p.size(); ++a) {
+        std::size_t match = p.size();
+        for (std::size_t b = 0; b < p.size() && match == p.size(); ++b)
+          if (b != a && p[a].source < 0 && p[b].source < 0 && p[b].shift > p[a].shift &&
+              p[a].sign * p[b].sign == best.first && p[b].shift - p[a].shift == best.second)
+            match = b;
+        if (match == p.size()) continue;
+        p[a].source = term;
+        p.erase(p.begin() + static_cast<std::ptrdiff_t>(match));
+        break;
+      }
+    }
+  }
+  return plan;
+}
+
+int64_t evaluate(const ConstantProducts& plan, std::size_t j, int64_t x) {
+  std::vector<int64_t> term;
+  for (const ConstantProducts::Shared& s : plan.shared)
+    term.push_back(x + s.sign * (x * (int64_t{1} << s.shift)));
+  int64_t sum = 0;
+  for (const ConstantProducts::Digit& d : plan.products[j])
+    sum += d.sign * ((d.source < 0 ? x : term[static_cast<std::size_t>(d.source)]) *
+                     (int64_t{1} << d.shift));
+  return sum;
+}
+
+}  // namespace kiln::rtl
