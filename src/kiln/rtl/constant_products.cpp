@@ -4,19 +4,9 @@
 #include <map>
 #include <tuple>
 
-namespace kiln::rtl {
+#include "kiln/sched/operator_library.h"
 
-std::vector<std::pair<int, int>> csd_digits(int64_t c) {
-  std::vector<std::pair<int, int>> digits;
-  for (int i = 0; c != 0; c >>= 1, ++i) {
-    if (c & 1) {
-      const int digit = (c & 3) == 3 ? -1 : 1;  // ...11 becomes +100 - 1
-      digits.emplace_back(digit, i);
-      c -= digit;
-    }
-  }
-  return digits;
-}
+namespace kiln::rtl {
 
 int64_t ConstantProducts::adders() const {
   int64_t n = static_cast<int64_t>(shared.size());
@@ -28,7 +18,7 @@ ConstantProducts share_constant_products(const std::vector<int64_t>& constants) 
   ConstantProducts plan;
   for (int64_t c : constants) {
     std::vector<ConstantProducts::Digit> p;
-    for (const auto& [digit, i] : csd_digits(c)) p.push_back({digit, i, -1});
+    for (const auto& [digit, i] : sched::csd_digits(c)) p.push_back({digit, i, -1});
     plan.products.push_back(std::move(p));
   }
   // The pair (a, b) of x's own digits, a at the lower position, as the

@@ -37,10 +37,6 @@ struct ConstantProducts {
   int64_t adders() const;
 };
 
-// The canonical signed digits of c, (digit, position) from the least
-// significant; empty for 0.
-std::vector<std::pair<int, int>> csd_digits(int64_t c);
-
 ConstantProducts share_constant_products(const std::vector<int64_t>& constants);
 
 // x * constants[j] by the plan (exact, in int64): what the tests compare.

@@ -4,8 +4,12 @@
 
 #include <random>
 
+#include "kiln/sched/operator_library.h"
+
 namespace kiln::rtl {
 namespace {
+
+using sched::csd_digits;
 
 TEST(ConstantProducts, CsdDigits) {
   EXPECT_EQ(csd_digits(7), (std::vector<std::pair<int, int>>{{-1, 0}, {1, 3}}));

@@ -414,7 +414,7 @@ class StageBuilder {
     // The product's raw value is x's raw times c's raw; x aligned to the
     // product's fraction bits is x's raw times 2^(t.frac - xt.frac) = c's
     // fraction bits, so each digit d at 2^i adds d * (x << i) on x's own grid.
-    const std::vector<std::pair<int, int>> digits = csd_digits(g_.node(k).imm);
+    const std::vector<std::pair<int, int>> digits = sched::csd_digits(g_.node(k).imm);
     std::string extended;
     if (digits.size() > 1) {
       extended = fmt::format("n{}_x", n);

@@ -82,21 +82,27 @@ int dsp_count(int wa, int wb, FpgaFamily family) {
   return std::min(straight, swapped);
 }
 
-int csd_nonzero_digits(int64_t c) {
-  // Non-adjacent form of |c|: a run of ones ...0111 becomes 100(-1).
+std::vector<std::pair<int, int>> csd_digits(int64_t c) {
+  // Non-adjacent form of |c|: a run of ones ...0111 becomes 100(-1); the
+  // signs flip for c < 0 (unsigned, so the most negative c has a magnitude).
   uint64_t m = c < 0 ? uint64_t{0} - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
-  int digits = 0;
-  while (m != 0) {
+  const int sign = c < 0 ? -1 : 1;
+  std::vector<std::pair<int, int>> digits;
+  for (int i = 0; m != 0; m >>= 1, ++i) {
     if (m & 1) {
-      ++digits;
-      if ((m & 3) == 3)
-        m += 1;  // digit -1
+      const bool minus = (m & 3) == 3;
+      digits.emplace_back(minus ? -sign : sign, i);
+      if (minus)
+        m += 1;
       else
-        m -= 1;  // digit +1
+        m -= 1;
     }
-    m >>= 1;
   }
   return digits;
+}
+
+int csd_nonzero_digits(int64_t c) {
+  return static_cast<int>(csd_digits(c).size());
 }
 
 OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "kiln/sched/problem.h"
 #include "kiln/support/enum_table.h"
@@ -59,6 +60,9 @@ int dsp_count(int wa, int wb, FpgaFamily family);
 // Non-zero digits of the canonical signed digit form of `c` (the adders a
 // ConstMul needs + 1): 7 = 8 - 1 has 2, 0 has 0.
 int csd_nonzero_digits(int64_t c);
+// Those digits, (digit +-1, position) from the least significant: c = sum of
+// digit * 2^position, no two positions adjacent; empty for 0.
+std::vector<std::pair<int, int>> csd_digits(int64_t c);
 
 // A scheduling operator type with the cost's latency and delay.
 inline OperatorType operator_type(std::string name, const OperatorCost& cost,
