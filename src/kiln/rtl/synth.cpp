@@ -25,6 +25,10 @@ SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
   std::vector<fs::path> files;
   for (const std::string& f : d.files) files.push_back(dir / f);
   r.synth = tools::synthesize(files, d.top, r.family, dir / "synth", timeout_seconds);
+  if (!r.synth.ok && r.synth.out_of_resources)
+    throw_error(ErrorKind::Unsupported, (dir / "synth").string(), r.synth.error,
+                "Yosys ran out of time or memory on this design (signal 9 is usually the "
+                "out-of-memory killer); synthesize on a larger machine or make the design smaller");
   if (!r.synth.ok)
     throw_error(
         ErrorKind::Internal, (dir / "synth").string(), r.synth.error,

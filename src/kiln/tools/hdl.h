@@ -115,6 +115,9 @@ struct SynthResult {
   CellCounts total;                           // the top with everything below it
   std::map<std::string, CellCounts> modules;  // each module's own cells
   std::string error;                          // one line when !ok
+  // Yosys ran over its time limit or was killed (SIGKILL: on Linux most
+  // likely the out-of-memory killer): the design is too large, not broken.
+  bool out_of_resources = false;
 };
 
 // The Yosys script synthesize() runs: read_verilog -sv of each file (paths

@@ -377,6 +377,17 @@ TEST(Synthesize, MultiplyAddUsesADspOnUltraScalePlus) {
   std::cout << "yosys (xcup, mac2): " << r.seconds << " s\n";
 }
 
+// Yosys over its time limit is out of resources (the design is too big), not
+// a failure of the design: `kiln synth` says so with exit 3.
+TEST(Synthesize, OverTheTimeLimitIsOutOfResources) {
+  TempDir dir;
+  const SynthResult r = synthesize({write_file(dir, "mac2.v", kMac2)}, "mac2",
+                                   FpgaFamily::UltraScalePlus, dir / "synth", 0.05);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.out_of_resources) << r.error;
+  EXPECT_CONTAINS(r.error, "timed out");
+}
+
 TEST(Synthesize, AddersUseCarryChainsAndCountPerModule) {
   TempDir dir;
   const SynthResult r =

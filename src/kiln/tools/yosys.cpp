@@ -1,6 +1,7 @@
 // Yosys synthesis for Xilinx families and its cell counts.
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -167,6 +168,7 @@ SynthResult synthesize(const std::vector<fs::path>& files, const std::string& to
       run_process(yosys.path->string(), {"-q", "-l", kLog, "-s", kScript}, popts);
   r.seconds = p.seconds;
   if (!p.ok()) {
+    r.out_of_resources = p.timed_out || p.signal == SIGKILL;
     r.error = "yosys: synthesis of " + top + " failed (" + p.status_text() +
               "): " + yosys_error_line(p.err + "\n" + p.out) + " (log: " + r.log_file.string() +
               ")";
