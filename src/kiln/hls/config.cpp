@@ -268,20 +268,14 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                  });
 }
 
-// "full" or a positive factor (Loop.<name>.Unroll); 0 stands for full.
-int64_t parse_unroll(const Ctx& c, const std::string& path, const YAML::Node& n) {
-  if (n.IsScalar() && iequals(n.Scalar(), "full")) return 0;
+// A positive integer or `word` (Loop.<name>.Unroll's "full", Pipeline's
+// "off"), which reads as 0; `what` names the integer in the error.
+int64_t parse_positive_or(const Ctx& c, const std::string& path, const YAML::Node& n,
+                          const std::string& word, const std::string& what) {
+  if (n.IsScalar() && iequals(n.Scalar(), word)) return 0;
   if (n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] != '-')
     return parse_positive_int(c, path, n);
-  fail(c, path, n, "expects 'full' or a positive factor of the trip count, got " + kind_of(n));
-}
-
-// "off" or a positive initiation interval (Loop.<name>.Pipeline); 0 is off.
-int64_t parse_pipeline(const Ctx& c, const std::string& path, const YAML::Node& n) {
-  if (n.IsScalar() && iequals(n.Scalar(), "off")) return 0;
-  if (n.IsScalar() && !n.Scalar().empty() && n.Scalar()[0] != '-')
-    return parse_positive_int(c, path, n);
-  fail(c, path, n, "expects 'off' or a positive initiation interval, got " + kind_of(n));
+  fail(c, path, n, "expects '" + word + "' or " + what + ", got " + kind_of(n));
 }
 
 std::string where_of(const Ctx& c, const std::string& path, const YAML::Node& key) {
@@ -292,17 +286,18 @@ std::string where_of(const Ctx& c, const std::string& path, const YAML::Node& ke
 }
 
 void parse_loop_block(const Ctx& c, const std::string& path, const YAML::Node& n, LoopConfig& lc) {
-  for_each_entry(c, path, n,
-                 [&](const std::string& k, const std::string& sub, const YAML::Node& key,
-                     const YAML::Node& v) {
-                   if (k == "Unroll")
-                     lc.unroll = parse_unroll(c, sub, v);
-                   else if (k == "Pipeline")
-                     lc.pipeline_ii = parse_pipeline(c, sub, v);
-                   else
-                     fail(c, sub, key, "unknown loop key '" + k + "'",
-                          spelling_hint(k, {"Unroll", "Pipeline"}, "valid keys"));
-                 });
+  for_each_entry(
+      c, path, n,
+      [&](const std::string& k, const std::string& sub, const YAML::Node& key,
+          const YAML::Node& v) {
+        if (k == "Unroll")
+          lc.unroll = parse_positive_or(c, sub, v, "full", "a positive factor of the trip count");
+        else if (k == "Pipeline")
+          lc.pipeline_ii = parse_positive_or(c, sub, v, "off", "a positive initiation interval");
+        else
+          fail(c, sub, key, "unknown loop key '" + k + "'",
+               spelling_hint(k, {"Unroll", "Pipeline"}, "valid keys"));
+      });
 }
 
 void parse_buffer_block(const Ctx& c, const std::string& path, const YAML::Node& n,

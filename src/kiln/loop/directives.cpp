@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "kiln/loop/loop_sites.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
@@ -34,33 +32,29 @@ std::vector<int64_t> unroll_factors(int64_t trip) {
 
 void apply_directives(Program& program, const std::map<std::string, hls::LoopConfig>& loops,
                       const std::map<std::string, hls::BufferConfig>& buffers) {
-  if (!loops.empty()) {
-    const std::vector<LoopSite> sites = loop_sites(program);
-    std::vector<std::string> names;
-    for (const LoopSite& s : sites) names.push_back(s.name);
-    for (const auto& [name, lc] : loops) {
-      const auto it = std::find_if(sites.begin(), sites.end(),
-                                   [&](const LoopSite& s) { return s.name == name; });
-      if (it == sites.end())
-        fail(lc.where, "the model has no loop '" + name + "'",
-             names_hint(name, names, "kiln rtl --list-loops MODEL prints the loops' names"));
-      Loop& loop = program.kernels[static_cast<std::size_t>(it->kernel)]
-                       .loops[static_cast<std::size_t>(it->loop)];
-      if (lc.unroll) {
-        const int64_t u = *lc.unroll;
-        if (u != 0 && loop.trip % u != 0) {
-          fail(lc.where + ".Unroll",
-               fmt::format("{} does not divide the trip count {} of {}", u, loop.trip, name),
-               "valid: " + join(unroll_factors(loop.trip), ", ") + " or full");
-        }
-        loop.directives.unroll = u == loop.trip ? 0 : u;  // a full factor is full unrolling
-      }
-      if (lc.pipeline_ii) {
-        if (*lc.pipeline_ii == 0)
-          loop.directives.pipeline_ii.reset();
-        else
-          loop.directives.pipeline_ii = static_cast<int>(*lc.pipeline_ii);
-      }
+  for (const auto& [name, lc] : loops) {
+    const std::optional<LoopSite> site = find_loop_site(program, name);
+    if (!site) {
+      std::vector<std::string> names;
+      for (const LoopSite& s : loop_sites(program)) names.push_back(s.name);
+      fail(lc.where, "the model has no loop '" + name + "'",
+           names_hint(name, names, "kiln rtl --list-loops MODEL prints the loops' names"));
+    }
+    Loop& loop = program.kernels[static_cast<std::size_t>(site->kernel)]
+                     .loops[static_cast<std::size_t>(site->loop)];
+    if (lc.unroll) {
+      const int64_t u = *lc.unroll;
+      if (u != 0 && loop.trip % u != 0)
+        fail(lc.where + ".Unroll",
+             fmt::format("{} does not divide the trip count {} of {}", u, loop.trip, name),
+             "valid: " + join(unroll_factors(loop.trip), ", ") + " or full");
+      loop.directives.unroll = u == loop.trip ? 0 : u;  // a full factor is full unrolling
+    }
+    if (lc.pipeline_ii) {
+      if (*lc.pipeline_ii == 0)
+        loop.directives.pipeline_ii.reset();
+      else
+        loop.directives.pipeline_ii = static_cast<int>(*lc.pipeline_ii);
     }
   }
   for (const auto& [name, bc] : buffers) {

@@ -51,23 +51,34 @@ std::vector<int> cycle_from(const Problem& p, const std::vector<int>& pred, int 
   return cycle;
 }
 
+// What place() needs at every II: each operation's position in the
+// topological order and its dependences in and out, by index.
+struct Adjacency {
+  std::vector<int> topo_index;
+  std::vector<std::vector<int>> in, out;
+  Adjacency(const Problem& p, const Graph& g)
+      : topo_index(p.num_operations()), in(p.num_operations()), out(p.num_operations()) {
+    for (int i = 0; i < p.num_operations(); ++i) topo_index[g.topological_order()[i]] = i;
+    for (std::size_t i = 0; i < p.dependences.size(); ++i) {
+      in[p.dependences[i].to].push_back(static_cast<int>(i));
+      out[p.dependences[i].from].push_back(static_cast<int>(i));
+    }
+  }
+};
+
 // Places every operation at `ii` as solvers.h says; false if one does not fit.
-bool place(const Problem& p, const Graph& g, int ii, std::vector<int>& start) {
+bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start) {
   const int n = p.num_operations();
   std::vector<int> asap, pred;
   if (!earliest_at(p, ii, asap, pred, nullptr)) return false;
-  std::vector<int> topo_index(n);
-  for (int i = 0; i < n; ++i) topo_index[g.topological_order()[i]] = i;
+  const std::vector<int>& topo_index = adj.topo_index;
+  const auto& in = adj.in;
+  const auto& out = adj.out;
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     return asap[a] != asap[b] ? asap[a] < asap[b] : topo_index[a] < topo_index[b];
   });
-  std::vector<std::vector<int>> in(n), out(n);  // dependence indices by operation
-  for (std::size_t i = 0; i < p.dependences.size(); ++i) {
-    in[p.dependences[i].to].push_back(static_cast<int>(i));
-    out[p.dependences[i].from].push_back(static_cast<int>(i));
-  }
   // used[type][cycle mod ii]: the modulo reservation table.
   std::vector<std::vector<int>> used(p.types.size(), std::vector<int>(ii, 0));
   start.assign(n, -1);
@@ -179,8 +190,9 @@ Solution schedule_modulo(const Problem& p) {
   Solution s;
   s.start_ns.assign(p.num_operations(), 0.0);
   const int first = std::max(b.mii(), p.ii.value_or(1));
+  const Adjacency adj(p, g);
   for (int ii = first; ii < list_ii; ++ii)
-    if (place(p, g, ii, s.start)) {
+    if (place(p, adj, ii, s.start)) {
       s.ii = ii;
       break;
     }
