@@ -115,20 +115,21 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
   // products by constants as shifts and adds.
   s += fmt::format(
       "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>8} {:>8} "
-      "{:>7} {:>7} {:>5} {:>6}\n",
+      "{:>7} {:>7} {:>5} {:>6} {:>6}\n",
       "stage", "start", "latency", "II", "nodes", "mults", "units", "const*", "adders", "lookups",
-      "reg bits", "path ns", "LUT", "FF", "DSP", "CARRY");
+      "reg bits", "path ns", "LUT", "FF", "DSP", "CARRY", "BRAM18");
   for (const rtl::StageReport& st : d.stages)
     s += fmt::format(
         "{:<24} {:>6} {:>7} {:>5} {:>6} {:>6} {:>6} {:>7} {:>7} {:>8} {:>8} {:>8.2f} "
-        "{:>7.0f} {:>7.0f} {:>5.0f} {:>6.0f}\n",
+        "{:>7.0f} {:>7.0f} {:>5.0f} {:>6.0f} {:>6.0f}\n",
         st.name, st.start_cycle, st.latency_cycles, st.interval_cycles, st.nodes, st.multipliers,
         st.multiplier_units, st.const_multipliers, st.adders, st.lookups, st.register_bits,
-        st.critical_path_ns, st.lut, st.ff, st.dsp, st.carry);
+        st.critical_path_ns, st.lut, st.ff, st.dsp, st.carry, st.bram18);
   const rtl::ResourceEstimate e = rtl::estimate_of(d);
   s += fmt::format(
-      "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}\n",
-      e.lut, e.ff, e.dsp, e.carry);
+      "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}, "
+      "BRAM18 {:.0f}\n",
+      e.lut, e.ff, e.dsp, e.carry, e.bram18);
   s += fmt::format("written in {:.2f} s; next: kiln rtlsim {} and kiln synth {}\n", r.seconds,
                    r.dir.string(), r.dir.string());
   return s;

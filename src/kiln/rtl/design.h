@@ -67,7 +67,8 @@ struct StageReport {
   int64_t register_bits = 0;      // flip-flops holding values across cycles
   double critical_path_ns = 0;    // the schedule's longest chain in a cycle (estimate)
   // The operator library's estimate (sched/operator_library.h).
-  double lut = 0, ff = 0, dsp = 0, carry = 0;
+  // Tables read into a register go to block RAM (bram18), as Yosys maps them.
+  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
 };
 
 struct Design {

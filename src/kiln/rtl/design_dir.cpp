@@ -89,7 +89,7 @@ ResourceEstimate estimate_from(const json& j) {
 }  // namespace
 
 ResourceEstimate estimate_of(const StageReport& s) {
-  return {s.lut, s.ff, s.dsp, s.carry, 0};
+  return {s.lut, s.ff, s.dsp, s.carry, s.bram18};
 }
 
 ResourceEstimate estimate_of(const Design& d) {
@@ -99,6 +99,7 @@ ResourceEstimate estimate_of(const Design& d) {
     e.ff += s.ff;
     e.dsp += s.dsp;
     e.carry += s.carry;
+    e.bram18 += s.bram18;
   }
   return e;
 }

@@ -32,7 +32,7 @@ inline constexpr int64_t kTestbenchMaxWords = int64_t{1} << 22;
 int testbench_capacity(const Design& design);
 
 // The operator library's resource estimate (sched/operator_library.h): LUT,
-// FF, DSP and CARRY blocks summed over stages. BRAM is 0: tables are LUT ROMs.
+// FF, DSP, CARRY and BRAM18 blocks summed over stages.
 struct ResourceEstimate {
   double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
 };

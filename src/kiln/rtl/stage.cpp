@@ -31,6 +31,7 @@ OperatorCost sum(OperatorCost a, const OperatorCost& b) {
   a.ff += b.ff;
   a.dsp += b.dsp;
   a.carry += b.carry;
+  a.bram18 += b.bram18;
   return a;
 }
 
@@ -87,12 +88,13 @@ class StageBuilder {
     return w;
   }
 
+  OperatorCost lib(OperatorKind k, const OperatorShape& shape) const {
+    return sched::operator_cost(k, shape, o_.family);
+  }
+
   OperatorCost cost(uint32_t n) const {
     const dfg::Node& node = g_.node(n);
     const int w = g_.type(n).width;
-    auto lib = [&](OperatorKind k, OperatorShape shape) {
-      return sched::operator_cost(k, shape, o_.family);
-    };
     switch (node.op) {
       case NodeOp::Input:
       case NodeOp::Const:
@@ -128,6 +130,25 @@ class StageBuilder {
       }
     }
     return {};
+  }
+
+  // A lookup whose value is read only from its register, none of it in its
+  // own cycle: Yosys merges that register into the table and maps large ones
+  // to block RAM.
+  bool in_block_ram(uint32_t n) const {
+    if (shared_ || g_.node(n).op != NodeOp::Lookup || hold_[n] == 0 || read_in_own_cycle_[n])
+      return false;
+    const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
+    return sched::rom_in_block_ram(static_cast<int>(t.data.size()), g_.type(n).width);
+  }
+
+  // The index's clamp in LUTs and the table in block RAM.
+  OperatorCost block_rom_cost(uint32_t n) const {
+    const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
+    const int k = index_bits(static_cast<int64_t>(t.data.size()));
+    const int w = g_.type(n).width;
+    return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
+               lib(OperatorKind::BlockRom, {w, 0, static_cast<int>(t.data.size()), 0}));
   }
 
   void classify() {
@@ -217,8 +238,12 @@ class StageBuilder {
     // The cycles each value must outlive its own: to its last consumer, and
     // to the stage's end for the outputs (registered there).
     hold_.assign(g_.size(), 0);
+    read_in_own_cycle_.assign(g_.size(), false);
     for (uint32_t n = 0; n < g_.size(); ++n)
-      for (uint32_t a : g_.args(n)) hold_[a] = std::max(hold_[a], start_[n] - start_[a]);
+      for (uint32_t a : g_.args(n)) {
+        hold_[a] = std::max(hold_[a], start_[n] - start_[a]);
+        if (start_[n] == start_[a]) read_in_own_cycle_[a] = true;
+      }
     for (const dfg::Output& o : g_.outputs())
       if (!g_.is_const(o.node)) hold_[o.node] = std::max(hold_[o.node], depth_ - start_[o.node]);
     int64_t bits = 0;
@@ -228,12 +253,18 @@ class StageBuilder {
     }
     if (shared_) bits = share_registers();
     r_.report.register_bits = bits;
+    r_.report.ff = static_cast<double>(bits);
     for (uint32_t n = 0; n < g_.size(); ++n) {
+      if (in_block_ram(n)) {
+        // The table and its read's register become one block RAM.
+        costs_[n] = block_rom_cost(n);
+        r_.report.ff -= g_.type(n).width;
+      }
       r_.report.lut += costs_[n].lut;
       r_.report.carry += costs_[n].carry;
+      r_.report.bram18 += costs_[n].bram18;
       if (!shared_ || !is_var_mul(n)) r_.report.dsp += costs_[n].dsp;
     }
-    r_.report.ff = static_cast<double>(bits);
     // Shared multipliers: the k-th product of a cycle runs on unit k.
     unit_of_.assign(g_.size(), -1);
     if (shared_) {
@@ -602,7 +633,7 @@ class StageBuilder {
     out += fmt::format("  wire {}n{}_i = (n{}_v < {}) ? {} : (n{}_v > {}) ? {} : n{}_v[{}:0];\n",
                        range(k), n, n, literal_signed(0, wv), literal(0, k), n,
                        literal_signed(size - 1, wv), literal(size - 1, k), n, k - 1);
-    out += fmt::format("  wire {}{} = rom_{}[n{}_i];\n", range(t.type.width), wire(n), l.table, n);
+    out += fmt::format("  wire {}{} = rom_{}(n{}_i);\n", range(t.type.width), wire(n), l.table, n);
     roms_used_.insert(l.table);
   }
 
@@ -786,18 +817,27 @@ class StageBuilder {
     if (!seq.empty()) out += "  always @(posedge clk) begin\n" + seq + "  end\n";
   }
 
-  // Each table once per module, as a constant array: every lookup is a read
-  // port of it (a ROM in LUTs for Yosys, a table for the simulators).
+  // Each table once per module, as a function over a case statement: every
+  // lookup is its own copy of the table, which Yosys turns into a ROM with one
+  // read port (a block RAM when a register follows it, LUTs otherwise). One
+  // array read by every lookup would be a ROM with hundreds of read ports,
+  // which Yosys's memory_libmap cannot map (soft_max: 24 GB, then killed).
   std::string roms() const {
     std::string s;
     for (int t : roms_used_) {
       const dfg::Table& tb = g_.tables()[static_cast<std::size_t>(t)];
+      const int k = index_bits(static_cast<int64_t>(tb.data.size()));
       s += fmt::format("  // Table {}: {} entries.\n", tb.name, tb.data.size());
-      s += fmt::format("  reg {}rom_{} [0:{}];\n  initial begin\n", range(tb.type.width), t,
-                       tb.data.size() - 1);
+      // Verilator would inline the case into every lookup (soft_max: a 349 s
+      // build instead of 24 s); its metacomment keeps one C++ function.
+      s += fmt::format(
+          "  function {}rom_{}(input {}i);\n    /* verilator no_inline_task */\n    case (i)\n",
+          range(tb.type.width), t, range(k));
       for (std::size_t e = 0; e < tb.data.size(); ++e)
-        s += fmt::format("    rom_{}[{}] = {};\n", t, e, literal(tb.data[e], tb.type.width));
-      s += "  end\n";
+        s += fmt::format("      {}: rom_{} = {};\n", literal(static_cast<int64_t>(e), k), t,
+                         literal(tb.data[e], tb.type.width));
+      s += fmt::format("      default: rom_{} = {};\n    endcase\n  endfunction\n", t,
+                       literal(0, tb.type.width));
     }
     return s;
   }
@@ -810,6 +850,7 @@ class StageBuilder {
   std::vector<OperatorCost> costs_;
   std::vector<int> op_of_, start_, hold_, unit_of_, reg_of_;
   std::vector<int> reg_width_, reg_busy_until_;
+  std::vector<bool> read_in_own_cycle_;
   bool shared_ = false;
   int depth_ = 1;
   int units_ = 0;

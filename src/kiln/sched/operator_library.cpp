@@ -37,6 +37,13 @@ constexpr auto kFamilies = make_enum_table<FpgaFamily, 2, FamilyFacts>({
     {{FpgaFamily::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
 });
 
+constexpr int64_t kBram18Bits = 18 * 1024;
+
+// Measured with Yosys 0.23 (Debian 12) synth_xilinx on registered reads of
+// case-statement tables: 512x17 and 1024x9 became RAMB18E2, 512x16 and 2048x4
+// (8,192 bits) LUTs. memory_libmap weighs its costs; this is where they cross.
+constexpr int64_t kBlockRomMinBits = 8192 + 1;
+
 int ceil_div(int a, int b) {
   return (a + b - 1) / b;
 }
@@ -177,6 +184,17 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
                    mux4_levels(groups) * f.lut_ns;
       return c;
     }
+    case OperatorKind::BlockRom: {
+      // 18 Kb blocks (RAMB18E1/E2, UG473/UG573), one read port of at most 36
+      // bits each; the read's register is the block's own.
+      if (shape.count < 1)
+        bad_shape(kind, "a table needs 1 or more entries, got " + std::to_string(shape.count));
+      const int64_t bits = int64_t{shape.count} * w;
+      c.latency = 1;
+      c.bram18 = static_cast<double>(
+          std::max<int64_t>((bits + kBram18Bits - 1) / kBram18Bits, ceil_div(w, 36)));
+      return c;
+    }
     case OperatorKind::Shift: return c;
     case OperatorKind::Register:
       c.latency = 1;
@@ -185,6 +203,10 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
   }
   KILN_ASSERT(false, "unknown operator kind");
   return c;
+}
+
+bool rom_in_block_ram(int entries, int width) {
+  return int64_t{entries} * width >= kBlockRomMinBits;
 }
 
 }  // namespace kiln::sched

@@ -32,6 +32,7 @@ enum class OperatorKind : uint8_t {
   Round,     // an add of the rounding increment
   Saturate,  // compare against the range + 2:1 mux
   Rom,       // a table of N entries x w bits in LUTs
+  BlockRom,  // the same table in block RAM, its read registered
   Shift,     // constant shift: wiring, free
   Register,  // w flip-flops
 };
@@ -47,7 +48,7 @@ struct OperatorShape {
 struct OperatorCost {
   int latency = 0;      // cycles
   double delay_ns = 0;  // combinational delay (before the first register when latency >= 1)
-  double lut = 0, ff = 0, dsp = 0, carry = 0;
+  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
 };
 
 OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family);
@@ -64,6 +65,10 @@ int csd_nonzero_digits(int64_t c);
 // digit * 2^position, no two positions adjacent; empty for 0.
 std::vector<std::pair<int, int>> csd_digits(int64_t c);
 
+// Whether Yosys puts a table of `entries` x `width` bits whose read is
+// registered into block RAM (OperatorKind::BlockRom) rather than LUTs.
+bool rom_in_block_ram(int entries, int width);
+
 // A scheduling operator type with the cost's latency and delay.
 inline OperatorType operator_type(std::string name, const OperatorCost& cost,
                                   std::optional<int> limit = std::nullopt) {
@@ -76,12 +81,19 @@ namespace kiln {
 template <>
 struct EnumNames<sched::OperatorKind> {
   static constexpr std::pair<sched::OperatorKind, std::string_view> kNames[] = {
-      {sched::OperatorKind::Add, "add"},           {sched::OperatorKind::Sub, "sub"},
-      {sched::OperatorKind::Mul, "mul"},           {sched::OperatorKind::ConstMul, "const_mul"},
-      {sched::OperatorKind::Compare, "compare"},   {sched::OperatorKind::Mux, "mux"},
-      {sched::OperatorKind::MaxMin, "max_min"},    {sched::OperatorKind::Round, "round"},
-      {sched::OperatorKind::Saturate, "saturate"}, {sched::OperatorKind::Rom, "rom"},
-      {sched::OperatorKind::Shift, "shift"},       {sched::OperatorKind::Register, "register"},
+      {sched::OperatorKind::Add, "add"},
+      {sched::OperatorKind::Sub, "sub"},
+      {sched::OperatorKind::Mul, "mul"},
+      {sched::OperatorKind::ConstMul, "const_mul"},
+      {sched::OperatorKind::Compare, "compare"},
+      {sched::OperatorKind::Mux, "mux"},
+      {sched::OperatorKind::MaxMin, "max_min"},
+      {sched::OperatorKind::Round, "round"},
+      {sched::OperatorKind::Saturate, "saturate"},
+      {sched::OperatorKind::Rom, "rom"},
+      {sched::OperatorKind::BlockRom, "block_rom"},
+      {sched::OperatorKind::Shift, "shift"},
+      {sched::OperatorKind::Register, "register"},
   };
 };
 }  // namespace kiln

@@ -62,6 +62,13 @@ TEST(OperatorLibrary, OtherKinds) {
   EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 32}, kUs).lut, 4);
   EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 256}, kUs).lut, 32);
   EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 1024}, kUs).lut, 8 * (16 + 1));
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).bram18, 1);
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 2048}, kUs).bram18, 2);
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {72, 0, 16}, kUs).bram18, 2);  // 36-bit ports
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).lut, 0);
+  // Where Yosys 0.23 moved from LUTs to block RAM (operator_library.cpp).
+  EXPECT_FALSE(rom_in_block_ram(512, 16));
+  EXPECT_TRUE(rom_in_block_ram(512, 17));
   const OperatorCost shift = operator_cost(OperatorKind::Shift, {32}, kUs);
   EXPECT_EQ(shift.lut + shift.ff + shift.dsp + shift.carry + shift.delay_ns, 0);
   const OperatorCost reg = operator_cost(OperatorKind::Register, {32}, k7);
