@@ -12,42 +12,137 @@ namespace {
 
 constexpr uint32_t kUnset = UINT32_MAX;
 
+// What a run of statements may see and must report (see unroll.h).
+struct Region {
+  bool locals_live_in = false;  // a local read before written is an input
+  bool locals_out = false;      // written locals are outputs too
+  int symbolic_loop = -1;       // a loop run once with its variable left unknown
+};
+
 class Unroller {
  public:
-  Unroller(const loop::Program& p, const loop::Kernel& k, Graph& g) : p_(p), k_(k), g_(g) {
+  Unroller(const loop::Program& p, const loop::Kernel& k, Graph& g, Region region = {})
+      : p_(p), k_(k), g_(g), region_(region) {
     vars_.assign(k.loops.size(), 0);
     values_.assign(k.values.size(), kUnset);
   }
 
-  void run() {
-    block(k_.body);
-    // Every element the kernel wrote to a program buffer is a stage output.
+  void run(const std::vector<loop::Stmt>& stmts) {
+    block(stmts);
+    // Every element the statements wrote to a program buffer is an output
+    // (and to a local, when the region's state lives on).
     for (auto& [b, table] : tables_) {
-      if (p_.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Local) continue;
+      if (!region_.locals_out &&
+          p_.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Local)
+        continue;
       if (!written_.count(b)) continue;
       for (std::size_t e = 0; e < table.size(); ++e)
         if (written_[b][e]) g_.add_output({b, static_cast<int64_t>(e)}, table[e]);
     }
+    for (std::size_t w = 0; w < port_writes_.size(); ++w)
+      g_.add_output({port_writes_[w].buffer, -1 - static_cast<int64_t>(w)}, port_write_nodes_[w]);
   }
+
+  std::vector<PortAccess> port_reads() const { return port_reads_; }
+  std::vector<PortAccess> port_writes() const { return port_writes_; }
 
  private:
-  int64_t eval(const loop::Affine& a) const {
-    int64_t v = a.constant;
-    for (const auto& [loop, c] : a.terms) v += c * vars_[static_cast<std::size_t>(loop)];
-    return v;
+  bool symbolic(int loop) const { return loop == region_.symbolic_loop; }
+
+  // `a` with the known loop variables replaced by their values: a constant,
+  // or an expression of the symbolic loop's variable.
+  loop::Affine residual(const loop::Affine& a) const {
+    loop::Affine r = loop::Affine::of(a.constant);
+    for (const auto& [loop, c] : a.terms)
+      if (symbolic(loop))
+        r = r + loop::Affine::var(loop, c);
+      else
+        r.constant += c * vars_[static_cast<std::size_t>(loop)];
+    return r;
   }
 
-  // The storage buffer and element an access reaches.
-  Element element(int b, const std::vector<loop::Affine>& index) const {
+  int64_t eval(const loop::Affine& a) const {
+    const loop::Affine r = residual(a);
+    KILN_ASSERT(r.terms.empty(), "kernel " + k_.name + ": a symbolic index evaluated");
+    return r.constant;
+  }
+
+  // The storage buffer and the row-major element an access reaches, as an
+  // expression of the symbolic loop's variable (constant elsewhere).
+  std::pair<int, loop::Affine> address(int b, const std::vector<loop::Affine>& index) const {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
-    int64_t f = 0;
+    loop::Affine f = loop::Affine::of(0);
     for (std::size_t d = 0; d < index.size(); ++d) {
-      const int64_t i = eval(index[d]);
-      KILN_ASSERT(i >= 0 && i < buf.shape[d], "kernel " + k_.name + ": @" + buf.name + " index " +
-                                                  std::to_string(i) + " out of range");
+      const loop::Affine i = residual(index[d]);
+      KILN_ASSERT(!i.terms.empty() || (i.constant >= 0 && i.constant < buf.shape[d]),
+                  "kernel " + k_.name + ": @" + buf.name + " index " + std::to_string(i.constant) +
+                      " out of range");
       f = f * buf.shape[d] + i;
     }
     return {p_.storage_of(b), f};
+  }
+
+  // The storage buffer and element an access reaches (a constant one).
+  Element element(int b, const std::vector<loop::Affine>& index) const {
+    const auto [storage, f] = address(b, index);
+    KILN_ASSERT(f.terms.empty(), "kernel " + k_.name + ": a symbolic element used as constant");
+    return {storage, f.constant};
+  }
+
+  [[noreturn]] void unsupported(const std::string& what) const {
+    throw_error(
+        ErrorKind::Unsupported,
+        "loop " + k_.name + "/" + k_.loops[static_cast<std::size_t>(region_.symbolic_loop)].name,
+        what, "pipeline another loop of the layer, or unroll it fully");
+  }
+
+  int port_index(const std::vector<PortAccess>& ports, int storage, const loop::Affine& a) const {
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      if (ports[i].buffer == storage && ports[i].element == a) return static_cast<int>(i);
+    return -1;
+  }
+
+  bool has_port(const std::vector<PortAccess>& ports, int storage) const {
+    for (const PortAccess& pa : ports)
+      if (pa.buffer == storage) return true;
+    return false;
+  }
+
+  // A load whose element moves with the symbolic loop: a read port of the
+  // buffer's memory, an Input node at element -1 - (its index in reads).
+  uint32_t port_load(int storage, const loop::Affine& a) {
+    const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
+    if (const int w = port_index(port_writes_, storage, a); w >= 0)
+      return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
+    if (has_port(port_writes_, storage))
+      unsupported("@" + name +
+                  " is read at an element written earlier in the same iteration at "
+                  "another moving element");
+    if (tables_.count(storage))
+      unsupported("@" + name +
+                  " is read both at fixed elements and at elements that move with "
+                  "the loop");
+    int r = port_index(port_reads_, storage, a);
+    if (r < 0) {
+      r = static_cast<int>(port_reads_.size());
+      port_reads_.push_back({storage, a});
+    }
+    return g_.input({storage, -1 - r}, p_.buffers[static_cast<std::size_t>(storage)].type);
+  }
+
+  void port_store(int storage, const loop::Affine& a, uint32_t node) {
+    const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
+    if (tables_.count(storage) || has_port(port_reads_, storage))
+      if (port_index(port_reads_, storage, a) < 0 || tables_.count(storage))
+        unsupported("@" + name +
+                    " is written at an element that moves with the loop and also "
+                    "accessed at other elements in the same iteration");
+    if (const int w = port_index(port_writes_, storage, a); w >= 0) {
+      port_write_nodes_[static_cast<std::size_t>(w)] = node;
+      return;
+    }
+    port_writes_.push_back({storage, a});
+    port_write_nodes_.push_back(node);
   }
 
   std::vector<uint32_t>& table(int storage) {
@@ -58,7 +153,12 @@ class Unroller {
   }
 
   uint32_t load(int b, const std::vector<loop::Affine>& index) {
-    const Element e = element(b, index);
+    const auto [storage, a] = address(b, index);
+    if (!a.terms.empty()) return port_load(storage, a);
+    if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
+      unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
+                  " is read at a fixed element and at elements that move with the loop");
+    const Element e{storage, a.constant};
     uint32_t& slot = table(e.buffer)[static_cast<std::size_t>(e.element)];
     if (slot != kUnset) return slot;
     const loop::Buffer& sb = p_.buffers[static_cast<std::size_t>(e.buffer)];
@@ -67,8 +167,9 @@ class Unroller {
         slot = g_.constant(sb.data[static_cast<std::size_t>(e.element)], sb.type);
         break;
       case loop::BufferRole::Local:
-        KILN_ASSERT(false, "kernel " + k_.name + " reads @" + sb.name + "[" +
-                               std::to_string(e.element) + "] before writing it");
+        KILN_ASSERT(region_.locals_live_in, "kernel " + k_.name + " reads @" + sb.name + "[" +
+                                                std::to_string(e.element) + "] before writing it");
+        slot = g_.input(e, sb.type);
         break;
       default: slot = g_.input(e, sb.type); break;
     }
@@ -109,7 +210,16 @@ class Unroller {
               value(k_.values[static_cast<std::size_t>(s.value)]);
           break;
         case loop::StmtKind::Store: {
-          const Element e = element(s.buffer, s.index);
+          const auto [storage, a] = address(s.buffer, s.index);
+          if (!a.terms.empty()) {
+            port_store(storage, a, values_[static_cast<std::size_t>(s.value)]);
+            break;
+          }
+          if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
+            unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
+                        " is written at a fixed element and accessed at elements that move "
+                        "with the loop");
+          const Element e{storage, a.constant};
           table(e.buffer)[static_cast<std::size_t>(e.element)] =
               values_[static_cast<std::size_t>(s.value)];
           auto& w = written_[e.buffer];
@@ -122,6 +232,10 @@ class Unroller {
         }
         case loop::StmtKind::For: {
           const int64_t trip = k_.loops[static_cast<std::size_t>(s.loop)].trip;
+          if (symbolic(s.loop)) {
+            block(s.body);  // one iteration, its variable unknown
+            break;
+          }
           int64_t& var = vars_[static_cast<std::size_t>(s.loop)];
           for (var = 0; var < trip; ++var) block(s.body);
           break;
@@ -129,6 +243,10 @@ class Unroller {
         case loop::StmtKind::If: {
           bool holds = true;
           for (const loop::Guard& gd : s.guards) {
+            if (!residual(gd.expr).terms.empty())
+              unsupported(
+                  "a condition depends on the loop's variable (padding); predication "
+                  "is not implemented yet");
             const int64_t e = eval(gd.expr);
             holds = holds && e >= gd.lo && e < gd.hi;
           }
@@ -146,6 +264,9 @@ class Unroller {
   std::vector<uint32_t> values_;
   std::map<int, std::vector<uint32_t>> tables_;
   std::map<int, std::vector<bool>> written_;
+  Region region_;
+  std::vector<PortAccess> port_reads_, port_writes_;
+  std::vector<uint32_t> port_write_nodes_;
 };
 
 }  // namespace
@@ -164,7 +285,7 @@ std::vector<Stage> unroll(const loop::Program& program, const UnrollOptions& opt
                   "full unrolling serves small layers; make the layer smaller or use kiln "
                   "compile (the HLS flow) until kiln rtl keeps large layers as loops");
     s.graph = Graph(k.name);
-    Unroller(program, k, s.graph).run();
+    Unroller(program, k, s.graph).run(k.body);
     if (options.balance)
       s.graph.balance_sums();
     else
@@ -172,6 +293,39 @@ std::vector<Stage> unroll(const loop::Program& program, const UnrollOptions& opt
     stages.push_back(std::move(s));
   }
   return stages;
+}
+
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop) {
+  const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
+  const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
+  const std::string name = k.name + "/" + l.name;
+  std::size_t at = 0;
+  while (at < k.body.size() && !(k.body[at].kind == loop::StmtKind::For && k.body[at].loop == loop))
+    ++at;
+  if (at == k.body.size())
+    throw_error(ErrorKind::Unsupported, "loop " + name,
+                "only a loop at its layer's top level can be kept as a loop so far",
+                "pipeline the outermost loop of the nest");
+  const std::vector<loop::Stmt> before(k.body.begin(), k.body.begin() + static_cast<long>(at));
+  const std::vector<loop::Stmt> after(k.body.begin() + static_cast<long>(at) + 1, k.body.end());
+  SplitKernel s;
+  s.before = Graph(k.name + "_before");
+  Unroller(program, k, s.before, {.locals_out = true}).run(before);
+  s.before.compact();
+  s.body.name = name;
+  s.body.loop = loop;
+  s.body.trip = l.trip;
+  s.body.graph = Graph(k.name + "_" + l.name);
+  Unroller u(program, k, s.body.graph,
+             {.locals_live_in = true, .locals_out = true, .symbolic_loop = loop});
+  u.run({k.body[at]});
+  s.body.reads = u.port_reads();
+  s.body.writes = u.port_writes();
+  s.body.graph.balance_sums();
+  s.after = Graph(k.name + "_after");
+  Unroller(program, k, s.after, {.locals_live_in = true}).run(after);
+  s.after.compact();
+  return s;
 }
 
 }  // namespace kiln::dfg

@@ -32,6 +32,51 @@ struct UnrollOptions {
   bool balance = true;  // regroup modular sums into balanced trees
 };
 
+// ---- A kernel around one loop kept as a loop (issue 10) ----------------------
+//
+// A pipelined loop's hardware runs one iteration's dataflow graph per
+// initiation, its variable counted by a controller. split_at_loop() cuts a
+// kernel into the statements before the loop, one iteration of the loop and
+// the statements after it. Loops inside the iteration unroll fully, as seed
+// 003's rule has it. In the iteration's graph:
+// - an Input node at element e >= 0 is state at the iteration's start (a
+//   fixed element of a buffer: a register when it is written too, a
+//   loop-invariant value when it is only read);
+// - an Input node at element -1 - r is the value of reads[r]: an element that
+//   moves with the loop's variable, a read port of that buffer's memory;
+// - an output at element e >= 0 is state at the iteration's end, one at
+//   element -1 - w is writes[w] (a write port).
+// Before and after are unrolled graphs over the same state: their inputs and
+// outputs include locals, since a loop's accumulators live across the cut.
+
+// An element of storage buffer `buffer` whose row-major index is an affine
+// expression of the loop's variable.
+struct PortAccess {
+  int buffer = -1;
+  loop::Affine element;
+  bool operator==(const PortAccess&) const = default;
+};
+
+struct LoopBody {
+  std::string name;  // "<kernel>/<var>"
+  int loop = -1;     // index in Kernel::loops
+  int64_t trip = 0;
+  Graph graph;
+  std::vector<PortAccess> reads, writes;
+};
+
+struct SplitKernel {
+  Graph before;
+  LoopBody body;
+  Graph after;
+};
+
+// Throws kiln::Error(Unsupported) naming the loop when it is not one of the
+// kernel's top-level statements, or when its iteration accesses a buffer in
+// ways whose order one iteration's graph cannot keep (fixed and moving
+// elements of one buffer; conditions on the loop's variable).
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop);
+
 // Throws kiln::Error(Unsupported) naming the layer and its operation count
 // when a kernel is over `max_ops`; Internal when a kernel reads a local
 // element before writing it.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -197,6 +198,208 @@ TEST(Unroll, LayersOverTheBoundAreRefusedByName) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_NE(e.message().find("layer 'dot'"), std::string::npos) << e.message();
     EXPECT_NE(e.message().find("over kiln rtl's bound of 100"), std::string::npos) << e.message();
+  }
+}
+
+// ---- split_at_loop ----------------------------------------------------------
+
+namespace split {
+
+using State = std::map<std::pair<int, int64_t>, Exact>;
+
+int64_t eval_at(const loop::Affine& a, int loop, int64_t var) {
+  int64_t v = a.constant;
+  for (const auto& [l, c] : a.terms) {
+    EXPECT_EQ(l, loop) << "a port's element depends on another loop";
+    v += c * var;
+  }
+  return v;
+}
+
+// Runs `g` on `st`: Input nodes read the state (ports at their element for
+// this iteration), outputs write it back.
+void apply(const Graph& g, State& st, const loop::Program& p, const LoopBody* body, int64_t var) {
+  auto where = [&](const Element& e, bool read) -> std::pair<int, int64_t> {
+    if (e.element >= 0) return {e.buffer, e.element};
+    const auto& ports = read ? body->reads : body->writes;
+    const PortAccess& pa = ports.at(static_cast<std::size_t>(-1 - e.element));
+    EXPECT_EQ(pa.buffer, e.buffer);
+    return {pa.buffer, eval_at(pa.element, body->loop, var)};
+  };
+  std::vector<int64_t> in_raw(g.size(), 0);
+  for (uint32_t n = 0; n < g.size(); ++n)
+    if (g.node(n).op == NodeOp::Input) {
+      const Exact v = st.at(where(g.input_of(n), true));
+      const int up = g.type(n).frac - v.frac;
+      EXPECT_GE(up, 0);
+      in_raw[n] = static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0)));
+    }
+  const std::vector<Exact> v = evaluate(g, in_raw);
+  State out;
+  for (const Output& o : g.outputs()) out[where(o.where, false)] = v[o.node];
+  for (auto& [k, x] : out) st[k] = x;
+  (void)p;
+}
+
+// The program's outputs with kernel `kernel` run as before, `trip`
+// iterations of the body and after; the other kernels fully unrolled.
+std::vector<std::vector<int64_t>> run_split(const loop::Program& p, int kernel,
+                                            const SplitKernel& sk,
+                                            const std::vector<std::vector<int64_t>>& inputs) {
+  State st;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const int b = p.storage_of(p.inputs[k]);
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    for (std::size_t e = 0; e < inputs[k].size(); ++e)
+      st[{b, static_cast<int64_t>(e)}] = numeric::to_exact(inputs[k][e], loop::fixed_of(buf.type));
+  }
+  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
+    const loop::Buffer& buf = p.buffers[b];
+    if (buf.role != loop::BufferRole::Const) continue;
+    for (std::size_t e = 0; e < buf.data.size(); ++e)
+      st[{static_cast<int>(b), static_cast<int64_t>(e)}] =
+          numeric::to_exact(buf.data[e], loop::fixed_of(buf.type));
+  }
+  const std::vector<Stage> stages = unroll(p);
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+    if (static_cast<int>(k) != kernel) {
+      apply(stages[k].graph, st, p, nullptr, 0);
+      continue;
+    }
+    apply(sk.before, st, p, nullptr, 0);
+    for (int64_t i = 0; i < sk.body.trip; ++i) apply(sk.body.graph, st, p, &sk.body, i);
+    apply(sk.after, st, p, nullptr, 0);
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (int ob : p.outputs) {
+    const int b = p.storage_of(ob);
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    std::vector<int64_t> raw;
+    for (int64_t e = 0; e < buf.numel(); ++e) {
+      const Exact v = st.at({b, e});
+      raw.push_back(static_cast<int64_t>(v.raw * (numeric::int128{1} << (buf.type.frac - v.frac))));
+    }
+    out.push_back(std::move(raw));
+  }
+  return out;
+}
+
+}  // namespace split
+
+class ZooSplit : public ::testing::TestWithParam<std::string> {};
+
+// Every top-level loop of every layer either splits, and then before, the
+// body run trip times and after compute what the interpreter computes, or is
+// refused as Unsupported with the loop's name.
+TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / GetParam() / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  const hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
+  const loop::Program p = loop::lower_model(m);
+  std::mt19937 rng(11);
+  std::vector<std::vector<int64_t>> in;
+  for (int b : p.inputs) {
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    const FixedType t = loop::fixed_of(buf.type);
+    std::uniform_int_distribution<int64_t> d(t.min_raw(), t.max_raw());
+    std::vector<int64_t> v(static_cast<std::size_t>(buf.numel()));
+    for (int64_t& x : v) x = d(rng);
+    in.push_back(std::move(v));
+  }
+  const loop::InterpretResult want = loop::interpret(p, in);
+  int split_ok = 0;
+  for (std::size_t k = 0; k < p.kernels.size(); ++k)
+    for (const loop::Stmt& s : p.kernels[k].body) {
+      if (s.kind != loop::StmtKind::For) continue;
+      const std::string name =
+          p.kernels[k].name + "/" + p.kernels[k].loops[static_cast<std::size_t>(s.loop)].name;
+      SplitKernel sk;
+      try {
+        sk = split_at_loop(p, static_cast<int>(k), s.loop);
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+        continue;
+      }
+      ++split_ok;
+      const auto got = split::run_split(p, static_cast<int>(k), sk, in);
+      ASSERT_EQ(got.size(), want.outputs.size());
+      for (std::size_t o = 0; o < got.size(); ++o)
+        ASSERT_EQ(got[o], want.outputs[o].raw) << name << " output " << o;
+    }
+  EXPECT_GT(split_ok, 0) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooSplit,
+                         ::testing::Values("vecmul_a", "dense_a", "softmax_a", "conv2d_a",
+                                           "maxpool_a", "thxprlsg", "mlp", "batch_norm_2d"));
+
+// The MLP's main loop: x[i] and the row w[i][*] are read ports, the ten
+// accumulators are state carried from one iteration to the next.
+TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
+  const loop::Program p = dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
+  const loop::Kernel& k = p.kernels[0];
+  int i = 0;
+  while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
+  const SplitKernel sk = split_at_loop(p, 0, i);
+  EXPECT_EQ(sk.body.name, "dot/i");
+  EXPECT_EQ(sk.body.trip, 3);
+  // x[i], w[i][0] and w[i][1], in the order the Loop IR loads them.
+  const int x = p.find_buffer("x"), w = p.find_buffer("w");
+  const std::vector<PortAccess> want = {
+      {x, loop::Affine::var(i)}, {w, loop::Affine::var(i, 2)}, {w, loop::Affine::var(i, 2) + 1}};
+  ASSERT_EQ(sk.body.reads.size(), 3u);
+  for (const PortAccess& pa : want)
+    EXPECT_NE(std::find(sk.body.reads.begin(), sk.body.reads.end(), pa), sk.body.reads.end())
+        << p.buffers[static_cast<std::size_t>(pa.buffer)].name;
+  EXPECT_TRUE(sk.body.writes.empty());
+  int state_in = 0, state_out = 0;
+  for (uint32_t n = 0; n < sk.body.graph.size(); ++n)
+    if (sk.body.graph.node(n).op == NodeOp::Input && sk.body.graph.input_of(n).element >= 0)
+      ++state_in;
+  for (const Output& o : sk.body.graph.outputs()) state_out += o.where.element >= 0;
+  EXPECT_EQ(state_in, 2);  // acc[0], acc[1]
+  EXPECT_EQ(state_out, 2);
+}
+
+// y[i] = x[i] + x[0]: one iteration's graph would read x's memory at a
+// moving and at a fixed element, which it cannot order yet.
+TEST(SplitAtLoop, FixedAndMovingElementsOfOneBufferAreRefused) {
+  loop::Program p;
+  p.name = "mix";
+  const loop::ScalarType t{8, 0, true};
+  const int x = loop::add_buffer(p, "x", loop::BufferRole::Input, t, {4});
+  const int y = loop::add_buffer(p, "y", loop::BufferRole::Output, loop::add_type(t, t), {4});
+  p.inputs = {x};
+  p.outputs = {y};
+  loop::KernelBuilder k(p, "mix", "mix");
+  k.loop("i", 4, [&](const loop::Affine& i) {
+    const int a = k.load(x, {i});
+    k.store(y, {i}, k.add(a, k.load(x, {loop::Affine::of(0)})));
+  });
+  k.finish({x}, {y});
+  loop::verify(p);
+  try {
+    split_at_loop(p, 0, 0);
+    FAIL() << "split";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("mix/i"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("@x"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SplitAtLoop, NestedLoopsAreRefusedByName) {
+  const loop::Program p = dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
+  const loop::Kernel& k = p.kernels[0];
+  int j = 0;
+  while (k.loops[static_cast<std::size_t>(j)].name != "j") ++j;
+  try {
+    split_at_loop(p, 0, j);
+    FAIL() << "an inner loop split";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("dot/j"), std::string::npos) << e.what();
   }
 }
 
