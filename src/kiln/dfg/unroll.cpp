@@ -17,6 +17,7 @@ struct Region {
   bool locals_live_in = false;  // a local read before written is an input
   bool locals_out = false;      // written locals are outputs too
   int symbolic_loop = -1;       // a loop run once with its variable left unknown
+  int64_t unroll = 1;           // copies of its body per run: variable = unroll * v + copy
 };
 
 class Unroller {
@@ -55,7 +56,7 @@ class Unroller {
     loop::Affine r = loop::Affine::of(a.constant);
     for (const auto& [loop, c] : a.terms)
       if (symbolic(loop))
-        r = r + loop::Affine::var(loop, c);
+        r = r + loop::Affine::var(loop, c * region_.unroll) + c * copy_;
       else
         r.constant += c * vars_[static_cast<std::size_t>(loop)];
     return r;
@@ -233,7 +234,9 @@ class Unroller {
         case loop::StmtKind::For: {
           const int64_t trip = k_.loops[static_cast<std::size_t>(s.loop)].trip;
           if (symbolic(s.loop)) {
-            block(s.body);  // one iteration, its variable unknown
+            // One iteration of the unrolled loop, its variable unknown.
+            for (copy_ = 0; copy_ < region_.unroll; ++copy_) block(s.body);
+            copy_ = 0;
             break;
           }
           int64_t& var = vars_[static_cast<std::size_t>(s.loop)];
@@ -265,6 +268,7 @@ class Unroller {
   std::map<int, std::vector<uint32_t>> tables_;
   std::map<int, std::vector<bool>> written_;
   Region region_;
+  int64_t copy_ = 0;  // which copy of an unrolled symbolic loop's body runs
   std::vector<PortAccess> port_reads_, port_writes_;
   std::vector<uint32_t> port_write_nodes_;
 };
@@ -295,10 +299,14 @@ std::vector<Stage> unroll(const loop::Program& program, const UnrollOptions& opt
   return stages;
 }
 
-SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop) {
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll) {
   const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
   const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
   const std::string name = k.name + "/" + l.name;
+  if (unroll < 1 || l.trip % unroll != 0)
+    throw_error(ErrorKind::InvalidModel, "loop " + name,
+                fmt::format("unroll factor {} does not divide the trip count {}", unroll, l.trip),
+                "choose a factor of the trip count");
   std::size_t at = 0;
   while (at < k.body.size() && !(k.body[at].kind == loop::StmtKind::For && k.body[at].loop == loop))
     ++at;
@@ -314,10 +322,11 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop) {
   s.before.compact();
   s.body.name = name;
   s.body.loop = loop;
-  s.body.trip = l.trip;
+  s.body.trip = l.trip / unroll;
+  s.body.unroll = unroll;
   s.body.graph = Graph(k.name + "_" + l.name);
   Unroller u(program, k, s.body.graph,
-             {.locals_live_in = true, .locals_out = true, .symbolic_loop = loop});
+             {.locals_live_in = true, .locals_out = true, .symbolic_loop = loop, .unroll = unroll});
   u.run({k.body[at]});
   s.body.reads = u.port_reads();
   s.body.writes = u.port_writes();

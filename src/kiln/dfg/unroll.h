@@ -58,9 +58,10 @@ struct PortAccess {
 };
 
 struct LoopBody {
-  std::string name;  // "<kernel>/<var>"
-  int loop = -1;     // index in Kernel::loops
-  int64_t trip = 0;
+  std::string name;    // "<kernel>/<var>"
+  int loop = -1;       // index in Kernel::loops
+  int64_t trip = 0;    // iterations: the loop's trip count / unroll
+  int64_t unroll = 1;  // copies of the loop's body in one iteration
   Graph graph;
   std::vector<PortAccess> reads, writes;
 };
@@ -75,7 +76,10 @@ struct SplitKernel {
 // kernel's top-level statements, or when its iteration accesses a buffer in
 // ways whose order one iteration's graph cannot keep (fixed and moving
 // elements of one buffer; conditions on the loop's variable).
-SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop);
+// With `unroll` > 1 (a factor of the trip count; InvalidModel otherwise), one
+// iteration holds that many copies of the body, the loop's variable being
+// unroll * v + copy, and ports index by v.
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1);
 
 // Throws kiln::Error(Unsupported) naming the layer and its operation count
 // when a kernel is over `max_ops`; Internal when a kernel reads a local

@@ -313,19 +313,28 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
       if (s.kind != loop::StmtKind::For) continue;
       const std::string name =
           p.kernels[k].name + "/" + p.kernels[k].loops[static_cast<std::size_t>(s.loop)].name;
-      SplitKernel sk;
-      try {
-        sk = split_at_loop(p, static_cast<int>(k), s.loop);
-      } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
-        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-        continue;
+      // Not unrolled, and unrolled by the smallest factor of the trip count.
+      const int64_t trip = p.kernels[k].loops[static_cast<std::size_t>(s.loop)].trip;
+      int64_t factor = 2;
+      while (factor < trip && trip % factor != 0) ++factor;
+      for (const int64_t unroll : {int64_t{1}, factor}) {
+        if (unroll > trip) continue;
+        SplitKernel sk;
+        try {
+          sk = split_at_loop(p, static_cast<int>(k), s.loop, unroll);
+        } catch (const Error& e) {
+          EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+          EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+          continue;
+        }
+        ++split_ok;
+        EXPECT_EQ(sk.body.trip * unroll, trip);
+        const auto got = split::run_split(p, static_cast<int>(k), sk, in);
+        ASSERT_EQ(got.size(), want.outputs.size());
+        for (std::size_t o = 0; o < got.size(); ++o)
+          ASSERT_EQ(got[o], want.outputs[o].raw)
+              << name << " unrolled " << unroll << " output " << o;
       }
-      ++split_ok;
-      const auto got = split::run_split(p, static_cast<int>(k), sk, in);
-      ASSERT_EQ(got.size(), want.outputs.size());
-      for (std::size_t o = 0; o < got.size(); ++o)
-        ASSERT_EQ(got[o], want.outputs[o].raw) << name << " output " << o;
     }
   EXPECT_GT(split_ok, 0) << GetParam();
 }
@@ -360,6 +369,31 @@ TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
   for (const Output& o : sk.body.graph.outputs()) state_out += o.where.element >= 0;
   EXPECT_EQ(state_in, 2);  // acc[0], acc[1]
   EXPECT_EQ(state_out, 2);
+}
+
+// Unrolled by 3, one iteration reads x[3v], x[3v + 1] and x[3v + 2].
+TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
+  const loop::Program p =
+      dot_program({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 6, 2, numeric::OverflowMode::Wrap);
+  const loop::Kernel& k = p.kernels[0];
+  int i = 0;
+  while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
+  const SplitKernel sk = split_at_loop(p, 0, i, 3);
+  EXPECT_EQ(sk.body.trip, 2);
+  EXPECT_EQ(sk.body.unroll, 3);
+  const int x = p.find_buffer("x");
+  for (int64_t c = 0; c < 3; ++c) {
+    const PortAccess want{x, loop::Affine::var(i, 3) + c};
+    EXPECT_NE(std::find(sk.body.reads.begin(), sk.body.reads.end(), want), sk.body.reads.end())
+        << "x[3v + " << c << "]";
+  }
+  EXPECT_EQ(sk.body.reads.size(), 3u + 6u);  // and six weights
+  try {
+    split_at_loop(p, 0, i, 4);
+    FAIL() << "4 does not divide 6";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  }
 }
 
 // y[i] = x[i] + x[0]: one iteration's graph would read x's memory at a
