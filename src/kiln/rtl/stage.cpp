@@ -10,6 +10,7 @@
 #include <set>
 
 #include "kiln/rtl/constant_products.h"
+#include "kiln/rtl/node_cost.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/support/error.h"
@@ -24,23 +25,6 @@ using numeric::FixedType;
 using sched::OperatorCost;
 using sched::OperatorKind;
 using sched::OperatorShape;
-
-OperatorCost sum(OperatorCost a, const OperatorCost& b) {
-  a.delay_ns += b.delay_ns;
-  a.lut += b.lut;
-  a.ff += b.ff;
-  a.dsp += b.dsp;
-  a.carry += b.carry;
-  a.bram18 += b.bram18;
-  return a;
-}
-
-// The bits a table index needs.
-int index_bits(int64_t size) {
-  int k = 0;
-  while ((int64_t{1} << k) < size) ++k;
-  return std::max(k, 1);
-}
 
 class StageBuilder {
  public:
@@ -66,71 +50,10 @@ class StageBuilder {
   // ---- costs ----------------------------------------------------------------
 
   bool const_arg(uint32_t n, int i) const { return g_.is_const(g_.args(n)[i]); }
+  bool is_var_mul(uint32_t n) const { return rtl::is_var_mul(g_, n); }
+  QuantizeWork quantize_work(uint32_t n) const { return rtl::quantize_work(g_, n); }
 
-  bool is_var_mul(uint32_t n) const {
-    return g_.node(n).op == NodeOp::Mul && !const_arg(n, 0) && !const_arg(n, 1);
-  }
-
-  // What a Quantize does in hardware: rounding (bits dropped, a mode that
-  // rounds) and a range check (a saturating mode).
-  struct QuantizeWork {
-    int drop = 0;  // fraction bits dropped (< 0: added)
-    bool rounds = false;
-    bool saturates = false;
-  };
-  QuantizeWork quantize_work(uint32_t n) const {
-    const FixedType& t = g_.quantize_target(n);
-    const ScalarType& a = g_.type(g_.args(n)[0]);
-    QuantizeWork w;
-    w.drop = a.frac - t.frac();
-    w.rounds = w.drop > 0 && t.quant != numeric::QuantMode::Trn;
-    w.saturates = t.overflow != numeric::OverflowMode::Wrap;
-    return w;
-  }
-
-  OperatorCost lib(OperatorKind k, const OperatorShape& shape) const {
-    return sched::operator_cost(k, shape, o_.family);
-  }
-
-  OperatorCost cost(uint32_t n) const {
-    const dfg::Node& node = g_.node(n);
-    const int w = g_.type(n).width;
-    switch (node.op) {
-      case NodeOp::Input:
-      case NodeOp::Const:
-      case NodeOp::Shl: return {};
-      case NodeOp::Add:
-      case NodeOp::AddMod: return lib(OperatorKind::Add, {w, 0, 0, 0});
-      case NodeOp::Sub:
-      case NodeOp::SubMod:
-      case NodeOp::Neg: return lib(OperatorKind::Sub, {w, 0, 0, 0});
-      case NodeOp::Mul: {
-        if (is_var_mul(n))
-          return lib(OperatorKind::Mul,
-                     {g_.type(g_.args(n)[0]).width, g_.type(g_.args(n)[1]).width, 0, 0});
-        const uint32_t c = const_arg(n, 0) ? g_.args(n)[0] : g_.args(n)[1];
-        return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g_.node(c).imm), 0});
-      }
-      case NodeOp::Quantize: {
-        const QuantizeWork q = quantize_work(n);
-        OperatorCost c;
-        if (q.rounds) c = lib(OperatorKind::Round, {w + 1, 0, 0, 0});
-        if (q.saturates) c = sum(c, lib(OperatorKind::Saturate, {w, 0, 0, 0}));
-        return c;
-      }
-      case NodeOp::Max:
-      case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
-      case NodeOp::Lt: return lib(OperatorKind::Compare, {g_.type(g_.args(n)[0]).width, 0, 0, 0});
-      case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
-      case NodeOp::Lookup: {
-        const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
-        const int k = index_bits(static_cast<int64_t>(t.data.size()));
-        return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
-                   lib(OperatorKind::Rom, {w, 0, static_cast<int>(t.data.size()), 0}));
-      }
-    }
-    return {};
-  }
+  OperatorCost cost(uint32_t n) const { return node_cost(g_, n, o_.family); }
 
   // A lookup whose value is read only from its register, none of it in its
   // own cycle: Yosys merges that register into the table and maps large ones
@@ -140,15 +63,6 @@ class StageBuilder {
       return false;
     const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
     return sched::rom_in_block_ram(static_cast<int>(t.data.size()), g_.type(n).width);
-  }
-
-  // The index's clamp in LUTs and the table in block RAM.
-  OperatorCost block_rom_cost(uint32_t n) const {
-    const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
-    const int k = index_bits(static_cast<int64_t>(t.data.size()));
-    const int w = g_.type(n).width;
-    return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
-               lib(OperatorKind::BlockRom, {w, 0, static_cast<int>(t.data.size()), 0}));
   }
 
   void classify() {
@@ -257,7 +171,7 @@ class StageBuilder {
     for (uint32_t n = 0; n < g_.size(); ++n) {
       if (in_block_ram(n)) {
         // The table and its read's register become one block RAM.
-        costs_[n] = block_rom_cost(n);
+        costs_[n] = block_rom_cost(g_, n, o_.family);
         r_.report.ff -= g_.type(n).width;
       }
       r_.report.lut += costs_[n].lut;

@@ -1,0 +1,100 @@
+#include "kiln/rtl/node_cost.h"
+
+#include <algorithm>
+
+namespace kiln::rtl {
+
+using dfg::NodeOp;
+using sched::OperatorCost;
+using sched::OperatorKind;
+
+namespace {
+
+OperatorCost lib(OperatorKind k, const sched::OperatorShape& shape, tools::FpgaFamily family) {
+  return sched::operator_cost(k, shape, family);
+}
+
+}  // namespace
+
+bool is_var_mul(const dfg::Graph& g, uint32_t n) {
+  return g.node(n).op == NodeOp::Mul && !g.is_const(g.args(n)[0]) && !g.is_const(g.args(n)[1]);
+}
+
+QuantizeWork quantize_work(const dfg::Graph& g, uint32_t n) {
+  const numeric::FixedType& t = g.quantize_target(n);
+  const loop::ScalarType& a = g.type(g.args(n)[0]);
+  QuantizeWork w;
+  w.drop = a.frac - t.frac();
+  w.rounds = w.drop > 0 && t.quant != numeric::QuantMode::Trn;
+  w.saturates = t.overflow != numeric::OverflowMode::Wrap;
+  return w;
+}
+
+int index_bits(int64_t size) {
+  int k = 0;
+  while ((int64_t{1} << k) < size) ++k;
+  return std::max(k, 1);
+}
+
+OperatorCost sum(OperatorCost a, const OperatorCost& b) {
+  a.delay_ns += b.delay_ns;
+  a.lut += b.lut;
+  a.ff += b.ff;
+  a.dsp += b.dsp;
+  a.carry += b.carry;
+  a.bram18 += b.bram18;
+  return a;
+}
+
+OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
+  auto lib = [family](OperatorKind k, const sched::OperatorShape& shape) {
+    return sched::operator_cost(k, shape, family);
+  };
+  const dfg::Node& node = g.node(n);
+  const int w = g.type(n).width;
+  switch (node.op) {
+    case NodeOp::Input:
+    case NodeOp::Const:
+    case NodeOp::Shl: return {};
+    case NodeOp::Add:
+    case NodeOp::AddMod: return lib(OperatorKind::Add, {w, 0, 0, 0});
+    case NodeOp::Sub:
+    case NodeOp::SubMod:
+    case NodeOp::Neg: return lib(OperatorKind::Sub, {w, 0, 0, 0});
+    case NodeOp::Mul: {
+      if (is_var_mul(g, n))
+        return lib(OperatorKind::Mul,
+                   {g.type(g.args(n)[0]).width, g.type(g.args(n)[1]).width, 0, 0});
+      const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
+      return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g.node(c).imm), 0});
+    }
+    case NodeOp::Quantize: {
+      const QuantizeWork q = quantize_work(g, n);
+      OperatorCost c;
+      if (q.rounds) c = lib(OperatorKind::Round, {w + 1, 0, 0, 0});
+      if (q.saturates) c = sum(c, lib(OperatorKind::Saturate, {w, 0, 0, 0}));
+      return c;
+    }
+    case NodeOp::Max:
+    case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
+    case NodeOp::Lt: return lib(OperatorKind::Compare, {g.type(g.args(n)[0]).width, 0, 0, 0});
+    case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
+    case NodeOp::Lookup: {
+      const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
+      const int k = index_bits(static_cast<int64_t>(t.data.size()));
+      return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
+                 lib(OperatorKind::Rom, {w, 0, static_cast<int>(t.data.size()), 0}));
+    }
+  }
+  return {};
+}
+
+OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
+  const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
+  const int k = index_bits(static_cast<int64_t>(t.data.size()));
+  return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}, family),
+             lib(OperatorKind::BlockRom, {g.type(n).width, 0, static_cast<int>(t.data.size()), 0},
+                 family));
+}
+
+}  // namespace kiln::rtl

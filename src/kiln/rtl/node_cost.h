@@ -1,0 +1,37 @@
+// What one dataflow-graph node costs in hardware, from the operator library
+// (sched/operator_library.h): the unrolled stages and the pipelined loop
+// bodies price their nodes the same way.
+#pragma once
+
+#include <cstdint>
+
+#include "kiln/dfg/graph.h"
+#include "kiln/sched/operator_library.h"
+
+namespace kiln::rtl {
+
+// A product of two variables (a DSP multiplier), not one by a constant.
+bool is_var_mul(const dfg::Graph& g, uint32_t n);
+
+// What a Quantize does in hardware: rounding (bits dropped, a mode that
+// rounds) and a range check (a saturating mode).
+struct QuantizeWork {
+  int drop = 0;  // fraction bits dropped (< 0: added)
+  bool rounds = false;
+  bool saturates = false;
+};
+QuantizeWork quantize_work(const dfg::Graph& g, uint32_t n);
+
+// The bits a table index needs (at least 1).
+int index_bits(int64_t size);
+
+sched::OperatorCost sum(sched::OperatorCost a, const sched::OperatorCost& b);
+
+// Node `n` in LUTs, carry chains and DSPs; Input, Const and Shl are free.
+// A lookup's table is in LUTs (see block_rom_cost).
+sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family);
+
+// Lookup `n` with its table in block RAM and the index's clamp in LUTs.
+sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family);
+
+}  // namespace kiln::rtl
