@@ -70,6 +70,12 @@ class Unroller {
 
   // The storage buffer and the row-major element an access reaches, as an
   // expression of the symbolic loop's variable (constant elsewhere).
+  std::vector<loop::Affine> residuals(const std::vector<loop::Affine>& index) const {
+    std::vector<loop::Affine> r;
+    for (const loop::Affine& i : index) r.push_back(residual(i));
+    return r;
+  }
+
   std::pair<int, loop::Affine> address(int b, const std::vector<loop::Affine>& index) const {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
     loop::Affine f = loop::Affine::of(0);
@@ -103,6 +109,21 @@ class Unroller {
     return -1;
   }
 
+  // Whether a moving element of `ports` in `storage` other than `a` may be
+  // `a`'s element in the same iteration: not when both move alike (same
+  // coefficient, another constant), since then they differ in every one.
+  bool may_alias(const std::vector<PortAccess>& ports, int storage, const loop::Affine& a) const {
+    auto coefficient = [](const loop::Affine& x) {
+      int64_t c = 0;
+      for (const auto& [loop, k] : x.terms) c += k;
+      return c;
+    };
+    for (const PortAccess& pa : ports)
+      if (pa.buffer == storage && !(pa.element == a) && coefficient(pa.element) != coefficient(a))
+        return true;
+    return false;
+  }
+
   bool has_port(const std::vector<PortAccess>& ports, int storage) const {
     for (const PortAccess& pa : ports)
       if (pa.buffer == storage) return true;
@@ -111,14 +132,14 @@ class Unroller {
 
   // A load whose element moves with the symbolic loop: a read port of the
   // buffer's memory, an Input node at element -1 - (its index in reads).
-  uint32_t port_load(int storage, const loop::Affine& a) {
+  uint32_t port_load(int storage, const loop::Affine& a, PortAccess access) {
     const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
     if (const int w = port_index(port_writes_, storage, a); w >= 0)
       return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
-    if (has_port(port_writes_, storage))
+    if (may_alias(port_writes_, storage, a))
       unsupported("@" + name +
-                  " is read at an element written earlier in the same iteration at "
-                  "another moving element");
+                  " is read at an element that may be one written earlier in the same "
+                  "iteration, moving differently with the loop");
     if (tables_.count(storage))
       unsupported("@" + name +
                   " is read both at fixed elements and at elements that move with "
@@ -126,23 +147,23 @@ class Unroller {
     int r = port_index(port_reads_, storage, a);
     if (r < 0) {
       r = static_cast<int>(port_reads_.size());
-      port_reads_.push_back({storage, a});
+      port_reads_.push_back(std::move(access));
     }
     return g_.input({storage, -1 - r}, p_.buffers[static_cast<std::size_t>(storage)].type);
   }
 
-  void port_store(int storage, const loop::Affine& a, uint32_t node) {
+  void port_store(int storage, const loop::Affine& a, uint32_t node, PortAccess access) {
     const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
-    if (tables_.count(storage) || has_port(port_reads_, storage))
-      if (port_index(port_reads_, storage, a) < 0 || tables_.count(storage))
-        unsupported("@" + name +
-                    " is written at an element that moves with the loop and also "
-                    "accessed at other elements in the same iteration");
+    if (tables_.count(storage) || may_alias(port_reads_, storage, a) ||
+        may_alias(port_writes_, storage, a))
+      unsupported("@" + name +
+                  " is written at an element that moves with the loop and accessed in the "
+                  "same iteration at fixed elements or elements moving differently");
     if (const int w = port_index(port_writes_, storage, a); w >= 0) {
       port_write_nodes_[static_cast<std::size_t>(w)] = node;
       return;
     }
-    port_writes_.push_back({storage, a});
+    port_writes_.push_back(std::move(access));
     port_write_nodes_.push_back(node);
   }
 
@@ -155,7 +176,7 @@ class Unroller {
 
   uint32_t load(int b, const std::vector<loop::Affine>& index) {
     const auto [storage, a] = address(b, index);
-    if (!a.terms.empty()) return port_load(storage, a);
+    if (!a.terms.empty()) return port_load(storage, a, {storage, a, b, residuals(index)});
     if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
       unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read at a fixed element and at elements that move with the loop");
@@ -213,7 +234,8 @@ class Unroller {
         case loop::StmtKind::Store: {
           const auto [storage, a] = address(s.buffer, s.index);
           if (!a.terms.empty()) {
-            port_store(storage, a, values_[static_cast<std::size_t>(s.value)]);
+            port_store(storage, a, values_[static_cast<std::size_t>(s.value)],
+                       {storage, a, s.buffer, residuals(s.index)});
             break;
           }
           if (has_port(port_reads_, storage) || has_port(port_writes_, storage))

@@ -54,7 +54,11 @@ struct UnrollOptions {
 struct PortAccess {
   int buffer = -1;
   loop::Affine element;
-  bool operator==(const PortAccess&) const = default;
+  // The buffer as the Loop IR named it (a view's own name and shape) and its
+  // index per dimension, for partitioning; not part of the identity.
+  int accessed = -1;
+  std::vector<loop::Affine> index;
+  bool operator==(const PortAccess& o) const { return buffer == o.buffer && element == o.element; }
 };
 
 struct LoopBody {

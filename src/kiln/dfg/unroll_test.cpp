@@ -14,6 +14,7 @@
 #include "kiln/loop/builder.h"
 #include "kiln/loop/interpret.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/testing/small_programs.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
 
@@ -343,6 +344,13 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooSplit,
                          ::testing::Values("vecmul_a", "dense_a", "softmax_a", "conv2d_a",
                                            "maxpool_a", "thxprlsg", "mlp", "batch_norm_2d"));
 
+PortAccess port(int buffer, const loop::Affine& element) {
+  PortAccess pa;
+  pa.buffer = buffer;
+  pa.element = element;
+  return pa;
+}
+
 // The MLP's main loop: x[i] and the row w[i][*] are read ports, the ten
 // accumulators are state carried from one iteration to the next.
 TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
@@ -355,12 +363,19 @@ TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
   EXPECT_EQ(sk.body.trip, 3);
   // x[i], w[i][0] and w[i][1], in the order the Loop IR loads them.
   const int x = p.find_buffer("x"), w = p.find_buffer("w");
-  const std::vector<PortAccess> want = {
-      {x, loop::Affine::var(i)}, {w, loop::Affine::var(i, 2)}, {w, loop::Affine::var(i, 2) + 1}};
+  const std::vector<PortAccess> want = {port(x, loop::Affine::var(i)),
+                                        port(w, loop::Affine::var(i, 2)),
+                                        port(w, loop::Affine::var(i, 2) + 1)};
   ASSERT_EQ(sk.body.reads.size(), 3u);
   for (const PortAccess& pa : want)
     EXPECT_NE(std::find(sk.body.reads.begin(), sk.body.reads.end(), pa), sk.body.reads.end())
         << p.buffers[static_cast<std::size_t>(pa.buffer)].name;
+  for (const PortAccess& pa : sk.body.reads)  // w's index per dimension: [i][j]
+    if (pa.buffer == w) {
+      ASSERT_EQ(pa.index.size(), 2u);
+      EXPECT_EQ(pa.index[0], loop::Affine::var(i));
+      EXPECT_TRUE(pa.index[1].terms.empty());
+    }
   EXPECT_TRUE(sk.body.writes.empty());
   int state_in = 0, state_out = 0;
   for (uint32_t n = 0; n < sk.body.graph.size(); ++n)
@@ -383,7 +398,7 @@ TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
   EXPECT_EQ(sk.body.unroll, 3);
   const int x = p.find_buffer("x");
   for (int64_t c = 0; c < 3; ++c) {
-    const PortAccess want{x, loop::Affine::var(i, 3) + c};
+    const PortAccess want = port(x, loop::Affine::var(i, 3) + c);
     EXPECT_NE(std::find(sk.body.reads.begin(), sk.body.reads.end(), want), sk.body.reads.end())
         << "x[3v + " << c << "]";
   }
@@ -394,6 +409,19 @@ TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
   }
+}
+
+// y[i + 1] = Q(y[i] * x[i]): moving elements that differ in every iteration
+// may be read and written together; the value crosses iterations by memory.
+TEST(SplitAtLoop, RecurrenceThroughMemoryComputesWhatTheInterpreterComputes) {
+  const loop::Program p = loop::testing::scan_program();
+  const SplitKernel sk = split_at_loop(p, 0, 0);
+  ASSERT_EQ(sk.body.writes.size(), 1u);
+  EXPECT_EQ(sk.body.writes[0].element, loop::Affine::var(0) + 1);
+  const std::vector<std::vector<int64_t>> in = {{1, -2, 3, 1, -1, 2, 1, -1}};
+  const auto got = split::run_split(p, 0, sk, in);
+  EXPECT_EQ(got[0], loop::interpret(p, in).outputs[0].raw);
+  EXPECT_EQ(got[0][8], -12);  // 1 x 1 x -2 x 3 x 1 x -1 x 2 x 1 x -1
 }
 
 // y[i] = x[i] + x[0]: one iteration's graph would read x's memory at a

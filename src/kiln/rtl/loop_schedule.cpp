@@ -1,0 +1,240 @@
+#include "kiln/rtl/loop_schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "kiln/rtl/node_cost.h"
+#include "kiln/sched/solvers.h"
+#include "kiln/sched/verify.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+using dfg::NodeOp;
+using loop::Partition;
+
+// The bank an access reaches: its part per partitioned dimension, or "any"
+// when the loop moves it across parts. Registers have no ports.
+struct Bank {
+  bool registers = false;
+  bool any = false;
+  std::vector<int64_t> part;
+};
+
+int64_t coefficient(const loop::Affine& a) {
+  int64_t c = 0;
+  for (const auto& [loop, k] : a.terms) c += k;
+  return c;
+}
+
+Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
+  const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
+  const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
+  const loop::BufferDirectives& d = b.directives;
+  Bank bank;
+  if (d.storage == loop::Storage::Registers) {
+    bank.registers = true;
+    return bank;
+  }
+  if (d.partition == Partition::None || pa.index.size() != b.shape.size()) return bank;
+  const bool all = d.dim == 0 || b.shape.size() == 1;
+  if (d.partition == Partition::Complete && all) {
+    bank.registers = true;  // every element its own register
+    return bank;
+  }
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+    if (!all && static_cast<int>(dim) != d.dim - 1) continue;
+    const loop::Affine& i = pa.index[dim];
+    const bool moving = !i.terms.empty();
+    switch (d.partition) {
+      case Partition::Complete:
+        if (moving) bank.any = true;
+        bank.part.push_back(i.constant);
+        break;
+      case Partition::Cyclic:
+        if (moving && coefficient(i) % d.factor != 0) bank.any = true;
+        bank.part.push_back(((i.constant % d.factor) + d.factor) % d.factor);
+        break;
+      case Partition::Block: {
+        const int64_t size = (b.shape[dim] + d.factor - 1) / d.factor;
+        if (moving) bank.any = true;
+        bank.part.push_back(i.constant / size);
+        break;
+      }
+      case Partition::None: break;
+    }
+  }
+  return bank;
+}
+
+std::string bank_name(const loop::Buffer& b, const Bank& bank) {
+  std::string s = "@" + b.name;
+  if (bank.any) return s + "[any]";
+  for (int64_t part : bank.part) s += fmt::format("[{}]", part);
+  return s;
+}
+
+class ProblemBuilder {
+ public:
+  ProblemBuilder(const dfg::LoopBody& body, const loop::Program& p, const LoopScheduleOptions& o)
+      : body_(body), g_(body.graph), p_(p), o_(o) {}
+
+  LoopProblem run() {
+    lp_.problem.name = body_.name;
+    lp_.problem.problem_class = sched::ProblemClass::Modulo;
+    lp_.problem.ii = o_.ii;
+    lp_.op_of_node.assign(g_.size(), -1);
+    operations();
+    dependences();
+    return std::move(lp_);
+  }
+
+ private:
+  int type_of_port(const dfg::PortAccess& pa) {
+    const Bank bank = bank_of(pa, p_);
+    const loop::Buffer& b = p_.buffers[static_cast<std::size_t>(pa.buffer)];
+    const std::string name = bank.registers ? "@" + b.name + " registers" : bank_name(b, bank);
+    if (auto it = types_.find(name); it != types_.end()) return it->second;
+    sched::OperatorType t{name, bank.registers ? 0 : 1, 0, std::nullopt};
+    if (!bank.registers) t.limit = o_.ports_per_bank;
+    return types_[name] = lp_.problem.add_type(t);
+  }
+
+  int type_of_node(uint32_t n) {
+    const bool mul = is_var_mul(g_, n);
+    const sched::OperatorCost c = node_cost(g_, n, o_.family);
+    const std::string name =
+        mul ? "mul" : fmt::format("{}_l{}", enum_name(g_.node(n).op), c.latency);
+    if (auto it = types_.find(name); it != types_.end()) return it->second;
+    sched::OperatorType t{name, c.latency, c.delay_ns, std::nullopt};
+    if (mul) t.limit = o_.multiplier_limit;
+    return types_[name] = lp_.problem.add_type(t);
+  }
+
+  // Element -1 - k of an Input or output: port k.
+  static int port(int64_t element) { return static_cast<int>(-1 - element); }
+
+  void operations() {
+    sched::Problem& pb = lp_.problem;
+    for (const dfg::PortAccess& pa : body_.reads)
+      lp_.read_ops.push_back(
+          pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa),
+                           p_.buffers[static_cast<std::size_t>(pa.buffer)].type.width));
+    int64_t muls = 0;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      const NodeOp op = g_.node(n).op;
+      if (op == NodeOp::Const) continue;
+      if (op == NodeOp::Input) {
+        const int64_t e = g_.input_of(n).element;
+        if (e < 0) lp_.op_of_node[n] = lp_.read_ops[static_cast<std::size_t>(port(e))];
+        continue;  // state: a register, not an operation
+      }
+      muls += is_var_mul(g_, n);
+      lp_.op_of_node[n] =
+          pb.add_operation(fmt::format("n{}", n), type_of_node(n), g_.type(n).width);
+    }
+    if (o_.multiplier_limit == 0 && muls > 0)
+      throw_error(ErrorKind::InvalidModel, "loop " + body_.name,
+                  fmt::format("MultiplierLimit 0 allows no multiplier, but one iteration has {} "
+                              "products of two variables",
+                              muls),
+                  "raise its MultiplierLimit to 1 or more");
+    for (std::size_t w = 0; w < body_.writes.size(); ++w)
+      lp_.write_ops.push_back(pb.add_operation(
+          fmt::format("w{}", w), type_of_port(body_.writes[w]),
+          p_.buffers[static_cast<std::size_t>(body_.writes[w].buffer)].type.width));
+  }
+
+  // The operation producing node `n`'s value for a consumer, and the
+  // iterations between them: state read at an iteration's start comes from
+  // the previous iteration's end. {-1, 0} for constants and loop-invariant
+  // state.
+  std::pair<int, int> source(uint32_t n) const {
+    if (g_.node(n).op == NodeOp::Input && g_.input_of(n).element >= 0) {
+      const auto it = state_out_.find(g_.input_of(n));
+      if (it == state_out_.end()) return {-1, 0};
+      const std::pair<int, int> s = source(it->second);
+      return {s.first, s.second + 1};
+    }
+    return {lp_.op_of_node[n], 0};
+  }
+
+  void depend(uint32_t value, int to) {
+    const auto [from, distance] = source(value);
+    if (from >= 0) lp_.problem.add_dependence(from, to, distance);
+  }
+
+  void dependences() {
+    for (const dfg::Output& o : g_.outputs())
+      if (o.where.element >= 0) state_out_[o.where] = o.node;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      const int op = lp_.op_of_node[n];
+      if (op < 0 || g_.node(n).op == NodeOp::Input) continue;
+      for (uint32_t a : g_.args(n)) depend(a, op);
+    }
+    for (const dfg::Output& o : g_.outputs())
+      if (o.where.element < 0)
+        depend(o.node, lp_.write_ops[static_cast<std::size_t>(port(o.where.element))]);
+    // Memory: a write and a read of one buffer.
+    for (std::size_t w = 0; w < body_.writes.size(); ++w)
+      for (std::size_t r = 0; r < body_.reads.size(); ++r) {
+        const dfg::PortAccess& wa = body_.writes[w];
+        const dfg::PortAccess& ra = body_.reads[r];
+        if (wa.buffer != ra.buffer) continue;
+        const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
+        const int64_t a = coefficient(wa.element);
+        if (a != coefficient(ra.element) || a == 0) {
+          lp_.problem.add_dependence(wo, ro, 1);
+          lp_.problem.add_dependence(ro, wo, 0);
+          continue;
+        }
+        const int64_t diff = wa.element.constant - ra.element.constant;
+        if (diff % a != 0) continue;  // never the same element
+        const int64_t d = diff / a;   // the read's iteration minus the write's
+        if (d >= 1)
+          lp_.problem.add_dependence(wo, ro, static_cast<int>(d));
+        else
+          lp_.problem.add_dependence(ro, wo, static_cast<int>(-d));
+      }
+  }
+
+  const dfg::LoopBody& body_;
+  const dfg::Graph& g_;
+  const loop::Program& p_;
+  const LoopScheduleOptions& o_;
+  LoopProblem lp_;
+  std::map<std::string, int> types_;
+  struct ElementLess {
+    bool operator()(const dfg::Element& a, const dfg::Element& b) const {
+      return std::pair(a.buffer, a.element) < std::pair(b.buffer, b.element);
+    }
+  };
+  std::map<dfg::Element, uint32_t, ElementLess> state_out_;
+};
+
+}  // namespace
+
+LoopProblem loop_problem(const dfg::LoopBody& body, const loop::Program& program,
+                         const LoopScheduleOptions& options) {
+  return ProblemBuilder(body, program, options).run();
+}
+
+LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& program,
+                           const LoopScheduleOptions& options) {
+  LoopSchedule s;
+  s.lp = loop_problem(body, program, options);
+  sched::check(s.lp.problem);
+  s.solution = sched::schedule_modulo(s.lp.problem);
+  sched::verify(s.lp.problem, s.solution);
+  s.bounds = sched::modulo_bounds(s.lp.problem);
+  s.why = sched::describe_ii(s.lp.problem, s.bounds, s.solution.ii);
+  s.cycles = (body.trip - 1) * s.solution.ii + std::max(1, s.solution.latency);
+  return s;
+}
+
+}  // namespace kiln::rtl

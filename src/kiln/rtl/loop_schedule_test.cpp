@@ -1,0 +1,100 @@
+// Pipelined loop bodies as modulo problems: the II that memory ports,
+// multipliers and recurrences allow, and the reason the report gives.
+#include "kiln/rtl/loop_schedule.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/hls/build_model.h"
+#include "kiln/hls/prepare.h"
+#include "kiln/loop/builder.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/loop/testing/small_programs.h"
+#include "kiln/sched/problem_text.h"
+#include "kiln/support/error.h"
+#include "kiln/support/testing/test_helpers.h"
+
+namespace kiln::rtl {
+namespace {
+
+loop::Program mlp_program() {
+  const auto onnx = kiln::testing::source_dir() / "models" / "zoo" / "mlp" / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  return loop::lower_model(hls::build_model(g.passed, hls::Config{}, nullptr));
+}
+
+int loop_named(const loop::Kernel& k, const std::string& name) {
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].name == name) return static_cast<int>(l);
+  ADD_FAILURE() << "no loop " << name;
+  return -1;
+}
+
+LoopSchedule mlp_main_loop(loop::Program& p, std::optional<int> multipliers, int64_t unroll = 1) {
+  const int i = loop_named(p.kernels[0], "i");
+  const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, i, unroll);
+  LoopScheduleOptions o;
+  o.multiplier_limit = multipliers;
+  return schedule_loop(sk.body, p, o);
+}
+
+// x[i] and ten weights w[i][j] per iteration; the weights in one dual-port
+// memory take five cycles.
+TEST(LoopSchedule, OneWeightMemoryLimitsTheDenseLoop) {
+  loop::Program p = mlp_program();
+  const LoopSchedule s = mlp_main_loop(p, 9);
+  EXPECT_EQ(s.solution.ii, 5) << s.why;
+  EXPECT_EQ(s.bounds.res_mii, 5);
+  EXPECT_NE(s.why.find("@fc_Gemm_w"), std::string::npos) << s.why;
+  EXPECT_EQ(s.cycles, 783 * 5 + s.solution.latency);
+}
+
+// Partitioned by output (Dim 2), each weight column has its own memory:
+// then the ten products on nine multipliers set II 2.
+TEST(LoopSchedule, PartitionedWeightsLeaveTheMultipliers) {
+  loop::Program p = mlp_program();
+  loop::Buffer& w = p.buffers[static_cast<std::size_t>(p.find_buffer("fc_Gemm_w"))];
+  w.directives.partition = loop::Partition::Complete;
+  w.directives.dim = 2;
+  const LoopSchedule s = mlp_main_loop(p, 9);
+  EXPECT_EQ(s.solution.ii, 2) << s.why;
+  EXPECT_NE(s.why.find("mul"), std::string::npos) << s.why;
+  const LoopSchedule free = mlp_main_loop(p, std::nullopt);
+  EXPECT_EQ(free.solution.ii, 1) << free.why;  // the accumulators chain within the cycle
+  // Unrolled by 8 on 9 multipliers: 80 products per iteration, ResMII 9 over
+  // 98 iterations. The greedy placement needs II 10 (980 cycles): 80 of 81
+  // slots is too tight for it.
+  w.directives.partition = loop::Partition::Cyclic;
+  w.directives.factor = 8;
+  w.directives.dim = 1;
+  const LoopSchedule u = mlp_main_loop(p, 9, 8);
+  EXPECT_EQ(u.bounds.res_mii, 9) << u.why;
+  EXPECT_GE(u.solution.ii, 9);
+  EXPECT_LE(u.solution.ii, 10) << u.why;
+  EXPECT_EQ(u.cycles, 97 * u.solution.ii + u.solution.latency);
+}
+
+TEST(LoopSchedule, NoMultiplierAllowedIsAnError) {
+  loop::Program p = mlp_program();
+  try {
+    mlp_main_loop(p, 0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+    EXPECT_NE(std::string(e.what()).find("fc_Gemm/i"), std::string::npos) << e.what();
+  }
+}
+
+// s[i + 1] = s[i] * x[i]: a read of what the previous iteration wrote, a
+// recurrence through the memory of distance 1 over a one-cycle read and a
+// one-cycle write.
+TEST(LoopSchedule, MemoryRecurrenceSetsRecMii) {
+  const loop::Program p = loop::testing::scan_program();
+  const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, 0);
+  const LoopSchedule s = schedule_loop(sk.body, p, {});
+  EXPECT_EQ(s.bounds.rec_mii, 2) << sched::print_problem(s.lp.problem);
+  EXPECT_EQ(s.solution.ii, 2) << s.why;
+  EXPECT_NE(s.why.find("RecMII 2"), std::string::npos) << s.why;
+}
+
+}  // namespace
+}  // namespace kiln::rtl
