@@ -136,6 +136,38 @@ TEST(RtlCli, ListLoopsNamesEveryLoopWithItsTripCount) {
   for (const std::string& n : names) EXPECT_CONTAINS(text.out, n);
 }
 
+// What pipelining each top-level loop would give, from the same directives:
+// dense_a's main loop reads eight weights a cycle from one dual-port memory
+// (II 4) until the weights are partitioned by output (II 1 with eight
+// multipliers, 2 with four).
+TEST(RtlCli, ListLoopsEstimatesEachTopLevelLoopPipelined) {
+  auto main_loop = [](const std::vector<std::string>& sets) {
+    std::vector<std::string> args = {"rtl", "--list-loops", zoo("dense_a"), "--json"};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    const ProcessResult r = kiln(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const auto& p : j.at("pipelines"))
+      if (p.at("loop") == "Gemm/i") return p;
+    ADD_FAILURE() << r.out;
+    return nlohmann::json();
+  };
+  const nlohmann::json plain = main_loop({});
+  EXPECT_EQ(plain.at("ii"), 4) << plain;
+  EXPECT_EQ(plain.at("iterations"), 8);
+  EXPECT_CONTAINS(plain.at("why").get<std::string>(), "@Gemm_w");
+  const std::vector<std::string> columns = {"Buffer.Gemm_w.Partition=complete",
+                                            "Buffer.Gemm_w.Dim=2"};
+  EXPECT_EQ(main_loop(columns).at("ii"), 1);
+  std::vector<std::string> four = columns;
+  four.push_back("Model.MultiplierLimit=4");
+  const nlohmann::json limited = main_loop(four);
+  EXPECT_EQ(limited.at("ii"), 2) << limited;
+  EXPECT_CONTAINS(limited.at("why").get<std::string>(), "mul");
+  const ProcessResult text = kiln({"rtl", "--list-loops", zoo("dense_a")});
+  EXPECT_CONTAINS(text.out, "if pipelined");
+}
+
 // Loop directives are checked against the model's loops (exit 2 with the
 // valid factors), shown by --list-loops, and refused by `kiln rtl` where the
 // design cannot honour them yet (exit 3), never ignored.

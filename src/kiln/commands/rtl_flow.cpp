@@ -142,15 +142,41 @@ LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   loop::Program program = loop::lower_model(built.model);
   loop::apply_directives(program, built.config.loops, built.config.buffers);
   std::vector<loop::LoopSite> sites = loop::loop_sites(program);
-  return {built.model.name, std::move(program), std::move(sites)};
+  std::vector<rtl::PipelineEstimate> pipelines =
+      rtl::estimate_pipelines(program, rtl::rtl_options(built.config, built.model),
+                              tools::family_of_part(built.model.part));
+  return {built.model.name, std::move(program), std::move(sites), std::move(pipelines)};
 }
+
+namespace {
+
+std::string format_pipelines(const std::vector<rtl::PipelineEstimate>& ps) {
+  std::string s =
+      "if pipelined (each layer's top-level loops with their Unroll and Pipeline directives, the "
+      "layer's MultiplierLimit and the buffers' partitions; the II counts memory ports, "
+      "multipliers and recurrences, and the depth does not yet count the clock)\n\n";
+  s += fmt::format("{:<22} {:>6} {:>10} {:>4} {:>6} {:>8}  {}\n", "loop", "unroll", "iterations",
+                   "II", "depth", "cycles", "why");
+  for (const rtl::PipelineEstimate& p : ps) {
+    if (p.ii == 0)
+      s += fmt::format("{:<22} {:>6} {:>10} {:>4} {:>6} {:>8}  {}\n", p.loop, p.unroll,
+                       p.iterations, "-", "-", "-", p.why);
+    else
+      s += fmt::format("{:<22} {:>6} {:>10} {:>4} {:>6} {:>8}  {}\n", p.loop, p.unroll,
+                       p.iterations, p.ii, p.depth, p.cycles, p.why);
+  }
+  return s;
+}
+
+}  // namespace
 
 std::string format_loop_listing(const LoopListing& l) {
   return fmt::format(
-      "kiln rtl --list-loops: {} ({} loops; runs: starts per sample, ops: values computed "
-      "inside per sample)\n\n{}\n{}",
-      l.model, l.sites.size(), loop::print_loop_sites(l.sites),
-      loop::print_buffer_table(l.program));
+             "kiln rtl --list-loops: {} ({} loops; runs: starts per sample, ops: values computed "
+             "inside per sample)\n\n{}\n{}",
+             l.model, l.sites.size(), loop::print_loop_sites(l.sites),
+             loop::print_buffer_table(l.program)) +
+         "\n" + format_pipelines(l.pipelines);
 }
 
 json loop_listing_to_json(const LoopListing& l) {
@@ -185,7 +211,16 @@ json loop_listing_to_json(const LoopListing& l) {
            {"dim", d.dim},
            {"storage", enum_name(d.storage)}}}});
   }
-  return {{"model", l.model}, {"loops", loops}, {"buffers", buffers}};
+  json pipelines = json::array();
+  for (const rtl::PipelineEstimate& p : l.pipelines)
+    pipelines.push_back({{"loop", p.loop},
+                         {"unroll", p.unroll},
+                         {"iterations", p.iterations},
+                         {"ii", p.ii == 0 ? json(nullptr) : json(p.ii)},
+                         {"depth", p.ii == 0 ? json(nullptr) : json(p.depth)},
+                         {"cycles", p.ii == 0 ? json(nullptr) : json(p.cycles)},
+                         {"why", p.why}});
+  return {{"model", l.model}, {"loops", loops}, {"buffers", buffers}, {"pipelines", pipelines}};
 }
 
 json rtl_to_json(const RtlCommandResult& r) {

@@ -13,6 +13,7 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/loop/loop_sites.h"
 #include "kiln/rtl/design.h"
+#include "kiln/rtl/loop_schedule.h"
 #include "kiln/rtl/rtlsim.h"
 #include "kiln/rtl/synth.h"
 
@@ -45,6 +46,8 @@ struct LoopListing {
   std::string model;
   loop::Program program;  // lowered, with the config's directives
   std::vector<loop::LoopSite> sites;
+  // Each layer's top-level loops as pipelined loops (rtl/loop_schedule.h).
+  std::vector<rtl::PipelineEstimate> pipelines;
 };
 LoopListing list_loops(const std::filesystem::path& onnx, const CompileOptions& options);
 std::string format_loop_listing(const LoopListing& listing);

@@ -237,4 +237,47 @@ LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& progr
   return s;
 }
 
+std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
+                                                 const RtlOptions& options,
+                                                 tools::FpgaFamily family) {
+  std::vector<PipelineEstimate> out;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const loop::Kernel& kernel = program.kernels[k];
+    LoopScheduleOptions o;
+    o.family = family;
+    for (const auto& [name, limit] : options.multiplier_limits)
+      if (name == kernel.name) o.multiplier_limit = limit;
+    for (const loop::Stmt& st : kernel.body) {
+      if (st.kind != loop::StmtKind::For) continue;
+      const loop::Loop& l = kernel.loops[static_cast<std::size_t>(st.loop)];
+      PipelineEstimate e;
+      e.loop = kernel.name + "/" + l.name;
+      e.unroll = l.directives.unroll == 0 ? l.trip : l.directives.unroll;
+      e.iterations = l.trip / e.unroll;
+      o.ii = l.directives.pipeline_ii;
+      const int64_t body_ops = loop::dynamic_ops(kernel, {st}) / e.iterations;
+      if (body_ops > kMaxPipelinedBodyOps) {
+        e.why = fmt::format("one iteration has {} operations, over the {} estimated here", body_ops,
+                            kMaxPipelinedBodyOps);
+        out.push_back(std::move(e));
+        continue;
+      }
+      try {
+        const dfg::SplitKernel sk =
+            dfg::split_at_loop(program, static_cast<int>(k), st.loop, e.unroll);
+        const LoopSchedule s = schedule_loop(sk.body, program, o);
+        e.ii = s.solution.ii;
+        e.depth = std::max(1, s.solution.latency);
+        e.cycles = s.cycles;
+        e.why = s.why;
+      } catch (const Error& err) {
+        if (err.kind() == ErrorKind::Internal) throw;
+        e.why = err.what();
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
 }  // namespace kiln::rtl

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/rtl/design.h"
 #include "kiln/sched/bounds.h"
 #include "kiln/sched/problem.h"
 #include "kiln/tools/fpga_family.h"
@@ -65,5 +66,25 @@ struct LoopSchedule {
 
 LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& program,
                            const LoopScheduleOptions& options);
+
+// What pipelining each top-level loop of a layer would give, for
+// `kiln rtl --list-loops`: the loop's Unroll and Pipeline directives, the
+// layer's MultiplierLimit and the buffers' partitions as configured.
+struct PipelineEstimate {
+  std::string loop;  // "<kernel>/<var>"
+  int64_t unroll = 1;
+  int64_t iterations = 0;
+  int ii = 0;          // 0 when refused
+  int depth = 0;       // one iteration's schedule length (a lower bound: no clock yet)
+  int64_t cycles = 0;  // the loop alone: (iterations - 1) x II + depth
+  std::string why;     // why the II is what it is, or why the loop cannot be kept
+};
+
+// Loops whose one iteration holds more than `max_body_ops` operations are
+// reported as too large rather than scheduled.
+inline constexpr int64_t kMaxPipelinedBodyOps = 20'000;
+std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
+                                                 const RtlOptions& options,
+                                                 tools::FpgaFamily family);
 
 }  // namespace kiln::rtl
