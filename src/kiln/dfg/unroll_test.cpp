@@ -24,66 +24,132 @@ namespace {
 namespace fs = std::filesystem;
 using numeric::Exact;
 
-// Runs the stages in order on raw inputs; returns the raw values of the
-// program's output buffers.
-std::vector<std::vector<int64_t>> run_stages(const loop::Program& p,
-                                             const std::vector<Stage>& stages,
-                                             const std::vector<std::vector<int64_t>>& inputs) {
-  std::map<std::pair<int, int64_t>, Exact> elements;
+// ---- a harness: graphs run on a state of buffer elements --------------------
+
+using State = std::map<std::pair<int, int64_t>, Exact>;
+
+// The inputs' and the constants' elements.
+State initial_state(const loop::Program& p, const std::vector<std::vector<int64_t>>& inputs) {
+  State st;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const int b = p.storage_of(p.inputs[k]);
     const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
     for (std::size_t e = 0; e < inputs[k].size(); ++e)
-      elements[{b, static_cast<int64_t>(e)}] =
-          numeric::to_exact(inputs[k][e], loop::fixed_of(buf.type));
+      st[{b, static_cast<int64_t>(e)}] = numeric::to_exact(inputs[k][e], loop::fixed_of(buf.type));
   }
-  for (const Stage& s : stages) {
-    std::vector<int64_t> in_raw(s.graph.size(), 0);
-    for (uint32_t n = 0; n < s.graph.size(); ++n)
-      if (s.graph.node(n).op == NodeOp::Input) {
-        const Element& e = s.graph.input_of(n);
-        const Exact v = elements.at({e.buffer, e.element});
-        in_raw[n] = static_cast<int64_t>(v.raw);  // inputs carry their buffer's type
-      }
-    const std::vector<Exact> v = evaluate(s.graph, in_raw);
-    for (const Output& o : s.graph.outputs())
-      elements[{o.where.buffer, o.where.element}] = v[o.node];
+  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
+    const loop::Buffer& buf = p.buffers[b];
+    if (buf.role != loop::BufferRole::Const) continue;
+    for (std::size_t e = 0; e < buf.data.size(); ++e)
+      st[{static_cast<int>(b), static_cast<int64_t>(e)}] =
+          numeric::to_exact(buf.data[e], loop::fixed_of(buf.type));
   }
+  return st;
+}
+
+// `v` as a raw value of `t`, which must be on a grid at least as fine.
+int64_t raw_in(const Exact& v, const loop::ScalarType& t) {
+  const int up = t.frac - v.frac;
+  EXPECT_GE(up, 0) << "a value is off its buffer's grid";
+  return static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0)));
+}
+
+int64_t eval_at(const loop::Affine& a, int loop, int64_t var) {
+  int64_t v = a.constant;
+  for (const auto& [l, c] : a.terms) {
+    EXPECT_EQ(l, loop) << "a port's element depends on another loop";
+    v += c * var;
+  }
+  return v;
+}
+
+// Runs `g` on `st`: Input nodes read the state (a loop body's ports at their
+// element in iteration `var`), outputs write it back.
+void apply(const Graph& g, State& st, const LoopBody* body = nullptr, int64_t var = 0) {
+  auto where = [&](const Element& e, bool read) -> std::pair<int, int64_t> {
+    if (e.element >= 0) return {e.buffer, e.element};
+    const auto& ports = read ? body->reads : body->writes;
+    const PortAccess& pa = ports.at(static_cast<std::size_t>(-1 - e.element));
+    EXPECT_EQ(pa.buffer, e.buffer);
+    return {pa.buffer, eval_at(pa.element, body->loop, var)};
+  };
+  std::vector<int64_t> in_raw(g.size(), 0);
+  for (uint32_t n = 0; n < g.size(); ++n)
+    if (g.node(n).op == NodeOp::Input)
+      in_raw[n] = raw_in(st.at(where(g.input_of(n), true)), g.type(n));
+  const std::vector<Exact> v = evaluate(g, in_raw);
+  State out;
+  for (const Output& o : g.outputs()) out[where(o.where, false)] = v[o.node];
+  for (auto& [k, x] : out) st[k] = x;
+}
+
+// The raw values of the program's output buffers.
+std::vector<std::vector<int64_t>> outputs_of(const loop::Program& p, const State& st) {
   std::vector<std::vector<int64_t>> out;
   for (int ob : p.outputs) {
     const int b = p.storage_of(ob);
     const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
     std::vector<int64_t> raw;
-    for (int64_t e = 0; e < buf.numel(); ++e) {
-      const Exact v = elements.at({b, e});
-      const int up = buf.type.frac - v.frac;
-      EXPECT_GE(up, 0) << buf.name << "[" << e << "] is off the output's grid";
-      raw.push_back(static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0))));
-    }
+    for (int64_t e = 0; e < buf.numel(); ++e) raw.push_back(raw_in(st.at({b, e}), buf.type));
     out.push_back(std::move(raw));
   }
   return out;
 }
 
+std::vector<std::vector<int64_t>> random_inputs(const loop::Program& p, std::mt19937& rng) {
+  std::vector<std::vector<int64_t>> in;
+  for (int b : p.inputs) {
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    const FixedType t = loop::fixed_of(buf.type);
+    std::uniform_int_distribution<int64_t> d(t.min_raw(), t.max_raw());
+    std::vector<int64_t> v(static_cast<std::size_t>(buf.numel()));
+    for (int64_t& x : v) x = d(rng);
+    in.push_back(std::move(v));
+  }
+  return in;
+}
+
+// Runs the stages in order on raw inputs.
+std::vector<std::vector<int64_t>> run_stages(const loop::Program& p,
+                                             const std::vector<Stage>& stages,
+                                             const std::vector<std::vector<int64_t>>& inputs) {
+  State st = initial_state(p, inputs);
+  for (const Stage& s : stages) apply(s.graph, st);
+  return outputs_of(p, st);
+}
+
+// The same with kernel `kernel` run as before, the body `trip` times and after.
+std::vector<std::vector<int64_t>> run_split(const loop::Program& p, int kernel,
+                                            const SplitKernel& sk,
+                                            const std::vector<std::vector<int64_t>>& inputs) {
+  State st = initial_state(p, inputs);
+  const std::vector<Stage> stages = unroll(p);
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+    if (static_cast<int>(k) != kernel) {
+      apply(stages[k].graph, st);
+      continue;
+    }
+    apply(sk.before, st);
+    for (int64_t i = 0; i < sk.body.trip; ++i) apply(sk.body.graph, st, &sk.body, i);
+    apply(sk.after, st);
+  }
+  return outputs_of(p, st);
+}
+
+loop::Program zoo_program(const std::string& name) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  return loop::lower_model(hls::build_model(g.passed, hls::Config{}, nullptr));
+}
+
 class ZooUnroll : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooUnroll, StagesComputeWhatTheInterpreterComputes) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / GetParam() / "model.onnx";
-  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
-  const hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
-  const loop::Program p = loop::lower_model(m);
+  const loop::Program p = zoo_program(GetParam());
   const std::vector<Stage> stages = unroll(p);
   std::mt19937 rng(7);
   for (int sample = 0; sample < 3; ++sample) {
-    std::vector<std::vector<int64_t>> in;
-    for (int b : p.inputs) {
-      const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
-      const FixedType t = loop::fixed_of(buf.type);
-      std::uniform_int_distribution<int64_t> d(t.min_raw(), t.max_raw());
-      std::vector<int64_t> v(static_cast<std::size_t>(buf.numel()));
-      for (int64_t& x : v) x = d(rng);
-      in.push_back(std::move(v));
-    }
+    const std::vector<std::vector<int64_t>> in = random_inputs(p, rng);
     const loop::InterpretResult want = loop::interpret(p, in);
     const auto got = run_stages(p, stages, in);
     ASSERT_EQ(got.size(), want.outputs.size());
@@ -204,109 +270,15 @@ TEST(Unroll, LayersOverTheBoundAreRefusedByName) {
 
 // ---- split_at_loop ----------------------------------------------------------
 
-namespace split {
-
-using State = std::map<std::pair<int, int64_t>, Exact>;
-
-int64_t eval_at(const loop::Affine& a, int loop, int64_t var) {
-  int64_t v = a.constant;
-  for (const auto& [l, c] : a.terms) {
-    EXPECT_EQ(l, loop) << "a port's element depends on another loop";
-    v += c * var;
-  }
-  return v;
-}
-
-// Runs `g` on `st`: Input nodes read the state (ports at their element for
-// this iteration), outputs write it back.
-void apply(const Graph& g, State& st, const loop::Program& p, const LoopBody* body, int64_t var) {
-  auto where = [&](const Element& e, bool read) -> std::pair<int, int64_t> {
-    if (e.element >= 0) return {e.buffer, e.element};
-    const auto& ports = read ? body->reads : body->writes;
-    const PortAccess& pa = ports.at(static_cast<std::size_t>(-1 - e.element));
-    EXPECT_EQ(pa.buffer, e.buffer);
-    return {pa.buffer, eval_at(pa.element, body->loop, var)};
-  };
-  std::vector<int64_t> in_raw(g.size(), 0);
-  for (uint32_t n = 0; n < g.size(); ++n)
-    if (g.node(n).op == NodeOp::Input) {
-      const Exact v = st.at(where(g.input_of(n), true));
-      const int up = g.type(n).frac - v.frac;
-      EXPECT_GE(up, 0);
-      in_raw[n] = static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0)));
-    }
-  const std::vector<Exact> v = evaluate(g, in_raw);
-  State out;
-  for (const Output& o : g.outputs()) out[where(o.where, false)] = v[o.node];
-  for (auto& [k, x] : out) st[k] = x;
-  (void)p;
-}
-
-// The program's outputs with kernel `kernel` run as before, `trip`
-// iterations of the body and after; the other kernels fully unrolled.
-std::vector<std::vector<int64_t>> run_split(const loop::Program& p, int kernel,
-                                            const SplitKernel& sk,
-                                            const std::vector<std::vector<int64_t>>& inputs) {
-  State st;
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-    const int b = p.storage_of(p.inputs[k]);
-    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
-    for (std::size_t e = 0; e < inputs[k].size(); ++e)
-      st[{b, static_cast<int64_t>(e)}] = numeric::to_exact(inputs[k][e], loop::fixed_of(buf.type));
-  }
-  for (std::size_t b = 0; b < p.buffers.size(); ++b) {
-    const loop::Buffer& buf = p.buffers[b];
-    if (buf.role != loop::BufferRole::Const) continue;
-    for (std::size_t e = 0; e < buf.data.size(); ++e)
-      st[{static_cast<int>(b), static_cast<int64_t>(e)}] =
-          numeric::to_exact(buf.data[e], loop::fixed_of(buf.type));
-  }
-  const std::vector<Stage> stages = unroll(p);
-  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
-    if (static_cast<int>(k) != kernel) {
-      apply(stages[k].graph, st, p, nullptr, 0);
-      continue;
-    }
-    apply(sk.before, st, p, nullptr, 0);
-    for (int64_t i = 0; i < sk.body.trip; ++i) apply(sk.body.graph, st, p, &sk.body, i);
-    apply(sk.after, st, p, nullptr, 0);
-  }
-  std::vector<std::vector<int64_t>> out;
-  for (int ob : p.outputs) {
-    const int b = p.storage_of(ob);
-    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
-    std::vector<int64_t> raw;
-    for (int64_t e = 0; e < buf.numel(); ++e) {
-      const Exact v = st.at({b, e});
-      raw.push_back(static_cast<int64_t>(v.raw * (numeric::int128{1} << (buf.type.frac - v.frac))));
-    }
-    out.push_back(std::move(raw));
-  }
-  return out;
-}
-
-}  // namespace split
-
 class ZooSplit : public ::testing::TestWithParam<std::string> {};
 
 // Every top-level loop of every layer either splits, and then before, the
 // body run trip times and after compute what the interpreter computes, or is
 // refused as Unsupported with the loop's name.
 TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / GetParam() / "model.onnx";
-  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
-  const hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
-  const loop::Program p = loop::lower_model(m);
+  const loop::Program p = zoo_program(GetParam());
   std::mt19937 rng(11);
-  std::vector<std::vector<int64_t>> in;
-  for (int b : p.inputs) {
-    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
-    const FixedType t = loop::fixed_of(buf.type);
-    std::uniform_int_distribution<int64_t> d(t.min_raw(), t.max_raw());
-    std::vector<int64_t> v(static_cast<std::size_t>(buf.numel()));
-    for (int64_t& x : v) x = d(rng);
-    in.push_back(std::move(v));
-  }
+  const std::vector<std::vector<int64_t>> in = random_inputs(p, rng);
   const loop::InterpretResult want = loop::interpret(p, in);
   int split_ok = 0;
   for (std::size_t k = 0; k < p.kernels.size(); ++k)
@@ -330,7 +302,7 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
         }
         ++split_ok;
         EXPECT_EQ(sk.body.trip * unroll, trip);
-        const auto got = split::run_split(p, static_cast<int>(k), sk, in);
+        const auto got = run_split(p, static_cast<int>(k), sk, in);
         ASSERT_EQ(got.size(), want.outputs.size());
         for (std::size_t o = 0; o < got.size(); ++o)
           ASSERT_EQ(got[o], want.outputs[o].raw)
@@ -419,7 +391,7 @@ TEST(SplitAtLoop, RecurrenceThroughMemoryComputesWhatTheInterpreterComputes) {
   ASSERT_EQ(sk.body.writes.size(), 1u);
   EXPECT_EQ(sk.body.writes[0].element, loop::Affine::var(0) + 1);
   const std::vector<std::vector<int64_t>> in = {{1, -2, 3, 1, -1, 2, 1, -1}};
-  const auto got = split::run_split(p, 0, sk, in);
+  const auto got = run_split(p, 0, sk, in);
   EXPECT_EQ(got[0], loop::interpret(p, in).outputs[0].raw);
   EXPECT_EQ(got[0][8], -12);  // 1 x 1 x -2 x 3 x 1 x -1 x 2 x 1 x -1
 }
