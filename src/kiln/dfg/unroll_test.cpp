@@ -166,39 +166,10 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooUnroll,
                                            "batch_norm_2d", "conv_2d", "max_pool_2d", "soft_max",
                                            "lenet5"));
 
-// A one-kernel program y[j] = Q_acc(sum_i x[i] * w[i][j]) in the emulator's order.
-loop::Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t n_out,
-                          numeric::OverflowMode acc_overflow) {
-  loop::Program p;
-  p.name = "dot";
-  const loop::ScalarType t16{16, 10, true};
-  FixedType acc{32, 12};
-  acc.overflow = acc_overflow;
-  const int x = loop::add_buffer(p, "x", loop::BufferRole::Input, t16, {n_in});
-  const int wb = loop::add_buffer(p, "w", loop::BufferRole::Const, t16, {n_in, n_out}, w);
-  const int y = loop::add_buffer(p, "y", loop::BufferRole::Output, loop::scalar_of(acc), {n_out});
-  p.inputs = {x};
-  p.outputs = {y};
-  loop::KernelBuilder k(p, "dot", "dot");
-  const int a = k.local("acc", loop::scalar_of(acc), {n_out});
-  k.loop("j0", n_out,
-         [&](const loop::Affine& j) { k.store(a, {j}, k.constant(0, loop::scalar_of(acc))); });
-  k.loop("i", n_in, [&](const loop::Affine& i) {
-    k.loop("j", n_out, [&](const loop::Affine& j) {
-      const int s = k.add(k.load(a, {j}), k.mul(k.load(x, {i}), k.load(wb, {i, j})));
-      k.store(a, {j}, k.quantize(s, acc));
-    });
-  });
-  k.loop("o", n_out, [&](const loop::Affine& j) { k.store(y, {j}, k.load(a, {j})); });
-  k.finish({x, wb}, {y});
-  loop::verify(p);
-  return p;
-}
-
 TEST(Unroll, WeightsFoldIntoShiftsAndVanishAtZero) {
   // Weights 0, 1.0 (raw 1024 at 10 fraction bits), -0.5, 2.0 and 0.75.
   const loop::Program p =
-      dot_program({0, 1024, -512, 2048, 768}, 5, 1, numeric::OverflowMode::Wrap);
+      loop::testing::dot_program({0, 1024, -512, 2048, 768}, 5, 1, numeric::OverflowMode::Wrap);
   const Graph g = unroll(p).at(0).graph;
   const auto counts = g.op_counts();
   EXPECT_EQ(counts[static_cast<int>(NodeOp::Mul)], 1) << print_graph(g);    // only 0.75
@@ -210,7 +181,8 @@ TEST(Unroll, WrappingSumsBecomeBalancedTrees) {
   const int64_t n = 64;
   std::vector<int64_t> w(n);
   for (int64_t i = 0; i < n; ++i) w[i] = 3 + 2 * i;  // odd: real multiplies
-  const Graph g = unroll(dot_program(w, n, 1, numeric::OverflowMode::Wrap)).at(0).graph;
+  const Graph g =
+      unroll(loop::testing::dot_program(w, n, 1, numeric::OverflowMode::Wrap)).at(0).graph;
   // Depth of the sum: 6 levels of adds over 64 products, not a chain of 64.
   std::vector<int> depth(g.size(), 0);
   for (uint32_t v = 0; v < g.size(); ++v)
@@ -224,7 +196,8 @@ TEST(Unroll, SaturatingSumsKeepTheEmulatorsChain) {
   const int64_t n = 16;
   std::vector<int64_t> w(n);
   for (int64_t i = 0; i < n; ++i) w[i] = 32767 - 2 * i;
-  const Graph g = unroll(dot_program(w, n, 1, numeric::OverflowMode::Sat)).at(0).graph;
+  const Graph g =
+      unroll(loop::testing::dot_program(w, n, 1, numeric::OverflowMode::Sat)).at(0).graph;
   const auto counts = g.op_counts();
   EXPECT_EQ(counts[static_cast<int>(NodeOp::AddMod)], 0);
   // Q(0 + p0) and Q(p0 + p1) are exact (products of a 15-bit weight are 31 bits).
@@ -235,8 +208,10 @@ TEST(Unroll, SumsThatCannotOverflowAreExactTrees) {
   // Weights of 3 LSBs: the exact sum of 16 products fits the accumulator, so
   // the saturating quantizations fold away and the exact adds form a tree.
   const int64_t n = 16;
-  const Graph g =
-      unroll(dot_program(std::vector<int64_t>(n, 3), n, 1, numeric::OverflowMode::Sat)).at(0).graph;
+  const Graph g = unroll(loop::testing::dot_program(std::vector<int64_t>(n, 3), n, 1,
+                                                    numeric::OverflowMode::Sat))
+                      .at(0)
+                      .graph;
   EXPECT_EQ(g.op_counts()[static_cast<int>(NodeOp::Quantize)], 0) << print_graph(g);
   std::vector<int> depth(g.size(), 0);
   for (uint32_t v = 0; v < g.size(); ++v)
@@ -247,7 +222,8 @@ TEST(Unroll, SumsThatCannotOverflowAreExactTrees) {
 
 TEST(Unroll, RepeatedSubexpressionsAreOneNode) {
   // Two outputs with identical weight columns share every node.
-  const loop::Program p = dot_program({3, 3, 5, 5, 7, 7}, 3, 2, numeric::OverflowMode::Wrap);
+  const loop::Program p =
+      loop::testing::dot_program({3, 3, 5, 5, 7, 7}, 3, 2, numeric::OverflowMode::Wrap);
   const Graph g = unroll(p).at(0).graph;
   ASSERT_EQ(g.outputs().size(), 2u);
   EXPECT_EQ(g.outputs()[0].node, g.outputs()[1].node);
@@ -255,7 +231,7 @@ TEST(Unroll, RepeatedSubexpressionsAreOneNode) {
 
 TEST(Unroll, LayersOverTheBoundAreRefusedByName) {
   const loop::Program p =
-      dot_program(std::vector<int64_t>(64, 3), 8, 8, numeric::OverflowMode::Wrap);
+      loop::testing::dot_program(std::vector<int64_t>(64, 3), 8, 8, numeric::OverflowMode::Wrap);
   UnrollOptions o;
   o.max_ops = 100;
   try {
@@ -326,7 +302,8 @@ PortAccess port(int buffer, const loop::Affine& element) {
 // The MLP's main loop: x[i] and the row w[i][*] are read ports, the ten
 // accumulators are state carried from one iteration to the next.
 TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
-  const loop::Program p = dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
+  const loop::Program p =
+      loop::testing::dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
   const loop::Kernel& k = p.kernels[0];
   int i = 0;
   while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
@@ -360,8 +337,8 @@ TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
 
 // Unrolled by 3, one iteration reads x[3v], x[3v + 1] and x[3v + 2].
 TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
-  const loop::Program p =
-      dot_program({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 6, 2, numeric::OverflowMode::Wrap);
+  const loop::Program p = loop::testing::dot_program({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 6, 2,
+                                                     numeric::OverflowMode::Wrap);
   const loop::Kernel& k = p.kernels[0];
   int i = 0;
   while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
@@ -424,7 +401,8 @@ TEST(SplitAtLoop, FixedAndMovingElementsOfOneBufferAreRefused) {
 }
 
 TEST(SplitAtLoop, NestedLoopsAreRefusedByName) {
-  const loop::Program p = dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
+  const loop::Program p =
+      loop::testing::dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
   const loop::Kernel& k = p.kernels[0];
   int j = 0;
   while (k.loops[static_cast<std::size_t>(j)].name != "j") ++j;

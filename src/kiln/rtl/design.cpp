@@ -44,7 +44,8 @@ void refuse_unrealized_directives(const RtlOptions& o) {
   const auto refuse = [](const std::string& where, const std::string& what) {
     throw_error(ErrorKind::Unsupported, where,
                 what + ": kiln rtl unrolls every loop fully and keeps buffers in registers for now",
-                "remove the directive (loops and memories in hardware are not built yet)");
+                "remove the directive (loops and memories in hardware are not built yet; "
+                "kiln rtl --list-loops estimates what pipelining each loop would give)");
   };
   for (const auto& [name, lc] : o.loops) {
     if (lc.unroll && *lc.unroll != 0) refuse(lc.where + ".Unroll", "an unroll factor");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include "kiln/rtl/node_cost.h"
@@ -164,9 +166,26 @@ class ProblemBuilder {
     return {lp_.op_of_node[n], 0};
   }
 
+  // Each (from, to, distance) once: a reader that also feeds the writer
+  // already precedes it.
+  void add_dependence(int from, int to, int distance) {
+    if (added_.insert({from, to, distance}).second) lp_.problem.add_dependence(from, to, distance);
+  }
+
+  // A state register keeps the previous iteration's value until its readers
+  // in this iteration have read it: `reader` of `value` goes no later than
+  // this iteration's writer of that state.
+  void precede_writer(uint32_t value, int reader) {
+    if (g_.node(value).op != NodeOp::Input || g_.input_of(value).element < 0) return;
+    const auto it = state_out_.find(g_.input_of(value));
+    if (it == state_out_.end()) return;
+    if (const int writer = lp_.op_of_node[it->second]; writer >= 0 && writer != reader)
+      add_dependence(reader, writer, 0);
+  }
+
   void depend(uint32_t value, int to) {
     const auto [from, distance] = source(value);
-    if (from >= 0) lp_.problem.add_dependence(from, to, distance);
+    if (from >= 0) add_dependence(from, to, distance);
   }
 
   void dependences() {
@@ -175,11 +194,17 @@ class ProblemBuilder {
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const int op = lp_.op_of_node[n];
       if (op < 0 || g_.node(n).op == NodeOp::Input) continue;
-      for (uint32_t a : g_.args(n)) depend(a, op);
+      for (uint32_t a : g_.args(n)) {
+        depend(a, op);
+        precede_writer(a, op);
+      }
     }
-    for (const dfg::Output& o : g_.outputs())
-      if (o.where.element < 0)
-        depend(o.node, lp_.write_ops[static_cast<std::size_t>(port(o.where.element))]);
+    for (const dfg::Output& o : g_.outputs()) {
+      if (o.where.element >= 0) continue;
+      const int w = lp_.write_ops[static_cast<std::size_t>(port(o.where.element))];
+      depend(o.node, w);
+      precede_writer(o.node, w);
+    }
     // Memory: a write and a read of one buffer.
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
       for (std::size_t r = 0; r < body_.reads.size(); ++r) {
@@ -189,17 +214,17 @@ class ProblemBuilder {
         const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
         const int64_t a = coefficient(wa.element);
         if (a != coefficient(ra.element) || a == 0) {
-          lp_.problem.add_dependence(wo, ro, 1);
-          lp_.problem.add_dependence(ro, wo, 0);
+          add_dependence(wo, ro, 1);
+          add_dependence(ro, wo, 0);
           continue;
         }
         const int64_t diff = wa.element.constant - ra.element.constant;
         if (diff % a != 0) continue;  // never the same element
         const int64_t d = diff / a;   // the read's iteration minus the write's
         if (d >= 1)
-          lp_.problem.add_dependence(wo, ro, static_cast<int>(d));
+          add_dependence(wo, ro, static_cast<int>(d));
         else
-          lp_.problem.add_dependence(ro, wo, static_cast<int>(-d));
+          add_dependence(ro, wo, static_cast<int>(-d));
       }
   }
 
@@ -209,6 +234,7 @@ class ProblemBuilder {
   const LoopScheduleOptions& o_;
   LoopProblem lp_;
   std::map<std::string, int> types_;
+  std::set<std::tuple<int, int, int>> added_;
   struct ElementLess {
     bool operator()(const dfg::Element& a, const dfg::Element& b) const {
       return std::pair(a.buffer, a.element) < std::pair(b.buffer, b.element);

@@ -14,7 +14,9 @@
 // RAM read); everything else takes the operator library's latency.
 //
 // Recurrences: a state element's value at an iteration's end feeds its
-// readers one iteration later (distance 1). A port write and a port read of
+// readers one iteration later (distance 1), and its readers in an iteration
+// precede that iteration's writer (distance 0: the register holds the old
+// value until then). A port write and a port read of
 // one buffer whose elements move alike (a*v + c_w, a*v + c_r) meet
 // (c_w - c_r) / a iterations apart; when that is not a whole number they
 // never meet; accesses moving differently are ordered conservatively

@@ -73,6 +73,87 @@ TEST(LoopSchedule, PartitionedWeightsLeaveTheMultipliers) {
   EXPECT_EQ(u.cycles, 97 * u.solution.ii + u.solution.latency);
 }
 
+// Each accumulator is a register that the next iteration reads (distance 1);
+// a reader other than its writer goes no later than the writer (distance 0).
+// The MLP's wrapping accumulators are read and written by one modular add.
+TEST(LoopSchedule, StateReadersPrecedeItsWriterAndFeedTheNextIteration) {
+  loop::Program p = mlp_program();
+  const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, loop_named(p.kernels[0], "i"));
+  const dfg::Graph& g = sk.body.graph;
+  const LoopProblem lp = loop_problem(sk.body, p, {});
+  auto has = [&](int from, int to, int distance) {
+    for (const sched::Dependence& d : lp.problem.dependences)
+      if (d.from == from && d.to == to && d.distance == distance) return true;
+    return false;
+  };
+  int checked = 0;
+  for (const dfg::Output& o : g.outputs()) {
+    if (o.where.element < 0) continue;
+    const int writer = lp.op_of_node[o.node];
+    for (uint32_t n = 0; n < g.size(); ++n)
+      for (uint32_t a : g.args(n))
+        if (g.node(a).op == dfg::NodeOp::Input && g.input_of(a) == o.where) {
+          const int reader = lp.op_of_node[n];
+          if (reader != writer) {
+            EXPECT_TRUE(has(reader, writer, 0)) << "n" << n;
+          }
+          EXPECT_TRUE(has(writer, reader, 1)) << "n" << n;
+          ++checked;
+        }
+  }
+  EXPECT_EQ(checked, 10) << dfg::print_graph(g);  // one add per accumulator
+}
+
+// A saturating accumulator is read by its add and written by the
+// quantization after it: the add goes no later than the quantization.
+TEST(LoopSchedule, SaturatingAccumulatorsAreReadBeforeTheyAreWritten) {
+  const loop::Program p =
+      loop::testing::dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Sat);
+  const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, loop_named(p.kernels[0], "i"));
+  const dfg::Graph& g = sk.body.graph;
+  const LoopProblem lp = loop_problem(sk.body, p, {});
+  int war = 0;
+  for (const dfg::Output& o : g.outputs())
+    for (uint32_t n = 0; n < g.size(); ++n)
+      for (uint32_t a : g.args(n))
+        if (o.where.element >= 0 && g.node(a).op == dfg::NodeOp::Input &&
+            g.input_of(a) == o.where && lp.op_of_node[n] != lp.op_of_node[o.node])
+          for (const sched::Dependence& d : lp.problem.dependences)
+            war += d.from == lp.op_of_node[n] && d.to == lp.op_of_node[o.node] && d.distance == 0;
+  EXPECT_EQ(war, 2) << sched::print_problem(lp.problem);  // acc[0], acc[1]
+  const LoopSchedule s = schedule_loop(sk.body, p, {});
+  EXPECT_EQ(s.solution.ii, 1) << s.why;
+}
+
+// A delay line, y[i] = s; s = x[i]: the write of y reads the register s,
+// which this iteration's read of x overwrites, so the write goes first.
+TEST(LoopSchedule, AReaderThatDoesNotFeedTheWriterPrecedesIt) {
+  loop::Program p;
+  p.name = "delay";
+  const loop::ScalarType t{8, 0, true};
+  const int x = loop::add_buffer(p, "x", loop::BufferRole::Input, t, {4});
+  const int y = loop::add_buffer(p, "y", loop::BufferRole::Output, t, {4});
+  p.inputs = {x};
+  p.outputs = {y};
+  loop::KernelBuilder k(p, "delay", "delay");
+  const int st = k.local("s", t, {1});
+  k.store(st, {loop::Affine::of(0)}, k.constant(0, t));
+  k.loop("i", 4, [&](const loop::Affine& i) {
+    k.store(y, {i}, k.load(st, {loop::Affine::of(0)}));
+    k.store(st, {loop::Affine::of(0)}, k.load(x, {i}));
+  });
+  k.finish({x}, {y});
+  loop::verify(p);
+  const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, loop_named(p.kernels[0], "i"));
+  const LoopProblem lp = loop_problem(sk.body, p, {});
+  ASSERT_EQ(lp.read_ops.size(), 1u);
+  ASSERT_EQ(lp.write_ops.size(), 1u);
+  bool write_first = false;
+  for (const sched::Dependence& d : lp.problem.dependences)
+    write_first |= d.from == lp.write_ops[0] && d.to == lp.read_ops[0] && d.distance == 0;
+  EXPECT_TRUE(write_first) << sched::print_problem(lp.problem);
+}
+
 TEST(LoopSchedule, NoMultiplierAllowedIsAnError) {
   loop::Program p = mlp_program();
   try {

@@ -2,6 +2,9 @@
 // programs for cases the zoo lacks.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "kiln/loop/builder.h"
 #include "kiln/loop/loop_ir.h"
 
@@ -26,6 +29,34 @@ inline Program scan_program() {
     k.store(y, {i + 1}, k.quantize(prod, q));
   });
   k.finish({x}, {y});
+  verify(p);
+  return p;
+}
+
+// A one-kernel program y[j] = Q_acc(sum_i x[i] * w[i][j]) in the emulator's order.
+inline Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t n_out,
+                           numeric::OverflowMode acc_overflow) {
+  Program p;
+  p.name = "dot";
+  const ScalarType t16{16, 10, true};
+  numeric::FixedType acc{32, 12};
+  acc.overflow = acc_overflow;
+  const int x = add_buffer(p, "x", BufferRole::Input, t16, {n_in});
+  const int wb = add_buffer(p, "w", BufferRole::Const, t16, {n_in, n_out}, w);
+  const int y = add_buffer(p, "y", BufferRole::Output, scalar_of(acc), {n_out});
+  p.inputs = {x};
+  p.outputs = {y};
+  KernelBuilder k(p, "dot", "dot");
+  const int a = k.local("acc", scalar_of(acc), {n_out});
+  k.loop("j0", n_out, [&](const Affine& j) { k.store(a, {j}, k.constant(0, scalar_of(acc))); });
+  k.loop("i", n_in, [&](const Affine& i) {
+    k.loop("j", n_out, [&](const Affine& j) {
+      const int s = k.add(k.load(a, {j}), k.mul(k.load(x, {i}), k.load(wb, {i, j})));
+      k.store(a, {j}, k.quantize(s, acc));
+    });
+  });
+  k.loop("o", n_out, [&](const Affine& j) { k.store(y, {j}, k.load(a, {j})); });
+  k.finish({x, wb}, {y});
   verify(p);
   return p;
 }
