@@ -166,6 +166,10 @@ TEST(RtlCli, ListLoopsEstimatesEachTopLevelLoopPipelined) {
   EXPECT_CONTAINS(limited.at("why").get<std::string>(), "mul");
   const ProcessResult text = kiln({"rtl", "--list-loops", zoo("dense_a")});
   EXPECT_CONTAINS(text.out, "if pipelined");
+  // Fully unrolled, the loop is one iteration (seed 003's rule).
+  const nlohmann::json full = main_loop({"Loop.Gemm/i.Unroll=full"});
+  EXPECT_EQ(full.at("iterations"), 1);
+  EXPECT_CONTAINS(full.at("why").get<std::string>(), "pipelining changes nothing");
 }
 
 // Loop directives are checked against the model's loops (exit 2 with the

@@ -295,7 +295,9 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
         e.ii = s.solution.ii;
         e.depth = std::max(1, s.solution.latency);
         e.cycles = s.cycles;
-        e.why = s.why;
+        // Seed 003's rule: a loop of one iteration (single-trip or fully
+        // unrolled) is the same design pipelined or not.
+        e.why = e.iterations == 1 ? "one iteration: pipelining changes nothing; " + s.why : s.why;
       } catch (const Error& err) {
         if (err.kind() == ErrorKind::Internal) throw;
         e.why = err.what();
