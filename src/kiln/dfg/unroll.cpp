@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "kiln/support/error.h"
@@ -103,23 +104,17 @@ class Unroller {
         what, "pipeline another loop of the layer, or unroll it fully");
   }
 
-  int port_index(const std::vector<PortAccess>& ports, int storage, const loop::Affine& a) const {
-    for (std::size_t i = 0; i < ports.size(); ++i)
-      if (ports[i].buffer == storage && ports[i].element == a) return static_cast<int>(i);
-    return -1;
+  static int port_index(const std::vector<PortAccess>& ports, const PortAccess& pa) {
+    const auto it = std::find(ports.begin(), ports.end(), pa);
+    return it == ports.end() ? -1 : static_cast<int>(it - ports.begin());
   }
 
-  // Whether a moving element of `ports` in `storage` other than `a` may be
-  // `a`'s element in the same iteration: not when both move alike (same
-  // coefficient, another constant), since then they differ in every one.
-  bool may_alias(const std::vector<PortAccess>& ports, int storage, const loop::Affine& a) const {
-    auto coefficient = [](const loop::Affine& x) {
-      int64_t c = 0;
-      for (const auto& [loop, k] : x.terms) c += k;
-      return c;
-    };
-    for (const PortAccess& pa : ports)
-      if (pa.buffer == storage && !(pa.element == a) && coefficient(pa.element) != coefficient(a))
+  // Whether a moving element of `ports` other than `pa`'s may be `pa`'s
+  // element in the same iteration: not when both move alike (same step,
+  // another constant), since then they differ in every one.
+  static bool may_alias(const std::vector<PortAccess>& ports, const PortAccess& pa) {
+    for (const PortAccess& o : ports)
+      if (o.buffer == pa.buffer && !(o == pa) && step_of(o.element) != step_of(pa.element))
         return true;
     return false;
   }
@@ -132,11 +127,12 @@ class Unroller {
 
   // A load whose element moves with the symbolic loop: a read port of the
   // buffer's memory, an Input node at element -1 - (its index in reads).
-  uint32_t port_load(int storage, const loop::Affine& a, PortAccess access) {
+  uint32_t port_load(PortAccess access) {
+    const int storage = access.buffer;
     const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
-    if (const int w = port_index(port_writes_, storage, a); w >= 0)
+    if (const int w = port_index(port_writes_, access); w >= 0)
       return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
-    if (may_alias(port_writes_, storage, a))
+    if (may_alias(port_writes_, access))
       unsupported("@" + name +
                   " is read at an element that may be one written earlier in the same "
                   "iteration, moving differently with the loop");
@@ -144,7 +140,7 @@ class Unroller {
       unsupported("@" + name +
                   " is read both at fixed elements and at elements that move with "
                   "the loop");
-    int r = port_index(port_reads_, storage, a);
+    int r = port_index(port_reads_, access);
     if (r < 0) {
       r = static_cast<int>(port_reads_.size());
       port_reads_.push_back(std::move(access));
@@ -152,14 +148,14 @@ class Unroller {
     return g_.input({storage, -1 - r}, p_.buffers[static_cast<std::size_t>(storage)].type);
   }
 
-  void port_store(int storage, const loop::Affine& a, uint32_t node, PortAccess access) {
-    const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
-    if (tables_.count(storage) || may_alias(port_reads_, storage, a) ||
-        may_alias(port_writes_, storage, a))
+  void port_store(PortAccess access, uint32_t node) {
+    const std::string& name = p_.buffers[static_cast<std::size_t>(access.buffer)].name;
+    if (tables_.count(access.buffer) || may_alias(port_reads_, access) ||
+        may_alias(port_writes_, access))
       unsupported("@" + name +
                   " is written at an element that moves with the loop and accessed in the "
                   "same iteration at fixed elements or elements moving differently");
-    if (const int w = port_index(port_writes_, storage, a); w >= 0) {
+    if (const int w = port_index(port_writes_, access); w >= 0) {
       port_write_nodes_[static_cast<std::size_t>(w)] = node;
       return;
     }
@@ -176,7 +172,7 @@ class Unroller {
 
   uint32_t load(int b, const std::vector<loop::Affine>& index) {
     const auto [storage, a] = address(b, index);
-    if (!a.terms.empty()) return port_load(storage, a, {storage, a, b, residuals(index)});
+    if (!a.terms.empty()) return port_load({storage, a, b, residuals(index)});
     if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
       unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read at a fixed element and at elements that move with the loop");
@@ -234,8 +230,8 @@ class Unroller {
         case loop::StmtKind::Store: {
           const auto [storage, a] = address(s.buffer, s.index);
           if (!a.terms.empty()) {
-            port_store(storage, a, values_[static_cast<std::size_t>(s.value)],
-                       {storage, a, s.buffer, residuals(s.index)});
+            port_store({storage, a, s.buffer, residuals(s.index)},
+                       values_[static_cast<std::size_t>(s.value)]);
             break;
           }
           if (has_port(port_reads_, storage) || has_port(port_writes_, storage))

@@ -61,6 +61,14 @@ struct PortAccess {
   bool operator==(const PortAccess& o) const { return buffer == o.buffer && element == o.element; }
 };
 
+// How far an element moves per iteration: the loop variable's coefficient
+// (a port's element depends on that one variable only).
+inline int64_t step_of(const loop::Affine& element) {
+  int64_t c = 0;
+  for (const auto& term : element.terms) c += term.second;
+  return c;
+}
+
 struct LoopBody {
   std::string name;    // "<kernel>/<var>"
   int loop = -1;       // index in Kernel::loops

@@ -292,6 +292,13 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooSplit,
                          ::testing::Values("vecmul_a", "dense_a", "softmax_a", "conv2d_a",
                                            "maxpool_a", "thxprlsg", "mlp", "batch_norm_2d"));
 
+int loop_named(const loop::Kernel& k, const std::string& name) {
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].name == name) return static_cast<int>(l);
+  ADD_FAILURE() << "no loop " << name;
+  return -1;
+}
+
 PortAccess port(int buffer, const loop::Affine& element) {
   PortAccess pa;
   pa.buffer = buffer;
@@ -304,9 +311,7 @@ PortAccess port(int buffer, const loop::Affine& element) {
 TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
   const loop::Program p =
       loop::testing::dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
-  const loop::Kernel& k = p.kernels[0];
-  int i = 0;
-  while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
+  const int i = loop_named(p.kernels[0], "i");
   const SplitKernel sk = split_at_loop(p, 0, i);
   EXPECT_EQ(sk.body.name, "dot/i");
   EXPECT_EQ(sk.body.trip, 3);
@@ -339,9 +344,7 @@ TEST(SplitAtLoop, DenseMainLoopReadsPortsAndCarriesAccumulators) {
 TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
   const loop::Program p = loop::testing::dot_program({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 6, 2,
                                                      numeric::OverflowMode::Wrap);
-  const loop::Kernel& k = p.kernels[0];
-  int i = 0;
-  while (k.loops[static_cast<std::size_t>(i)].name != "i") ++i;
+  const int i = loop_named(p.kernels[0], "i");
   const SplitKernel sk = split_at_loop(p, 0, i, 3);
   EXPECT_EQ(sk.body.trip, 2);
   EXPECT_EQ(sk.body.unroll, 3);
@@ -403,9 +406,7 @@ TEST(SplitAtLoop, FixedAndMovingElementsOfOneBufferAreRefused) {
 TEST(SplitAtLoop, NestedLoopsAreRefusedByName) {
   const loop::Program p =
       loop::testing::dot_program({1, 2, 3, 4, 5, 6}, 3, 2, numeric::OverflowMode::Wrap);
-  const loop::Kernel& k = p.kernels[0];
-  int j = 0;
-  while (k.loops[static_cast<std::size_t>(j)].name != "j") ++j;
+  const int j = loop_named(p.kernels[0], "j");
   try {
     split_at_loop(p, 0, j);
     FAIL() << "an inner loop split";

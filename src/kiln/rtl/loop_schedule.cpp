@@ -28,12 +28,6 @@ struct Bank {
   std::vector<int64_t> part;
 };
 
-int64_t coefficient(const loop::Affine& a) {
-  int64_t c = 0;
-  for (const auto& [loop, k] : a.terms) c += k;
-  return c;
-}
-
 Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
   const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
   const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
@@ -59,7 +53,7 @@ Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
         bank.part.push_back(i.constant);
         break;
       case Partition::Cyclic:
-        if (moving && coefficient(i) % d.factor != 0) bank.any = true;
+        if (moving && dfg::step_of(i) % d.factor != 0) bank.any = true;
         bank.part.push_back(((i.constant % d.factor) + d.factor) % d.factor);
         break;
       case Partition::Block: {
@@ -212,8 +206,8 @@ class ProblemBuilder {
         const dfg::PortAccess& ra = body_.reads[r];
         if (wa.buffer != ra.buffer) continue;
         const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
-        const int64_t a = coefficient(wa.element);
-        if (a != coefficient(ra.element) || a == 0) {
+        const int64_t a = dfg::step_of(wa.element);
+        if (a != dfg::step_of(ra.element) || a == 0) {
           add_dependence(wo, ro, 1);
           add_dependence(ro, wo, 0);
           continue;

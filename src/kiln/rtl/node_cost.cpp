@@ -8,14 +8,6 @@ using dfg::NodeOp;
 using sched::OperatorCost;
 using sched::OperatorKind;
 
-namespace {
-
-OperatorCost lib(OperatorKind k, const sched::OperatorShape& shape, tools::FpgaFamily family) {
-  return sched::operator_cost(k, shape, family);
-}
-
-}  // namespace
-
 bool is_var_mul(const dfg::Graph& g, uint32_t n) {
   return g.node(n).op == NodeOp::Mul && !g.is_const(g.args(n)[0]) && !g.is_const(g.args(n)[1]);
 }
@@ -45,6 +37,21 @@ OperatorCost sum(OperatorCost a, const OperatorCost& b) {
   a.bram18 += b.bram18;
   return a;
 }
+
+namespace {
+
+// Lookup `n`: the index's clamp in LUTs and the table as `table` (Rom or
+// BlockRom).
+OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table,
+                         tools::FpgaFamily family) {
+  const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
+  const int entries = static_cast<int>(t.data.size());
+  return sum(
+      sched::operator_cost(OperatorKind::Saturate, {index_bits(entries) + 1, 0, 0, 0}, family),
+      sched::operator_cost(table, {g.type(n).width, 0, entries, 0}, family));
+}
+
+}  // namespace
 
 OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
   auto lib = [family](OperatorKind k, const sched::OperatorShape& shape) {
@@ -79,22 +86,13 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family
     case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
     case NodeOp::Lt: return lib(OperatorKind::Compare, {g.type(g.args(n)[0]).width, 0, 0, 0});
     case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
-    case NodeOp::Lookup: {
-      const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
-      const int k = index_bits(static_cast<int64_t>(t.data.size()));
-      return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}),
-                 lib(OperatorKind::Rom, {w, 0, static_cast<int>(t.data.size()), 0}));
-    }
+    case NodeOp::Lookup: return lookup_cost(g, n, OperatorKind::Rom, family);
   }
   return {};
 }
 
 OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
-  const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
-  const int k = index_bits(static_cast<int64_t>(t.data.size()));
-  return sum(lib(OperatorKind::Saturate, {k + 1, 0, 0, 0}, family),
-             lib(OperatorKind::BlockRom, {g.type(n).width, 0, static_cast<int>(t.data.size()), 0},
-                 family));
+  return lookup_cost(g, n, OperatorKind::BlockRom, family);
 }
 
 }  // namespace kiln::rtl
