@@ -51,6 +51,28 @@ class Unroller {
  private:
   bool symbolic(int loop) const { return loop == region_.symbolic_loop; }
 
+  int64_t iterations() const {
+    return k_.loops[static_cast<std::size_t>(region_.symbolic_loop)].trip / region_.unroll;
+  }
+
+  // The symbolic loop's iteration index v (0 .. trip / unroll - 1) as a node.
+  uint32_t iteration() {
+    if (iteration_ == kUnset) {
+      const int64_t trip = iterations();
+      int bits = 1;
+      while ((int64_t{1} << bits) < trip) ++bits;
+      iteration_ = g_.input({kIterationBuffer, 0}, loop::ScalarType{bits, 0, false});
+    }
+    return iteration_;
+  }
+
+  uint32_t integer(int64_t v) {
+    int bits = 2;
+    while (v < -(int64_t{1} << (bits - 1)) || v >= (int64_t{1} << (bits - 1))) ++bits;
+    return g_.constant(v, loop::ScalarType{bits, 0, true});
+  }
+  uint32_t boolean(bool b) { return g_.constant(b ? 1 : 0, loop::ScalarType{1, 0, false}); }
+
   // `a` with the known loop variables replaced by their values: a constant,
   // or an expression of the symbolic loop's variable.
   loop::Affine residual(const loop::Affine& a) const {
@@ -176,7 +198,11 @@ class Unroller {
     if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
       unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read at a fixed element and at elements that move with the loop");
-    const Element e{storage, a.constant};
+    return element_value({storage, a.constant});
+  }
+
+  // A fixed element's value now: the last store's, or what it holds on entry.
+  uint32_t element_value(const Element& e) {
     uint32_t& slot = table(e.buffer)[static_cast<std::size_t>(e.element)];
     if (slot != kUnset) return slot;
     const loop::Buffer& sb = p_.buffers[static_cast<std::size_t>(e.buffer)];
@@ -230,6 +256,10 @@ class Unroller {
         case loop::StmtKind::Store: {
           const auto [storage, a] = address(s.buffer, s.index);
           if (!a.terms.empty()) {
+            if (pred_ != kUnset)
+              unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
+                          " is written under a condition on the loop's variable; predicated "
+                          "writes are not implemented yet");
             port_store({storage, a, s.buffer, residuals(s.index)},
                        values_[static_cast<std::size_t>(s.value)]);
             break;
@@ -239,8 +269,10 @@ class Unroller {
                         " is written at a fixed element and accessed at elements that move "
                         "with the loop");
           const Element e{storage, a.constant};
-          table(e.buffer)[static_cast<std::size_t>(e.element)] =
-              values_[static_cast<std::size_t>(s.value)];
+          uint32_t v = values_[static_cast<std::size_t>(s.value)];
+          // Under a condition on the loop's variable: the old value otherwise.
+          if (pred_ != kUnset) v = g_.select(pred_, v, element_value(e));
+          table(e.buffer)[static_cast<std::size_t>(e.element)] = v;
           auto& w = written_[e.buffer];
           if (w.empty())
             w.assign(
@@ -262,16 +294,35 @@ class Unroller {
           break;
         }
         case loop::StmtKind::If: {
+          // Conditions on known variables decide here; those on the symbolic
+          // loop's variable (padding) become a predicate the body computes.
           bool holds = true;
+          const uint32_t outer = pred_;
           for (const loop::Guard& gd : s.guards) {
-            if (!residual(gd.expr).terms.empty())
-              unsupported(
-                  "a condition depends on the loop's variable (padding); predication "
-                  "is not implemented yet");
-            const int64_t e = eval(gd.expr);
-            holds = holds && e >= gd.lo && e < gd.hi;
+            const loop::Affine r = residual(gd.expr);
+            if (r.terms.empty()) {
+              holds = holds && r.constant >= gd.lo && r.constant < gd.hi;
+              continue;
+            }
+            // x = a * v + c over v in 0 .. trip - 1: a bound it always meets
+            // is no test (and no constant comparison in the Verilog).
+            const int64_t a = step_of(r), last = iterations() - 1;
+            const int64_t lo = r.constant + std::min<int64_t>(0, a * last);
+            const int64_t hi = r.constant + std::max<int64_t>(0, a * last);
+            if (hi < gd.lo || lo >= gd.hi) {
+              holds = false;
+              continue;
+            }
+            const uint32_t x = g_.add(g_.mul(iteration(), integer(a)), integer(r.constant));
+            std::vector<uint32_t> tests;
+            if (lo < gd.lo)
+              tests.push_back(g_.select(g_.lt(x, integer(gd.lo)), boolean(false), boolean(true)));
+            if (hi >= gd.hi) tests.push_back(g_.lt(x, integer(gd.hi)));
+            for (uint32_t t : tests)
+              pred_ = pred_ == kUnset ? t : g_.select(pred_, t, boolean(false));
           }
           if (holds) block(s.body);
+          pred_ = outer;
           break;
         }
       }
@@ -289,32 +340,38 @@ class Unroller {
   int64_t copy_ = 0;  // which copy of an unrolled symbolic loop's body runs
   std::vector<PortAccess> port_reads_, port_writes_;
   std::vector<uint32_t> port_write_nodes_;
+  uint32_t pred_ = kUnset;       // the conditions on the symbolic variable in force
+  uint32_t iteration_ = kUnset;  // its Input node, made on first use
 };
 
 }  // namespace
 
 std::vector<Stage> unroll(const loop::Program& program, const UnrollOptions& options) {
   std::vector<Stage> stages;
-  for (const loop::Kernel& k : program.kernels) {
-    Stage s;
-    s.name = k.name;
-    s.onnx_name = k.onnx_name;
-    s.loop_ops = loop::dynamic_ops(k);
-    if (s.loop_ops > options.max_ops)
-      throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
-                  fmt::format("unrolls to {} operations, over kiln rtl's bound of {} per layer",
-                              s.loop_ops, options.max_ops),
-                  "full unrolling serves small layers; make the layer smaller or use kiln "
-                  "compile (the HLS flow) until kiln rtl keeps large layers as loops");
-    s.graph = Graph(k.name);
-    Unroller(program, k, s.graph).run(k.body);
-    if (options.balance)
-      s.graph.balance_sums();
-    else
-      s.graph.compact();
-    stages.push_back(std::move(s));
-  }
+  for (std::size_t k = 0; k < program.kernels.size(); ++k)
+    stages.push_back(unroll_kernel(program, static_cast<int>(k), options));
   return stages;
+}
+
+Stage unroll_kernel(const loop::Program& program, int kernel, const UnrollOptions& options) {
+  const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
+  Stage s;
+  s.name = k.name;
+  s.onnx_name = k.onnx_name;
+  s.loop_ops = loop::dynamic_ops(k);
+  if (s.loop_ops > options.max_ops)
+    throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
+                fmt::format("unrolls to {} operations, over kiln rtl's bound of {} per layer",
+                            s.loop_ops, options.max_ops),
+                "keep one of its loops as a loop (Loop.<name>.Pipeline or .Unroll; kiln rtl "
+                "--list-loops names them), make the layer smaller, or use kiln compile");
+  s.graph = Graph(k.name);
+  Unroller(program, k, s.graph).run(k.body);
+  if (options.balance)
+    s.graph.balance_sums();
+  else
+    s.graph.compact();
+  return s;
 }
 
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll) {

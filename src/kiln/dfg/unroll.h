@@ -45,12 +45,20 @@ struct UnrollOptions {
 // - an Input node at element -1 - r is the value of reads[r]: an element that
 //   moves with the loop's variable, a read port of that buffer's memory;
 // - an output at element e >= 0 is state at the iteration's end, one at
-//   element -1 - w is writes[w] (a write port).
+//   element -1 - w is writes[w] (a write port);
+// - the Input node at {kIterationBuffer, 0}, if any, is the iteration's index
+//   v (unsigned): conditions on the loop's variable (a convolution's
+//   padding) are computed from it, a store to a fixed element under them
+//   keeps the old value where they fail (a select), and a read they guard may
+//   reach past the buffer's ends, where its value is never used. Writes to
+//   moving elements under such conditions are refused for now.
 // Before and after are unrolled graphs over the same state: their inputs and
 // outputs include locals, since a loop's accumulators live across the cut.
 
 // An element of storage buffer `buffer` whose row-major index is an affine
 // expression of the loop's variable.
+inline constexpr int kIterationBuffer = -1;
+
 struct PortAccess {
   int buffer = -1;
   loop::Affine element;
@@ -87,7 +95,8 @@ struct SplitKernel {
 // Throws kiln::Error(Unsupported) naming the loop when it is not one of the
 // kernel's top-level statements, or when its iteration accesses a buffer in
 // ways whose order one iteration's graph cannot keep (fixed and moving
-// elements of one buffer; conditions on the loop's variable).
+// elements of one buffer; a write to moving elements under a condition on
+// the loop's variable).
 // With `unroll` > 1 (a factor of the trip count; InvalidModel otherwise), one
 // iteration holds that many copies of the body, the loop's variable being
 // unroll * v + copy, and ports index by v.
@@ -97,5 +106,7 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
 // when a kernel is over `max_ops`; Internal when a kernel reads a local
 // element before writing it.
 std::vector<Stage> unroll(const loop::Program& program, const UnrollOptions& options = {});
+// The same for kernel `kernel` alone.
+Stage unroll_kernel(const loop::Program& program, int kernel, const UnrollOptions& options = {});
 
 }  // namespace kiln::dfg

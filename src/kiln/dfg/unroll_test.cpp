@@ -74,9 +74,17 @@ void apply(const Graph& g, State& st, const LoopBody* body = nullptr, int64_t va
     return {pa.buffer, eval_at(pa.element, body->loop, var)};
   };
   std::vector<int64_t> in_raw(g.size(), 0);
-  for (uint32_t n = 0; n < g.size(); ++n)
-    if (g.node(n).op == NodeOp::Input)
-      in_raw[n] = raw_in(st.at(where(g.input_of(n), true)), g.type(n));
+  for (uint32_t n = 0; n < g.size(); ++n) {
+    if (g.node(n).op != NodeOp::Input) continue;
+    if (g.input_of(n).buffer == kIterationBuffer) {
+      in_raw[n] = var;
+      continue;
+    }
+    const auto at = where(g.input_of(n), true);
+    // A read past the buffer's ends (guarded by padding) is never used.
+    const bool past_end = g.input_of(n).element < 0 && !st.count(at);
+    in_raw[n] = past_end ? 0 : raw_in(st.at(at), g.type(n));
+  }
   const std::vector<Exact> v = evaluate(g, in_raw);
   State out;
   for (const Output& o : g.outputs()) out[where(o.where, false)] = v[o.node];
@@ -291,6 +299,44 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooSplit,
                          ::testing::Values("vecmul_a", "dense_a", "softmax_a", "conv2d_a",
                                            "maxpool_a", "thxprlsg", "mlp", "batch_norm_2d"));
+
+int loop_named(const loop::Kernel& k, const std::string& name);
+
+// LeNet-5's first convolution pads its 28x28 input by 2: the loop over output
+// rows reads above and below the image at its first and last two rows, under
+// conditions on the row. Kept as a loop (not unrolled, and unrolled by 2), the
+// conditions become a predicate computed from the iteration's index, and the
+// layer computes what it computes fully unrolled.
+TEST(SplitAtLoop, PaddingBecomesAPredicateOnTheIteration) {
+  const loop::Program p = zoo_program("lenet5");
+  std::mt19937 rng(5);
+  const std::vector<std::vector<int64_t>> in = random_inputs(p, rng);
+  State want = initial_state(p, in);
+  const Stage full = unroll_kernel(p, 0);
+  apply(full.graph, want);
+  const int oh = loop_named(p.kernels[0], "oh");
+  for (const int64_t unroll : {1, 2}) {
+    const SplitKernel sk = split_at_loop(p, 0, oh, unroll);
+    bool predicated = false;
+    for (uint32_t n = 0; n < sk.body.graph.size(); ++n)
+      predicated |= sk.body.graph.node(n).op == NodeOp::Input &&
+                    sk.body.graph.input_of(n).buffer == kIterationBuffer;
+    EXPECT_TRUE(predicated);
+    State got = initial_state(p, in);
+    apply(sk.before, got);
+    for (int64_t i = 0; i < sk.body.trip; ++i) apply(sk.body.graph, got, &sk.body, i);
+    apply(sk.after, got);
+    int compared = 0;
+    for (const auto& [at, value] : want) {
+      if (p.buffers[static_cast<std::size_t>(at.first)].role == loop::BufferRole::Local) continue;
+      ASSERT_TRUE(got.count(at)) << "unroll " << unroll;
+      EXPECT_EQ(numeric::exact_compare(got.at(at), value), 0)
+          << "unroll " << unroll << " buffer " << at.first << " element " << at.second;
+      ++compared;
+    }
+    EXPECT_GT(compared, 28 * 28 * 6);
+  }
+}
 
 int loop_named(const loop::Kernel& k, const std::string& name) {
   for (std::size_t l = 0; l < k.loops.size(); ++l)

@@ -451,7 +451,7 @@ TEST(ConfigRtlErrors, MultiplierLimitMustBeANonNegativeInteger) {
   EXPECT_CONTAINS(negative.where(), "LayerName.fc1.MultiplierLimit (line 3)");
   EXPECT_CONTAINS(negative.what_happened(), "expects a non-negative integer, got '-1'");
   Config c;
-  apply_set(c, "Model.MultiplierLimit=0");  // a layer without products of two variables
+  apply_set(c, "Model.MultiplierLimit=0");  // products of two variables in LUTs
   const Error word = catch_error([&] { apply_set(c, "Model.MultiplierLimit=many"); });
   EXPECT_EQ(word.where(), "--set: Model.MultiplierLimit");
   EXPECT_CONTAINS(word.what_happened(), "expects a non-negative integer, got 'many'");

@@ -12,6 +12,8 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/rtl/loop_schedule.h"
+#include "kiln/rtl/loop_stage.h"
 #include "kiln/rtl/stage.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/support/error.h"
@@ -38,27 +40,93 @@ int bits_for(int64_t v) {
   return b;
 }
 
-// The design unrolls every loop and keeps every buffer element in a
-// register: a directive asking for anything else is refused, not ignored.
-void refuse_unrealized_directives(const RtlOptions& o) {
-  const auto refuse = [](const std::string& where, const std::string& what) {
-    throw_error(ErrorKind::Unsupported, where,
-                what + ": kiln rtl unrolls every loop fully and keeps buffers in registers for now",
-                "remove the directive (loops and memories in hardware are not built yet; "
-                "kiln rtl --list-loops estimates what pipelining each loop would give)");
-  };
-  for (const auto& [name, lc] : o.loops) {
-    if (lc.unroll && *lc.unroll != 0) refuse(lc.where + ".Unroll", "an unroll factor");
-    if (lc.pipeline_ii && *lc.pipeline_ii != 0) refuse(lc.where + ".Pipeline", "a pipelined loop");
+// The loop of kernel `k` the config keeps as a loop (Pipeline, or an Unroll
+// factor short of the trip count), -1 for none: every other loop unrolls
+// fully. A kept loop below the kernel's top level is refused by
+// dfg::split_at_loop.
+int kept_loop(const loop::Program& p, int k, const RtlOptions& o) {
+  const loop::Kernel& kernel = p.kernels[static_cast<std::size_t>(k)];
+  int kept = -1;
+  for (std::size_t l = 0; l < kernel.loops.size(); ++l) {
+    const loop::Loop& lp = kernel.loops[l];
+    const auto it = o.loops.find(kernel.name + "/" + lp.name);
+    if (it == o.loops.end()) continue;
+    const hls::LoopConfig& c = it->second;
+    const bool keep = (c.pipeline_ii && *c.pipeline_ii > 0) ||
+                      (c.unroll && *c.unroll != 0 && *c.unroll != lp.trip);
+    if (!keep) continue;
+    if (kept >= 0)
+      throw_error(ErrorKind::Unsupported, c.where,
+                  fmt::format("layer '{}' keeps loop {} already; kiln rtl keeps one loop per "
+                              "layer so far",
+                              kernel.onnx_name, kernel.loops[static_cast<std::size_t>(kept)].name),
+                  "pipeline or partially unroll one top-level loop of the layer");
+    kept = static_cast<int>(l);
   }
+  return kept;
+}
+
+// Buffers the layers compute are registers (loop_stage.h): a partition or
+// a memory kind for one would be ignored, so it is refused.
+void refuse_memories_of_computed_buffers(const loop::Program& p, const RtlOptions& o) {
   for (const auto& [name, bc] : o.buffers) {
-    if (bc.partition && *bc.partition != hls::BufferPartition::Complete &&
-        *bc.partition != hls::BufferPartition::None)
-      refuse(bc.where + ".Partition", "a partial partition");
-    if (bc.storage && *bc.storage != hls::BufferStorage::Registers &&
-        *bc.storage != hls::BufferStorage::Auto)
-      refuse(bc.where + ".Storage", "a memory");
+    const int b = p.find_buffer(name);
+    if (b < 0) continue;  // apply_directives has named it already
+    if (p.buffers[static_cast<std::size_t>(p.storage_of(b))].role == loop::BufferRole::Const)
+      continue;
+    const bool partition = bc.partition && *bc.partition != hls::BufferPartition::None &&
+                           *bc.partition != hls::BufferPartition::Complete;
+    const bool memory = bc.storage && *bc.storage != hls::BufferStorage::Auto &&
+                        *bc.storage != hls::BufferStorage::Registers;
+    if (partition || memory)
+      throw_error(ErrorKind::Unsupported, bc.where,
+                  fmt::format("'{}' holds a model input or a layer's results, which kiln rtl "
+                              "keeps in registers, read through a multiplexer per read (no "
+                              "ports to partition, no memory to choose)",
+                              name),
+                  "remove the directive; partitions and storage apply to weights so far");
   }
+}
+
+// wire vld_<k> for each k of `taps`: a sample was accepted k cycles ago.
+// Short latencies shift the accept pulse through a register per cycle; long
+// ones (a loop's hundreds of cycles) count each sample in flight instead,
+// ceil(latency / interval) + 1 counters, as samples come `interval` apart.
+std::string valid_taps(int latency, int interval, const std::set<int>& taps) {
+  std::string s;
+  constexpr int kMaxShiftedValid = 256;
+  if (latency <= kMaxShiftedValid) {
+    s += fmt::format("  reg {}vld;  // vld[k]: the sample accepted k cycles ago\n",
+                     fmt::format("[{}:1] ", std::max(latency, 1)));
+    s += fmt::format(
+        "  always @(posedge clk) vld <= rst ? {{{}{{1'b0}}}} : {};\n", latency,
+        latency == 1 ? std::string("accept") : fmt::format("{{vld[{}:1], accept}}", latency - 1));
+    for (int k : taps) s += fmt::format("  wire vld_{0} = vld[{0}];\n", k);
+    return s;
+  }
+  const int slots = (latency + interval - 1) / interval + 1;
+  const int ab = bits_for(latency), sb = bits_for(slots);
+  s += fmt::format("  // Samples in flight, each counted from its accept: age[j] cycles ago.\n");
+  s += fmt::format("  reg {}next;\n", range(sb));
+  s += fmt::format(
+      "  always @(posedge clk) if (rst) next <= {0}; else if (accept) next <= next == {1} ? {0} : "
+      "next + {2};\n",
+      literal(0, sb), literal(slots - 1, sb), literal(1, sb));
+  for (int j = 0; j < slots; ++j)
+    s += fmt::format(
+        "  reg {0}age{1};\n  reg live{1};\n"
+        "  always @(posedge clk)\n"
+        "    if (rst) live{1} <= 1'b0;\n"
+        "    else if (accept && next == {2}) begin live{1} <= 1'b1; age{1} <= {3}; end\n"
+        "    else if (live{1}) begin live{1} <= age{1} != {4}; age{1} <= age{1} + {3}; end\n",
+        range(ab), j, literal(j, sb), literal(1, ab), literal(latency, ab));
+  for (int k : taps) {
+    std::string any;
+    for (int j = 0; j < slots; ++j)
+      any += fmt::format("{}(live{} && age{} == {})", j ? " | " : "", j, j, literal(k, ab));
+    s += fmt::format("  wire vld_{} = {};\n", k, any);
+  }
+  return s;
 }
 
 }  // namespace
@@ -69,11 +137,10 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   d.clock_ns = model.clock_period_ns;
   loop::Program program = loop::lower_model(model);
   loop::apply_directives(program, options.loops, options.buffers);  // names and values
-  refuse_unrealized_directives(options);
+  refuse_memories_of_computed_buffers(program, options);
   dfg::UnrollOptions uo;
   if (options.max_ops > 0) uo.max_ops = options.max_ops;
-  const std::vector<dfg::Stage> stages = dfg::unroll(program, uo);
-  if (stages.empty())
+  if (program.kernels.empty())
     throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
                 "kiln rtl needs at least one computing layer");
 
@@ -110,6 +177,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       producers[{b, e}] = {0, w};
     }
   }
+  std::set<int> taps;                      // k for the vld_<k> wires the top reads
   std::map<std::string, int> delay_depth;  // element wire -> delay registers made
   std::set<std::string> consumed;
   // The element as read `at` cycles after the sample entered.
@@ -129,15 +197,31 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     return fmt::format("{}_d{}", p.wire, delay);
   };
 
-  for (const dfg::Stage& st : stages) {
-    const hls::Layer* layer = nullptr;
-    for (const hls::Layer& l : model.layers)
-      if (l.name == st.name) layer = &l;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const loop::Kernel& kernel = program.kernels[k];
     so.multiplier_limit.reset();
     for (const auto& [name, limit] : options.multiplier_limits)
-      if (name == st.name) so.multiplier_limit = limit;
-    (void)layer;
-    BuiltStage b = build_stage(st, program, so, names.unique(d.top + "_" + st.name));
+      if (name == kernel.name) so.multiplier_limit = limit;
+    const std::string module = names.unique(d.top + "_" + kernel.name);
+    BuiltStage b;
+    if (const int l = kept_loop(program, static_cast<int>(k), options); l >= 0) {
+      const loop::Loop& lp = kernel.loops[static_cast<std::size_t>(l)];
+      const int64_t unroll = lp.directives.unroll == 0 ? lp.trip : lp.directives.unroll;
+      const dfg::SplitKernel sk = dfg::split_at_loop(program, static_cast<int>(k), l, unroll);
+      LoopScheduleOptions lo;
+      lo.family = so.family;
+      lo.multiplier_limit = so.multiplier_limit;
+      lo.ii = lp.directives.pipeline_ii;
+      const bool pipelined = lp.directives.pipeline_ii && *lp.directives.pipeline_ii > 0;
+      const LoopSchedule ls = schedule_loop(sk.body, program, lo);
+      b = build_loop_stage(sk, program, ls, pipelined, so, module);
+      for (auto& [sub, text] : b.submodules) {
+        names.claim(sub);
+        d.files.emplace_back(sub + ".v", std::move(text));
+      }
+    } else {
+      b = build_stage(dfg::unroll_kernel(program, static_cast<int>(k), uo), program, so, module);
+    }
     // Start when every input element is ready.
     int start = 0;
     for (const StagePortElement& e : b.inputs)
@@ -149,7 +233,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     if (b.started) {
       conn.push_back(".rst(rst)");
       conn.push_back(
-          fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld[{}]", start)));
+          fmt::format(".start({})", start == 0 ? "accept" : fmt::format("vld_{}", start)));
+      if (start > 0) taps.insert(start);
     }
     for (const auto& [port, cat] : packed_concatenations(b.inputs, [&](std::size_t i) {
            const StagePortElement& e = b.inputs[i];
@@ -196,7 +281,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   std::string top = fmt::format(
       "// {}: {} stage(s), latency {} cycles, a new sample every {} cycle(s).\n"
       "// Generated by kiln rtl; the clock period ({} ns) is kiln's delay-model estimate.\n",
-      d.top, stages.size(), d.latency_cycles, d.interval_cycles, d.clock_ns);
+      d.top, d.stages.size(), d.latency_cycles, d.interval_cycles, d.clock_ns);
   top +=
       "module " + d.top + "(\n  input clk,\n  input rst,\n  input in_valid,\n  output in_ready,\n";
   for (const Port& p : d.inputs)
@@ -207,11 +292,9 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   top += "\n);\n";
   top += "  wire accept = in_valid & in_ready;\n";
   const int t = d.latency_cycles;
-  top += fmt::format("  reg {}vld;  // vld[k]: the sample accepted k cycles ago\n",
-                     t == 1 ? std::string("[1:1] ") : fmt::format("[{}:1] ", t));
-  top += fmt::format("  always @(posedge clk) vld <= rst ? {} : {};\n", literal(0, t),
-                     t == 1 ? std::string("accept") : fmt::format("{{vld[{}:1], accept}}", t - 1));
-  top += fmt::format("  assign out_valid = vld[{}];\n", t);
+  taps.insert(t);
+  top += valid_taps(t, d.interval_cycles, taps);
+  top += fmt::format("  assign out_valid = vld_{};\n", t);
   if (d.interval_cycles == 1) {
     top += "  assign in_ready = 1'b1;\n";
   } else {

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "kiln/rtl/banks.h"
 #include "kiln/rtl/node_cost.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
@@ -18,63 +19,6 @@ namespace kiln::rtl {
 namespace {
 
 using dfg::NodeOp;
-using loop::Partition;
-
-// The bank an access reaches: its part per partitioned dimension, or "any"
-// when the loop moves it across parts. Registers have no ports.
-struct Bank {
-  bool registers = false;
-  bool any = false;
-  std::vector<int64_t> part;
-};
-
-Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
-  const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
-  const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
-  const loop::BufferDirectives& d = b.directives;
-  Bank bank;
-  if (d.storage == loop::Storage::Registers) {
-    bank.registers = true;
-    return bank;
-  }
-  if (d.partition == Partition::None || pa.index.size() != b.shape.size()) return bank;
-  const bool all = d.dim == 0 || b.shape.size() == 1;
-  if (d.partition == Partition::Complete && all) {
-    bank.registers = true;  // every element its own register
-    return bank;
-  }
-  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
-    if (!all && static_cast<int>(dim) != d.dim - 1) continue;
-    const loop::Affine& i = pa.index[dim];
-    const bool moving = !i.terms.empty();
-    switch (d.partition) {
-      case Partition::Complete:
-        if (moving) bank.any = true;
-        bank.part.push_back(i.constant);
-        break;
-      case Partition::Cyclic:
-        if (moving && dfg::step_of(i) % d.factor != 0) bank.any = true;
-        bank.part.push_back(((i.constant % d.factor) + d.factor) % d.factor);
-        break;
-      case Partition::Block: {
-        const int64_t size = (b.shape[dim] + d.factor - 1) / d.factor;
-        if (moving) bank.any = true;
-        bank.part.push_back(i.constant / size);
-        break;
-      }
-      case Partition::None: break;
-    }
-  }
-  return bank;
-}
-
-std::string bank_name(const loop::Buffer& b, const Bank& bank) {
-  std::string s = "@" + b.name;
-  if (bank.any) return s + "[any]";
-  for (int64_t part : bank.part) s += fmt::format("[{}]", part);
-  return s;
-}
-
 class ProblemBuilder {
  public:
   ProblemBuilder(const dfg::LoopBody& body, const loop::Program& p, const LoopScheduleOptions& o)
@@ -94,16 +38,23 @@ class ProblemBuilder {
   int type_of_port(const dfg::PortAccess& pa) {
     const Bank bank = bank_of(pa, p_);
     const loop::Buffer& b = p_.buffers[static_cast<std::size_t>(pa.buffer)];
-    const std::string name = bank.registers ? "@" + b.name + " registers" : bank_name(b, bank);
+    // A buffer the layers write is registers in hardware (loop_stage.h), each
+    // read its own registered multiplexer: no port limit.
+    const bool muxed = !bank.registers && b.role != loop::BufferRole::Const;
+    const std::string name = bank.registers ? "@" + b.name + " registers"
+                             : muxed        ? "@" + b.name + " muxes"
+                                            : bank_name(b, bank);
     if (auto it = types_.find(name); it != types_.end()) return it->second;
     sched::OperatorType t{name, bank.registers ? 0 : 1, 0, std::nullopt};
-    if (!bank.registers) t.limit = o_.ports_per_bank;
+    if (!bank.registers && !muxed) t.limit = o_.ports_per_bank;
     return types_[name] = lp_.problem.add_type(t);
   }
 
   int type_of_node(uint32_t n) {
-    const bool mul = is_var_mul(g_, n);
-    const sched::OperatorCost c = node_cost(g_, n, o_.family);
+    // MultiplierLimit 0: products in LUTs, as many as the body has.
+    const bool fabric = o_.multiplier_limit == 0;
+    const bool mul = is_var_mul(g_, n) && !fabric;
+    const sched::OperatorCost c = node_cost(g_, n, o_.family, fabric);
     const std::string name =
         mul ? "mul" : fmt::format("{}_l{}", enum_name(g_.node(n).op), c.latency);
     if (auto it = types_.find(name); it != types_.end()) return it->second;
@@ -121,7 +72,6 @@ class ProblemBuilder {
       lp_.read_ops.push_back(
           pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa),
                            p_.buffers[static_cast<std::size_t>(pa.buffer)].type.width));
-    int64_t muls = 0;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const NodeOp op = g_.node(n).op;
       if (op == NodeOp::Const) continue;
@@ -130,20 +80,28 @@ class ProblemBuilder {
         if (e < 0) lp_.op_of_node[n] = lp_.read_ops[static_cast<std::size_t>(port(e))];
         continue;  // state: a register, not an operation
       }
-      muls += is_var_mul(g_, n);
       lp_.op_of_node[n] =
           pb.add_operation(fmt::format("n{}", n), type_of_node(n), g_.type(n).width);
     }
-    if (o_.multiplier_limit == 0 && muls > 0)
-      throw_error(ErrorKind::InvalidModel, "loop " + body_.name,
-                  fmt::format("MultiplierLimit 0 allows no multiplier, but one iteration has {} "
-                              "products of two variables",
-                              muls),
-                  "raise its MultiplierLimit to 1 or more");
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
       lp_.write_ops.push_back(pb.add_operation(
           fmt::format("w{}", w), type_of_port(body_.writes[w]),
           p_.buffers[static_cast<std::size_t>(body_.writes[w].buffer)].type.width));
+    // Each state element's register load: a cycle, so the next iteration's
+    // readers see the new value only after the edge that stores it.
+    int state_type = -1;
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const dfg::Output& o = g_.outputs()[i];
+      if (o.where.element < 0) {
+        lp_.output_ops.push_back(lp_.write_ops[static_cast<std::size_t>(port(o.where.element))]);
+        continue;
+      }
+      if (state_type < 0) state_type = pb.add_type({"state", 1, 0, std::nullopt});
+      state_out_[o.where] = static_cast<int>(lp_.output_ops.size());
+      lp_.output_ops.push_back(
+          pb.add_operation(fmt::format("s{}", i), state_type,
+                           p_.buffers[static_cast<std::size_t>(o.where.buffer)].type.width));
+    }
   }
 
   // The operation producing node `n`'s value for a consumer, and the
@@ -154,8 +112,7 @@ class ProblemBuilder {
     if (g_.node(n).op == NodeOp::Input && g_.input_of(n).element >= 0) {
       const auto it = state_out_.find(g_.input_of(n));
       if (it == state_out_.end()) return {-1, 0};
-      const std::pair<int, int> s = source(it->second);
-      return {s.first, s.second + 1};
+      return {lp_.output_ops[static_cast<std::size_t>(it->second)], 1};
     }
     return {lp_.op_of_node[n], 0};
   }
@@ -173,7 +130,7 @@ class ProblemBuilder {
     if (g_.node(value).op != NodeOp::Input || g_.input_of(value).element < 0) return;
     const auto it = state_out_.find(g_.input_of(value));
     if (it == state_out_.end()) return;
-    if (const int writer = lp_.op_of_node[it->second]; writer >= 0 && writer != reader)
+    if (const int writer = lp_.output_ops[static_cast<std::size_t>(it->second)]; writer != reader)
       add_dependence(reader, writer, 0);
   }
 
@@ -183,8 +140,6 @@ class ProblemBuilder {
   }
 
   void dependences() {
-    for (const dfg::Output& o : g_.outputs())
-      if (o.where.element >= 0) state_out_[o.where] = o.node;
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const int op = lp_.op_of_node[n];
       if (op < 0 || g_.node(n).op == NodeOp::Input) continue;
@@ -193,11 +148,11 @@ class ProblemBuilder {
         precede_writer(a, op);
       }
     }
-    for (const dfg::Output& o : g_.outputs()) {
-      if (o.where.element >= 0) continue;
-      const int w = lp_.write_ops[static_cast<std::size_t>(port(o.where.element))];
-      depend(o.node, w);
-      precede_writer(o.node, w);
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const uint32_t value = g_.outputs()[i].node;
+      const int store = lp_.output_ops[i];
+      depend(value, store);
+      precede_writer(value, store);
     }
     // Memory: a write and a read of one buffer.
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
@@ -234,7 +189,7 @@ class ProblemBuilder {
       return std::pair(a.buffer, a.element) < std::pair(b.buffer, b.element);
     }
   };
-  std::map<dfg::Element, uint32_t, ElementLess> state_out_;
+  std::map<dfg::Element, int, ElementLess> state_out_;  // -> its graph output
 };
 
 }  // namespace

@@ -4,23 +4,26 @@
 // iterations, solved by sched::schedule_modulo and checked by sched::verify.
 //
 // Operations are the graph's nodes except constants and state (registers);
-// each port read and port write is an operation of its memory bank's type.
-// A bank is one buffer's memory, or one part of a partitioned buffer (the
-// Buffer.<name> directives); it has `ports_per_bank` ports per cycle (block
-// RAM and LUTRAM: two) unless its storage is registers. An access whose
-// partitioned index moves with the loop in a way that does not fix its bank
-// takes a port of the buffer's shared "any bank" type: an approximation until
-// banks get their own address muxes. Reads take one cycle (a registered block
-// RAM read); everything else takes the operator library's latency.
+// each port read and port write is an operation of its memory's type:
+// - weights (Const buffers) are ROMs, one per bank: one buffer, or one part of
+//   it under its Buffer.<name> partition; a bank has `ports_per_bank` ports
+//   per cycle (block RAM and LUTRAM: two). A weight read whose partitioned
+//   index the loop moves across banks takes a port of the buffer's shared
+//   "any bank" type (an approximation; the Verilog refuses it);
+// - buffers the layers write are registers in hardware, read through a
+//   multiplexer each: no port limit;
+// - Storage=Registers or a complete partition: registers read in the cycle.
+// Reads take one cycle (a registered read) except from registers; everything
+// else takes the operator library's latency.
 //
-// Recurrences: a state element's value at an iteration's end feeds its
-// readers one iteration later (distance 1), and its readers in an iteration
-// precede that iteration's writer (distance 0: the register holds the old
-// value until then). A port write and a port read of
-// one buffer whose elements move alike (a*v + c_w, a*v + c_r) meet
-// (c_w - c_r) / a iterations apart; when that is not a whole number they
-// never meet; accesses moving differently are ordered conservatively
-// (distance 1).
+// Recurrences: a state element's register is loaded by an operation of
+// latency 1 whose value feeds the element's readers one iteration later
+// (distance 1), and its readers in an iteration precede that load (distance
+// 0: the register holds the old value until the edge after it). A port write
+// and a port read of one buffer whose elements move alike (a*v + c_w,
+// a*v + c_r) meet (c_w - c_r) / a iterations apart; when that is not a whole
+// number they never meet; accesses moving differently are ordered
+// conservatively (distance 1).
 //
 // Not yet: chaining within the clock (the modulo class chains latency-0
 // operations freely), so the II is exact in resources and recurrences and
@@ -51,6 +54,9 @@ struct LoopProblem {
   std::vector<int> op_of_node;  // the graph node's operation, -1 if none
   std::vector<int> read_ops;    // LoopBody::reads order
   std::vector<int> write_ops;   // LoopBody::writes order
+  // Per graph output, the operation that stores it: a port write, or the
+  // load of a state element's register (latency 1).
+  std::vector<int> output_ops;
 };
 
 // Throws kiln::Error(InvalidModel) for a multiplier limit of 0 with

@@ -73,9 +73,10 @@ TEST(LoopSchedule, PartitionedWeightsLeaveTheMultipliers) {
   EXPECT_EQ(u.cycles, 97 * u.solution.ii + u.solution.latency);
 }
 
-// Each accumulator is a register that the next iteration reads (distance 1);
-// a reader other than its writer goes no later than the writer (distance 0).
-// The MLP's wrapping accumulators are read and written by one modular add.
+// Each accumulator is a register whose load (an operation of latency 1 after
+// the value it stores) feeds the next iteration's readers (distance 1); its
+// readers go no later than the load (distance 0). The MLP's wrapping
+// accumulators are read by the modular add whose sum is stored.
 TEST(LoopSchedule, StateReadersPrecedeItsWriterAndFeedTheNextIteration) {
   loop::Program p = mlp_program();
   const dfg::SplitKernel sk = dfg::split_at_loop(p, 0, loop_named(p.kernels[0], "i"));
@@ -87,16 +88,21 @@ TEST(LoopSchedule, StateReadersPrecedeItsWriterAndFeedTheNextIteration) {
     return false;
   };
   int checked = 0;
-  for (const dfg::Output& o : g.outputs()) {
+  for (std::size_t i = 0; i < g.outputs().size(); ++i) {
+    const dfg::Output& o = g.outputs()[i];
     if (o.where.element < 0) continue;
-    const int writer = lp.op_of_node[o.node];
+    const int writer = lp.output_ops[i];
+    EXPECT_EQ(lp.problem
+                  .types[static_cast<std::size_t>(
+                      lp.problem.operations[static_cast<std::size_t>(writer)].type)]
+                  .latency,
+              1);
+    EXPECT_TRUE(has(lp.op_of_node[o.node], writer, 0));
     for (uint32_t n = 0; n < g.size(); ++n)
       for (uint32_t a : g.args(n))
         if (g.node(a).op == dfg::NodeOp::Input && g.input_of(a) == o.where) {
           const int reader = lp.op_of_node[n];
-          if (reader != writer) {
-            EXPECT_TRUE(has(reader, writer, 0)) << "n" << n;
-          }
+          EXPECT_TRUE(has(reader, writer, 0)) << "n" << n;
           EXPECT_TRUE(has(writer, reader, 1)) << "n" << n;
           ++checked;
         }
@@ -126,7 +132,8 @@ TEST(LoopSchedule, SaturatingAccumulatorsAreReadBeforeTheyAreWritten) {
 }
 
 // A delay line, y[i] = s; s = x[i]: the write of y reads the register s,
-// which this iteration's read of x overwrites, so the write goes first.
+// which this iteration's load of x's value overwrites, so the write goes no
+// later than that load.
 TEST(LoopSchedule, AReaderThatDoesNotFeedTheWriterPrecedesIt) {
   loop::Program p;
   p.name = "delay";
@@ -148,21 +155,22 @@ TEST(LoopSchedule, AReaderThatDoesNotFeedTheWriterPrecedesIt) {
   const LoopProblem lp = loop_problem(sk.body, p, {});
   ASSERT_EQ(lp.read_ops.size(), 1u);
   ASSERT_EQ(lp.write_ops.size(), 1u);
+  ASSERT_EQ(lp.output_ops.size(), 2u);
+  const int load = lp.output_ops[0] == lp.write_ops[0] ? lp.output_ops[1] : lp.output_ops[0];
   bool write_first = false;
   for (const sched::Dependence& d : lp.problem.dependences)
-    write_first |= d.from == lp.write_ops[0] && d.to == lp.read_ops[0] && d.distance == 0;
+    write_first |= d.from == lp.write_ops[0] && d.to == load && d.distance == 0;
   EXPECT_TRUE(write_first) << sched::print_problem(lp.problem);
 }
 
-TEST(LoopSchedule, NoMultiplierAllowedIsAnError) {
+// MultiplierLimit 0: the products are in LUTs, as many as there are; only
+// the weights' ports limit the loop.
+TEST(LoopSchedule, MultiplierLimitZeroPutsProductsInLuts) {
   loop::Program p = mlp_program();
-  try {
-    mlp_main_loop(p, 0);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
-    EXPECT_NE(std::string(e.what()).find("fc_Gemm/i"), std::string::npos) << e.what();
-  }
+  const LoopSchedule s = mlp_main_loop(p, 0);
+  EXPECT_EQ(s.solution.ii, 5) << s.why;
+  EXPECT_NE(s.why.find("@fc_Gemm_w"), std::string::npos) << s.why;
+  for (const sched::OperatorType& t : s.lp.problem.types) EXPECT_NE(t.name, "mul");
 }
 
 // s[i + 1] = s[i] * x[i]: a read of what the previous iteration wrote, a

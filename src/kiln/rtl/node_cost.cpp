@@ -53,7 +53,8 @@ OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table,
 
 }  // namespace
 
-OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
+OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family,
+                       bool fabric_multipliers) {
   auto lib = [family](OperatorKind k, const sched::OperatorShape& shape) {
     return sched::operator_cost(k, shape, family);
   };
@@ -70,7 +71,7 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family
     case NodeOp::Neg: return lib(OperatorKind::Sub, {w, 0, 0, 0});
     case NodeOp::Mul: {
       if (is_var_mul(g, n))
-        return lib(OperatorKind::Mul,
+        return lib(fabric_multipliers ? OperatorKind::FabricMul : OperatorKind::Mul,
                    {g.type(g.args(n)[0]).width, g.type(g.args(n)[1]).width, 0, 0});
       const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
       return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g.node(c).imm), 0});

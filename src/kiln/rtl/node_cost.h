@@ -28,8 +28,11 @@ int index_bits(int64_t size);
 sched::OperatorCost sum(sched::OperatorCost a, const sched::OperatorCost& b);
 
 // Node `n` in LUTs, carry chains and DSPs; Input, Const and Shl are free.
-// A lookup's table is in LUTs (see block_rom_cost).
-sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family);
+// A lookup's table is in LUTs (see block_rom_cost). Products of two
+// variables are DSP multipliers, or LUTs with `fabric_multipliers` (a
+// MultiplierLimit of 0).
+sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family,
+                              bool fabric_multipliers = false);
 
 // Lookup `n` with its table in block RAM and the index's clamp in LUTs.
 sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family);

@@ -29,8 +29,8 @@ using sched::OperatorShape;
 class StageBuilder {
  public:
   StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o,
-               std::string module)
-      : s_(s), g_(s.graph), p_(p), o_(o) {
+               std::string module, const ModuloTiming* modulo = nullptr)
+      : s_(s), g_(s.graph), p_(p), o_(o), modulo_(modulo) {
     r_.module = std::move(module);
     r_.report.name = s.name;
     r_.report.onnx_name = s.onnx_name;
@@ -40,7 +40,10 @@ class StageBuilder {
 
   BuiltStage run() {
     classify();
-    schedule();
+    if (modulo_)
+      take_timing();
+    else
+      schedule();
     registers();
     emit();
     return std::move(r_);
@@ -53,19 +56,20 @@ class StageBuilder {
   bool is_var_mul(uint32_t n) const { return rtl::is_var_mul(g_, n); }
   QuantizeWork quantize_work(uint32_t n) const { return rtl::quantize_work(g_, n); }
 
-  OperatorCost cost(uint32_t n) const { return node_cost(g_, n, o_.family); }
+  OperatorCost cost(uint32_t n) const { return node_cost(g_, n, o_.family, fabric_); }
 
   // A lookup whose value is read only from its register, none of it in its
   // own cycle: Yosys merges that register into the table and maps large ones
   // to block RAM.
   bool in_block_ram(uint32_t n) const {
-    if (shared_ || g_.node(n).op != NodeOp::Lookup || hold_[n] == 0 || read_in_own_cycle_[n])
+    if (one_at_a_time_ || g_.node(n).op != NodeOp::Lookup || hold_[n] == 0 || read_in_own_cycle_[n])
       return false;
     const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
     return sched::rom_in_block_ram(static_cast<int>(t.data.size()), g_.type(n).width);
   }
 
   void classify() {
+    fabric_ = o_.multiplier_limit == 0;
     costs_.resize(g_.size());
     StageReport& rep = r_.report;
     for (uint32_t n = 0; n < g_.size(); ++n) {
@@ -76,14 +80,30 @@ class StageBuilder {
         rep.adders++;
       if (op == NodeOp::Lookup) rep.lookups++;
     }
-    if (o_.multiplier_limit == 0 && rep.multipliers > 0)
-      throw_error(ErrorKind::InvalidModel, "layer '" + s_.onnx_name + "'",
-                  fmt::format("MultiplierLimit 0 allows no multiplier, but the layer has {} "
-                              "products of two variables",
-                              rep.multipliers),
-                  "raise its MultiplierLimit to 1 or more");
-    shared_ = o_.multiplier_limit && rep.multipliers > *o_.multiplier_limit;
+    shared_ = !fabric_ && o_.multiplier_limit && rep.multipliers > *o_.multiplier_limit;
+    one_at_a_time_ = shared_ && !modulo_;
   }
+
+  // The cycle a shared unit's multiplexer sees for a node at `cycle`.
+  int slot(int cycle) const { return modulo_ ? cycle % modulo_->ii : cycle; }
+
+  // A loop body's cycles come from its modulo schedule (loop_stage.cpp).
+  void take_timing() {
+    KILN_ASSERT(modulo_->start.size() == g_.size() && modulo_->stable.size() == g_.size() &&
+                    modulo_->output_at.size() == g_.outputs().size(),
+                "a loop body's timing does not match its graph");
+    start_ = modulo_->start;
+    depth_ = 1;
+    for (uint32_t n = 0; n < g_.size(); ++n) depth_ = std::max(depth_, start_[n] + 1);
+    for (int t : modulo_->output_at) depth_ = std::max(depth_, t + 1);
+    r_.report.latency_cycles = depth_;
+    r_.report.interval_cycles = modulo_->ii;
+  }
+
+  bool stable(uint32_t n) const { return modulo_ && modulo_->stable[n]; }
+
+  // When output `i` is taken: a stage's end, or a loop body's given cycle.
+  int output_cycle(std::size_t i) const { return modulo_ ? modulo_->output_at[i] : depth_; }
 
   // ---- schedule -------------------------------------------------------------
 
@@ -158,14 +178,16 @@ class StageBuilder {
         hold_[a] = std::max(hold_[a], start_[n] - start_[a]);
         if (start_[n] == start_[a]) read_in_own_cycle_[a] = true;
       }
-    for (const dfg::Output& o : g_.outputs())
-      if (!g_.is_const(o.node)) hold_[o.node] = std::max(hold_[o.node], depth_ - start_[o.node]);
+    for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
+      const uint32_t o = g_.outputs()[i].node;
+      if (!g_.is_const(o)) hold_[o] = std::max(hold_[o], output_cycle(i) - start_[o]);
+    }
     int64_t bits = 0;
     for (uint32_t n = 0; n < g_.size(); ++n) {
-      if (g_.is_const(n)) hold_[n] = 0;
-      if (!shared_) bits += static_cast<int64_t>(g_.type(n).width) * hold_[n];
+      if (g_.is_const(n) || stable(n)) hold_[n] = 0;
+      if (!one_at_a_time_) bits += static_cast<int64_t>(g_.type(n).width) * hold_[n];
     }
-    if (shared_) bits = share_registers();
+    if (one_at_a_time_) bits = share_registers();
     r_.report.register_bits = bits;
     r_.report.ff = static_cast<double>(bits);
     for (uint32_t n = 0; n < g_.size(); ++n) {
@@ -182,10 +204,10 @@ class StageBuilder {
     // Shared multipliers: the k-th product of a cycle runs on unit k.
     unit_of_.assign(g_.size(), -1);
     if (shared_) {
-      std::map<int, int> used;  // cycle -> units taken
+      std::map<int, int> used;  // slot -> units taken
       for (uint32_t n = 0; n < g_.size(); ++n)
         if (is_var_mul(n)) {
-          unit_of_[n] = used[start_[n]]++;
+          unit_of_[n] = used[slot(start_[n])]++;
           units_ = std::max(units_, unit_of_[n] + 1);
         }
       r_.report.multiplier_units = units_;
@@ -194,7 +216,7 @@ class StageBuilder {
         if (is_var_mul(n)) unit_dsp = std::max(unit_dsp, costs_[n].dsp);
       r_.report.dsp += unit_dsp * units_;
     } else {
-      r_.report.multiplier_units = r_.report.multipliers;
+      r_.report.multiplier_units = fabric_ ? 0 : r_.report.multipliers;
     }
   }
 
@@ -240,8 +262,8 @@ class StageBuilder {
   std::string ref(uint32_t a, int cycle) const {
     const int d = cycle - start_[a];
     KILN_ASSERT(d >= 0, "a value is read before it is computed");
-    if (d == 0) return wire(a);
-    return shared_ ? fmt::format("r{}", reg_of_[a]) : fmt::format("n{}_r{}", a, d);
+    if (d == 0 || stable(a)) return wire(a);
+    return one_at_a_time_ ? fmt::format("r{}", reg_of_[a]) : fmt::format("n{}_r{}", a, d);
   }
 
   // Operand `a` of a node at `cycle`, aligned to `width` bits at `frac`.
@@ -295,6 +317,10 @@ class StageBuilder {
       case NodeOp::Mul: {
         if (!is_var_mul(n)) {
           decl(const_product(n, c, out));
+          return;
+        }
+        if (fabric_) {
+          decl(fabric_product(n, c, out));
           return;
         }
         if (shared_) {
@@ -379,6 +405,33 @@ class StageBuilder {
     return expr;
   }
 
+  // x * y in LUTs (MultiplierLimit 0): y's bits select shifted copies of x,
+  // added, the sign bit's copy subtracted (its weight is -2^(wb-1)); all in
+  // the product's width, mod 2^w as the DSP product is. A sum of selected
+  // shifts is not a $mul, so Yosys does not map it to a DSP slice.
+  std::string fabric_product(uint32_t n, int cycle, std::string& out) {
+    const auto args = g_.args(n);
+    const ScalarType& a = g_.type(args[0]);
+    const ScalarType& b = g_.type(args[1]);
+    const int w = g_.type(n).width;
+    const int wb = b.width + (b.is_signed ? 0 : 1);
+    out += fmt::format("  wire {}n{}_x = {};\n", range(w), n, operand(args[0], cycle, w, a.frac));
+    out += fmt::format("  wire {}n{}_y = {};\n", range(wb), n, operand(args[1], cycle, wb, b.frac));
+    std::string expr;
+    for (int i = 0; i < wb && i < w; ++i) {
+      const std::string bit = wb == 1 ? fmt::format("n{}_y", n) : fmt::format("n{}_y[{}]", n, i);
+      const std::string term =
+          fmt::format("({{{}{{{}}}}} & {})", w, bit,
+                      i == 0 ? fmt::format("n{}_x", n) : fmt::format("(n{}_x << {})", n, i));
+      if (i == wb - 1)
+        expr += (expr.empty() ? "-" : " - ") + term;
+      else
+        expr += (expr.empty() ? "" : " + ") + term;
+    }
+    if (wb > w) partial_.insert(fmt::format("n{}_y", n));
+    return expr;
+  }
+
   // Constant products of one x in one cycle, planned together.
   struct ProductGroup {
     std::vector<uint32_t> nodes;
@@ -390,7 +443,7 @@ class StageBuilder {
   void plan_product_groups() {
     std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> by_x;
     for (uint32_t n = 0; n < g_.size(); ++n)
-      if (g_.node(n).op == NodeOp::Mul && !is_var_mul(n) && !shared_)
+      if (g_.node(n).op == NodeOp::Mul && !is_var_mul(n) && !one_at_a_time_)
         by_x[{const_arg(n, 0) ? g_.args(n)[1] : g_.args(n)[0], start_[n]}].push_back(n);
     for (auto& [key, nodes] : by_x) {
       if (nodes.size() < 2) continue;
@@ -556,7 +609,10 @@ class StageBuilder {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const dfg::Element& e = g_.input_of(n);
-        const ScalarType& bt = p_.buffers[static_cast<std::size_t>(e.buffer)].type;
+        // A loop body's iteration index has no buffer: its own type.
+        const ScalarType& bt = e.buffer == dfg::kIterationBuffer
+                                   ? g_.type(n)
+                                   : p_.buffers[static_cast<std::size_t>(e.buffer)].type;
         KILN_ASSERT(bt == g_.type(n), "an input node's type differs from its buffer's");
         r_.inputs.push_back({e, bt, "", 0});
         input_nodes_.push_back(n);
@@ -570,12 +626,17 @@ class StageBuilder {
     pack_ports(r_.outputs, "q");
     bool any_register = false;
     for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
-    r_.sequential = any_register;
-    r_.started = shared_;
+    r_.sequential = any_register || (modulo_ && shared_);
+    r_.started = one_at_a_time_;
+    r_.phased = modulo_ && shared_;
 
     std::string body;
     body.reserve(g_.size() * 64);
-    if (shared_) {
+    if (modulo_ && shared_) {
+      cyc_bits_ = index_bits(modulo_->ii);
+      select_ = "ph";
+    }
+    if (one_at_a_time_) {
       const int b = index_bits(depth_ + 1);
       body += fmt::format(
           "  // One sample at a time: cycle 0 is the start cycle, then cnt counts.\n"
@@ -600,18 +661,24 @@ class StageBuilder {
       const ScalarType& bt = r_.outputs[i].type;
       std::string v = g_.is_const(o.node)
                           ? literal_aligned(g_.node(o.node).imm, g_.type(o.node), bt.width, bt.frac)
-                          : al(ref(o.node, depth_), g_.type(o.node), bt.width, bt.frac);
+                          : al(ref(o.node, output_cycle(i)), g_.type(o.node), bt.width, bt.frac);
       out_parts_.push_back(v);
     }
-    std::string text = fmt::format("// Layer {} ({}): {} cycles, {}.\n", s_.onnx_name, s_.name,
-                                   depth_, shared_ ? "one sample at a time" : "pipelined");
+    std::string text =
+        modulo_ ? fmt::format(
+                      "// Layer {} ({}): one iteration of a loop, {} cycles, a new one "
+                      "every {} cycle(s).\n",
+                      s_.onnx_name, s_.name, depth_, modulo_->ii)
+                : fmt::format("// Layer {} ({}): {} cycles, {}.\n", s_.onnx_name, s_.name, depth_,
+                              one_at_a_time_ ? "one sample at a time" : "pipelined");
     text += "module " + r_.module + "(\n";
     std::vector<std::string> ports;
-    if (r_.sequential || shared_) ports.push_back("  input clk");
-    if (shared_) {
+    if (r_.sequential || one_at_a_time_) ports.push_back("  input clk");
+    if (one_at_a_time_) {
       ports.push_back("  input rst");
       ports.push_back("  input start");
     }
+    if (modulo_ && shared_) ports.push_back(fmt::format("  input {}ph", range(cyc_bits_)));
     for (const auto& [name, width] : packed_widths(r_.inputs))
       ports.push_back(fmt::format("  input {}{}", range(width), name));
     for (const auto& [name, width] : packed_widths(r_.outputs))
@@ -641,28 +708,6 @@ class StageBuilder {
     r_.verilog = std::move(text);
   }
 
-  static void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
-    int lsb = 0;
-    for (std::size_t i = 0; i < elements.size(); ++i) {
-      if (i % kStagePortElements == 0) lsb = 0;
-      elements[i].port = fmt::format("{}{}", prefix, i / kStagePortElements);
-      elements[i].lsb = lsb;
-      lsb += elements[i].type.width;
-    }
-  }
-
-  // Each packed port's name and width, in order.
-  static std::vector<std::pair<std::string, int>> packed_widths(
-      const std::vector<StagePortElement>& elements) {
-    std::vector<std::pair<std::string, int>> ports;
-    for (const StagePortElement& e : elements)
-      if (ports.empty() || ports.back().first != e.port)
-        ports.emplace_back(e.port, e.lsb + e.type.width);
-      else
-        ports.back().second = e.lsb + e.type.width;
-    return ports;
-  }
-
   void emit_units(std::string& out) {
     for (int u = 0; u < units_; ++u) {
       int wa = 1, wb = 1, wp = 1;
@@ -676,14 +721,14 @@ class StageBuilder {
       out +=
           fmt::format("  reg signed {}u{}_a;\n  reg signed {}u{}_b;\n", range(wa), u, range(wb), u);
       out +=
-          fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case (cyc)\n",
-                      u, literal(0, wa), literal(0, wb));
+          fmt::format("  always @* begin\n    u{0}_a = {1};\n    u{0}_b = {2};\n    case ({3})\n",
+                      u, literal(0, wa), literal(0, wb), select_);
       for (uint32_t n : unit_ops_[static_cast<std::size_t>(u)]) {
         const int c = start_[n];
         const ScalarType& a = g_.type(g_.args(n)[0]);
         const ScalarType& b = g_.type(g_.args(n)[1]);
-        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n", literal(c, cyc_bits_),
-                           u, operand(g_.args(n)[0], c, wa, a.frac), u,
+        out += fmt::format("      {}: begin u{}_a = {}; u{}_b = {}; end\n",
+                           literal(slot(c), cyc_bits_), u, operand(g_.args(n)[0], c, wa, a.frac), u,
                            operand(g_.args(n)[1], c, wb, b.frac));
       }
       out += "      default: ;\n    endcase\n  end\n";
@@ -693,7 +738,7 @@ class StageBuilder {
 
   void emit_registers(std::string& out) const {
     std::string seq;
-    if (shared_) {
+    if (one_at_a_time_) {
       for (std::size_t r = 0; r < reg_width_.size(); ++r)
         out += fmt::format("  reg {}r{};\n", range(reg_width_[r]), r);
       for (uint32_t n = 0; n < g_.size(); ++n)
@@ -765,7 +810,11 @@ class StageBuilder {
   std::vector<int> op_of_, start_, hold_, unit_of_, reg_of_;
   std::vector<int> reg_width_, reg_busy_until_;
   std::vector<bool> read_in_own_cycle_;
-  bool shared_ = false;
+  const ModuloTiming* modulo_;
+  bool fabric_ = false;         // products in LUTs (MultiplierLimit 0)
+  bool shared_ = false;         // products on multiplier units (MultiplierLimit)
+  bool one_at_a_time_ = false;  // shared units outside a loop: one sample at a time
+  std::string select_ = "cyc";  // what picks a unit's operands
   int depth_ = 1;
   int units_ = 0;
   int cyc_bits_ = 1;
@@ -779,6 +828,27 @@ class StageBuilder {
 };
 
 }  // namespace
+
+void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
+  int lsb = 0;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (i % kStagePortElements == 0) lsb = 0;
+    elements[i].port = fmt::format("{}{}", prefix, i / kStagePortElements);
+    elements[i].lsb = lsb;
+    lsb += elements[i].type.width;
+  }
+}
+
+std::vector<std::pair<std::string, int>> packed_widths(
+    const std::vector<StagePortElement>& elements) {
+  std::vector<std::pair<std::string, int>> ports;
+  for (const StagePortElement& e : elements)
+    if (ports.empty() || ports.back().first != e.port)
+      ports.emplace_back(e.port, e.lsb + e.type.width);
+    else
+      ports.back().second = e.lsb + e.type.width;
+  return ports;
+}
 
 std::vector<std::pair<std::string, std::string>> packed_concatenations(
     const std::vector<StagePortElement>& elements,
@@ -798,6 +868,12 @@ std::vector<std::pair<std::string, std::string>> packed_concatenations(
 BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {
   return StageBuilder(stage, program, options, module_name).run();
+}
+
+BuiltStage build_body(const dfg::Stage& body, const loop::Program& program,
+                      const StageOptions& options, const ModuloTiming& timing,
+                      const std::string& module_name) {
+  return StageBuilder(body, program, options, module_name, &timing).run();
 }
 
 }  // namespace kiln::rtl

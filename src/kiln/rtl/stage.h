@@ -28,6 +28,14 @@ struct StagePortElement {
 // every reader of an element see every change of the buffer.
 inline constexpr int kStagePortElements = 64;
 
+// Names consecutive elements' packed ports <prefix>0, <prefix>1, ... and their
+// bit offsets, kStagePortElements per port.
+void pack_ports(std::vector<StagePortElement>& elements, const char* prefix);
+
+// Each packed port's name and width, in order.
+std::vector<std::pair<std::string, int>> packed_widths(
+    const std::vector<StagePortElement>& elements);
+
 // Each packed port of `elements` (in order) with the concatenation of
 // signal(i) over its elements i, the last (most significant) first.
 std::vector<std::pair<std::string, std::string>> packed_concatenations(
@@ -50,11 +58,31 @@ struct BuiltStage {
   std::vector<StagePortElement> outputs;
   bool sequential = false;  // has the clk port
   bool started = false;     // has rst and start ports (one sample at a time)
+  bool phased = false;      // a loop body with a `ph` port (units shared by phase)
+  // Modules it instantiates, each its own file: (module name, Verilog).
+  std::vector<std::pair<std::string, std::string>> submodules;
 };
 
 // Schedules `stage` and writes its module. `buffer_types` gives each
 // program buffer's element type (outputs are presented in it).
 BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name);
+
+// One iteration of a kept loop (loop_stage.h) as a module: each node at its
+// cycle in a modulo schedule of initiation interval `ii`. Products share
+// multiplier units by phase (the cycle mod ii, the module's `ph` input) when
+// the layer's MultiplierLimit asks for fewer units than products; a value that
+// crosses clock edges has a register per edge, so the iterations in flight
+// never share one.
+struct ModuloTiming {
+  int ii = 1;
+  std::vector<int> start;      // per node: its cycle; an Input's is when its value arrives
+  std::vector<bool> stable;    // per node: an Input holding its value through the loop (state)
+  std::vector<int> output_at;  // per graph output: the cycle its value is taken
+};
+
+BuiltStage build_body(const dfg::Stage& body, const loop::Program& program,
+                      const StageOptions& options, const ModuloTiming& timing,
+                      const std::string& module_name);
 
 }  // namespace kiln::rtl

@@ -147,6 +147,15 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
         c.delay_ns = f.dsp_input_ns;
       return c;
     }
+    case OperatorKind::FabricMul: {
+      // One row per bit of the second operand, its AND folded into the
+      // adder's LUT: wa x wb LUTs, the rows added as a balanced tree.
+      const int wb = shape.other_width > 0 ? shape.other_width : w;
+      c.lut = static_cast<double>(w) * wb;
+      c.carry = (wb - 1) * ceil_div(w + wb, f.carry_bits);
+      c.delay_ns = f.lut_ns + std::ceil(std::log2(std::max(wb, 2))) * carry_chain_ns(f, w + wb);
+      return c;
+    }
     case OperatorKind::ConstMul: {
       // Shift-and-add: count non-zero CSD digits need count - 1 adders, as
       // a balanced tree. One digit is a shift (its sign goes to the consumer).

@@ -22,25 +22,26 @@ namespace kiln::sched {
 using tools::FpgaFamily;
 
 enum class OperatorKind : uint8_t {
-  Add,       // w-bit two's complement add (carry chain)
-  Sub,       // w-bit subtract (carry chain)
-  Mul,       // variable x variable in DSP slices
-  ConstMul,  // variable x constant as shifts and adds in LUTs
-  Compare,   // w-bit comparison (carry chain), 1-bit result
-  Mux,       // N:1 select of w bits
-  MaxMin,    // compare + 2:1 mux
-  Round,     // an add of the rounding increment
-  Saturate,  // compare against the range + 2:1 mux
-  Rom,       // a table of N entries x w bits in LUTs
-  BlockRom,  // the same table in block RAM, its read registered
-  Shift,     // constant shift: wiring, free
-  Register,  // w flip-flops
+  Add,        // w-bit two's complement add (carry chain)
+  Sub,        // w-bit subtract (carry chain)
+  Mul,        // variable x variable in DSP slices
+  FabricMul,  // variable x variable in LUTs: partial products added (MultiplierLimit 0)
+  ConstMul,   // variable x constant as shifts and adds in LUTs
+  Compare,    // w-bit comparison (carry chain), 1-bit result
+  Mux,        // N:1 select of w bits
+  MaxMin,     // compare + 2:1 mux
+  Round,      // an add of the rounding increment
+  Saturate,   // compare against the range + 2:1 mux
+  Rom,        // a table of N entries x w bits in LUTs
+  BlockRom,   // the same table in block RAM, its read registered
+  Shift,      // constant shift: wiring, free
+  Register,   // w flip-flops
 };
 
 // What the cost depends on besides the kind.
 struct OperatorShape {
-  int width = 1;        // result bits (Mul: the first operand's bits)
-  int other_width = 0;  // Mul: the second operand's bits (0 = same as width)
+  int width = 1;        // result bits (Mul, FabricMul: the first operand's bits)
+  int other_width = 0;  // Mul, FabricMul: the second operand's bits (0 = same as width)
   int count = 0;        // Mux: inputs; ConstMul: non-zero CSD digits; Rom: entries
   int stages = 0;       // Mul: pipeline registers in the DSP, 0..3 (the latency)
 };
@@ -85,6 +86,7 @@ struct EnumNames<sched::OperatorKind> {
       {sched::OperatorKind::Sub, "sub"},
       {sched::OperatorKind::Mul, "mul"},
       {sched::OperatorKind::ConstMul, "const_mul"},
+      {sched::OperatorKind::FabricMul, "fabric_mul"},
       {sched::OperatorKind::Compare, "compare"},
       {sched::OperatorKind::Mux, "mux"},
       {sched::OperatorKind::MaxMin, "max_min"},

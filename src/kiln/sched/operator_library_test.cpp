@@ -101,7 +101,7 @@ TEST(OperatorLibrary, DelayMonotoneInWidth) {
     for (OperatorKind kind :
          {OperatorKind::Add, OperatorKind::Sub, OperatorKind::Compare, OperatorKind::MaxMin,
           OperatorKind::Round, OperatorKind::Saturate, OperatorKind::ConstMul, OperatorKind::Mul,
-          OperatorKind::Mux, OperatorKind::Rom}) {
+          OperatorKind::FabricMul, OperatorKind::Mux, OperatorKind::Rom}) {
       double last = 0;
       for (int w = 1; w <= 64; ++w) {
         const OperatorCost c = operator_cost(kind, {w, w, 4, 0}, family);

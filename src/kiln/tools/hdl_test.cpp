@@ -440,6 +440,25 @@ TEST(Synthesize, ParsesStatJsonIntoResources) {
   EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
 }
 
+// Yosys 0.23 prints the hierarchy of a design whose submodules have
+// submodules inside "design"; those lines are not JSON and are skipped.
+TEST(Synthesize, StatJsonWithHierarchyLinesParses) {
+  const std::string stat = text_block(R"(
+{"modules": {"\\top": {"num_cells_by_type": {"LUT6": 2}}},
+   "design": {
+       top_a             1
+       top_a_b           2
+      "num_cells_by_type": {"LUT6": 9}
+   }
+}
+)");
+  CellCounts total;
+  std::map<std::string, CellCounts> modules;
+  parse_yosys_stat(stat, total, modules);
+  EXPECT_EQ(total.lut, 9);
+  EXPECT_EQ(modules.at("top").lut, 2);
+}
+
 TEST(FamilyOfPart, OfPart) {
   EXPECT_EQ(family_of_part("xcvu9p-flga2104-2L-e"), FpgaFamily::UltraScalePlus);
   EXPECT_EQ(family_of_part("xcu280-fsvh2892-2L-e"), FpgaFamily::UltraScalePlus);

@@ -101,11 +101,38 @@ void add_cells(CellCounts& c, const std::string& type, long n) {
   }
 }
 
+namespace {
+
+// Yosys 0.23 writes the design's hierarchy ("   <module>   <count>" lines)
+// into `stat -json`'s "design" object when submodules have submodules of
+// their own. No JSON line looks like that (a key is quoted): drop them.
+std::string without_hierarchy_lines(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t");
+    const bool hierarchy = first != std::string_view::npos &&
+                           line.find('"') == std::string_view::npos &&
+                           (std::isalpha(static_cast<unsigned char>(line[first])) ||
+                            line[first] == '_' || line[first] == '\\' || line[first] == '$') &&
+                           line.find_first_of(",:{}[]") == std::string_view::npos;
+    if (!hierarchy) out.append(line).push_back('\n');
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 void parse_yosys_stat(const std::string& json_text, CellCounts& total,
                       std::map<std::string, CellCounts>& modules) {
   json j;
   try {
-    j = json::parse(json_text);
+    j = json::parse(without_hierarchy_lines(json_text));
   } catch (const json::exception& e) {
     throw_error(ErrorKind::InvalidModel, "yosys stat -json", std::string("not JSON: ") + e.what());
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -84,11 +85,23 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
     off += static_cast<int>(p.numel);
   }
   bool done = false;
+  std::map<int, int> in_cycle, out_cycle;  // sample -> cycle
   while (std::getline(lines, line)) {
     std::istringstream l(line);
     l >> tag;
     if (tag == "DONE") done = true;
-    if (tag == "OUT") ++outs;
+    if (tag == "IN" || tag == "OUT") {
+      int s, cycle;
+      l >> s >> cycle;
+      (tag == "IN" ? in_cycle : out_cycle)[s] = cycle;
+      if (tag == "OUT") {
+        ++outs;
+        EXPECT_EQ(cycle - in_cycle[s], d.latency_cycles) << "sample " << s << ": latency";
+      }
+      if (tag == "IN" && in_cycle.count(s - 1)) {
+        EXPECT_GE(cycle - in_cycle[s - 1], d.interval_cycles) << "sample " << s << ": interval";
+      }
+    }
     if (tag != "Y") continue;
     int s, o;
     int64_t e;

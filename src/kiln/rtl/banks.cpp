@@ -1,0 +1,137 @@
+#include "kiln/rtl/banks.h"
+
+#include <fmt/format.h>
+
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+using loop::Partition;
+
+// Whether dimension `dim` of `b` is partitioned.
+bool partitioned(const loop::Buffer& b, std::size_t dim) {
+  const loop::BufferDirectives& d = b.directives;
+  if (d.partition == Partition::None) return false;
+  return d.dim == 0 || b.shape.size() == 1 || static_cast<int>(dim) == d.dim - 1;
+}
+
+// The parts dimension `dim` is cut into, and each part's size.
+std::pair<int64_t, int64_t> parts_of(const loop::Buffer& b, std::size_t dim) {
+  const int64_t n = b.shape[dim];
+  const loop::BufferDirectives& d = b.directives;
+  switch (d.partition) {
+    case Partition::Complete: return {n, 1};
+    case Partition::Cyclic: return {d.factor, (n + d.factor - 1) / d.factor};
+    case Partition::Block: return {d.factor, (n + d.factor - 1) / d.factor};
+    case Partition::None: break;
+  }
+  return {1, n};
+}
+
+// Index i of dimension `dim`: (its part, its index inside the part).
+std::pair<int64_t, int64_t> split(const loop::Buffer& b, std::size_t dim, int64_t i) {
+  if (!partitioned(b, dim)) return {0, i};
+  const auto [parts, size] = parts_of(b, dim);
+  if (b.directives.partition == Partition::Block) return {i / size, i % size};
+  return {i % parts, i / parts};  // cyclic; complete is cyclic by n
+}
+
+const loop::Buffer& accessed_buffer(const dfg::PortAccess& pa, const loop::Program& p) {
+  return p.buffers[static_cast<std::size_t>(pa.accessed >= 0 ? pa.accessed : pa.buffer)];
+}
+
+}  // namespace
+
+Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
+  const loop::Buffer& b = accessed_buffer(pa, p);
+  const loop::BufferDirectives& d = b.directives;
+  Bank bank;
+  if (d.storage == loop::Storage::Registers) {
+    bank.registers = true;
+    return bank;
+  }
+  if (d.partition == Partition::None || pa.index.size() != b.shape.size()) return bank;
+  const bool all = d.dim == 0 || b.shape.size() == 1;
+  if (d.partition == Partition::Complete && all) {
+    bank.registers = true;  // every element its own register
+    return bank;
+  }
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+    if (!partitioned(b, dim)) continue;
+    const loop::Affine& i = pa.index[dim];
+    const bool moving = !i.terms.empty();
+    switch (d.partition) {
+      case Partition::Complete:
+        if (moving) bank.any = true;
+        bank.part.push_back(i.constant);
+        break;
+      case Partition::Cyclic:
+        if (moving && dfg::step_of(i) % d.factor != 0) bank.any = true;
+        bank.part.push_back(((i.constant % d.factor) + d.factor) % d.factor);
+        break;
+      case Partition::Block: {
+        const int64_t size = parts_of(b, dim).second;
+        if (moving) bank.any = true;
+        bank.part.push_back(i.constant / size);
+        break;
+      }
+      case Partition::None: break;
+    }
+  }
+  return bank;
+}
+
+std::string bank_name(const loop::Buffer& b, const Bank& bank) {
+  std::string s = "@" + b.name;
+  if (bank.any) return s + "[any]";
+  for (int64_t part : bank.part) s += fmt::format("[{}]", part);
+  return s;
+}
+
+Linear bank_address(const dfg::PortAccess& pa, const loop::Program& p) {
+  const loop::Buffer& b = accessed_buffer(pa, p);
+  KILN_ASSERT(pa.index.size() == b.shape.size(), "an access's index does not match its buffer");
+  Linear a;
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+    const bool cut = partitioned(b, dim);
+    const auto [parts, size] = cut ? parts_of(b, dim) : std::pair{int64_t{1}, b.shape[dim]};
+    // Inside a fixed bank a moving cyclic index moves by step / parts, a
+    // moving block index by step (bank_of makes the bank `any` otherwise).
+    const int64_t step = dfg::step_of(pa.index[dim]);
+    const int64_t local_step =
+        cut && b.directives.partition != Partition::Block ? step / parts : step;
+    a.step = a.step * size + local_step;
+    a.base = a.base * size + split(b, dim, pa.index[dim].constant).second;
+  }
+  return a;
+}
+
+std::vector<int64_t> bank_elements(const loop::Program& p, int accessed,
+                                   const std::vector<int64_t>& part) {
+  const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
+  int64_t bank_size = 1;
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim)
+    bank_size *= partitioned(b, dim) ? parts_of(b, dim).second : b.shape[dim];
+  std::vector<int64_t> elements(static_cast<std::size_t>(bank_size), -1);
+  std::vector<int64_t> index(b.shape.size(), 0);
+  for (int64_t e = 0; e < b.numel(); ++e) {
+    int64_t rest = e;
+    for (std::size_t dim = b.shape.size(); dim-- > 0;) {
+      index[dim] = rest % b.shape[dim];
+      rest /= b.shape[dim];
+    }
+    std::vector<int64_t> parts;
+    int64_t address = 0;
+    for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+      const auto [pt, local] = split(b, dim, index[dim]);
+      if (partitioned(b, dim)) parts.push_back(pt);
+      address = address * (partitioned(b, dim) ? parts_of(b, dim).second : b.shape[dim]) + local;
+    }
+    if (parts == part) elements[static_cast<std::size_t>(address)] = e;
+  }
+  return elements;
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,625 @@
+// A layer with a kept loop: its buffers as registers and ROM banks, the
+// controller that counts cycles and iterations, and the before, body and
+// after modules connected to them (the timeline is in loop_stage.h).
+#include "kiln/rtl/loop_stage.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "kiln/rtl/banks.h"
+#include "kiln/rtl/node_cost.h"
+#include "kiln/rtl/verilog_text.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+using dfg::NodeOp;
+using loop::ScalarType;
+
+// What the layer does with one buffer (storage) outside its weights.
+struct BufferUse {
+  std::set<int64_t> read, written;
+};
+
+// One ROM bank of a weight buffer and the body reads on each of its ports.
+struct RomBank {
+  int accessed = -1;  // the buffer as the reads name it (partitioned)
+  int storage = -1;
+  std::vector<int64_t> part;
+  std::vector<std::map<int, int>> ports;  // per port: phase -> read
+};
+
+class LoopStageBuilder {
+ public:
+  LoopStageBuilder(const dfg::SplitKernel& sk, const loop::Program& p, const LoopSchedule& ls,
+                   bool pipelined, const StageOptions& o, std::string module)
+      : sk_(sk), p_(p), ls_(ls), pipelined_(pipelined), o_(o), body_(sk.body) {
+    r_.module = std::move(module);
+  }
+
+  BuiltStage run() {
+    timing();
+    parts();
+    uses();
+    emit();
+    report();
+    return std::move(r_);
+  }
+
+ private:
+  // ---- the timeline -----------------------------------------------------------
+
+  int op_latency(int op) const {
+    const sched::Problem& pb = ls_.lp.problem;
+    return pb.types[static_cast<std::size_t>(pb.operations[static_cast<std::size_t>(op)].type)]
+        .latency;
+  }
+  int op_start(int op) const { return ls_.solution.start[static_cast<std::size_t>(op)]; }
+
+  void timing() {
+    depth_ = 1;
+    for (std::size_t op = 0; op < ls_.lp.problem.operations.size(); ++op)
+      depth_ = std::max(
+          depth_, op_start(static_cast<int>(op)) + std::max(1, op_latency(static_cast<int>(op))));
+    ii_ = ls_.solution.ii;
+    // Not pipelined: the next iteration starts when this one is done (the
+    // schedule stays valid, every constraint only loosening as II grows).
+    if (!pipelined_) ii_ = std::max(ii_, depth_);
+    stages_ = (depth_ + ii_ - 1) / ii_;
+  }
+
+  dfg::Stage part_stage(const dfg::Graph& g, const std::string& suffix) const {
+    dfg::Stage s;
+    s.name = body_.name + suffix;
+    s.onnx_name = onnx_name_;
+    s.graph = g;
+    return s;
+  }
+
+  void parts() {
+    const std::string kernel = body_.name.substr(0, body_.name.find('/'));
+    for (const loop::Kernel& k : p_.kernels)
+      if (k.name == kernel) {
+        onnx_name_ = k.onnx_name;
+        r_.report.loop_ops = loop::dynamic_ops(k);
+      }
+    r_.report.name = kernel;
+    r_.report.onnx_name = onnx_name_;
+    if (!sk_.before.outputs().empty())
+      before_ = build_stage(part_stage(sk_.before, "_before"), p_, o_, r_.module + "_before");
+    if (!sk_.after.outputs().empty())
+      after_ = build_stage(part_stage(sk_.after, "_after"), p_, o_, r_.module + "_after");
+    const dfg::Graph& g = body_.graph;
+    ModuloTiming t;
+    t.ii = ii_;
+    t.start.assign(g.size(), 0);
+    t.stable.assign(g.size(), false);
+    for (uint32_t n = 0; n < g.size(); ++n) {
+      const NodeOp op = g.node(n).op;
+      if (op == NodeOp::Const) continue;
+      if (op == NodeOp::Input && g.input_of(n).buffer == dfg::kIterationBuffer)
+        continue;  // the index, from cycle 0 of the iteration, carried along by the body
+      if (op == NodeOp::Input && g.input_of(n).element >= 0) {
+        t.stable[n] = true;  // state: its register, read where the schedule says
+        continue;
+      }
+      const int o = ls_.lp.op_of_node[n];
+      // A read's value arrives after the read's latency.
+      t.start[n] = op_start(o) + (op == NodeOp::Input ? op_latency(o) : 0);
+    }
+    for (int op : ls_.lp.output_ops) t.output_at.push_back(op_start(op));
+    StageOptions bo = o_;
+    body_stage_ = build_body(part_stage(g, ""), p_, bo, t, r_.module + "_body");
+    r_.report.multipliers = body_stage_.report.multipliers;
+    r_.report.const_multipliers = body_stage_.report.const_multipliers;
+    r_.report.adders = body_stage_.report.adders;
+    r_.report.lookups = body_stage_.report.lookups;
+    r_.report.nodes = body_stage_.report.nodes;
+    for (const auto* s : {&before_, &after_})
+      if (*s) {
+        r_.report.multipliers += (*s)->report.multipliers;
+        r_.report.const_multipliers += (*s)->report.const_multipliers;
+        r_.report.adders += (*s)->report.adders;
+        r_.report.lookups += (*s)->report.lookups;
+        r_.report.nodes += (*s)->report.nodes;
+      }
+    b_at_ = before_ ? 1 + before_->report.latency_cycles : 0;
+    l0_ = before_ ? b_at_ + 1 : 1;
+    a0_ = l0_ + (body_.trip - 1) * ii_ + depth_;
+    a_at_ = after_ ? a0_ + after_->report.latency_cycles : a0_ - 1;
+    end_ = a_at_ + 1;
+  }
+
+  // ---- buffers ----------------------------------------------------------------
+
+  bool is_const(int b) const {
+    return p_.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Const;
+  }
+
+  // The element a moving access reaches in iteration k; -1 past the
+  // buffer's ends (a read that padding guards, its value never used).
+  int64_t element_at(const dfg::PortAccess& pa, int64_t k) const {
+    const int64_t e = dfg::step_of(pa.element) * k + pa.element.constant;
+    return e >= 0 && e < p_.buffers[static_cast<std::size_t>(pa.buffer)].numel() ? e : -1;
+  }
+
+  // The elements a moving access reaches over the loop.
+  std::vector<int64_t> reach(const dfg::PortAccess& pa) const {
+    std::vector<int64_t> e;
+    for (int64_t k = 0; k < body_.trip; ++k)
+      if (element_at(pa, k) >= 0) e.push_back(element_at(pa, k));
+    return e;
+  }
+
+  void note_graph(const dfg::Graph& g) {
+    for (uint32_t n = 0; n < g.size(); ++n)
+      if (g.node(n).op == NodeOp::Input && g.input_of(n).element >= 0 &&
+          g.input_of(n).buffer != dfg::kIterationBuffer) {
+        const dfg::Element& e = g.input_of(n);
+        KILN_ASSERT(!is_const(e.buffer), "a weight reaches a graph as an input");
+        uses_[e.buffer].read.insert(e.element);
+      }
+    for (const dfg::Output& o : g.outputs())
+      if (o.where.element >= 0) uses_[o.where.buffer].written.insert(o.where.element);
+  }
+
+  void uses() {
+    note_graph(sk_.before);
+    note_graph(body_.graph);
+    note_graph(sk_.after);
+    for (std::size_t r = 0; r < body_.reads.size(); ++r) {
+      const dfg::PortAccess& pa = body_.reads[r];
+      if (is_const(pa.buffer)) {
+        rom_read(static_cast<int>(r));
+        continue;
+      }
+      for (int64_t e : reach(pa)) uses_[pa.buffer].read.insert(e);
+    }
+    for (const dfg::PortAccess& pa : body_.writes) {
+      KILN_ASSERT(!is_const(pa.buffer), "a loop writes a weight");
+      for (int64_t e : reach(pa)) uses_[pa.buffer].written.insert(e);
+    }
+    // The ports: what the layer reads from other layers and what it hands on.
+    for (const auto& [b, use] : uses_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
+      if (use.written.empty())
+        for (int64_t e : use.read) r_.inputs.push_back({{b, e}, buf.type, "", 0});
+      else if (buf.role != loop::BufferRole::Local)
+        for (int64_t e : use.written) r_.outputs.push_back({{b, e}, buf.type, "", 0});
+    }
+    pack_ports(r_.inputs, "i");
+    pack_ports(r_.outputs, "q");
+  }
+
+  // A weight read: a port of its bank's ROM (or, for weights kept in
+  // registers, a table of the whole buffer).
+  void rom_read(int r) {
+    const dfg::PortAccess& pa = body_.reads[static_cast<std::size_t>(r)];
+    const Bank bank = bank_of(pa, p_);
+    const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
+    if (bank.any)
+      throw_error(ErrorKind::Unsupported, "loop " + body_.name,
+                  fmt::format("a read of '{}' moves across the banks of its partition",
+                              p_.buffers[static_cast<std::size_t>(accessed)].name),
+                  "partition it so that each read stays in one bank (a cyclic factor that "
+                  "divides the step of its index), or not at all");
+    if (bank.registers) return;  // a table of its own (emit_reads)
+    std::size_t i = 0;
+    while (i < banks_.size() && !(banks_[i].accessed == accessed && banks_[i].part == bank.part))
+      ++i;
+    if (i == banks_.size()) banks_.push_back({accessed, pa.buffer, bank.part, {}});
+    RomBank& rb = banks_[i];
+    const int op = ls_.lp.read_ops[static_cast<std::size_t>(r)];
+    const int phase = op_start(op) % ii_;
+    std::size_t port = 0;
+    while (port < rb.ports.size() && rb.ports[port].count(phase)) ++port;
+    if (port == rb.ports.size()) rb.ports.emplace_back();
+    rb.ports[port][phase] = r;
+    rom_port_[r] = {static_cast<int>(i), static_cast<int>(port)};
+  }
+
+  // ---- Verilog ----------------------------------------------------------------
+
+  std::string m(int b) const { return fmt::format("m{}", b); }
+  int width_of(int b) const { return p_.buffers[static_cast<std::size_t>(b)].type.width; }
+  std::string slice(int b, int64_t e) const {
+    const int w = width_of(b);
+    return fmt::format("{}[{}:{}]", m(b), (e + 1) * w - 1, e * w);
+  }
+
+  // `cycle` cycles after start.
+  std::string at(int64_t cycle) const {
+    if (cycle == 0) return "start";
+    return fmt::format("(busy && cyc == {})", literal(cycle, cyc_bits_));
+  }
+
+  // Operation time `t` of an iteration in flight.
+  std::string active(int t) const {
+    const int s = t / ii_;
+    if (ii_ == 1) return fmt::format("vs[{}]", s);
+    return fmt::format("(vs[{}] && ph == {})", s, literal(t % ii_, ph_bits_));
+  }
+  std::string k_at(int t) const { return fmt::format("k{}", t / ii_); }
+
+  // wire `name` = a.step * k + a.base in `width` bits, k being the
+  // iteration at time t.
+  std::string linear(const Linear& a, int t, int width, const std::string& name, std::string& out) {
+    const int kb = k_bits_;
+    const int cw = std::max(width, kb) + index_bits(std::abs(a.step) + 1) + 1;
+    const std::string k = cw == kb ? k_at(t) : fmt::format("{{{}'b0, {}}}", cw - kb, k_at(t));
+    out += fmt::format("  wire {}{}_x = {} * {} + {};\n", range(cw), name, literal(a.step, cw), k,
+                       literal(a.base, cw));
+    out += fmt::format("  wire {}{} = {}_x[{}:0];\n", range(width), name, name, width - 1);
+    sinks_.push_back(name + "_x");
+    return name;
+  }
+
+  void emit() {
+    cyc_bits_ = index_bits(end_ + 1);
+    ph_bits_ = index_bits(ii_);
+    k_bits_ = index_bits(body_.trip);
+    std::string v;
+    v += fmt::format(
+        "// Layer {} ({}): loop {} kept, {} iteration(s), a new one every {} cycle(s) ({}), {} "
+        "cycle(s) each; {} cycles in all, one sample at a time.\n",
+        onnx_name_, r_.report.name, body_.name, body_.trip, ii_,
+        pipelined_ ? "pipelined" : "not pipelined", depth_, end_);
+    v += "module " + r_.module + "(\n  input clk,\n  input rst,\n  input start";
+    for (const auto& [name, width] : packed_widths(r_.inputs))
+      v += fmt::format(",\n  input {}{}", range(width), name);
+    for (const auto& [name, width] : packed_widths(r_.outputs))
+      v += fmt::format(",\n  output {}{}", range(width), name);
+    v += "\n);\n";
+    // The controller: cyc counts the cycles after start.
+    v += fmt::format(
+        "  reg {0}cyc;\n  reg busy;\n"
+        "  always @(posedge clk)\n"
+        "    if (rst) begin busy <= 1'b0; cyc <= {1}; end\n"
+        "    else if (start) begin busy <= 1'b1; cyc <= {2}; end\n"
+        "    else if (busy) begin busy <= cyc != {3}; cyc <= cyc + {2}; end\n",
+        range(cyc_bits_), literal(0, cyc_bits_), literal(1, cyc_bits_),
+        literal(std::max<int64_t>(end_ - 1, 1), cyc_bits_));
+    emit_iterations(v);
+    for (const auto& [b, use] : uses_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
+      v += fmt::format("  reg {}{};  // {}\n",
+                       range(static_cast<int>(buf.numel() * buf.type.width)), m(b), buf.name);
+    }
+    emit_reads(v);
+    emit_part(v, before_, "pre", b_at_ - (before_ ? before_->report.latency_cycles : 0));
+    emit_body(v);
+    emit_part(v, after_, "post", a0_);
+    emit_buffers(v);
+    for (const auto& [port, cat] : packed_concatenations(r_.outputs, [&](std::size_t i) {
+           return slice(r_.outputs[i].where.buffer, r_.outputs[i].where.element);
+         }))
+      v += fmt::format("  assign {} = {};\n", port, cat);
+    v += unused_sinks(sinks_);
+    v += "endmodule\n";
+    r_.verilog = std::move(v);
+    r_.sequential = true;
+    r_.started = true;
+    for (const auto* s : {&before_, &after_})
+      if (*s) r_.submodules.emplace_back((*s)->module, (*s)->verilog);
+    r_.submodules.emplace_back(body_stage_.module, body_stage_.verilog);
+  }
+
+  // Iteration k of the loop is in pipeline stage s (times s*II .. s*II +
+  // II - 1) during cycles L0 + (k + s) * II + phase: k<s> holds its index,
+  // vs[s] whether one is there.
+  void emit_iterations(std::string& v) {
+    const std::string go = l0_ == 1 ? "start" : at(l0_ - 1);
+    v += fmt::format("  // Iterations: a new one every {} cycle(s) from cycle {}.\n", ii_, l0_);
+    v += fmt::format("  reg [{}:0] vs;\n", stages_ - 1);  // a vector even of one stage
+    for (int s = 0; s < stages_; ++s) {
+      v += fmt::format("  reg {}k{};\n", range(k_bits_), s);
+      sinks_.push_back(fmt::format("k{}", s));
+    }
+    sinks_.push_back("vs");
+    std::string wrap = "1'b1";
+    if (ii_ > 1) {
+      v += fmt::format("  reg {}ph;\n", range(ph_bits_));
+      wrap = fmt::format("(ph == {})", literal(ii_ - 1, ph_bits_));
+    }
+    const std::string next_valid =
+        fmt::format("vs[0] && k0 != {}", literal(body_.trip - 1, k_bits_));
+    v += "  always @(posedge clk)\n";
+    v += fmt::format("    if (rst) begin vs <= {};{} end\n", literal(0, stages_),
+                     ii_ > 1 ? fmt::format(" ph <= {};", literal(0, ph_bits_)) : "");
+    v += fmt::format("    else if ({}) begin vs <= {}; k0 <= {};{} end\n", go, literal(1, stages_),
+                     literal(0, k_bits_),
+                     ii_ > 1 ? fmt::format(" ph <= {};", literal(0, ph_bits_)) : "");
+    v += "    else begin\n";
+    if (ii_ > 1)
+      v += fmt::format("      ph <= {} ? {} : ph + {};\n", wrap, literal(0, ph_bits_),
+                       literal(1, ph_bits_));
+    v += fmt::format("      if ({}) begin\n", wrap);
+    v += fmt::format(
+        "        vs <= {};\n",
+        stages_ == 1 ? next_valid : fmt::format("{{vs[{}:0], {}}}", stages_ - 2, next_valid));
+    v += fmt::format("        k0 <= k0 + {};\n", literal(1, k_bits_));
+    for (int s = 1; s < stages_; ++s) v += fmt::format("        k{} <= k{};\n", s, s - 1);
+    v += "      end\n    end\n";
+  }
+
+  void emit_reads(std::string& v) {
+    // Weights in ROM banks: each port's address by phase, its data registered.
+    for (std::size_t i = 0; i < banks_.size(); ++i) {
+      const RomBank& rb = banks_[i];
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+      const std::vector<int64_t> elems = bank_elements(p_, rb.accessed, rb.part);
+      const int w = buf.type.width;
+      const int ab = index_bits(static_cast<int64_t>(elems.size()));
+      v += fmt::format(
+          "  // {}: {} entries.\n",
+          bank_name(p_.buffers[static_cast<std::size_t>(rb.accessed)], {false, false, rb.part}),
+          elems.size());
+      const char* style = buf.directives.storage == loop::Storage::Bram     ? "block"
+                          : buf.directives.storage == loop::Storage::Lutram ? "distributed"
+                                                                            : nullptr;
+      if (style) v += fmt::format("  (* ram_style = \"{}\" *)\n", style);
+      v += fmt::format("  reg {}rom{} [0:{}];\n  initial begin\n", range(w), i, elems.size() - 1);
+      for (std::size_t a = 0; a < elems.size(); ++a)
+        v += fmt::format(
+            "    rom{}[{}] = {};\n", i, a,
+            literal(elems[a] < 0 ? 0 : buf.data[static_cast<std::size_t>(elems[a])], w));
+      v += "  end\n";
+      for (std::size_t port = 0; port < rb.ports.size(); ++port) {
+        const std::string pa = fmt::format("pa{}_{}", i, port);
+        const std::string pd = fmt::format("pd{}_{}", i, port);
+        std::vector<std::pair<int, std::string>> addresses;  // phase -> address wire
+        for (const auto& [phase, r] : rb.ports[port]) {
+          const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
+          addresses.emplace_back(
+              phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t, ab,
+                            fmt::format("ra{}", r), v));
+        }
+        if (addresses.size() == 1) {
+          v += fmt::format("  wire {}{} = {};\n", range(ab), pa, addresses[0].second);
+        } else {
+          v += fmt::format("  reg {}{};\n  always @* begin\n    {} = {};\n    case (ph)\n",
+                           range(ab), pa, pa, literal(0, ab));
+          for (const auto& [phase, wire] : addresses)
+            v += fmt::format("      {}: {} = {};\n", literal(phase, ph_bits_), pa, wire);
+          v += "      default: ;\n    endcase\n  end\n";
+        }
+        v += fmt::format("  reg {}{};\n  always @(posedge clk) {} <= rom{}[{}];\n", range(w), pd,
+                         pd, i, pa);
+      }
+    }
+    for (std::size_t r = 0; r < body_.reads.size(); ++r) {
+      const dfg::PortAccess& pa = body_.reads[r];
+      const int op = ls_.lp.read_ops[r];
+      const int t = op_start(op);
+      const int w = width_of(pa.buffer);
+      if (const auto it = rom_port_.find(static_cast<int>(r)); it != rom_port_.end()) {
+        v += fmt::format("  wire {}rd{} = pd{}_{};\n", range(w), r, it->second.first,
+                         it->second.second);
+      } else if (is_const(pa.buffer)) {
+        // Weights in registers: the elements this read reaches, by iteration.
+        const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(pa.buffer)];
+        v += fmt::format("  function {}wt{}(input {}k);\n    case (k)\n", range(w), r,
+                         range(k_bits_));
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t e = element_at(pa, k); e >= 0)
+            v += fmt::format("      {}: wt{} = {};\n", literal(k, k_bits_), r,
+                             literal(buf.data[static_cast<std::size_t>(e)], w));
+        v += fmt::format("      default: wt{} = {};\n    endcase\n  endfunction\n", r,
+                         literal(0, w));
+        v += fmt::format("  wire {}rd{} = wt{}({});\n", range(w), r, r, k_at(t));
+      } else {
+        // A buffer in registers: a multiplexer over the elements the read
+        // reaches, by iteration (a shift by a computed offset would be a
+        // barrel shifter over the whole buffer).
+        const bool now = op_latency(op) == 0;
+        v += fmt::format("  reg {}rd{};\n  always @{} begin\n    {} {} {};\n    case ({})\n",
+                         range(w), r, now ? "*" : "(posedge clk)", fmt::format("rd{}", r),
+                         now ? "=" : "<=", literal(0, w), k_at(t));
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t e = element_at(pa, k); e >= 0)
+            v += fmt::format("      {}: rd{} {} {};\n", literal(k, k_bits_), r,
+                             now ? "=" : "<=", slice(pa.buffer, e));
+        v += "      default: ;\n    endcase\n  end\n";
+      }
+    }
+  }
+
+  // Instance of before or after, its inputs the buffer registers, its
+  // outputs wires the buffers load at its end.
+  void emit_part(std::string& v, const std::optional<BuiltStage>& s, const std::string& name,
+                 int64_t start_cycle) {
+    if (!s) return;
+    std::vector<std::string> conn;
+    if (s->sequential || s->started) conn.push_back(".clk(clk)");
+    if (s->started) {
+      conn.push_back(".rst(rst)");
+      conn.push_back(fmt::format(".start({})", at(start_cycle)));
+    }
+    for (const auto& [port, cat] : packed_concatenations(s->inputs, [&](std::size_t i) {
+           return slice(s->inputs[i].where.buffer, s->inputs[i].where.element);
+         }))
+      conn.push_back(fmt::format(".{}({})", port, cat));
+    for (const auto& [port, width] : packed_widths(s->outputs)) {
+      v += fmt::format("  wire {}{}_{};\n", range(width), name, port);
+      conn.push_back(fmt::format(".{0}({1}_{0})", port, name));
+    }
+    v += instance(s->module, "u_" + name, conn);
+  }
+
+  static std::string instance(const std::string& module, const std::string& name,
+                              const std::vector<std::string>& conn) {
+    std::string c;
+    for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
+    return fmt::format("  {} {}(\n    {});\n", module, name, c);
+  }
+
+  void emit_body(std::string& v) {
+    const BuiltStage& s = body_stage_;
+    std::vector<std::string> conn;
+    if (s.sequential) conn.push_back(".clk(clk)");
+    if (s.phased) conn.push_back(".ph(ph)");
+    for (const auto& [port, cat] : packed_concatenations(s.inputs, [&](std::size_t i) {
+           const dfg::Element& e = s.inputs[i].where;
+           if (e.buffer == dfg::kIterationBuffer) return std::string("k0");
+           return e.element >= 0 ? slice(e.buffer, e.element) : fmt::format("rd{}", -1 - e.element);
+         }))
+      conn.push_back(fmt::format(".{}({})", port, cat));
+    for (const auto& [port, width] : packed_widths(s.outputs)) {
+      v += fmt::format("  wire {}body_{};\n", range(width), port);
+      conn.push_back(fmt::format(".{0}(body_{0})", port));
+    }
+    v += instance(s.module, "u_body", conn);
+  }
+
+  static std::string part_bits(const StagePortElement& e, const std::string& prefix) {
+    return fmt::format("{}_{}[{}:{}]", prefix, e.port, e.lsb + e.type.width - 1, e.lsb);
+  }
+
+  // Each buffer's register vector and everything that loads it.
+  void emit_buffers(std::string& v) {
+    std::map<int, std::vector<std::string>> loads;  // buffer -> statements
+    std::map<int, std::set<int64_t>> loaded;
+    for (std::size_t i = 0; i < r_.inputs.size(); ++i) {
+      const StagePortElement& e = r_.inputs[i];
+      loads[e.where.buffer].push_back(fmt::format("if (start) {} <= {}[{}:{}];",
+                                                  slice(e.where.buffer, e.where.element), e.port,
+                                                  e.lsb + e.type.width - 1, e.lsb));
+      loaded[e.where.buffer].insert(e.where.element);
+    }
+    auto from_part = [&](const std::optional<BuiltStage>& s, const std::string& name,
+                         int64_t cycle) {
+      if (!s) return;
+      for (const StagePortElement& e : s->outputs) {
+        loads[e.where.buffer].push_back(fmt::format("if ({}) {} <= {};", at(cycle),
+                                                    slice(e.where.buffer, e.where.element),
+                                                    part_bits(e, name)));
+        loaded[e.where.buffer].insert(e.where.element);
+      }
+    };
+    from_part(before_, "pre", b_at_);
+    for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
+      const StagePortElement& e = body_stage_.outputs[i];
+      const int t = op_start(ls_.lp.output_ops[i]);
+      const int b = e.where.buffer;
+      if (e.where.element >= 0) {
+        loads[b].push_back(fmt::format("if ({}) {} <= {};", active(t), slice(b, e.where.element),
+                                       part_bits(e, "body")));
+        loaded[b].insert(e.where.element);
+      } else {
+        // The element the iteration writes, decoded from its index.
+        std::string cases;
+        const std::vector<int64_t> elements =
+            reach(body_.writes[static_cast<std::size_t>(-1 - e.where.element)]);
+        for (std::size_t k = 0; k < elements.size(); ++k) {
+          cases += fmt::format("      {}: {} <= {};\n", literal(static_cast<int64_t>(k), k_bits_),
+                               slice(b, elements[k]), part_bits(e, "body"));
+          loaded[b].insert(elements[k]);
+        }
+        loads[b].push_back(
+            fmt::format("if ({})\n      case ({})\n{}      default: ;\n      endcase", active(t),
+                        k_at(t), cases));
+      }
+    }
+    from_part(after_, "post", a_at_);
+    for (const auto& [b, use] : uses_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
+      const int64_t n = buf.numel();
+      std::string seq;
+      // Elements nothing loads stay zero (every bit of the vector driven).
+      for (int64_t e = 0; e < n; ++e)
+        if (!loaded[b].count(e))
+          seq += fmt::format("    if (start) {} <= {};\n", slice(b, e), literal(0, buf.type.width));
+      for (const std::string& s : loads[b]) seq += "    " + s + "\n";
+      v += "  always @(posedge clk) begin\n" + seq + "  end\n";
+      sinks_.push_back(m(b));
+      register_bits_ += n * buf.type.width;
+    }
+  }
+
+  // ---- the estimate -----------------------------------------------------------
+
+  void add(const StageReport& s) {
+    StageReport& r = r_.report;
+    r.lut += s.lut;
+    r.ff += s.ff;
+    r.dsp += s.dsp;
+    r.carry += s.carry;
+    r.bram18 += s.bram18;
+    r.register_bits += s.register_bits;
+    r.multiplier_units += s.multiplier_units;
+    r.critical_path_ns = std::max(r.critical_path_ns, s.critical_path_ns);
+  }
+
+  void report() {
+    StageReport& r = r_.report;
+    r.latency_cycles = static_cast<int>(end_);
+    r.interval_cycles = static_cast<int>(end_);
+    add(body_stage_.report);
+    if (before_) add(before_->report);
+    if (after_) add(after_->report);
+    const int control = cyc_bits_ + 1 + stages_ * (k_bits_ + 1) + (ii_ > 1 ? ph_bits_ : 0);
+    r.register_bits += register_bits_ + control;
+    r.ff += static_cast<double>(register_bits_ + control);
+    const tools::FpgaFamily f = o_.family;
+    for (const RomBank& rb : banks_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+      const auto entries = static_cast<int>(bank_elements(p_, rb.accessed, rb.part).size());
+      const int w = buf.type.width;
+      const bool bram =
+          buf.directives.storage == loop::Storage::Bram ||
+          (buf.directives.storage != loop::Storage::Lutram && sched::rom_in_block_ram(entries, w));
+      // One block RAM serves both ports; a LUT ROM is copied per port.
+      const int copies = bram ? 1 : static_cast<int>(rb.ports.size());
+      for (int c = 0; c < copies; ++c) {
+        const sched::OperatorCost cost = sched::operator_cost(
+            bram ? sched::OperatorKind::BlockRom : sched::OperatorKind::Rom, {w, 0, entries, 0}, f);
+        r.lut += cost.lut;
+        r.bram18 += cost.bram18;
+      }
+      r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
+    }
+    // Reads outside the banks: a table or a multiplexer over what they reach.
+    for (std::size_t i = 0; i < body_.reads.size(); ++i) {
+      const dfg::PortAccess& pa = body_.reads[i];
+      if (rom_port_.count(static_cast<int>(i))) continue;
+      const auto kind = is_const(pa.buffer) ? sched::OperatorKind::Rom : sched::OperatorKind::Mux;
+      r.lut +=
+          sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(body_.trip), 0}, f)
+              .lut;
+    }
+  }
+
+  const dfg::SplitKernel& sk_;
+  const loop::Program& p_;
+  const LoopSchedule& ls_;
+  const bool pipelined_;
+  const StageOptions& o_;
+  const dfg::LoopBody& body_;
+  BuiltStage r_;
+  std::string onnx_name_;
+  std::optional<BuiltStage> before_, after_;
+  BuiltStage body_stage_;
+  int ii_ = 1, depth_ = 1, stages_ = 1;
+  int64_t b_at_ = 0, l0_ = 1, a0_ = 0, a_at_ = 0, end_ = 0;
+  int cyc_bits_ = 1, ph_bits_ = 1, k_bits_ = 1;
+  std::map<int, BufferUse> uses_;
+  std::vector<RomBank> banks_;
+  std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
+  std::vector<std::string> sinks_;
+  int64_t register_bits_ = 0;
+};
+
+}  // namespace
+
+BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,
+                            const LoopSchedule& schedule, bool pipelined,
+                            const StageOptions& options, const std::string& module_name) {
+  return LoopStageBuilder(split, program, schedule, pipelined, options, module_name).run();
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,37 @@
+// A layer with a kept loop (issue 10) as a Verilog module with the interface
+// of a one-sample-at-a-time stage (clk, rst, start, packed element ports):
+//
+//   cycle 0            start: the elements it reads from other layers are
+//                      latched into its buffer registers;
+//   1 .. 1 + Lb        the statements before the loop (an unrolled stage);
+//   L0 + k*II + t      operation t of iteration k of the loop's body, modulo
+//                      scheduled (rtl/loop_schedule.h), a new iteration every
+//                      II cycles, its index counted per pipeline stage;
+//   A0 .. A0 + La      the statements after the loop (an unrolled stage);
+//   latency            every element it writes is in its register.
+//
+// Buffers the layer writes are registers (one vector per buffer) that the
+// body reads and writes at addresses that move with the iteration; weights
+// the body reads are ROMs, one per bank of the buffer's partition, read
+// through the bank's two ports (the ports the schedule counted), so Yosys
+// maps the large ones to block RAM. Before, body and after are modules of
+// their own (stage.h), each with its own multiplier units.
+#pragma once
+
+#include <string>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/rtl/loop_schedule.h"
+#include "kiln/rtl/stage.h"
+
+namespace kiln::rtl {
+
+// `pipelined`: iterations overlap at the schedule's II; otherwise one
+// iteration at a time (the II raised to the iteration's depth). Throws
+// kiln::Error(Unsupported) naming the loop for accesses the hardware cannot
+// make yet (a weight read that the loop moves across banks).
+BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,
+                            const LoopSchedule& schedule, bool pipelined,
+                            const StageOptions& options, const std::string& module_name);
+
+}  // namespace kiln::rtl

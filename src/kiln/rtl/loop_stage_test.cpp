@@ -1,0 +1,167 @@
+// Layers with a kept loop: Verilator lint clean and bit-exact with the
+// emulator in Icarus, at the latency the schedule gives, for the kinds of
+// loop the modulo problem distinguishes.
+#include "kiln/rtl/loop_stage.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/hls/build_model.h"
+#include "kiln/hls/prepare.h"
+#include "kiln/rtl/testing/sim_check.h"
+#include "kiln/support/error.h"
+#include "kiln/support/testing/test_helpers.h"
+#include "kiln/tools/hdl.h"
+
+namespace kiln::rtl {
+namespace {
+
+namespace fs = std::filesystem;
+
+hls::Model zoo_model(const std::string& name) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
+  m.name = name;
+  return m;
+}
+
+hls::LoopConfig loop_config(std::optional<int64_t> unroll, std::optional<int64_t> ii) {
+  return {unroll, ii, "test"};
+}
+
+hls::BufferConfig cyclic(int64_t factor, int64_t dim) {
+  return {hls::BufferPartition::Cyclic, factor, dim, std::nullopt, "test"};
+}
+
+const StageReport& stage_named(const Design& d, const std::string& name) {
+  for (const StageReport& s : d.stages)
+    if (s.name == name) return s;
+  throw std::runtime_error("no stage " + name);
+}
+
+void expect_lint_clean_and_bit_exact(const hls::Model& m, const Design& d) {
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3);
+}
+
+// dense_a's Gemm: the loop over inputs reads 8 weights per iteration from one
+// two-port ROM (II 4) into 8 accumulator registers (a recurrence each).
+TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "Gemm");
+  // 8 iterations at II 4, the before and after stages around them.
+  EXPECT_GE(s.latency_cycles, 7 * 4 + 2);
+  EXPECT_LE(s.latency_cycles, 7 * 4 + 12);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
+// The weights partitioned so each iteration's 8 reads meet 4 banks, and two
+// multipliers shared by phase: II 4 from the multipliers, not the ports.
+TEST(LoopStage, MultipliersSharedByPhase) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.buffers["Gemm_w"] = cyclic(4, 2);
+  o.multiplier_limits = {{"Gemm", 2}};
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "Gemm");
+  EXPECT_EQ(s.multiplier_units, 2);
+  const bool phased = std::any_of(d.files.begin(), d.files.end(), [](const auto& f) {
+    return f.second.find("case (ph)") != std::string::npos;
+  });
+  EXPECT_TRUE(phased);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
+// Weights in registers: each read a table of the elements it reaches, read
+// in the cycle, no ports to share: II 1.
+TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.buffers["Gemm_w"] = {std::nullopt, std::nullopt, std::nullopt, hls::BufferStorage::Registers,
+                         "test"};
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "Gemm");
+  EXPECT_LE(s.latency_cycles, 7 + 10);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
+// Unrolled by 2 and not pipelined: one iteration (two copies of the body) at
+// a time.
+TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(2, std::nullopt);
+  o.buffers["Gemm_w"] = cyclic(2, 1);
+  const Design d = build_design(m, o);
+  const std::string& v = std::find_if(d.files.begin(), d.files.end(), [](const auto& f) {
+                           return f.first.find("Gemm.v") != std::string::npos;
+                         })->second;
+  EXPECT_NE(v.find("4 iteration(s)"), std::string::npos) << v.substr(0, 400);
+  EXPECT_NE(v.find("not pipelined"), std::string::npos);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
+// The output loop kept: port reads of a buffer in registers (the
+// accumulators) and port writes of the layer's output.
+TEST(LoopStage, PortWritesOfTheLayersOutput) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
+  const Design d = build_design(m, o);
+  EXPECT_EQ(stage_named(d, "Gemm").interval_cycles, stage_named(d, "Gemm").latency_cycles);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
+TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
+  try {
+    build_design(m, o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("one loop per layer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.buffers["input_v"] = cyclic(2, 1);
+  try {
+    build_design(m, o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("'input_v' holds a model input"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LoopStage, WeightReadsAcrossBanksAreRefused) {
+  const hls::Model m = zoo_model("dense_a");
+  RtlOptions o;
+  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.buffers["Gemm_w"] = cyclic(2, 1);  // the loop moves along dimension 1 by 1
+  try {
+    build_design(m, o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("Gemm_w"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::rtl
