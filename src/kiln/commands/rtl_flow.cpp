@@ -144,7 +144,7 @@ LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   std::vector<loop::LoopSite> sites = loop::loop_sites(program);
   std::vector<rtl::PipelineEstimate> pipelines =
       rtl::estimate_pipelines(program, rtl::rtl_options(built.config, built.model),
-                              tools::family_of_part(built.model.part));
+                              tools::family_of_part(built.model.part), built.model.clock_period_ns);
   return {built.model.name, std::move(program), std::move(sites), std::move(pipelines)};
 }
 
@@ -154,7 +154,7 @@ std::string format_pipelines(const std::vector<rtl::PipelineEstimate>& ps) {
   std::string s =
       "if pipelined (each layer's top-level loops with their Unroll and Pipeline directives, the "
       "layer's MultiplierLimit and the buffers' partitions; the II counts memory ports, "
-      "multipliers and recurrences, and the depth does not yet count the clock)\n\n";
+      "multipliers and recurrences, and the depth the clock period's chains)\n\n";
   s += fmt::format("{:<22} {:>6} {:>10} {:>4} {:>6} {:>8}  {}\n", "loop", "unroll", "iterations",
                    "II", "depth", "cycles", "why");
   for (const rtl::PipelineEstimate& p : ps) {

@@ -212,6 +212,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       lo.family = so.family;
       lo.multiplier_limit = so.multiplier_limit;
       lo.ii = lp.directives.pipeline_ii;
+      lo.clock_ns = so.clock_ns;
       const bool pipelined = lp.directives.pipeline_ii && *lp.directives.pipeline_ii > 0;
       const LoopSchedule ls = schedule_loop(sk.body, program, lo);
       b = build_loop_stage(sk, program, ls, pipelined, so, module);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -28,6 +29,7 @@ class ProblemBuilder {
     lp_.problem.name = body_.name;
     lp_.problem.problem_class = sched::ProblemClass::Modulo;
     lp_.problem.ii = o_.ii;
+    lp_.problem.clock_ns = o_.clock_ns;
     lp_.op_of_node.assign(g_.size(), -1);
     operations();
     dependences();
@@ -55,9 +57,16 @@ class ProblemBuilder {
     const bool fabric = o_.multiplier_limit == 0;
     const bool mul = is_var_mul(g_, n) && !fabric;
     const sched::OperatorCost c = node_cost(g_, n, o_.family, fabric);
-    const std::string name =
-        mul ? "mul" : fmt::format("{}_l{}", enum_name(g_.node(n).op), c.latency);
-    if (auto it = types_.find(name); it != types_.end()) return it->second;
+    // One type per operator and delay; the shared multipliers take the
+    // slowest product's delay.
+    const std::string name = mul ? "mul"
+                                 : fmt::format("{}_l{}_{}ps", enum_name(g_.node(n).op), c.latency,
+                                               std::llround(c.delay_ns * 1000));
+    if (auto it = types_.find(name); it != types_.end()) {
+      double& d = lp_.problem.types[static_cast<std::size_t>(it->second)].delay_ns;
+      d = std::max(d, c.delay_ns);
+      return it->second;
+    }
     sched::OperatorType t{name, c.latency, c.delay_ns, std::nullopt};
     if (mul) t.limit = o_.multiplier_limit;
     return types_[name] = lp_.problem.add_type(t);
@@ -214,12 +223,13 @@ LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& progr
 
 std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
                                                  const RtlOptions& options,
-                                                 tools::FpgaFamily family) {
+                                                 tools::FpgaFamily family, double clock_ns) {
   std::vector<PipelineEstimate> out;
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     LoopScheduleOptions o;
     o.family = family;
+    o.clock_ns = clock_ns;
     for (const auto& [name, limit] : options.multiplier_limits)
       if (name == kernel.name) o.multiplier_limit = limit;
     for (const loop::Stmt& st : kernel.body) {

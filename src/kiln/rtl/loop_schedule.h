@@ -25,9 +25,8 @@
 // number they never meet; accesses moving differently are ordered
 // conservatively (distance 1).
 //
-// Not yet: chaining within the clock (the modulo class chains latency-0
-// operations freely), so the II is exact in resources and recurrences and
-// the depth is a lower bound.
+// With a clock (`clock_ns`), latency-0 operations chain within it as in the
+// unrolled stages (sched::ProblemClass::Modulo with a clock).
 #pragma once
 
 #include <optional>
@@ -47,6 +46,7 @@ struct LoopScheduleOptions {
   std::optional<int> multiplier_limit;  // DSP multipliers (products of two variables)
   int ports_per_bank = 2;
   std::optional<int> ii;  // the II asked for (a Pipeline directive)
+  double clock_ns = 0;    // operations chain within it; 0: no clock (free chaining)
 };
 
 struct LoopProblem {
@@ -83,7 +83,7 @@ struct PipelineEstimate {
   int64_t unroll = 1;
   int64_t iterations = 0;
   int ii = 0;          // 0 when refused
-  int depth = 0;       // one iteration's schedule length (a lower bound: no clock yet)
+  int depth = 0;       // one iteration's schedule length
   int64_t cycles = 0;  // the loop alone: (iterations - 1) x II + depth
   std::string why;     // why the II is what it is, or why the loop cannot be kept
 };
@@ -93,6 +93,6 @@ struct PipelineEstimate {
 inline constexpr int64_t kMaxPipelinedBodyOps = 20'000;
 std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
                                                  const RtlOptions& options,
-                                                 tools::FpgaFamily family);
+                                                 tools::FpgaFamily family, double clock_ns);
 
 }  // namespace kiln::rtl

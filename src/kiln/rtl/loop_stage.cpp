@@ -252,8 +252,12 @@ class LoopStageBuilder {
     const int kb = k_bits_;
     const int cw = std::max(width, kb) + index_bits(std::abs(a.step) + 1) + 1;
     const std::string k = cw == kb ? k_at(t) : fmt::format("{{{}'b0, {}}}", cw - kb, k_at(t));
-    out += fmt::format("  wire {}{}_x = {} * {} + {};\n", range(cw), name, literal(a.step, cw), k,
-                       literal(a.base, cw));
+    // step * k as shifted copies of k by step's signed digits: a product by a
+    // constant written as `*` is one Yosys may map to a DSP slice.
+    std::string expr = literal(a.base, cw);
+    for (const auto& [digit, shift] : sched::csd_digits(a.step))
+      expr += fmt::format(" {} ({} << {})", digit > 0 ? "+" : "-", k, shift);
+    out += fmt::format("  wire {}{}_x = {};\n", range(cw), name, expr);
     out += fmt::format("  wire {}{} = {}_x[{}:0];\n", range(width), name, name, width - 1);
     sinks_.push_back(name + "_x");
     return name;

@@ -98,6 +98,18 @@ class StageBuilder {
     for (int t : modulo_->output_at) depth_ = std::max(depth_, t + 1);
     r_.report.latency_cycles = depth_;
     r_.report.interval_cycles = modulo_->ii;
+    // The longest chain of operations in one cycle (the modulo problem has
+    // no clock yet, so this is what the clock must cover).
+    std::vector<double> arrival(g_.size(), 0);
+    double critical = 0;
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      double in = 0;
+      for (uint32_t a : g_.args(n))
+        if (start_[a] == start_[n] && !stable(a)) in = std::max(in, arrival[a]);
+      arrival[n] = in + costs_[n].delay_ns;
+      critical = std::max(critical, arrival[n]);
+    }
+    r_.report.critical_path_ns = critical;
   }
 
   bool stable(uint32_t n) const { return modulo_ && modulo_->stable[n]; }

@@ -67,7 +67,11 @@ struct Adjacency {
 };
 
 // Places every operation at `ii` as solvers.h says; false if one does not fit.
-bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start) {
+// With a clock, a latency-0 producer in the same cycle (its iteration's cycle
+// plus distance x II) makes the operation start after its delay, and the
+// operation moves to a later cycle when it would end past the clock.
+bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start,
+           std::vector<double>& start_ns) {
   const int n = p.num_operations();
   std::vector<int> asap, pred;
   if (!earliest_at(p, ii, asap, pred, nullptr)) return false;
@@ -82,9 +86,32 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
   // used[type][cycle mod ii]: the modulo reservation table.
   std::vector<std::vector<int>> used(p.types.size(), std::vector<int>(ii, 0));
   start.assign(n, -1);
+  start_ns.assign(n, 0.0);
+  const bool chain = p.has_chaining();
+  // The offset `v` starts at in cycle t, or -1 if it does not fit there.
+  auto offset_at = [&](int v, int t) -> double {
+    if (!chain) return 0;
+    double ns = 0;
+    for (int i : in[v]) {
+      const Dependence& d = p.dependences[i];
+      if (start[d.from] >= 0 && p.latency(d.from) == 0 && t + d.distance * ii == start[d.from])
+        ns = std::max(ns, start_ns[d.from] + p.delay_ns(d.from));
+    }
+    if (ns + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) return -1;
+    if (p.latency(v) == 0)
+      for (int i : out[v]) {  // a placed consumer of a later iteration in this cycle
+        const Dependence& d = p.dependences[i];
+        if (start[d.to] >= 0 && start[d.to] + d.distance * ii == t &&
+            start_ns[d.to] + kDelayEpsilon < ns + p.delay_ns(v))
+          return -1;
+      }
+    return ns;
+  };
   for (int v : order) {
     int lo = asap[v];
-    int hi = lo + ii - 1;  // past that, the residues repeat
+    // Past lo + ii - 1 the residues repeat; a chain that overflows the clock
+    // at lo needs one cycle more, whatever the residue.
+    int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : in[v]) {
       const Dependence& d = p.dependences[i];
       if (start[d.from] >= 0)
@@ -96,9 +123,13 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     }
     const std::optional<int> limit = p.limit_of(v);
     int t = lo;
-    while (t <= hi && limit && used[p.operations[v].type][t % ii] >= *limit) ++t;
+    double ns = 0;
+    while (t <= hi &&
+           ((limit && used[p.operations[v].type][t % ii] >= *limit) || (ns = offset_at(v, t)) < 0))
+      ++t;
     if (t > hi) return false;
     start[v] = t;
+    start_ns[v] = ns;
     if (limit) ++used[p.operations[v].type][t % ii];
   }
   return true;
@@ -178,7 +209,7 @@ Solution schedule_modulo(const Problem& p) {
 
   // The fallback: one iteration at a time, the list schedule of the body.
   Problem body = p;
-  body.problem_class = ProblemClass::SharedOperators;
+  body.problem_class = p.has_chaining() ? ProblemClass::Chaining : ProblemClass::SharedOperators;
   body.ii.reset();
   body.max_latency.reset();
   std::erase_if(body.dependences, [](const Dependence& d) { return d.distance != 0; });
@@ -192,12 +223,13 @@ Solution schedule_modulo(const Problem& p) {
   const int first = std::max(b.mii(), p.ii.value_or(1));
   const Adjacency adj(p, g);
   for (int ii = first; ii < list_ii; ++ii)
-    if (place(p, adj, ii, s.start)) {
+    if (place(p, adj, ii, s.start, s.start_ns)) {
       s.ii = ii;
       break;
     }
   if (s.ii == 0) {
     s.start = list.start;
+    s.start_ns = list.start_ns;
     s.ii = std::max(first, list_ii);
   }
   s.latency = schedule_latency(p, s.start);

@@ -60,6 +60,51 @@ op acc 4
   EXPECT_EQ(why(kMac), "II 1 (asked 1): ResMII 1; RecMII 1");
 }
 
+// With a clock, latency-0 operations chain within it: three 2 ns adds under
+// a 5 ns clock take two cycles (the third starts a new one), offsets printed.
+TEST(SchedModulo, AClockChainsLatencyZeroOperationsWithinIt) {
+  EXPECT_EQ(solve(text_block(R"(
+problem chain modulo clock 5 ii 1
+type load latency 1 delay 0
+type add latency 0 delay 2
+op x load width 8
+op a add width 8
+op b add width 8
+op c add width 8
+dep x a
+dep a b
+dep b c
+)")),
+            text_block(R"(
+solution chain latency 2 ii 1
+op x 0 0
+op a 1 0
+op b 1 2
+op c 2 0
+)"));
+}
+
+// A latency-0 recurrence at II 1: the next iteration's add runs in the next
+// cycle, and the clock only bounds each cycle's chain.
+TEST(SchedModulo, ClockedRecurrenceOfLatencyZero) {
+  const Problem p = parse_problem(text_block(R"(
+problem acc modulo clock 5
+type add latency 0 delay 2
+type reg latency 1 delay 0
+op a add width 8
+op b add width 8
+op s reg width 8
+dep a b
+dep b s
+dep s a distance 1
+)"));
+  const Solution s = schedule_modulo(p);
+  verify(p, s);
+  EXPECT_EQ(s.ii, 1);
+  EXPECT_EQ(s.start[1], s.start[0]);  // b chains after a in its cycle
+  EXPECT_NEAR(s.start_ns[1], 2.0, 1e-9);
+}
+
 // Two products share one multiplier: ResMII 2, and the report says which type.
 TEST(SchedModulo, LimitedMultiplierSetsResMII) {
   const std::string text = text_block(R"(
@@ -198,6 +243,25 @@ TEST_F(SchedModuloVerify, ReservationTableModII) {
   EXPECT_EQ(error(), "2 operations of mul start in cycle 1 mod II 2, over its limit 1");
 }
 
+// With a clock, a latency-0 result of the previous iteration read in the
+// same clock cycle must be ready before its reader starts.
+TEST_F(SchedModuloVerify, ChainAcrossIterationsInOneCycle) {
+  p = parse_problem(text_block(R"(
+problem acc modulo clock 5
+type add latency 0 delay 3
+op a add width 8
+op b add width 8
+dep a b distance 1
+)"));
+  s = parse_solution(p, text_block(R"(
+solution acc latency 1 ii 1
+op a 1 0
+op b 0 0
+)"));
+  EXPECT_EQ(error(),
+            "dependence a -> b in cycle 0: b starts at 0.000 ns, before a's result at 3.000 ns");
+}
+
 // Random loop bodies with recurrences: every solution verifies, its II is
 // at least both bounds, and never worse than not overlapping iterations.
 TEST(SchedModulo, RandomLoopBodiesVerify) {
@@ -208,6 +272,12 @@ TEST(SchedModulo, RandomLoopBodiesVerify) {
     for (int i = 0; i < 4; ++i) {
       const int from = p.num_operations() - 1 - i * 3, to = i * 2;
       p.add_dependence(from, to, 1 + i % 3);
+    }
+    // Every third one with a clock that fits the slowest operation.
+    if (seed % 3 == 0) {
+      double slowest = 0.1;
+      for (const OperatorType& t : p.types) slowest = std::max(slowest, t.delay_ns);
+      p.clock_ns = slowest * 1.5;
     }
     SCOPED_TRACE(print_problem(p));
     const Solution s = schedule_modulo(p);

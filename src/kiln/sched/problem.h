@@ -27,8 +27,10 @@
 //    start[to] + d * II >= start[from] + latency[from]. At most `limit`
 //    operations of a limited type start in cycles congruent mod II (the
 //    modulo reservation table). `ii` on the problem is the II asked for (a
-//    pipeline directive); a solver raises it only as far as it must. Like
-//    SharedOperators, latency-0 operations chain with no clock.
+//    pipeline directive); a solver raises it only as far as it must. Without
+//    a clock (clock_ns 0), latency-0 operations chain freely as in
+//    SharedOperators; with one, as in Chaining, where "the same cycle" for a
+//    dependence of distance d means start[to] + d * II == start[from].
 //
 // The other classes require every distance to be 0.
 #pragma once
@@ -68,7 +70,7 @@ struct Dependence {
 struct Problem {
   std::string name;
   ProblemClass problem_class = ProblemClass::Plain;
-  double clock_ns = 0;  // Chaining only
+  double clock_ns = 0;  // Chaining; Modulo: 0 = no clock
   std::optional<int> max_latency;
   std::optional<int> ii;  // Modulo only: the initiation interval asked for
   std::vector<OperatorType> types;
@@ -94,7 +96,11 @@ struct Problem {
   double delay_ns(int op) const { return type_of(op).delay_ns; }
   // Whether limits (SharedOperators, Chaining) and offsets (Chaining) apply.
   bool has_limits() const { return problem_class != ProblemClass::Plain; }
-  bool has_chaining() const { return problem_class == ProblemClass::Chaining; }
+  // Chaining, and Modulo with a clock: latency-0 operations chain within it.
+  bool has_chaining() const {
+    return problem_class == ProblemClass::Chaining ||
+           (problem_class == ProblemClass::Modulo && clock_ns > 0);
+  }
   bool is_modulo() const { return problem_class == ProblemClass::Modulo; }
   // A limit that applies to `op`, or nullopt.
   std::optional<int> limit_of(int op) const {

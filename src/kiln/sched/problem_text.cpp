@@ -73,7 +73,8 @@ Problem parse_problem(std::string_view text, const std::string& source) {
   bool has_clock = false;
   read_fields(lex, [&](const std::string& key) {
     if (key == "clock") {
-      if (!p.has_chaining()) lex.fail("a clock applies to chaining problems only");
+      if (p.problem_class != ProblemClass::Chaining && !p.is_modulo())
+        lex.fail("a clock applies to chaining and modulo problems only");
       p.clock_ns = lex.expect_double();
       has_clock = true;
     } else if (key == "max_latency") {
@@ -86,7 +87,8 @@ Problem parse_problem(std::string_view text, const std::string& source) {
     }
     return true;
   });
-  if (p.has_chaining() && !has_clock) lex.fail("a chaining problem needs 'clock NS'");
+  if (p.problem_class == ProblemClass::Chaining && !has_clock)
+    lex.fail("a chaining problem needs 'clock NS'");
 
   std::unordered_map<std::string, int> types, ops;
   const auto lookup = [&](const std::unordered_map<std::string, int>& names, const char* what) {

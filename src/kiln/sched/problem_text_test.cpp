@@ -76,7 +76,7 @@ TEST(SchedText, ProblemParseErrors) {
             "t.sched:1:11: unknown problem class 'wide', expected plain | shared_operators | "
             "chaining | modulo");
   EXPECT_EQ(parse_error("problem p plain clock 5\n"),
-            "t.sched:1:23: a clock applies to chaining problems only");
+            "t.sched:1:23: a clock applies to chaining and modulo problems only");
   EXPECT_EQ(parse_error("problem p chaining\n"),
             "t.sched:2:1: a chaining problem needs 'clock NS'");
   EXPECT_EQ(parse_error("problem p plain\nop a mul\n"), "t.sched:2:6: unknown type 'mul'");

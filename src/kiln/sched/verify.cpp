@@ -55,7 +55,9 @@ void verify(const Problem& p, const Solution& s) {
                   ": " + name(d.to) + " starts in cycle " + std::to_string(s.start[d.to]) +
                   ", before cycle " + std::to_string(ready) + " when " + name(d.from) +
                   "'s result is ready");
-    if (p.has_chaining() && p.latency(d.from) == 0 && s.start[d.to] == s.start[d.from]) {
+    // The same clock cycle: the consumer's iteration runs d * II cycles later.
+    if (p.has_chaining() && p.latency(d.from) == 0 &&
+        s.start[d.to] + d.distance * s.ii == s.start[d.from]) {
       const double at = s.start_ns[d.from] + p.delay_ns(d.from);
       if (s.start_ns[d.to] + kDelayEpsilon < at)
         fail(p, "dependence " + name(d.from) + " -> " + name(d.to) + " in cycle " +
