@@ -248,6 +248,30 @@ TEST(RtlCli, FoldedMlpOnNineDspsTakesUnderAThousandCycles) {
   EXPECT_CONTAINS(sim.out, "agrees");
 }
 
+// TargetCycles picks a layer's loop plan: the cheapest that meets it,
+// simulated at the interval it promised; a target no plan meets names the
+// layer and the closest plan (exit 2).
+TEST(RtlCli, TargetCyclesPicksTheCheapestLoopPlanThatMeetsIt) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  const ProcessResult built =
+      kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Model.TargetCycles=12"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_CONTAINS(built.out, "Gemm: TargetCycles 12: loop Gemm/i");
+  const ProcessResult sim =
+      kiln({"rtlsim", out.string(), "--samples", "3", "--simulator", "icarus", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  const nlohmann::json j = nlohmann::json::parse(sim.out);
+  EXPECT_TRUE(j["bit_exact"].get<bool>());
+  EXPECT_LE(j["interval_cycles"].get<int>(), 12);
+  EXPECT_GT(j["interval_cycles"].get<int>(), 1);  // folded, not the unrolled design
+  // Eight products of two inputs on one multiplier cannot come every 2 cycles.
+  expect_error(kiln({"rtl", zoo("vecmul_a"), "-o", (tmp.path() / "v").string(), "--set",
+                     "Model.TargetCycles=2", "--set", "Model.MultiplierLimit=1"}),
+               2, "cannot meet TargetCycles 2");
+  EXPECT_FALSE(fs::exists(tmp.path() / "v"));
+}
+
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,

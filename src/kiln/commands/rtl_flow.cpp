@@ -125,6 +125,9 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
         st.name, st.start_cycle, st.latency_cycles, st.interval_cycles, st.nodes, st.multipliers,
         st.multiplier_units, st.const_multipliers, st.adders, st.lookups, st.register_bits,
         st.critical_path_ns, st.lut, st.ff, st.dsp, st.carry, st.bram18);
+  // How each layer is built: the config's loops, or the TargetCycles search.
+  s += "\n";
+  for (const rtl::StageReport& st : d.stages) s += fmt::format("{}: {}\n", st.name, st.plan);
   const rtl::ResourceEstimate e = rtl::estimate_of(d);
   s += fmt::format(
       "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}, "

@@ -12,9 +12,9 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
-#include "kiln/rtl/loop_schedule.h"
-#include "kiln/rtl/loop_stage.h"
+#include "kiln/rtl/layer_plan.h"
 #include "kiln/rtl/stage.h"
+#include "kiln/rtl/target_cycles.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/support/error.h"
 #include "kiln/support/names.h"
@@ -40,30 +40,17 @@ int bits_for(int64_t v) {
   return b;
 }
 
-// The loop of kernel `k` the config keeps as a loop (Pipeline, or an Unroll
-// factor short of the trip count), -1 for none: every other loop unrolls
-// fully. A kept loop below the kernel's top level is refused by
-// dfg::split_at_loop.
-int kept_loop(const loop::Program& p, int k, const RtlOptions& o) {
-  const loop::Kernel& kernel = p.kernels[static_cast<std::size_t>(k)];
-  int kept = -1;
-  for (std::size_t l = 0; l < kernel.loops.size(); ++l) {
-    const loop::Loop& lp = kernel.loops[l];
-    const auto it = o.loops.find(kernel.name + "/" + lp.name);
-    if (it == o.loops.end()) continue;
-    const hls::LoopConfig& c = it->second;
-    const bool keep = (c.pipeline_ii && *c.pipeline_ii > 0) ||
-                      (c.unroll && *c.unroll != 0 && *c.unroll != lp.trip);
-    if (!keep) continue;
-    if (kept >= 0)
-      throw_error(ErrorKind::Unsupported, c.where,
-                  fmt::format("layer '{}' keeps loop {} already; kiln rtl keeps one loop per "
-                              "layer so far",
-                              kernel.onnx_name, kernel.loops[static_cast<std::size_t>(kept)].name),
-                  "pipeline or partially unroll one top-level loop of the layer");
-    kept = static_cast<int>(l);
-  }
-  return kept;
+std::optional<int64_t> target_of(const RtlOptions& o, const loop::Kernel& k) {
+  for (const auto& [name, target] : o.target_cycles)
+    if (name == k.name) return target;
+  return std::nullopt;
+}
+
+// Whether the config's Loop block names a loop of `k` (its plan is the user's).
+bool configures_loops(const RtlOptions& o, const loop::Kernel& k) {
+  for (const loop::Loop& l : k.loops)
+    if (o.loops.count(k.name + "/" + l.name)) return true;
+  return false;
 }
 
 // Buffers the layers compute are registers (loop_stage.h): a partition or
@@ -144,6 +131,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
                 "kiln rtl needs at least one computing layer");
 
+  const estimate::Device device =
+      estimate::find_device(model.part).value_or(*estimate::find_device(hls::kDefaultPart));
   StageOptions so;
   so.clock_ns = model.clock_period_ns;
   so.family = tools::family_of_part(model.part);
@@ -203,25 +192,22 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     for (const auto& [name, limit] : options.multiplier_limits)
       if (name == kernel.name) so.multiplier_limit = limit;
     const std::string module = names.unique(d.top + "_" + kernel.name);
-    BuiltStage b;
-    if (const int l = kept_loop(program, static_cast<int>(k), options); l >= 0) {
-      const loop::Loop& lp = kernel.loops[static_cast<std::size_t>(l)];
-      const int64_t unroll = lp.directives.unroll == 0 ? lp.trip : lp.directives.unroll;
-      const dfg::SplitKernel sk = dfg::split_at_loop(program, static_cast<int>(k), l, unroll);
-      LoopScheduleOptions lo;
-      lo.family = so.family;
-      lo.multiplier_limit = so.multiplier_limit;
-      lo.ii = lp.directives.pipeline_ii;
-      lo.clock_ns = so.clock_ns;
-      const bool pipelined = lp.directives.pipeline_ii && *lp.directives.pipeline_ii > 0;
-      const LoopSchedule ls = schedule_loop(sk.body, program, lo);
-      b = build_loop_stage(sk, program, ls, pipelined, so, module);
-      for (auto& [sub, text] : b.submodules) {
-        names.claim(sub);
-        d.files.emplace_back(sub + ".v", std::move(text));
-      }
-    } else {
-      b = build_stage(dfg::unroll_kernel(program, static_cast<int>(k), uo), program, so, module);
+    LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
+    std::string why;
+    if (const std::optional<int64_t> target = target_of(options, kernel);
+        target && !configures_loops(options, kernel)) {
+      const PlanChoice c =
+          choose_plan(program, static_cast<int>(k), *target, options, so, uo, device);
+      plan = c.plan;
+      why = c.why;
+      if (plan.weights_in_registers)
+        keep_weights_in_registers(program, static_cast<int>(k), options);
+    }
+    BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, module);
+    b.report.plan = why.empty() ? describe(program, static_cast<int>(k), plan) : why;
+    for (auto& [sub, text] : b.submodules) {
+      names.claim(sub);
+      d.files.emplace_back(sub + ".v", std::move(text));
     }
     // Start when every input element is ready.
     int start = 0;

@@ -32,6 +32,10 @@ struct RtlOptions {
   // The most variable x variable multipliers each layer may instantiate, by
   // layer name (hls::Layer::name); a layer not listed has no limit.
   std::vector<std::pair<std::string, int>> multiplier_limits;
+  // TargetCycles per layer (hls::Layer::name): the most cycles between
+  // samples the layer may take; kiln picks its loop plan (target_cycles.h)
+  // unless the config's Loop block sets one of its loops.
+  std::vector<std::pair<std::string, int64_t>> target_cycles;
   // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
   int64_t max_ops = 0;
   // The config's Loop and Buffer blocks (loop/directives.h). Every loop is
@@ -54,6 +58,7 @@ struct Port {
 struct StageReport {
   std::string name;  // the layer's name
   std::string onnx_name;
+  std::string plan;               // how it is built (layer_plan.h), and why if searched
   int64_t loop_ops = 0;           // Loop IR operations before unrolling
   int64_t nodes = 0;              // graph nodes after folding
   int64_t multipliers = 0;        // variable x variable products

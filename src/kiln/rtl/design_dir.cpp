@@ -40,6 +40,7 @@ json estimate_json(const ResourceEstimate& e) {
 json stage_json(const StageReport& s) {
   return {{"name", s.name},
           {"onnx_name", s.onnx_name},
+          {"plan", s.plan},
           {"loop_ops", s.loop_ops},
           {"nodes", s.nodes},
           {"multipliers", s.multipliers},
