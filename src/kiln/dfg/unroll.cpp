@@ -19,6 +19,7 @@ struct Region {
   bool locals_out = false;      // written locals are outputs too
   int symbolic_loop = -1;       // a loop run once with its variable left unknown
   int64_t unroll = 1;           // copies of its body per run: variable = unroll * v + copy
+  std::string kept;             // "<kernel>/<var>" of the loop a split keeps, for messages
 };
 
 class Unroller {
@@ -226,7 +227,18 @@ class Unroller {
   }
 
   uint32_t value(const loop::Value& v) {
-    auto a = [&](std::size_t i) { return values_[static_cast<std::size_t>(v.args[i])]; };
+    auto a = [&](std::size_t i) {
+      const uint32_t n = values_[static_cast<std::size_t>(v.args[i])];
+      // A value the statements before a kept loop computed (a row's
+      // reciprocal) reaches the loop or what follows it only as a graph of
+      // its own: not carried across the cut yet.
+      if (n == kUnset)
+        throw_error(ErrorKind::Unsupported,
+                    region_.kept.empty() ? "layer " + k_.name : "loop " + region_.kept,
+                    "a value computed before the kept loop is used inside or after it",
+                    "keep another loop of the layer, or unroll it fully");
+      return n;
+    };
     switch (v.op) {
       case loop::Op::Load: return load(v.buffer, v.index);
       case loop::Op::Const: return g_.constant(v.imm, v.type);
@@ -374,6 +386,30 @@ Stage unroll_kernel(const loop::Program& program, int kernel, const UnrollOption
   return s;
 }
 
+namespace {
+
+// The statements with loops of one iteration opened (their variable stays 0,
+// as the unroller starts every variable), so a loop inside one (a MatMul's
+// batch loop) counts as top-level.
+std::vector<loop::Stmt> opened(const std::vector<loop::Stmt>& body, const loop::Kernel& k) {
+  std::vector<loop::Stmt> out;
+  for (const loop::Stmt& s : body) {
+    if (s.kind == loop::StmtKind::For && k.loops[static_cast<std::size_t>(s.loop)].trip == 1) {
+      const std::vector<loop::Stmt> inner = opened(s.body, k);
+      out.insert(out.end(), inner.begin(), inner.end());
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<loop::Stmt> top_level(const loop::Kernel& kernel) {
+  return opened(kernel.body, kernel);
+}
+
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll) {
   const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
   const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
@@ -382,18 +418,18 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
     throw_error(ErrorKind::InvalidModel, "loop " + name,
                 fmt::format("unroll factor {} does not divide the trip count {}", unroll, l.trip),
                 "choose a factor of the trip count");
+  const std::vector<loop::Stmt> top = top_level(k);
   std::size_t at = 0;
-  while (at < k.body.size() && !(k.body[at].kind == loop::StmtKind::For && k.body[at].loop == loop))
-    ++at;
-  if (at == k.body.size())
+  while (at < top.size() && !(top[at].kind == loop::StmtKind::For && top[at].loop == loop)) ++at;
+  if (at == top.size())
     throw_error(ErrorKind::Unsupported, "loop " + name,
                 "only a loop at its layer's top level can be kept as a loop so far",
                 "pipeline the outermost loop of the nest");
-  const std::vector<loop::Stmt> before(k.body.begin(), k.body.begin() + static_cast<long>(at));
-  const std::vector<loop::Stmt> after(k.body.begin() + static_cast<long>(at) + 1, k.body.end());
+  const std::vector<loop::Stmt> before(top.begin(), top.begin() + static_cast<long>(at));
+  const std::vector<loop::Stmt> after(top.begin() + static_cast<long>(at) + 1, top.end());
   SplitKernel s;
   s.before = Graph(k.name + "_before");
-  Unroller(program, k, s.before, {.locals_out = true}).run(before);
+  Unroller(program, k, s.before, {.locals_out = true, .kept = name}).run(before);
   s.before.compact();
   s.body.name = name;
   s.body.loop = loop;
@@ -401,13 +437,17 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   s.body.unroll = unroll;
   s.body.graph = Graph(k.name + "_" + l.name);
   Unroller u(program, k, s.body.graph,
-             {.locals_live_in = true, .locals_out = true, .symbolic_loop = loop, .unroll = unroll});
-  u.run({k.body[at]});
+             {.locals_live_in = true,
+              .locals_out = true,
+              .symbolic_loop = loop,
+              .unroll = unroll,
+              .kept = name});
+  u.run({top[at]});
   s.body.reads = u.port_reads();
   s.body.writes = u.port_writes();
   s.body.graph.balance_sums();
   s.after = Graph(k.name + "_after");
-  Unroller(program, k, s.after, {.locals_live_in = true}).run(after);
+  Unroller(program, k, s.after, {.locals_live_in = true, .kept = name}).run(after);
   s.after.compact();
   return s;
 }

@@ -102,6 +102,10 @@ struct SplitKernel {
 // unroll * v + copy, and ports index by v.
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1);
 
+// The kernel's statements with loops of one iteration (a batch of 1) opened:
+// the For statements here are the loops split_at_loop can keep.
+std::vector<loop::Stmt> top_level(const loop::Kernel& kernel);
+
 // Throws kiln::Error(Unsupported) naming the layer and its operation count
 // when a kernel is over `max_ops`; Internal when a kernel reads a local
 // element before writing it.

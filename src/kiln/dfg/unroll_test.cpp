@@ -266,7 +266,7 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
   const loop::InterpretResult want = loop::interpret(p, in);
   int split_ok = 0;
   for (std::size_t k = 0; k < p.kernels.size(); ++k)
-    for (const loop::Stmt& s : p.kernels[k].body) {
+    for (const loop::Stmt& s : top_level(p.kernels[k])) {
       if (s.kind != loop::StmtKind::For) continue;
       const std::string name =
           p.kernels[k].name + "/" + p.kernels[k].loops[static_cast<std::size_t>(s.loop)].name;

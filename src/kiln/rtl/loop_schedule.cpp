@@ -232,7 +232,7 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
     o.clock_ns = clock_ns;
     for (const auto& [name, limit] : options.multiplier_limits)
       if (name == kernel.name) o.multiplier_limit = limit;
-    for (const loop::Stmt& st : kernel.body) {
+    for (const loop::Stmt& st : dfg::top_level(kernel)) {
       if (st.kind != loop::StmtKind::For) continue;
       const loop::Loop& l = kernel.loops[static_cast<std::size_t>(st.loop)];
       PipelineEstimate e;

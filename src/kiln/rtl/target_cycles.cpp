@@ -74,14 +74,15 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, int64_t target,
     }
   };
   consider({});
-  for (const loop::Stmt& st : k.body) {
+  for (const loop::Stmt& st : dfg::top_level(k)) {
     if (st.kind != loop::StmtKind::For) continue;
-    const int64_t trip = k.loops[static_cast<std::size_t>(st.loop)].trip;
+    const int l = st.loop;
+    const int64_t trip = k.loops[static_cast<std::size_t>(l)].trip;
     if (trip < 2) continue;
     for (const bool registers : {false, true})
       for (const int64_t u : loop::unroll_factors(trip)) {
         if (u >= trip) break;
-        LayerPlan plan{st.loop, u, true, 1, registers};
+        LayerPlan plan{l, u, true, 1, registers};
         if (consider(plan)) break;
       }
   }

@@ -109,14 +109,15 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
   };
   for (int v : order) {
     int lo = asap[v];
-    // Past lo + ii - 1 the residues repeat; a chain that overflows the clock
-    // at lo needs one cycle more, whatever the residue.
-    int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : in[v]) {
       const Dependence& d = p.dependences[i];
       if (start[d.from] >= 0)
         lo = std::max(lo, start[d.from] + p.latency(d.from) - d.distance * ii);
     }
+    // Past lo + ii - 1 the residues repeat (counted from where the placed
+    // producers allow, not from the ASAP bound); a chain that overflows the
+    // clock at lo needs one cycle more, whatever the residue.
+    int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : out[v]) {  // a placed consumer, of a later iteration
       const Dependence& d = p.dependences[i];
       if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - p.latency(v));

@@ -84,6 +84,33 @@ op c 2 0
 )"));
 }
 
+// A chain longer than two clock periods at II 1: each operation's window
+// starts where its producers put it, not at its ASAP cycle (the chain pushes
+// the last adds two cycles past ASAP).
+TEST(SchedModulo, LongChainsSpillOverSeveralCycles) {
+  EXPECT_EQ(solve(text_block(R"(
+problem chain modulo clock 5 ii 1
+type add latency 0 delay 2
+op a add width 8
+op b add width 8
+op c add width 8
+op d add width 8
+op e add width 8
+dep a b
+dep b c
+dep c d
+dep d e
+)")),
+            text_block(R"(
+solution chain latency 2 ii 1
+op a 0 0
+op b 0 2
+op c 1 0
+op d 1 2
+op e 2 0
+)"));
+}
+
 // A latency-0 recurrence at II 1: the next iteration's add runs in the next
 // cycle, and the clock only bounds each cycle's chain.
 TEST(SchedModulo, ClockedRecurrenceOfLatencyZero) {
