@@ -472,6 +472,23 @@ class StageBuilder {
     }
   }
 
+  // The estimate priced each constant product alone; a group's products
+  // share adders (its plan's count, each the group's width).
+  void price_product_groups() {
+    for (const ProductGroup& gr : groups_) {
+      double lut = 0, carry = 0;
+      for (uint32_t n : gr.nodes) {
+        lut += costs_[n].lut;
+        carry += costs_[n].carry;
+      }
+      const OperatorCost adder =
+          sched::operator_cost(OperatorKind::Add, {gr.width, 0, 0, 0}, o_.family);
+      const auto adders = static_cast<double>(gr.plan.adders());
+      r_.report.lut += adders * adder.lut - lut;
+      r_.report.carry += adders * adder.carry - carry;
+    }
+  }
+
   // Product `j` of its group: x extended to the group's width once
   // (n<first>_gx), the shared terms (n<first>_gt<k>) on first use.
   std::string shared_product(ProductGroup& gr, std::size_t j, uint32_t n, std::string& out) {
@@ -664,6 +681,7 @@ class StageBuilder {
     }
     unit_ops_.assign(static_cast<std::size_t>(units_), {});
     plan_product_groups();
+    price_product_groups();
     for (uint32_t n = 0; n < g_.size(); ++n) emit_node(n, body);
     if (shared_) emit_units(body);
     emit_registers(body);
