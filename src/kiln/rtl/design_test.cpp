@@ -8,9 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "kiln/hls/build_model.h"
 #include "kiln/hls/emulate/emulator.h"
-#include "kiln/hls/prepare.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -21,18 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-hls::Model zoo_model(const std::string& name) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
-  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
-  hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
-  m.name = name;
-  return m;
-}
-
 class ZooDesign : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ZooDesign, LintsCleanAndSimulatesBitExactInIcarus) {
-  const hls::Model m = zoo_model(GetParam());
+  const hls::Model m = testing::zoo_model(GetParam());
   const Design d = build_design(m, {});
   kiln::testing::TempDir dir;
   const auto files = testing::write_files(d, dir.path());

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "kiln/hls/build_model.h"
-#include "kiln/hls/prepare.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -16,14 +14,6 @@ namespace kiln::rtl {
 namespace {
 
 namespace fs = std::filesystem;
-
-hls::Model zoo_model(const std::string& name) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
-  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
-  hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
-  m.name = name;
-  return m;
-}
 
 hls::LoopConfig loop_config(std::optional<int64_t> unroll, std::optional<int64_t> ii) {
   return {unroll, ii, "test"};
@@ -50,7 +40,7 @@ void expect_lint_clean_and_bit_exact(const hls::Model& m, const Design& d) {
 // dense_a's Gemm: the loop over inputs reads 8 weights per iteration from one
 // two-port ROM (II 4) into 8 accumulator registers (a recurrence each).
 TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   const Design d = build_design(m, o);
@@ -64,7 +54,7 @@ TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
 // The weights partitioned so each iteration's 8 reads meet 4 banks, and two
 // multipliers shared by phase: II 4 from the multipliers, not the ports.
 TEST(LoopStage, MultipliersSharedByPhase) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["Gemm_w"] = cyclic(4, 2);
@@ -82,7 +72,7 @@ TEST(LoopStage, MultipliersSharedByPhase) {
 // Weights in registers: each read a table of the elements it reaches, read
 // in the cycle, no ports to share: II 1.
 TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["Gemm_w"] = {std::nullopt, std::nullopt, std::nullopt, hls::BufferStorage::Registers,
@@ -96,7 +86,7 @@ TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
 // Unrolled by 2 and not pipelined: one iteration (two copies of the body) at
 // a time.
 TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(2, std::nullopt);
   o.buffers["Gemm_w"] = cyclic(2, 1);
@@ -112,7 +102,7 @@ TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
 // The output loop kept: port reads of a buffer in registers (the
 // accumulators) and port writes of the layer's output.
 TEST(LoopStage, PortWritesOfTheLayersOutput) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
   const Design d = build_design(m, o);
@@ -121,7 +111,7 @@ TEST(LoopStage, PortWritesOfTheLayersOutput) {
 }
 
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
@@ -135,7 +125,7 @@ TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
 }
 
 TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["input_v"] = cyclic(2, 1);
@@ -150,7 +140,7 @@ TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
 }
 
 TEST(LoopStage, WeightReadsAcrossBanksAreRefused) {
-  const hls::Model m = zoo_model("dense_a");
+  const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["Gemm_w"] = cyclic(2, 1);  // the loop moves along dimension 1 by 1

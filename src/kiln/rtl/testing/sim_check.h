@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/hls/build_model.h"
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/prepare.h"
 #include "kiln/rtl/design.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/hdl.h"
@@ -21,6 +23,15 @@
 namespace kiln::rtl::testing {
 
 namespace fs = std::filesystem;
+
+// A zoo model (models/zoo/<name>) with kiln's default config.
+inline hls::Model zoo_model(const std::string& name) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
+  const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
+  hls::Model m = hls::build_model(g.passed, hls::Config{}, nullptr);
+  m.name = name;
+  return m;
+}
 
 inline std::vector<fs::path> write_files(const Design& d, const fs::path& dir) {
   std::vector<fs::path> files;
