@@ -1,0 +1,76 @@
+// Banks of partitioned buffers: which bank an access of a kept loop reaches,
+// its address there, and each bank's contents, for each partition kind.
+#include "kiln/rtl/banks.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/loop/builder.h"
+
+namespace kiln::rtl {
+namespace {
+
+// A 4x6 weight buffer w[r][c] = 10 * r + c and its partition.
+struct Weights {
+  loop::Program p;
+  int w = -1;
+  explicit Weights(loop::Partition kind, int64_t factor, int dim) {
+    w = loop::add_buffer(p, "w", loop::BufferRole::Const, loop::ScalarType{8, 0, true}, {4, 6});
+    loop::Buffer& b = p.buffers[static_cast<std::size_t>(w)];
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 6; ++c) b.data.push_back(10 * r + c);
+    b.directives = {kind, factor, dim, loop::Storage::Auto};
+  }
+  // w[row][col] with row = step * v + base (v the loop's variable), col fixed.
+  dfg::PortAccess row_access(int64_t step, int64_t base, int64_t col) const {
+    dfg::PortAccess pa;
+    pa.buffer = pa.accessed = w;
+    pa.index = {loop::Affine::var(0, step) + base, loop::Affine::of(col)};
+    pa.element = loop::Affine::var(0, step * 6) + (base * 6 + col);
+    return pa;
+  }
+};
+
+TEST(Banks, CyclicOverColumnsFixesTheBankOfAColumn) {
+  const Weights w(loop::Partition::Cyclic, 3, 2);
+  const dfg::PortAccess pa = w.row_access(1, 0, 4);  // w[v][4]: column 4 is in bank 1
+  const Bank bank = bank_of(pa, w.p);
+  EXPECT_FALSE(bank.any);
+  EXPECT_EQ(bank.part, std::vector<int64_t>{1});
+  EXPECT_EQ(bank_name(w.p.buffers[0], bank), "@w[1]");
+  // Bank 1 holds columns 1 and 4 of each row, row-major: address 2 * v + 1.
+  const Linear a = bank_address(pa, w.p);
+  EXPECT_EQ(a.step, 2);
+  EXPECT_EQ(a.base, 1);
+  EXPECT_EQ(bank_elements(w.p, w.w, {1}), (std::vector<int64_t>{1, 4, 7, 10, 13, 16, 19, 22}));
+}
+
+TEST(Banks, BlockOverRowsAndTheLoopMovingAcrossThem) {
+  const Weights w(loop::Partition::Block, 2, 1);  // rows 0-1 and 2-3
+  EXPECT_EQ(bank_elements(w.p, w.w, {1}),
+            (std::vector<int64_t>{12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}));
+  // A read that walks the rows crosses the blocks: no single bank.
+  EXPECT_TRUE(bank_of(w.row_access(1, 0, 2), w.p).any);
+  // One that stays on row 3 is in bank 1 at address 6 + col.
+  dfg::PortAccess fixed = w.row_access(0, 3, 2);
+  fixed.index[0] = loop::Affine::of(3);
+  const Linear a = bank_address(fixed, w.p);
+  EXPECT_EQ(bank_of(fixed, w.p).part, std::vector<int64_t>{1});
+  EXPECT_EQ(a.base, 8);
+}
+
+TEST(Banks, CyclicWhoseStepIsNotAMultipleCrossesBanks) {
+  const Weights w(loop::Partition::Cyclic, 2, 1);
+  EXPECT_TRUE(bank_of(w.row_access(1, 0, 0), w.p).any);
+  const Bank even = bank_of(w.row_access(2, 1, 0), w.p);  // rows 1, 3: bank 1
+  EXPECT_FALSE(even.any);
+  EXPECT_EQ(even.part, std::vector<int64_t>{1});
+  EXPECT_EQ(bank_address(w.row_access(2, 1, 0), w.p).step, 6);  // one bank row per step
+}
+
+TEST(Banks, CompleteOverAllDimensionsIsRegisters) {
+  const Weights w(loop::Partition::Complete, 0, 0);
+  EXPECT_TRUE(bank_of(w.row_access(1, 0, 0), w.p).registers);
+}
+
+}  // namespace
+}  // namespace kiln::rtl
