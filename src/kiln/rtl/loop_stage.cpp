@@ -113,8 +113,7 @@ class LoopStageBuilder {
       t.start[n] = op_start(o) + (op == NodeOp::Input ? op_latency(o) : 0);
     }
     for (int op : ls_.lp.output_ops) t.output_at.push_back(op_start(op));
-    StageOptions bo = o_;
-    body_stage_ = build_body(part_stage(g, ""), p_, bo, t, r_.module + "_body");
+    body_stage_ = build_body(part_stage(g, ""), p_, o_, t, r_.module + "_body");
     r_.report.multipliers = body_stage_.report.multipliers;
     r_.report.const_multipliers = body_stage_.report.const_multipliers;
     r_.report.adders = body_stage_.report.adders;
