@@ -214,7 +214,6 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     for (const StagePortElement& e : b.inputs)
       start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready);
     b.report.start_cycle = start;
-    const std::string inst = "s_" + b.module;
     std::vector<std::string> conn;
     if (b.sequential || b.started) conn.push_back(".clk(clk)");
     if (b.started) {
