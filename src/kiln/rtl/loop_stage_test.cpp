@@ -37,6 +37,17 @@ void expect_lint_clean_and_bit_exact(const hls::Model& m, const Design& d) {
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3);
 }
 
+// Building the design is refused (exit 3) with `what` in the message.
+void expect_unsupported(const hls::Model& m, const RtlOptions& o, const std::string& what) {
+  try {
+    build_design(m, o);
+    FAIL() << "built; expected a refusal saying " << what;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
 // dense_a's Gemm: the loop over inputs reads 8 weights per iteration from one
 // two-port ROM (II 4) into 8 accumulator registers (a recurrence each).
 TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
@@ -115,13 +126,7 @@ TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
-  try {
-    build_design(m, o);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("one loop per layer"), std::string::npos) << e.what();
-  }
+  expect_unsupported(m, o, "one loop per layer");
 }
 
 TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
@@ -129,14 +134,7 @@ TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["input_v"] = cyclic(2, 1);
-  try {
-    build_design(m, o);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("'input_v' holds a model input"), std::string::npos)
-        << e.what();
-  }
+  expect_unsupported(m, o, "'input_v' holds a model input");
 }
 
 TEST(LoopStage, WeightReadsAcrossBanksAreRefused) {
@@ -144,13 +142,7 @@ TEST(LoopStage, WeightReadsAcrossBanksAreRefused) {
   RtlOptions o;
   o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   o.buffers["Gemm_w"] = cyclic(2, 1);  // the loop moves along dimension 1 by 1
-  try {
-    build_design(m, o);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("Gemm_w"), std::string::npos) << e.what();
-  }
+  expect_unsupported(m, o, "Gemm_w");
 }
 
 }  // namespace
