@@ -31,6 +31,7 @@ std::string element_wire(const loop::Program& p, const dfg::Element& e) {
 
 struct Producer {
   int ready = 0;  // the cycle after a sample enters when the element is valid
+  int hold = 1;   // the cycles it stays valid from then on
   std::string wire;
 };
 
@@ -163,17 +164,18 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       const std::string w = element_wire(program, {b, e});
       body += fmt::format("  wire {}{} = {}[{}:{}];\n", range(port.type.width), w, port.name,
                           (e + 1) * port.type.width - 1, e * port.type.width);
-      producers[{b, e}] = {0, w};
+      producers[{b, e}] = {0, 1, w};
     }
   }
   std::set<int> taps;                      // k for the vld_<k> wires the top reads
   std::map<std::string, int> delay_depth;  // element wire -> delay registers made
   std::set<std::string> consumed;
-  // The element as read `at` cycles after the sample entered.
+  // The element as read `at` cycles after the sample entered: its wire while
+  // it holds the value, else a register chain from the last cycle it did.
   auto read = [&](const dfg::Element& e, int at, const ScalarType& t) {
     const Producer& p = producers.at({e.buffer, e.element});
-    const int delay = at - p.ready;
-    KILN_ASSERT(delay >= 0, "an element is read before it is ready");
+    KILN_ASSERT(at >= p.ready, "an element is read before it is ready");
+    const int delay = std::max(0, at - (p.ready + p.hold - 1));
     consumed.insert(p.wire);
     if (delay == 0) return p.wire;
     int& made = delay_depth[p.wire];
@@ -186,6 +188,21 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     return fmt::format("{}_d{}", p.wire, delay);
   };
 
+  // A stage starts as soon as every input element is ready by the cycle the
+  // stage takes it, and a stage that may take an element earlier (a loop
+  // stage: any cycle before its first read) takes it when it is ready, so the
+  // element needs no delay registers.
+  auto start_of = [&](const std::vector<StagePortElement>& inputs) {
+    int start = 0;
+    for (const StagePortElement& e : inputs)
+      start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready - e.at);
+    return start;
+  };
+  so.time_inputs = [&](std::vector<StagePortElement>& inputs) {
+    const int start = start_of(inputs);
+    for (StagePortElement& e : inputs)
+      e.at = std::max(0, producers.at({e.where.buffer, e.where.element}).ready - start);
+  };
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     so.multiplier_limit.reset();
@@ -209,10 +226,11 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       names.claim(sub);
       d.files.emplace_back(sub + ".v", std::move(text));
     }
-    // Start when every input element is ready.
-    int start = 0;
-    for (const StagePortElement& e : b.inputs)
-      start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready);
+    d.files.emplace_back(b.module + ".v", std::move(b.verilog));
+    // The interval so far bounds how soon a stage starts again, so the holds
+    // below are never longer than the final design's.
+    d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
+    const int start = start_of(b.inputs);
     b.report.start_cycle = start;
     std::vector<std::string> conn;
     if (b.sequential || b.started) conn.push_back(".clk(clk)");
@@ -224,14 +242,17 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     }
     for (const auto& [port, cat] : packed_concatenations(b.inputs, [&](std::size_t i) {
            const StagePortElement& e = b.inputs[i];
-           return read(e.where, start, e.type);
+           return read(e.where, start + e.at, e.type);
          }))
       conn.push_back(fmt::format(".{}({})", port, cat));
-    const int ready = start + b.report.latency_cycles;
+    // A held result stays until the next sample (at least the design's
+    // interval later) writes it again.
     for (const StagePortElement& e : b.outputs) {
       const std::string w = element_wire(program, e.where);
       body += fmt::format("  wire {}{};\n", range(e.type.width), w);
-      producers[{e.where.buffer, e.where.element}] = {ready, w};
+      const int hold = e.held ? d.interval_cycles + e.rewritten - e.at + 1 : 1;
+      KILN_ASSERT(hold >= 1, "a stage result is overwritten before it is valid");
+      producers[{e.where.buffer, e.where.element}] = {start + e.at, hold, w};
     }
     for (const auto& [port, cat] : packed_concatenations(b.outputs, [&](std::size_t i) {
            return producers.at({b.outputs[i].where.buffer, b.outputs[i].where.element}).wire;
@@ -240,9 +261,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     std::string c;
     for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
     body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);
-    d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
     d.critical_path_ns = std::max(d.critical_path_ns, b.report.critical_path_ns);
-    d.files.emplace_back(b.module + ".v", std::move(b.verilog));
     d.stages.push_back(std::move(b.report));
   }
 

@@ -9,9 +9,11 @@
 // multipliers are shared runs one sample at a time under a cycle counter,
 // each crossing value held in one register and the shared units' operands
 // multiplexed by cycle. The top starts each stage at a fixed cycle after a
-// sample enters (its producers' results ready), delays values that skip
-// stages, and accepts a new sample every `interval_cycles` (the slowest
-// stage's interval): stages overlap.
+// sample enters: the first at which every element it reads is ready by the
+// cycle the stage takes it (a layer with a kept loop takes each element just
+// before its first read, so it may start while its producer still writes the
+// later ones). It delays values that skip stages, and accepts a new sample
+// every `interval_cycles` (the slowest stage's interval): stages overlap.
 #pragma once
 
 #include <cstdint>

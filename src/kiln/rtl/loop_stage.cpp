@@ -155,42 +155,99 @@ class LoopStageBuilder {
     return e;
   }
 
-  void note_graph(const dfg::Graph& g) {
+  // A read of element `e` in cycle `cycle`: its register must hold it then.
+  void note_read(int b, int64_t e, int64_t cycle) {
+    uses_[b].read.insert(e);
+    auto [it, fresh] = first_read_.try_emplace({b, e}, cycle);
+    if (!fresh) it->second = std::min(it->second, cycle);
+  }
+  // A write of element `e` in cycle `cycle` (its register loads at its end).
+  void note_write(int b, int64_t e, int64_t cycle) {
+    uses_[b].written.insert(e);
+    auto [it, fresh] = writes_.try_emplace({b, e}, cycle, cycle);
+    if (!fresh)
+      it->second = {std::min(it->second.first, cycle), std::max(it->second.second, cycle)};
+  }
+
+  // The elements graph `g` reads from cycle `read` on, and writes in cycle
+  // `first_write` (and, for a loop body's, every iteration to `last_write`).
+  void note_graph(const dfg::Graph& g, int64_t read, int64_t first_write, int64_t last_write) {
     for (uint32_t n = 0; n < g.size(); ++n)
       if (g.node(n).op == NodeOp::Input && g.input_of(n).element >= 0 &&
           g.input_of(n).buffer != dfg::kIterationBuffer) {
         const dfg::Element& e = g.input_of(n);
         KILN_ASSERT(!is_const(e.buffer), "a weight reaches a graph as an input");
-        uses_[e.buffer].read.insert(e.element);
+        note_read(e.buffer, e.element, read);
       }
     for (const dfg::Output& o : g.outputs())
-      if (o.where.element >= 0) uses_[o.where.buffer].written.insert(o.where.element);
+      if (o.where.element >= 0) {
+        note_write(o.where.buffer, o.where.element, first_write);
+        note_write(o.where.buffer, o.where.element, last_write);
+      }
   }
 
   void uses() {
-    note_graph(sk_.before);
-    note_graph(body_.graph);
-    note_graph(sk_.after);
+    // The before part takes its inputs in cycle 1 and its results load in
+    // cycle b_at_; the after part's in a0_ and a_at_.
+    note_graph(sk_.before, 1, b_at_, b_at_);
+    note_graph(sk_.after, a0_, a_at_, a_at_);
+    // The body's fixed reads are wires into it (read any time in the loop);
+    // its fixed writes happen in every iteration.
+    const dfg::Graph& g = body_.graph;
+    for (uint32_t n = 0; n < g.size(); ++n)
+      if (g.node(n).op == NodeOp::Input && g.input_of(n).element >= 0 &&
+          g.input_of(n).buffer != dfg::kIterationBuffer)
+        note_read(g.input_of(n).buffer, g.input_of(n).element, l0_);
+    for (std::size_t i = 0; i < g.outputs().size(); ++i) {
+      const dfg::Output& o = g.outputs()[i];
+      const int64_t t = op_start(ls_.lp.output_ops[i]);
+      if (o.where.element >= 0) {
+        note_write(o.where.buffer, o.where.element, l0_ + t);
+        note_write(o.where.buffer, o.where.element, l0_ + (body_.trip - 1) * ii_ + t);
+        continue;
+      }
+      const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(-1 - o.where.element)];
+      KILN_ASSERT(!is_const(pa.buffer), "a loop writes a weight");
+      for (int64_t k = 0; k < body_.trip; ++k)
+        if (const int64_t e = element_at(pa, k); e >= 0)
+          note_write(pa.buffer, e, l0_ + k * ii_ + t);
+    }
+    // A moving read in iteration k happens in cycle L0 + k*II + t, both as a
+    // multiplexer (latency 0) and as a registered read (latency 1).
     for (std::size_t r = 0; r < body_.reads.size(); ++r) {
       const dfg::PortAccess& pa = body_.reads[r];
       if (is_const(pa.buffer)) {
         rom_read(static_cast<int>(r));
         continue;
       }
-      for (int64_t e : reach(pa)) uses_[pa.buffer].read.insert(e);
+      const int64_t t = op_start(ls_.lp.read_ops[r]);
+      for (int64_t k = 0; k < body_.trip; ++k)
+        if (const int64_t e = element_at(pa, k); e >= 0) note_read(pa.buffer, e, l0_ + k * ii_ + t);
     }
-    for (const dfg::PortAccess& pa : body_.writes) {
-      KILN_ASSERT(!is_const(pa.buffer), "a loop writes a weight");
-      for (int64_t e : reach(pa)) uses_[pa.buffer].written.insert(e);
-    }
-    // The ports: what the layer reads from other layers and what it hands on.
+    // The ports: what the layer reads from other layers, each element taken
+    // the cycle before its first read (so the producer may still be working
+    // on later ones), and what it hands on, valid after its last write and
+    // held until the next sample's first.
     for (const auto& [b, use] : uses_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
-      if (use.written.empty())
-        for (int64_t e : use.read) r_.inputs.push_back({{b, e}, buf.type, "", 0});
-      else if (buf.role != loop::BufferRole::Local)
-        for (int64_t e : use.written) r_.outputs.push_back({{b, e}, buf.type, "", 0});
+      if (use.written.empty()) {
+        for (int64_t e : use.read) {
+          StagePortElement in{{b, e}, buf.type, "", 0};
+          in.at = static_cast<int>(first_read_.at({b, e}) - 1);
+          r_.inputs.push_back(in);
+        }
+      } else if (buf.role != loop::BufferRole::Local) {
+        for (int64_t e : use.written) {
+          const auto [first, last] = writes_.at({b, e});
+          StagePortElement out{{b, e}, buf.type, "", 0};
+          out.at = static_cast<int>(last + 1);
+          out.held = true;
+          out.rewritten = static_cast<int>(first);
+          r_.outputs.push_back(out);
+        }
+      }
     }
+    if (o_.time_inputs) o_.time_inputs(r_.inputs);
     pack_ports(r_.inputs, "i");
     pack_ports(r_.outputs, "q");
   }
@@ -290,8 +347,9 @@ class LoopStageBuilder {
     emit_iterations(v);
     for (const auto& [b, use] : uses_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
-      v += fmt::format("  reg {}{};  // {}\n",
-                       range(static_cast<int>(buf.numel() * buf.type.width)), m(b), buf.name);
+      // Always a vector: its elements are written as slices, even one bit.
+      v += fmt::format("  reg [{}:0] {};  // {}\n", buf.numel() * buf.type.width - 1, m(b),
+                       buf.name);
     }
     emit_reads(v);
     emit_part(v, before_, "pre", b_at_ - (before_ ? before_->report.latency_cycles : 0));
@@ -489,7 +547,7 @@ class LoopStageBuilder {
     std::map<int, std::set<int64_t>> loaded;
     for (std::size_t i = 0; i < r_.inputs.size(); ++i) {
       const StagePortElement& e = r_.inputs[i];
-      loads[e.where.buffer].push_back(fmt::format("if (start) {} <= {}[{}:{}];",
+      loads[e.where.buffer].push_back(fmt::format("if ({}) {} <= {}[{}:{}];", at(e.at),
                                                   slice(e.where.buffer, e.where.element), e.port,
                                                   e.lsb + e.type.width - 1, e.lsb));
       loaded[e.where.buffer].insert(e.where.element);
@@ -611,6 +669,8 @@ class LoopStageBuilder {
   int64_t b_at_ = 0, l0_ = 1, a0_ = 0, a_at_ = 0, end_ = 0;
   int cyc_bits_ = 1, ph_bits_ = 1, k_bits_ = 1;
   std::map<int, BufferUse> uses_;
+  std::map<std::pair<int, int64_t>, int64_t> first_read_;  // element -> cycle of its first read
+  std::map<std::pair<int, int64_t>, std::pair<int64_t, int64_t>> writes_;  // first, last write
   std::vector<RomBank> banks_;
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
   std::vector<std::string> sinks_;

@@ -1,14 +1,21 @@
 // A layer with a kept loop (issue 10) as a Verilog module with the interface
 // of a one-sample-at-a-time stage (clk, rst, start, packed element ports):
 //
-//   cycle 0            start: the elements it reads from other layers are
-//                      latched into its buffer registers;
+//   cycle 0            start;
+//   c(e) <= first - 1  element e it reads from other layers is latched into
+//                      its buffer register: when the design delivers it (its
+//                      producer has it), at the latest the cycle before the
+//                      element's first read (StageOptions::time_inputs);
 //   1 .. 1 + Lb        the statements before the loop (an unrolled stage);
 //   L0 + k*II + t      operation t of iteration k of the loop's body, modulo
 //                      scheduled (rtl/loop_schedule.h), a new iteration every
 //                      II cycles, its index counted per pipeline stage;
 //   A0 .. A0 + La      the statements after the loop (an unrolled stage);
 //   latency            every element it writes is in its register.
+//
+// An element it hands on is valid from the cycle after its last write until
+// the next sample's first write to it: the next layer may start before this
+// one ends (dataflow), reading it from the register.
 //
 // Buffers the layer writes are registers (one vector per buffer) that the
 // body reads and writes at addresses that move with the iteration; weights

@@ -121,6 +121,36 @@ TEST(LoopStage, PortWritesOfTheLayersOutput) {
   expect_lint_clean_and_bit_exact(m, d);
 }
 
+// Dataflow between layers: thxprlsg's element-wise layers with their loops
+// kept start as soon as their producer has written what they read first,
+// each element taken in the cycle it is written (no delay registers), so the
+// design's latency is below the sum of its layers'. The unrolled Relu in the
+// middle takes all of its inputs at once, after Exp's last write.
+TEST(LoopStage, LayersStartWhenWhatTheyReadFirstIsWritten) {
+  const hls::Model m = testing::zoo_model("thxprlsg");
+  RtlOptions o;
+  o.loops["Tanh/d0"] = loop_config(std::nullopt, 2);     // a slower producer,
+  o.loops["Exp/d0"] = loop_config(std::nullopt, 1);      // a faster consumer,
+  o.loops["Sigmoid/d0"] = loop_config(std::nullopt, 3);  // a slower one after Relu
+  const Design d = build_design(m, o);
+  const StageReport &tanh = stage_named(d, "Tanh"), &exp = stage_named(d, "Exp"),
+                    &relu = stage_named(d, "Relu"), &sigmoid = stage_named(d, "Sigmoid");
+  EXPECT_GT(exp.start_cycle, tanh.start_cycle);
+  EXPECT_LT(exp.start_cycle, tanh.start_cycle + tanh.latency_cycles);
+  EXPECT_EQ(relu.start_cycle, exp.start_cycle + exp.latency_cycles);
+  // Relu's results are valid for one cycle; Sigmoid's first read is in its
+  // first iteration, so it starts then and takes them all.
+  EXPECT_EQ(sigmoid.start_cycle, relu.start_cycle + relu.latency_cycles);
+  int sum = 0;
+  for (const StageReport& s : d.stages) sum += s.latency_cycles;
+  EXPECT_LT(d.latency_cycles, sum);
+  for (const auto& [file, text] : d.files)
+    if (file == d.top + ".v") {
+      EXPECT_EQ(text.find("_d1 <="), std::string::npos) << text;
+    }
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;

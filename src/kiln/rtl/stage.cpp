@@ -897,7 +897,9 @@ std::vector<std::pair<std::string, std::string>> packed_concatenations(
 
 BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {
-  return StageBuilder(stage, program, options, module_name).run();
+  BuiltStage s = StageBuilder(stage, program, options, module_name).run();
+  for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
+  return s;
 }
 
 BuiltStage build_body(const dfg::Stage& body, const loop::Program& program,

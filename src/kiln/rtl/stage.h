@@ -20,6 +20,14 @@ struct StagePortElement {
   loop::ScalarType type;  // the element's buffer type
   std::string port;       // the module's packed port that carries it
   int lsb = 0;
+  // When, in cycles after the stage's start: an input is taken in cycle `at`
+  // (its port must carry it then); an output is valid from cycle `at` on,
+  // only in that cycle unless `held`: then it stays in a register until the
+  // next sample's first write to it, in cycle `rewritten` after the stage's
+  // next start. The top starts a stage as early as these allow (dataflow).
+  int at = 0;
+  bool held = false;
+  int rewritten = 0;
 };
 
 // Elements per packed stage port. Icarus finds a module's signal by a linear
@@ -47,6 +55,11 @@ struct StageOptions {
   tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
   Scheduler scheduler = Scheduler::List;
   std::optional<int> multiplier_limit;
+  // Called, before it writes its Verilog, by a stage that may take each input
+  // element in any cycle from its start to the element's `at` (a loop stage:
+  // to its first read); sets each `at` to the cycle the design delivers it
+  // (design.cpp: when its producer has it, so it needs no delay registers).
+  std::function<void(std::vector<StagePortElement>&)> time_inputs;
 };
 
 struct BuiltStage {
