@@ -272,6 +272,22 @@ TEST(RtlCli, TargetCyclesPicksTheCheapestLoopPlanThatMeetsIt) {
   EXPECT_FALSE(fs::exists(tmp.path() / "v"));
 }
 
+// The same keys as kiln compile: an explicit ReuseFactor asks for the II it
+// gives in kiln compile's estimate (a Dense in io_parallel: RF cycles), and
+// TargetCycles at the same level wins over it.
+TEST(RtlCli, ReuseFactorAsksForTheIntervalItGivesInKilnCompile) {
+  TempDir tmp;
+  const ProcessResult rf = kiln(
+      {"rtl", zoo("dense_a"), "-o", (tmp.path() / "a").string(), "--set", "Model.ReuseFactor=64"});
+  ASSERT_EQ(rf.exit_code, 0) << rf.err;
+  EXPECT_CONTAINS(rf.out, "Gemm: ReuseFactor 64 (II 64 in kiln compile's estimate): loop Gemm/i");
+  const ProcessResult both =
+      kiln({"rtl", zoo("dense_a"), "-o", (tmp.path() / "b").string(), "--set",
+            "Model.ReuseFactor=64", "--set", "Model.TargetCycles=12"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_CONTAINS(both.out, "Gemm: TargetCycles 12: ");
+}
+
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,

@@ -41,10 +41,10 @@ int bits_for(int64_t v) {
   return b;
 }
 
-std::optional<int64_t> target_of(const RtlOptions& o, const loop::Kernel& k) {
-  for (const auto& [name, target] : o.target_cycles)
-    if (name == k.name) return target;
-  return std::nullopt;
+const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
+  for (const IntervalTarget& t : o.interval_targets)
+    if (t.layer == k.name) return &t;
+  return nullptr;
 }
 
 // Whether the config's Loop block names a loop of `k` (its plan is the user's).
@@ -211,7 +211,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     const std::string module = names.unique(d.top + "_" + kernel.name);
     LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
     std::string why;
-    if (const std::optional<int64_t> target = target_of(options, kernel);
+    if (const IntervalTarget* target = target_of(options, kernel);
         target && !configures_loops(options, kernel)) {
       const PlanChoice c =
           choose_plan(program, static_cast<int>(k), *target, options, so, uo, device);

@@ -29,15 +29,21 @@ namespace kiln::rtl {
 
 enum class Scheduler : uint8_t { Asap, List, Sdc };
 
+struct IntervalTarget {
+  std::string layer;   // hls::Layer::name
+  int64_t cycles = 0;  // the most cycles between samples
+  std::string source;  // the config that asks, for reports ("TargetCycles 400")
+};
+
 struct RtlOptions {
   Scheduler scheduler = Scheduler::List;
   // The most variable x variable multipliers each layer may instantiate, by
   // layer name (hls::Layer::name); a layer not listed has no limit.
   std::vector<std::pair<std::string, int>> multiplier_limits;
-  // TargetCycles per layer (hls::Layer::name): the most cycles between
-  // samples the layer may take; kiln picks its loop plan (target_cycles.h)
-  // unless the config's Loop block sets one of its loops.
-  std::vector<std::pair<std::string, int64_t>> target_cycles;
+  // The most cycles between samples each layer may take, where the config
+  // asks (options.h: from TargetCycles or ReuseFactor); kiln picks the
+  // layer's loop plan (target_cycles.h) unless its Loop block sets one.
+  std::vector<IntervalTarget> interval_targets;
   // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
   int64_t max_ops = 0;
   // The config's Loop and Buffer blocks (loop/directives.h). Every loop is

@@ -1,7 +1,11 @@
 #include "kiln/rtl/options.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
+
+#include "kiln/hls/derived.h"
 
 namespace kiln::rtl {
 
@@ -21,9 +25,24 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
     if (const auto limit = hls::resolve_layer_config(config, layer).multiplier_limit)
       o.multiplier_limits.emplace_back(
           layer.name, static_cast<int>(std::min<int64_t>(*limit, std::numeric_limits<int>::max())));
-  for (const hls::Layer& layer : model.layers)
-    if (const auto target = hls::resolve_layer_config(config, layer).target_cycles)
-      o.target_cycles.emplace_back(layer.name, *target);
+  // An interval target per layer, as kiln compile reads the same keys: a
+  // TargetCycles set at the same or a more specific level than ReuseFactor
+  // decides; else an explicit ReuseFactor asks for the II it gives there.
+  for (const hls::Layer& layer : model.layers) {
+    if (layer.kind() == hls::LayerKind::Input) continue;  // nothing to build
+    const hls::ResolvedLayerConfig rc = hls::resolve_layer_config(config, layer);
+    if (rc.target_cycles && rc.target_level >= rc.reuse_level) {
+      o.interval_targets.push_back(
+          {layer.name, *rc.target_cycles, fmt::format("TargetCycles {}", *rc.target_cycles)});
+    } else if (rc.reuse_level != hls::ConfigLevel::Default) {
+      const int64_t ii = hls::product_layer_ii(model, layer, rc.reuse_factor);
+      if (ii > 0)
+        o.interval_targets.push_back(
+            {layer.name, ii,
+             fmt::format("ReuseFactor {} (II {} in kiln compile's estimate)", rc.reuse_factor,
+                         ii)});
+    }
+  }
   o.loops = config.loops;
   o.buffers = config.buffers;
   return o;

@@ -1,5 +1,6 @@
-// The RTL options a configuration asks for: Model.Scheduler and each layer's
-// MultiplierLimit, resolved LayerName > LayerType > Model (docs/config.md).
+// The RTL options a configuration asks for: Model.Scheduler, each layer's
+// MultiplierLimit, and its interval target from TargetCycles or ReuseFactor,
+// resolved LayerName > LayerType > Model (docs/config.md).
 #pragma once
 
 #include "kiln/hls/config.h"
@@ -10,7 +11,9 @@ namespace kiln::rtl {
 
 Scheduler scheduler_of(hls::RtlScheduler s);
 
-// One multiplier_limits entry per layer of `model` that has a limit.
+// One multiplier_limits entry per layer of `model` that has a limit, one
+// interval_targets entry per layer with a TargetCycles or an explicit
+// ReuseFactor.
 RtlOptions rtl_options(const hls::Config& config, const hls::Model& model);
 
 }  // namespace kiln::rtl

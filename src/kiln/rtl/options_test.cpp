@@ -42,5 +42,30 @@ LayerName:
   EXPECT_EQ(o.multiplier_limits, expected);  // by layer name, the ONNX name accepted
 }
 
+// The keys kiln compile reads set the same interval in kiln rtl: TargetCycles
+// wins where it is as specific as ReuseFactor; an explicit ReuseFactor asks
+// for the II it gives there (a Dense in io_parallel: RF cycles); the default
+// ReuseFactor asks nothing.
+TEST(RtlOptions, IntervalTargetsFromTargetCyclesAndReuseFactor) {
+  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  EXPECT_TRUE(rtl_options(hls::Config{}, m).interval_targets.empty());
+  const hls::Config c = hls::parse_config(R"(
+Model:
+  TargetCycles: 40
+LayerName:
+  fc2:
+    ReuseFactor: 2
+)",
+                                          "c.yaml");
+  const RtlOptions o = rtl_options(c, m);
+  ASSERT_EQ(o.interval_targets.size(), 2U);
+  EXPECT_EQ(o.interval_targets[0].layer, "fc1");
+  EXPECT_EQ(o.interval_targets[0].cycles, 40);
+  EXPECT_EQ(o.interval_targets[0].source, "TargetCycles 40");
+  EXPECT_EQ(o.interval_targets[1].layer, "fc2");
+  EXPECT_EQ(o.interval_targets[1].cycles, 2);
+  EXPECT_EQ(o.interval_targets[1].source, "ReuseFactor 2 (II 2 in kiln compile's estimate)");
+}
+
 }  // namespace
 }  // namespace kiln::rtl

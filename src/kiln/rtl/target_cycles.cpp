@@ -46,7 +46,7 @@ void keep_weights_in_registers(loop::Program& program, int kernel, const RtlOpti
   }
 }
 
-PlanChoice choose_plan(const loop::Program& program, int kernel, int64_t target,
+PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
                        const dfg::UnrollOptions& unroll, const estimate::Device& device) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
@@ -64,7 +64,7 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, int64_t target,
       ++tried;
       const int interval = b.report.interval_cycles;
       if (interval < closest.interval) closest = {plan, interval, share(b.report, device), 0, ""};
-      if (interval > target) return false;
+      if (interval > target.cycles) return false;
       const double cost = share(b.report, device);
       if (cost < best.cost) best = {plan, interval, cost, 0, ""};
       return true;
@@ -90,16 +90,16 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, int64_t target,
     throw_error(
         ErrorKind::InvalidModel, "layer '" + k.onnx_name + "'",
         closest.interval == std::numeric_limits<int>::max()
-            ? fmt::format("no way to build it met TargetCycles {} ({} plans tried)", target, tried)
-            : fmt::format("cannot meet TargetCycles {}: the closest of {} plans, {}, "
-                          "takes {} cycles per sample",
-                          target, tried, describe(program, kernel, closest.plan), closest.interval),
-        "raise its TargetCycles, or set its Loop directives yourself (kiln rtl "
+            ? fmt::format("no way to build it met {} ({} plans tried)", target.source, tried)
+            : fmt::format("cannot meet {}: the closest of {} plans, {}, takes {} cycles per sample",
+                          target.source, tried, describe(program, kernel, closest.plan),
+                          closest.interval),
+        "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
         "--list-loops shows what each loop would give)");
   best.tried = tried;
-  best.why = fmt::format(
-      "TargetCycles {}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target,
-      describe(program, kernel, best.plan), best.interval, 100 * best.cost, device.name, tried);
+  best.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)",
+                         target.source, describe(program, kernel, best.plan), best.interval,
+                         100 * best.cost, device.name, tried);
   return best;
 }
 

@@ -1,5 +1,6 @@
-// TargetCycles in kiln rtl (issue 10): a layer with a TargetCycles and no
-// Loop directive of its own is built the way that meets the target with the
+// TargetCycles in kiln rtl (issue 10): a layer with an interval target
+// (TargetCycles, or the II its ReuseFactor gives in kiln compile) and no Loop
+// directive of its own is built the way that meets the target with the
 // fewest resources kiln can find. The plans tried: fully unrolled, and each
 // top-level loop kept and pipelined, unrolled by each factor of its trip
 // count from the smallest up (the first that meets the target is the
@@ -28,7 +29,7 @@ struct PlanChoice {
 
 // Throws kiln::Error(InvalidModel) naming the layer when no plan meets
 // `target`, with the closest plan and its interval.
-PlanChoice choose_plan(const loop::Program& program, int kernel, int64_t target,
+PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
                        const dfg::UnrollOptions& unroll, const estimate::Device& device);
 
