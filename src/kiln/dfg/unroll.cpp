@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "kiln/support/error.h"
@@ -18,6 +19,7 @@ struct Region {
   bool locals_live_in = false;  // a local read before written is an input
   bool locals_out = false;      // written locals are outputs too
   int symbolic_loop = -1;       // a loop run once with its variable left unknown
+  int flattened = -1;           // the loop inside it kept with it (a flattened nest), or -1
   int64_t unroll = 1;           // copies of its body per run: variable = unroll * v + copy
   std::string kept;             // "<kernel>/<var>" of the loop a split keeps, for messages
 };
@@ -50,21 +52,27 @@ class Unroller {
   std::vector<PortAccess> port_writes() const { return port_writes_; }
 
  private:
-  bool symbolic(int loop) const { return loop == region_.symbolic_loop; }
-
-  int64_t iterations() const {
-    return k_.loops[static_cast<std::size_t>(region_.symbolic_loop)].trip / region_.unroll;
+  bool symbolic(int loop) const {
+    return loop == region_.symbolic_loop || (loop >= 0 && loop == region_.flattened);
   }
 
-  // The symbolic loop's iteration index v (0 .. trip / unroll - 1) as a node.
-  uint32_t iteration() {
-    if (iteration_ == kUnset) {
-      const int64_t trip = iterations();
+  // The values a symbolic variable takes: 0 .. this - 1.
+  int64_t iterations(int loop) const {
+    const int64_t trip = k_.loops[static_cast<std::size_t>(loop)].trip;
+    return loop == region_.symbolic_loop ? trip / region_.unroll : trip;
+  }
+
+  // A symbolic loop's iteration index v (0 .. iterations - 1) as a node: the
+  // kept loop's {kIterationBuffer, 0}, a flattened inner loop's {.., 1}.
+  uint32_t iteration(int loop) {
+    const int which = loop == region_.symbolic_loop ? 0 : 1;
+    uint32_t& node = iteration_[which];
+    if (node == kUnset) {
       int bits = 1;
-      while ((int64_t{1} << bits) < trip) ++bits;
-      iteration_ = g_.input({kIterationBuffer, 0}, loop::ScalarType{bits, 0, false});
+      while ((int64_t{1} << bits) < iterations(loop)) ++bits;
+      node = g_.input({kIterationBuffer, which}, loop::ScalarType{bits, 0, false});
     }
-    return iteration_;
+    return node;
   }
 
   uint32_t integer(int64_t v) {
@@ -79,8 +87,10 @@ class Unroller {
   loop::Affine residual(const loop::Affine& a) const {
     loop::Affine r = loop::Affine::of(a.constant);
     for (const auto& [loop, c] : a.terms)
-      if (symbolic(loop))
+      if (loop == region_.symbolic_loop)
         r = r + loop::Affine::var(loop, c * region_.unroll) + c * copy_;
+      else if (symbolic(loop))
+        r = r + loop::Affine::var(loop, c);
       else
         r.constant += c * vars_[static_cast<std::size_t>(loop)];
     return r;
@@ -121,10 +131,8 @@ class Unroller {
   }
 
   [[noreturn]] void unsupported(const std::string& what) const {
-    throw_error(
-        ErrorKind::Unsupported,
-        "loop " + k_.name + "/" + k_.loops[static_cast<std::size_t>(region_.symbolic_loop)].name,
-        what, "pipeline another loop of the layer, or unroll it fully");
+    throw_error(ErrorKind::Unsupported, "loop " + region_.kept, what,
+                "pipeline another loop of the layer, or unroll it fully");
   }
 
   static int port_index(const std::vector<PortAccess>& ports, const PortAccess& pa) {
@@ -137,8 +145,7 @@ class Unroller {
   // another constant), since then they differ in every one.
   static bool may_alias(const std::vector<PortAccess>& ports, const PortAccess& pa) {
     for (const PortAccess& o : ports)
-      if (o.buffer == pa.buffer && !(o == pa) && step_of(o.element) != step_of(pa.element))
-        return true;
+      if (o.buffer == pa.buffer && !(o == pa) && !same_motion(o.element, pa.element)) return true;
     return false;
   }
 
@@ -316,16 +323,21 @@ class Unroller {
               holds = holds && r.constant >= gd.lo && r.constant < gd.hi;
               continue;
             }
-            // x = a * v + c over v in 0 .. trip - 1: a bound it always meets
-            // is no test (and no constant comparison in the Verilog).
-            const int64_t a = step_of(r), last = iterations() - 1;
-            const int64_t lo = r.constant + std::min<int64_t>(0, a * last);
-            const int64_t hi = r.constant + std::max<int64_t>(0, a * last);
+            // x = sum of a * v + c over each v in 0 .. iterations - 1: a
+            // bound it always meets is no test (and no constant comparison
+            // in the Verilog).
+            int64_t lo = r.constant, hi = r.constant;
+            uint32_t x = integer(r.constant);
+            for (const auto& [loop, a] : r.terms) {
+              const int64_t last = iterations(loop) - 1;
+              lo += std::min<int64_t>(0, a * last);
+              hi += std::max<int64_t>(0, a * last);
+              x = g_.add(g_.mul(iteration(loop), integer(a)), x);
+            }
             if (hi < gd.lo || lo >= gd.hi) {
               holds = false;
               continue;
             }
-            const uint32_t x = g_.add(g_.mul(iteration(), integer(a)), integer(r.constant));
             std::vector<uint32_t> tests;
             if (lo < gd.lo)
               tests.push_back(g_.select(g_.lt(x, integer(gd.lo)), boolean(false), boolean(true)));
@@ -352,8 +364,8 @@ class Unroller {
   int64_t copy_ = 0;  // which copy of an unrolled symbolic loop's body runs
   std::vector<PortAccess> port_reads_, port_writes_;
   std::vector<uint32_t> port_write_nodes_;
-  uint32_t pred_ = kUnset;       // the conditions on the symbolic variable in force
-  uint32_t iteration_ = kUnset;  // its Input node, made on first use
+  uint32_t pred_ = kUnset;                    // the conditions on the symbolic variable in force
+  uint32_t iteration_[2] = {kUnset, kUnset};  // their Input nodes, made on first use
 };
 
 }  // namespace
@@ -410,7 +422,32 @@ std::vector<loop::Stmt> top_level(const loop::Kernel& kernel) {
   return opened(kernel.body, kernel);
 }
 
-SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll) {
+bool same_motion(const loop::Affine& a, const loop::Affine& b) {
+  auto sorted = [](std::vector<std::pair<int, int64_t>> t) {
+    std::sort(t.begin(), t.end());
+    return t;
+  };
+  return sorted(a.terms) == sorted(b.terms);
+}
+
+int perfect_inner_loop(const loop::Kernel& kernel, int loop) {
+  int found = -1;
+  std::function<bool(const std::vector<loop::Stmt>&)> find = [&](const auto& stmts) {
+    for (const loop::Stmt& s : stmts) {
+      if (s.kind == loop::StmtKind::For && s.loop == loop) {
+        if (s.body.size() == 1 && s.body[0].kind == loop::StmtKind::For) found = s.body[0].loop;
+        return true;
+      }
+      if (find(s.body)) return true;
+    }
+    return false;
+  };
+  find(kernel.body);
+  return found;
+}
+
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll,
+                          bool flatten) {
   const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
   const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
   const std::string name = k.name + "/" + l.name;
@@ -425,6 +462,14 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
     throw_error(ErrorKind::Unsupported, "loop " + name,
                 "only a loop at its layer's top level can be kept as a loop so far",
                 "pipeline the outermost loop of the nest");
+  const int inner = flatten ? perfect_inner_loop(k, loop) : -1;
+  if (flatten && inner < 0)
+    throw_error(ErrorKind::Unsupported, "loop " + name,
+                "is not a perfect nest (its body is not one loop), so it cannot be flattened",
+                "flatten a loop whose body is exactly one loop (kiln rtl --list-loops: perfect)");
+  if (flatten && unroll != 1)
+    throw_error(ErrorKind::Unsupported, "loop " + name, "is flattened and partially unrolled",
+                "flatten it or unroll it, not both");
   const std::vector<loop::Stmt> before(top.begin(), top.begin() + static_cast<long>(at));
   const std::vector<loop::Stmt> after(top.begin() + static_cast<long>(at) + 1, top.end());
   SplitKernel s;
@@ -435,11 +480,17 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   s.body.loop = loop;
   s.body.trip = l.trip / unroll;
   s.body.unroll = unroll;
+  if (inner >= 0) {
+    s.body.inner = inner;
+    s.body.inner_trip = k.loops[static_cast<std::size_t>(inner)].trip;
+    s.body.trip *= s.body.inner_trip;
+  }
   s.body.graph = Graph(k.name + "_" + l.name);
   Unroller u(program, k, s.body.graph,
              {.locals_live_in = true,
               .locals_out = true,
               .symbolic_loop = loop,
+              .flattened = inner,
               .unroll = unroll,
               .kept = name});
   u.run({top[at]});

@@ -70,7 +70,8 @@ struct PortAccess {
 };
 
 // How far an element moves per iteration: the loop variable's coefficient
-// (a port's element depends on that one variable only).
+// (a port's element depends on that one variable only; a flattened nest's
+// ports move with two, and callers that need one step check `flat`).
 inline int64_t step_of(const loop::Affine& element) {
   int64_t c = 0;
   for (const auto& term : element.terms) c += term.second;
@@ -80,11 +81,35 @@ inline int64_t step_of(const loop::Affine& element) {
 struct LoopBody {
   std::string name;    // "<kernel>/<var>"
   int loop = -1;       // index in Kernel::loops
-  int64_t trip = 0;    // iterations: the loop's trip count / unroll
+  int64_t trip = 0;    // iterations: the loop's trip count / unroll (x the inner's, flattened)
   int64_t unroll = 1;  // copies of the loop's body in one iteration
+  // A flattened perfect nest: the inner loop (index in Kernel::loops) and its
+  // trip count; iteration k runs the outer variable k / inner_trip and the
+  // inner one k % inner_trip. -1 when the body is one loop's.
+  int inner = -1;
+  int64_t inner_trip = 1;
   Graph graph;
   std::vector<PortAccess> reads, writes;
+
+  bool flat() const { return inner >= 0; }
+  // The value of each kept variable in iteration k: {loop, value} pairs.
+  std::vector<std::pair<int, int64_t>> variables(int64_t k) const {
+    if (!flat()) return {{loop, k}};
+    return {{loop, k / inner_trip}, {inner, k % inner_trip}};
+  }
+  // The element an affine index reaches in iteration k.
+  int64_t element_at(const loop::Affine& element, int64_t k) const {
+    int64_t e = element.constant;
+    for (const auto& [l, value] : variables(k))
+      for (const auto& [term, c] : element.terms)
+        if (term == l) e += c * value;
+    return e;
+  }
 };
+
+// Whether two indices move alike with the loop variables (the same
+// coefficient of each), so they differ by a constant in every iteration.
+bool same_motion(const loop::Affine& a, const loop::Affine& b);
 
 struct SplitKernel {
   Graph before;
@@ -99,8 +124,17 @@ struct SplitKernel {
 // the loop's variable).
 // With `unroll` > 1 (a factor of the trip count; InvalidModel otherwise), one
 // iteration holds that many copies of the body, the loop's variable being
-// unroll * v + copy, and ports index by v.
-SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1);
+// unroll * v + copy, and ports index by v. With `flatten`, the loop and the
+// one loop its body is (a perfect nest; Unsupported otherwise) are kept as
+// one loop of trip x inner trip iterations (not unrolled), the iteration
+// index Inputs {kIterationBuffer, 0} and {kIterationBuffer, 1} being the
+// outer and inner variables.
+SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1,
+                          bool flatten = false);
+
+// The loop a flattened split of `loop` would keep inside it: the one For
+// statement its body is, or -1 when it is not a perfect nest.
+int perfect_inner_loop(const loop::Kernel& kernel, int loop);
 
 // The kernel's statements with loops of one iteration (a batch of 1) opened:
 // the For statements here are the loops split_at_loop can keep.

@@ -54,11 +54,17 @@ int64_t raw_in(const Exact& v, const loop::ScalarType& t) {
   return static_cast<int64_t>(v.raw * (numeric::int128{1} << std::max(up, 0)));
 }
 
-int64_t eval_at(const loop::Affine& a, int loop, int64_t var) {
+// The element in iteration `k`, from the body's kept variables' values.
+int64_t eval_at(const loop::Affine& a, const LoopBody& body, int64_t k) {
   int64_t v = a.constant;
   for (const auto& [l, c] : a.terms) {
-    EXPECT_EQ(l, loop) << "a port's element depends on another loop";
-    v += c * var;
+    bool kept = false;
+    for (const auto& [loop, value] : body.variables(k))
+      if (loop == l) {
+        v += c * value;
+        kept = true;
+      }
+    EXPECT_TRUE(kept) << "a port's element depends on a loop the body does not keep";
   }
   return v;
 }
@@ -71,13 +77,13 @@ void apply(const Graph& g, State& st, const LoopBody* body = nullptr, int64_t va
     const auto& ports = read ? body->reads : body->writes;
     const PortAccess& pa = ports.at(static_cast<std::size_t>(-1 - e.element));
     EXPECT_EQ(pa.buffer, e.buffer);
-    return {pa.buffer, eval_at(pa.element, body->loop, var)};
+    return {pa.buffer, eval_at(pa.element, *body, var)};
   };
   std::vector<int64_t> in_raw(g.size(), 0);
   for (uint32_t n = 0; n < g.size(); ++n) {
     if (g.node(n).op != NodeOp::Input) continue;
     if (g.input_of(n).buffer == kIterationBuffer) {
-      in_raw[n] = var;
+      in_raw[n] = body->variables(var).at(static_cast<std::size_t>(g.input_of(n).element)).second;
       continue;
     }
     const auto at = where(g.input_of(n), true);
@@ -274,18 +280,22 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
       const int64_t trip = p.kernels[k].loops[static_cast<std::size_t>(s.loop)].trip;
       int64_t factor = 2;
       while (factor < trip && trip % factor != 0) ++factor;
-      for (const int64_t unroll : {int64_t{1}, factor}) {
-        if (unroll > trip) continue;
+      // Not unrolled, unrolled, and flattened with the loop inside (0).
+      const bool perfect = perfect_inner_loop(p.kernels[k], s.loop) >= 0;
+      for (const int64_t unroll : {int64_t{1}, factor, int64_t{0}}) {
+        if (unroll > trip || (unroll == 0 && !perfect)) continue;
         SplitKernel sk;
         try {
-          sk = split_at_loop(p, static_cast<int>(k), s.loop, unroll);
+          sk = split_at_loop(p, static_cast<int>(k), s.loop, std::max<int64_t>(unroll, 1),
+                             unroll == 0);
         } catch (const Error& e) {
           EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
           EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
           continue;
         }
         ++split_ok;
-        EXPECT_EQ(sk.body.trip * unroll, trip);
+        EXPECT_EQ(sk.body.trip * std::max<int64_t>(unroll, 1), trip * sk.body.inner_trip);
+        EXPECT_EQ(sk.body.flat(), unroll == 0);
         const auto got = run_split(p, static_cast<int>(k), sk, in);
         ASSERT_EQ(got.size(), want.outputs.size());
         for (std::size_t o = 0; o < got.size(); ++o)
@@ -315,8 +325,8 @@ TEST(SplitAtLoop, PaddingBecomesAPredicateOnTheIteration) {
   const Stage full = unroll_kernel(p, 0);
   apply(full.graph, want);
   const int oh = loop_named(p.kernels[0], "oh");
-  for (const int64_t unroll : {1, 2}) {
-    const SplitKernel sk = split_at_loop(p, 0, oh, unroll);
+  for (const int64_t unroll : {1, 2, 0}) {  // 0: the rows and columns flattened
+    const SplitKernel sk = split_at_loop(p, 0, oh, std::max<int64_t>(unroll, 1), unroll == 0);
     bool predicated = false;
     for (uint32_t n = 0; n < sk.body.graph.size(); ++n)
       predicated |= sk.body.graph.node(n).op == NodeOp::Input &&

@@ -278,6 +278,13 @@ int64_t parse_positive_or(const Ctx& c, const std::string& path, const YAML::Nod
   fail(c, path, n, "expects '" + word + "' or " + what + ", got " + kind_of(n));
 }
 
+// `true` or `false` (YAML's other spellings of a boolean are refused: one way to say it).
+bool parse_flag(const Ctx& c, const std::string& path, const YAML::Node& n) {
+  if (n.IsScalar() && iequals(n.Scalar(), "true")) return true;
+  if (n.IsScalar() && iequals(n.Scalar(), "false")) return false;
+  fail(c, path, n, "expects true or false, got " + kind_of(n));
+}
+
 std::string where_of(const Ctx& c, const std::string& path, const YAML::Node& key) {
   std::string where = c.source + ": " + path;
   if (c.has_lines && key.Mark().line >= 0)
@@ -294,9 +301,11 @@ void parse_loop_block(const Ctx& c, const std::string& path, const YAML::Node& n
           lc.unroll = parse_positive_or(c, sub, v, "full", "a positive factor of the trip count");
         else if (k == "Pipeline")
           lc.pipeline_ii = parse_positive_or(c, sub, v, "off", "a positive initiation interval");
+        else if (k == "Flatten")
+          lc.flatten = parse_flag(c, sub, v);
         else
           fail(c, sub, key, "unknown loop key '" + k + "'",
-               spelling_hint(k, {"Unroll", "Pipeline"}, "valid keys"));
+               spelling_hint(k, {"Unroll", "Pipeline", "Flatten"}, "valid keys"));
       });
 }
 

@@ -56,6 +56,7 @@ struct LoopConfig {
   std::optional<int64_t> unroll;       // a factor of the trip count; 0 = fully
   std::optional<int64_t> pipeline_ii;  // the initiation interval asked for; 0 = not pipelined
   std::string where;                   // "config.yaml: Loop.fc/i (line 3)", for those checks
+  std::optional<bool> flatten = {};    // keep the loop inside it with it (a perfect nest)
   bool operator==(const LoopConfig&) const = default;
 };
 

@@ -503,6 +503,10 @@ TEST(ConfigDirectives, BadValuesNameTheKeyAndTheChoices) {
   EXPECT_CONTAINS(e.what_happened(), "expects 'full' or a positive factor of the trip count");
   e = parse_error("Loop:\n  fc/i:\n    Pipeline: fast\n");
   EXPECT_CONTAINS(e.what_happened(), "expects a positive integer, got 'fast'");
+  e = parse_error("Loop:\n  fc/i:\n    Flatten: yes\n");
+  EXPECT_CONTAINS(e.what_happened(), "expects true or false");
+  EXPECT_EQ(parse_config("Loop:\n  fc/i:\n    Flatten: true\n", "c.yaml").loops.at("fc/i").flatten,
+            true);
   e = parse_error("Loop:\n  fc/i:\n    Unrol: 2\n");
   EXPECT_CONTAINS(e.what_happened(), "unknown loop key 'Unrol'");
   EXPECT_EQ(e.hint(), "did you mean 'Unroll'?");

@@ -56,6 +56,16 @@ void apply_directives(Program& program, const std::map<std::string, hls::LoopCon
       else
         loop.directives.pipeline_ii = static_cast<int>(*lc.pipeline_ii);
     }
+    if (lc.flatten) {
+      if (*lc.flatten && !site->perfect)
+        fail(lc.where + ".Flatten",
+             fmt::format("{} is not a perfect nest (its body is not exactly one loop)", name),
+             "flatten a loop that kiln rtl --list-loops shows as perfect");
+      if (*lc.flatten && loop.directives.unroll != 1)
+        fail(lc.where + ".Flatten", fmt::format("{} is both flattened and unrolled", name),
+             "flatten it or unroll it, not both");
+      loop.directives.flatten = *lc.flatten;
+    }
   }
   for (const auto& [name, bc] : buffers) {
     const int b = program.find_buffer(name);

@@ -64,6 +64,23 @@ TEST(Directives, UnrollMustDivideTheTripCount) {
   EXPECT_EQ(e.hint(), "valid: 1, 2, 3, 6 or full");
 }
 
+// Flatten keeps a perfect nest's two loops as one: only a loop whose body is
+// one loop, and not unrolled as well.
+TEST(Directives, FlattenNeedsAPerfectNestAndNoUnroll) {
+  Program p = program();
+  hls::LoopConfig flat = loop_config(std::nullopt, 1);
+  flat.flatten = true;
+  apply_directives(p, {{"copy/i", flat}}, {});
+  EXPECT_TRUE(p.kernels[0].loops[0].directives.flatten);
+  EXPECT_CONTAINS(print_program(p), "for %i < 6 pipeline=1 flatten=1 {");
+  Error e = catch_error([&] { apply_directives(p, {{"copy/j", flat}}, {}); });
+  EXPECT_EQ(e.where(), "config.yaml: Loop.x.Flatten");
+  EXPECT_EQ(e.what_happened(), "copy/j is not a perfect nest (its body is not exactly one loop)");
+  flat.unroll = 2;
+  e = catch_error([&] { apply_directives(p, {{"copy/i", flat}}, {}); });
+  EXPECT_EQ(e.what_happened(), "copy/i is both flattened and unrolled");
+}
+
 TEST(Directives, UnknownLoopSuggestsTheClosestName) {
   Program p = program();
   Error e = catch_error([&] { apply_directives(p, {{"copy/k", loop_config(2, {})}}, {}); });

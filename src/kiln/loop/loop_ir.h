@@ -119,6 +119,7 @@ struct Buffer {
 struct LoopDirectives {
   int64_t unroll = 1;              // 1: not unrolled; 0: fully; else a factor of the trip count
   std::optional<int> pipeline_ii;  // pipelined with this initiation interval
+  bool flatten = false;            // kept together with the one loop its body is
   bool operator==(const LoopDirectives&) const = default;
 };
 

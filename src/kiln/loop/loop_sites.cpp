@@ -44,6 +44,7 @@ std::string directives_text(const LoopDirectives& d) {
   std::string s;
   if (d.unroll != 1) s += fmt::format("unroll={}", d.unroll);
   if (d.pipeline_ii) s += fmt::format("{}pipeline={}", s.empty() ? "" : " ", *d.pipeline_ii);
+  if (d.flatten) s += fmt::format("{}flatten", s.empty() ? "" : " ");
   return s.empty() ? "-" : s;
 }
 

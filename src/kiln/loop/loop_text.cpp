@@ -101,6 +101,7 @@ class Printer {
           out_ << pad << "for %" << l.name << " < " << l.trip;
           if (l.directives.unroll != 1) out_ << " unroll=" << l.directives.unroll;
           if (l.directives.pipeline_ii) out_ << " pipeline=" << *l.directives.pipeline_ii;
+          if (l.directives.flatten) out_ << " flatten=1";
           out_ << " {\n";
           block(s.body, depth + 1);
           out_ << pad << "}\n";
@@ -387,8 +388,10 @@ class Parser {
           l.directives.unroll = lex_.expect_int();
         else if (k == "pipeline")
           l.directives.pipeline_ii = static_cast<int>(lex_.expect_int());
+        else if (k == "flatten")
+          l.directives.flatten = lex_.expect_int() != 0;
         else
-          lex_.fail_at(key, "unknown loop directive '" + k + "'; use unroll or pipeline");
+          lex_.fail_at(key, "unknown loop directive '" + k + "'; use unroll, pipeline or flatten");
       }
       lex_.expect('{');
       lex_.expect_end_of_line();

@@ -29,7 +29,7 @@ buffer @y output ap_fixed<16,6> [2x2] partition=cyclic factor=2 dim=1 storage=br
 inputs @x
 outputs @y
 kernel k "/K" reads @x @w @t writes @y locals @acc {
-  for %i < 2 unroll=0 {
+  for %i < 2 unroll=0 flatten=1 {
     for %j < 2 pipeline=1 {
       %v0 = load @x[%i, %j] : ap_fixed<8,3>
       %v1 = load @w[%j] : ap_fixed<8,3>
@@ -212,7 +212,7 @@ TEST(LoopText, EachParseErrorNamesItsPlace) {
       {"storage=bram", "speed=bram", "speed", "unknown buffer directive 'speed'"},
       {"partition=cyclic", "partition=diagonal", "diagonal", "unknown partition; use none"},
       {"storage=bram", "storage=flash", "flash", "unknown storage; use auto"},
-      {"pipeline=1", "flatten=1", "flatten", "unknown loop directive 'flatten'"},
+      {"pipeline=1", "speed=1", "speed", "unknown loop directive 'speed'"},
       {"@t const", "@t constant", "constant", "unknown buffer role; use input"},
       {"mul %v0, %v1", "mul %v0, %v99", "%v99", "%v99 is not defined before it here"},
       {"load @x_flat[%i*2 + %j]", "load @x_flat[%i*2 + %k]", "%k", "%k is not an enclosing loop"},

@@ -14,6 +14,8 @@ std::string describe(const loop::Program& program, int kernel, const LayerPlan& 
   std::string s =
       fmt::format("loop {}/{}", k.name, k.loops[static_cast<std::size_t>(plan.loop)].name);
   if (plan.unroll > 1) s += fmt::format(" unrolled by {}", plan.unroll);
+  if (const int inner = dfg::perfect_inner_loop(k, plan.loop); plan.flatten && inner >= 0)
+    s += fmt::format(" flattened with {}", k.loops[static_cast<std::size_t>(inner)].name);
   s += plan.pipelined ? ", pipelined" : ", not pipelined";
   if (plan.weights_in_registers) s += ", weights in registers";
   return s;
@@ -27,8 +29,8 @@ LayerPlan configured_plan(const loop::Program& program, int kernel, const RtlOpt
     const auto it = options.loops.find(k.name + "/" + lp.name);
     if (it == options.loops.end()) continue;
     const hls::LoopConfig& c = it->second;
-    // Kept: pipelined, or unrolled by a factor short of the trip count.
-    const bool keep = (c.pipeline_ii && *c.pipeline_ii > 0) ||
+    // Kept: pipelined, flattened, or unrolled by a factor short of the trip count.
+    const bool keep = (c.pipeline_ii && *c.pipeline_ii > 0) || lp.directives.flatten ||
                       (c.unroll && *c.unroll != 0 && *c.unroll != lp.trip);
     if (!keep) continue;
     if (plan.loop >= 0)
@@ -39,6 +41,7 @@ LayerPlan configured_plan(const loop::Program& program, int kernel, const RtlOpt
                   "pipeline or partially unroll one top-level loop of the layer");
     plan.loop = static_cast<int>(l);
     plan.unroll = lp.directives.unroll == 0 ? lp.trip : lp.directives.unroll;
+    plan.flatten = lp.directives.flatten;
     plan.pipelined = lp.directives.pipeline_ii && *lp.directives.pipeline_ii > 0;
     if (plan.pipelined) plan.ii = lp.directives.pipeline_ii;
   }
@@ -50,7 +53,8 @@ BuiltStage build_layer_stage(const loop::Program& program, int kernel, const Lay
                              const std::string& module) {
   if (plan.loop < 0)
     return build_stage(dfg::unroll_kernel(program, kernel, unroll), program, options, module);
-  const dfg::SplitKernel sk = dfg::split_at_loop(program, kernel, plan.loop, plan.unroll);
+  const dfg::SplitKernel sk =
+      dfg::split_at_loop(program, kernel, plan.loop, plan.unroll, plan.flatten);
   LoopScheduleOptions lo;
   lo.family = options.family;
   lo.multiplier_limit = options.multiplier_limit;

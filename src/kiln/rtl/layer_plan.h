@@ -22,6 +22,7 @@ struct LayerPlan {
   // rather than in two-port ROM banks: the search's choice, applied to the
   // program's buffers by the caller.
   bool weights_in_registers = false;
+  bool flatten = false;  // kept with the one loop its body is (dfg::split_at_loop)
 };
 
 // "fully unrolled", "loop Gemm/i unrolled by 8, pipelined", ...

@@ -170,8 +170,9 @@ class ProblemBuilder {
         const dfg::PortAccess& ra = body_.reads[r];
         if (wa.buffer != ra.buffer) continue;
         const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
+        // Ordered conservatively unless both move alike with one variable.
         const int64_t a = dfg::step_of(wa.element);
-        if (a != dfg::step_of(ra.element) || a == 0) {
+        if (!dfg::same_motion(wa.element, ra.element) || wa.element.terms.size() != 1 || a == 0) {
           add_dependence(wo, ro, 1);
           add_dependence(ro, wo, 0);
           continue;

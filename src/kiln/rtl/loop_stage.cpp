@@ -143,7 +143,7 @@ class LoopStageBuilder {
   // The element a moving access reaches in iteration k; -1 past the
   // buffer's ends (a read that padding guards, its value never used).
   int64_t element_at(const dfg::PortAccess& pa, int64_t k) const {
-    const int64_t e = dfg::step_of(pa.element) * k + pa.element.constant;
+    const int64_t e = body_.element_at(pa.element, k);
     return e >= 0 && e < p_.buffers[static_cast<std::size_t>(pa.buffer)].numel() ? e : -1;
   }
 
@@ -256,6 +256,9 @@ class LoopStageBuilder {
   // registers, a table of the whole buffer).
   void rom_read(int r) {
     const dfg::PortAccess& pa = body_.reads[static_cast<std::size_t>(r)];
+    // A flattened nest's reads get a table each, indexed by the iteration:
+    // bank addresses count one loop's variable so far.
+    if (body_.flat()) return;
     const Bank bank = bank_of(pa, p_);
     const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
     if (bank.any)
@@ -406,6 +409,33 @@ class LoopStageBuilder {
     v += fmt::format("        k0 <= k0 + {};\n", literal(1, k_bits_));
     for (int s = 1; s < stages_; ++s) v += fmt::format("        k{} <= k{};\n", s, s - 1);
     v += "      end\n    end\n";
+    emit_variables(v, go, ii_ > 1 ? fmt::format("!rst && !({}) && {}", go, wrap) : "1'b1");
+  }
+
+  // The kept loop's variable in the iteration entering the body: k0, or, for
+  // a flattened nest, counters of the outer (0) and inner (1) variables.
+  std::string iteration_variable(int64_t which) const {
+    if (!body_.flat()) return "k0";
+    return fmt::format("var{}", which);
+  }
+
+  void emit_variables(std::string& v, const std::string& go, const std::string& wrap) {
+    if (!body_.flat()) return;
+    const int ob = index_bits(body_.trip / body_.inner_trip), ib = index_bits(body_.inner_trip);
+    const std::string last_inner = literal(body_.inner_trip - 1, ib);
+    v += fmt::format(
+        "  // The flattened nest's variables in the iteration k0 holds.\n"
+        "  reg {0}var0;\n  reg {1}var1;\n"
+        "  always @(posedge clk)\n"
+        "    if ({2}) begin var0 <= {3}; var1 <= {4}; end\n"
+        "    else if ({5}) begin\n"
+        "      var1 <= var1 == {6} ? {4} : var1 + {7};\n"
+        "      if (var1 == {6}) var0 <= var0 + {8};\n"
+        "    end\n",
+        range(ob), range(ib), go, literal(0, ob), literal(0, ib), wrap, last_inner, literal(1, ib),
+        literal(1, ob));
+    sinks_.push_back("var0");
+    sinks_.push_back("var1");
   }
 
   void emit_reads(std::string& v) {
@@ -472,7 +502,13 @@ class LoopStageBuilder {
                              literal(buf.data[static_cast<std::size_t>(e)], w));
         v += fmt::format("      default: wt{} = {};\n    endcase\n  endfunction\n", r,
                          literal(0, w));
-        v += fmt::format("  wire {}rd{} = wt{}({});\n", range(w), r, r, k_at(t));
+        // Registered where the schedule counts a read's latency (a port of a
+        // bank it would have had: a flattened nest's reads).
+        if (op_latency(op) > 0)
+          v += fmt::format("  reg {0}rd{1};\n  always @(posedge clk) rd{1} <= wt{1}({2});\n",
+                           range(w), r, k_at(t));
+        else
+          v += fmt::format("  wire {}rd{} = wt{}({});\n", range(w), r, r, k_at(t));
       } else {
         // A buffer in registers: a multiplexer over the elements the read
         // reaches, by iteration (a shift by a computed offset would be a
@@ -526,7 +562,7 @@ class LoopStageBuilder {
     if (s.phased) conn.push_back(".ph(ph)");
     for (const auto& [port, cat] : packed_concatenations(s.inputs, [&](std::size_t i) {
            const dfg::Element& e = s.inputs[i].where;
-           if (e.buffer == dfg::kIterationBuffer) return std::string("k0");
+           if (e.buffer == dfg::kIterationBuffer) return iteration_variable(e.element);
            return e.element >= 0 ? slice(e.buffer, e.element) : fmt::format("rd{}", -1 - e.element);
          }))
       conn.push_back(fmt::format(".{}({})", port, cat));

@@ -224,6 +224,11 @@ TEST_P(RandomLayer, SimulatesBitExact) {
   const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
   RtlOptions o;
   if (seed % 2 == 0) o.multiplier_limits = {{"fc", 1}, {"mm", 2}};  // shared units
+  // Convolutions and pools keep their row loop, pipelined, every other time
+  // flattened with the column loop (padding and strides as predicates and
+  // element indices on two variables).
+  if (const int kind = seed % 11; (kind == 1 || kind == 2) && seed % 3 != 0)
+    o.loops[kind == 1 ? "conv/oh" : "pool/oh"] = {std::nullopt, 1, "random", seed % 3 == 1};
   const Design d = build_design(m, o);
   SCOPED_TRACE(text);
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 6, 1.5, static_cast<uint32_t>(seed));

@@ -79,12 +79,16 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
     const int l = st.loop;
     const int64_t trip = k.loops[static_cast<std::size_t>(l)].trip;
     if (trip < 2) continue;
-    for (const bool registers : {false, true})
+    for (const bool registers : {false, true}) {
       for (const int64_t u : loop::unroll_factors(trip)) {
         if (u >= trip) break;
         LayerPlan plan{l, u, true, 1, registers};
         if (consider(plan)) break;
       }
+      // A perfect nest flattened: one iteration per pair of the two loops'
+      // values, so the body is the inner loop's (a convolution's pixel).
+      if (dfg::perfect_inner_loop(k, l) >= 0) consider({l, 1, true, 1, registers, true});
+    }
   }
   if (best.interval == 0)
     throw_error(

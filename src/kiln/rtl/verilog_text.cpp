@@ -34,6 +34,10 @@ std::string range(int width) {
 }
 
 std::string literal(int128 v, int width) {
+  // Wider than the arithmetic here (a valid bit per pipeline stage of a long
+  // iteration): the value's bits, sign-extended by replication.
+  if (width > 127)
+    return fmt::format("{{{{{}{{1'b{}}}}}, {}}}", width - 127, v < 0 ? 1 : 0, literal(v, 127));
   return fmt::format("{}'h{}", width, hex(masked(v, width)));
 }
 
