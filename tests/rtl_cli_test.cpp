@@ -288,6 +288,29 @@ TEST(RtlCli, ReuseFactorAsksForTheIntervalItGivesInKilnCompile) {
   EXPECT_CONTAINS(both.out, "Gemm: TargetCycles 12: ");
 }
 
+// LatencyCycles raises the searched layers' plans until their latencies add
+// up to it (dense_b: the loop over inputs unrolled by 2 instead of not at
+// all), simulated within it; a bound even the fastest plans miss is exit 2
+// with their sum, and nothing written.
+TEST(RtlCli, LatencyCyclesRaisesThePlansUntilTheyFit) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  const ProcessResult built = kiln({"rtl", zoo("dense_b"), "-o", out.string(), "--set",
+                                    "Model.TargetCycles=80", "--set", "Model.LatencyCycles=40"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_CONTAINS(built.out, "Gemm: TargetCycles 80, LatencyCycles 40: loop Gemm/i unrolled by 2");
+  const ProcessResult sim =
+      kiln({"rtlsim", out.string(), "--samples", "2", "--simulator", "icarus", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  const nlohmann::json j = nlohmann::json::parse(sim.out);
+  EXPECT_TRUE(j["bit_exact"].get<bool>());
+  EXPECT_LE(j["latency_cycles"].get<int>(), 40);
+  expect_error(kiln({"rtl", zoo("dense_b"), "-o", (tmp.path() / "v").string(), "--set",
+                     "Model.TargetCycles=80", "--set", "Model.LatencyCycles=2"}),
+               2, "cannot meet 2: the fastest plans kiln tried for each layer add up to 3");
+  EXPECT_FALSE(fs::exists(tmp.path() / "v"));
+}
+
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,

@@ -49,9 +49,9 @@ const std::vector<std::string>& top_keys() {
   return k;
 }
 const std::vector<std::string>& layer_keys() {
-  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",     "Strategy",
-                                             "ConvImplementation", "TargetCycles",    "TableSize",
-                                             "TableRange",         "MultiplierLimit", "Scheduler"};
+  static const std::vector<std::string> k = {
+      "Precision", "ReuseFactor", "Strategy",        "ConvImplementation", "TargetCycles",
+      "TableSize", "TableRange",  "MultiplierLimit", "Scheduler",          "LatencyCycles"};
   return k;
 }
 const std::vector<std::string>& precision_keys() {
@@ -62,7 +62,8 @@ const std::vector<std::string>& precision_keys() {
 
 // A layer-block key at the top level is a common slip: say where it goes.
 std::string top_key_hint(const std::string& k) {
-  if (k == "Scheduler") return "'Scheduler' goes in the Model block: Model.Scheduler";
+  if (k == "Scheduler" || k == "LatencyCycles")
+    return "'" + k + "' goes in the Model block: Model." + k;
   if (std::find(layer_keys().begin(), layer_keys().end(), k) != layer_keys().end())
     return "'" + k + "' goes in a layer block: Model." + k + ", LayerType.<Type>." + k +
            " or LayerName.<name>." + k;
@@ -226,10 +227,10 @@ void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n,
                  });
 }
 
-// `scheduler`: where Model.Scheduler goes; null in LayerType and LayerName
-// blocks, where Scheduler is an error (one scheduler serves the whole model).
+// `whole`: where Model.Scheduler and Model.LatencyCycles go; null in LayerType
+// and LayerName blocks, where they are an error (they concern the whole model).
 void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& n, LayerConfig& lc,
-                       std::optional<RtlScheduler>* scheduler = nullptr) {
+                       Config* whole = nullptr) {
   for_each_entry(c, path, n,
                  [&](const std::string& k, const std::string& sub, const YAML::Node& key,
                      const YAML::Node& v) {
@@ -243,11 +244,14 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                      lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
                    } else if (k == "MultiplierLimit") {
                      lc.multiplier_limit = parse_non_negative_int(c, sub, v);
-                   } else if (k == "Scheduler") {
-                     if (scheduler == nullptr)
-                       fail(c, sub, key, "Scheduler applies to the whole model",
-                            "set it in the Model block (Model.Scheduler)");
-                     *scheduler = parse_enum<RtlScheduler>(c, sub, v);
+                   } else if (k == "Scheduler" || k == "LatencyCycles") {
+                     if (whole == nullptr)
+                       fail(c, sub, key, k + " applies to the whole model",
+                            "set it in the Model block (Model." + k + ")");
+                     if (k == "Scheduler")
+                       whole->scheduler = parse_enum<RtlScheduler>(c, sub, v);
+                     else
+                       whole->latency_cycles = parse_positive_int(c, sub, v);
                    } else if (k == "TargetCycles") {
                      lc.target_cycles = parse_positive_int(c, sub, v);
                    } else if (k == "TableSize") {
@@ -346,7 +350,7 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                    } else if (k == "Backend") {
                      cfg.backend = parse_enum<Backend>(c, sub, v);
                    } else if (k == "Model") {
-                     parse_layer_block(c, sub, v, cfg.model, &cfg.scheduler);
+                     parse_layer_block(c, sub, v, cfg.model, &cfg);
                    } else if (k == "LayerType") {
                      for_each_entry(c, sub, v,
                                     [&](const std::string& t, const std::string& tsub,
@@ -684,6 +688,8 @@ void write_block(std::string& out, const std::string& indent, const BlockValues&
   if (all) {
     // kiln rtl's keys, off by default; the HLS flow ignores them.
     out += indent + "# Scheduler: list  # kiln rtl: " + enum_choices<RtlScheduler>() + "\n";
+    out += indent +
+           "# LatencyCycles: 500  # kiln rtl: most cycles per sample, in to out (default: none)\n";
     out +=
         indent + "# MultiplierLimit: 16  # kiln rtl: most multipliers per layer (default: none)\n";
   }

@@ -87,6 +87,7 @@ struct Config {
   Backend backend = Backend::Vitis;
   LayerConfig model;
   std::optional<RtlScheduler> scheduler;  // Model.Scheduler
+  std::optional<int64_t> latency_cycles;  // Model.LatencyCycles (kiln rtl)
   std::map<LayerKind, LayerConfig> by_type;
   // Keyed by the name as written (a layer name or an ONNX node name);
   // build_model() checks each against the model's layers.

@@ -503,6 +503,9 @@ TEST(ConfigDirectives, BadValuesNameTheKeyAndTheChoices) {
   EXPECT_CONTAINS(e.what_happened(), "expects 'full' or a positive factor of the trip count");
   e = parse_error("Loop:\n  fc/i:\n    Pipeline: fast\n");
   EXPECT_CONTAINS(e.what_happened(), "expects a positive integer, got 'fast'");
+  e = parse_error("LayerName:\n  fc1:\n    LatencyCycles: 400\n");
+  EXPECT_CONTAINS(e.what_happened(), "LatencyCycles applies to the whole model");
+  EXPECT_EQ(parse_config("Model:\n  LatencyCycles: 450\n", "c.yaml").latency_cycles, 450);
   e = parse_error("Loop:\n  fc/i:\n    Flatten: yes\n");
   EXPECT_CONTAINS(e.what_happened(), "expects true or false");
   EXPECT_EQ(parse_config("Loop:\n  fc/i:\n    Flatten: true\n", "c.yaml").loops.at("fc/i").flatten,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -45,6 +46,12 @@ const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
   for (const IntervalTarget& t : o.interval_targets)
     if (t.layer == k.name) return &t;
   return nullptr;
+}
+
+std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& k) {
+  for (const auto& [name, limit] : o.multiplier_limits)
+    if (name == k.name) return limit;
+  return std::nullopt;
 }
 
 // Whether the config's Loop block names a loop of `k` (its plan is the user's).
@@ -115,6 +122,67 @@ std::string valid_taps(int latency, int interval, const std::set<int>& taps) {
     s += fmt::format("  wire vld_{} = {};\n", k, any);
   }
   return s;
+}
+
+// LatencyCycles: every layer's plans (the searched ones meeting their interval
+// target; the others, their one plan, built to learn its latency), and the
+// pick whose latencies add up to at most the bound (target_cycles.h).
+std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& program,
+                                                         const RtlOptions& options, StageOptions so,
+                                                         const dfg::UnrollOptions& uo,
+                                                         const estimate::Device& device) {
+  const int64_t bound = *options.latency_cycles;
+  so.time_inputs = nullptr;  // no producers yet: each layer alone
+  std::vector<std::vector<PlanChoice>> layers;
+  std::vector<const IntervalTarget*> targets;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const loop::Kernel& kernel = program.kernels[k];
+    so.multiplier_limit = multiplier_limit_of(options, kernel);
+    const IntervalTarget* target = target_of(options, kernel);
+    if (target && configures_loops(options, kernel)) target = nullptr;
+    targets.push_back(target);
+    if (target) {
+      std::vector<PlanChoice> meeting;
+      const std::vector<PlanChoice> all =
+          layer_plans(program, static_cast<int>(k), *target, 3, options, so, uo, device);
+      for (const PlanChoice& c : all)
+        if (c.interval <= target->cycles) meeting.push_back(c);
+      if (meeting.empty()) cheapest_meeting(program, static_cast<int>(k), *target, all, device);
+      layers.push_back(std::move(meeting));
+      continue;
+    }
+    const LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
+    const BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, "latency");
+    layers.push_back({{plan, b.report.interval_cycles, b.report.latency_cycles, 0, 1, ""}});
+  }
+  const std::vector<int> pick = meet_latency(layers, bound);
+  if (pick.empty()) {
+    int64_t fastest = 0;
+    for (const auto& plans : layers) {
+      int best = std::numeric_limits<int>::max();
+      for (const PlanChoice& c : plans) best = std::min(best, c.latency);
+      fastest += best;
+    }
+    throw_error(ErrorKind::InvalidModel, "LatencyCycles",
+                fmt::format("cannot meet {}: the fastest plans kiln tried for each layer add up "
+                            "to {} cycles",
+                            bound, fastest),
+                "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
+                "the slow layers' Loop directives yourself");
+  }
+  KILN_ASSERT(verify_latency(layers, pick, bound), "a latency pick over its bound");
+  std::vector<std::optional<PlanChoice>> chosen(program.kernels.size());
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    if (!targets[k]) continue;
+    PlanChoice c = layers[k][static_cast<std::size_t>(pick[k])];
+    c.why = fmt::format(
+        "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
+        "{:.2f}% of {} ({} plans tried)",
+        targets[k]->source, bound, describe(program, static_cast<int>(k), c.plan), c.interval,
+        c.latency, 100 * c.cost, device.name, c.tried);
+    chosen[k] = std::move(c);
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -203,18 +271,19 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     for (StagePortElement& e : inputs)
       e.at = std::max(0, producers.at({e.where.buffer, e.where.element}).ready - start);
   };
+  std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());
+  if (options.latency_cycles) for_latency = plans_for_latency(program, options, so, uo, device);
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
-    so.multiplier_limit.reset();
-    for (const auto& [name, limit] : options.multiplier_limits)
-      if (name == kernel.name) so.multiplier_limit = limit;
+    so.multiplier_limit = multiplier_limit_of(options, kernel);
     const std::string module = names.unique(d.top + "_" + kernel.name);
     LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
     std::string why;
     if (const IntervalTarget* target = target_of(options, kernel);
         target && !configures_loops(options, kernel)) {
-      const PlanChoice c =
-          choose_plan(program, static_cast<int>(k), *target, options, so, uo, device);
+      const PlanChoice c = for_latency[k] ? *for_latency[k]
+                                          : choose_plan(program, static_cast<int>(k), *target,
+                                                        options, so, uo, device);
       plan = c.plan;
       why = c.why;
       if (plan.weights_in_registers)

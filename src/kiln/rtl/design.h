@@ -44,6 +44,9 @@ struct RtlOptions {
   // asks (options.h: from TargetCycles or ReuseFactor); kiln picks the
   // layer's loop plan (target_cycles.h) unless its Loop block sets one.
   std::vector<IntervalTarget> interval_targets;
+  // The most cycles from a sample's input to its results (Model.LatencyCycles):
+  // the searched layers' plans are raised until their latencies add up to it.
+  std::optional<int64_t> latency_cycles;
   // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
   int64_t max_ops = 0;
   // The config's Loop and Buffer blocks (loop/directives.h). Every loop is

@@ -328,9 +328,10 @@ class LoopStageBuilder {
     k_bits_ = index_bits(body_.trip);
     std::string v;
     v += fmt::format(
-        "// Layer {} ({}): loop {} kept, {} iteration(s), a new one every {} cycle(s) ({}), {} "
+        "// Layer {} ({}): loop {}{} kept, {} iteration(s), a new one every {} cycle(s) ({}), {} "
         "cycle(s) each; {} cycles in all, one sample at a time.\n",
-        onnx_name_, r_.report.name, body_.name, body_.trip, ii_,
+        onnx_name_, r_.report.name, body_.name,
+        body_.flat() ? " (flattened with the loop inside it)" : "", body_.trip, ii_,
         pipelined_ ? "pipelined" : "not pipelined", depth_, end_);
     v += "module " + r_.module + "(\n  input clk,\n  input rst,\n  input start";
     for (const auto& [name, width] : packed_widths(r_.inputs))

@@ -43,6 +43,7 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
                          ii)});
     }
   }
+  o.latency_cycles = config.latency_cycles;
   o.loops = config.loops;
   o.buffers = config.buffers;
   return o;

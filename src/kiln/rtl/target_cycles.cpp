@@ -46,14 +46,13 @@ void keep_weights_in_registers(loop::Program& program, int kernel, const RtlOpti
   }
 }
 
-PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
-                       const RtlOptions& options, const StageOptions& stage,
-                       const dfg::UnrollOptions& unroll, const estimate::Device& device) {
+std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
+                                    const IntervalTarget& target, int more_factors,
+                                    const RtlOptions& options, const StageOptions& stage,
+                                    const dfg::UnrollOptions& unroll,
+                                    const estimate::Device& device) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
-  PlanChoice best, closest;
-  best.cost = std::numeric_limits<double>::infinity();
-  closest.interval = std::numeric_limits<int>::max();
-  int tried = 0;
+  std::vector<PlanChoice> built;
   loop::Program in_registers = program;
   keep_weights_in_registers(in_registers, kernel, options);
   // Builds `plan`; true if it meets the target.
@@ -61,13 +60,9 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
     try {
       const BuiltStage b = build_layer_stage(plan.weights_in_registers ? in_registers : program,
                                              kernel, plan, stage, unroll, "candidate");
-      ++tried;
-      const int interval = b.report.interval_cycles;
-      if (interval < closest.interval) closest = {plan, interval, share(b.report, device), 0, ""};
-      if (interval > target.cycles) return false;
-      const double cost = share(b.report, device);
-      if (cost < best.cost) best = {plan, interval, cost, 0, ""};
-      return true;
+      built.push_back({plan, b.report.interval_cycles, b.report.latency_cycles,
+                       share(b.report, device), 0, ""});
+      return b.report.interval_cycles <= target.cycles;
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Internal) throw;
       return false;  // a plan kiln cannot build (too large, an access it refuses)
@@ -80,31 +75,108 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
     const int64_t trip = k.loops[static_cast<std::size_t>(l)].trip;
     if (trip < 2) continue;
     for (const bool registers : {false, true}) {
+      // The first factor that meets the target is the cheapest of this loop
+      // (more copies only cost more); `more_factors` after it are faster.
+      int past = -1;
       for (const int64_t u : loop::unroll_factors(trip)) {
-        if (u >= trip) break;
-        LayerPlan plan{l, u, true, 1, registers};
-        if (consider(plan)) break;
+        if (u >= trip || past >= more_factors) break;
+        if (consider({l, u, true, 1, registers}) || past >= 0) ++past;
       }
       // A perfect nest flattened: one iteration per pair of the two loops'
       // values, so the body is the inner loop's (a convolution's pixel).
       if (dfg::perfect_inner_loop(k, l) >= 0) consider({l, 1, true, 1, registers, true});
     }
   }
-  if (best.interval == 0)
+  for (PlanChoice& c : built) c.tried = static_cast<int>(built.size());
+  return built;
+}
+
+PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
+                       const RtlOptions& options, const StageOptions& stage,
+                       const dfg::UnrollOptions& unroll, const estimate::Device& device) {
+  const std::vector<PlanChoice> plans =
+      layer_plans(program, kernel, target, 0, options, stage, unroll, device);
+  return cheapest_meeting(program, kernel, target, plans, device);
+}
+
+PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const IntervalTarget& target,
+                            const std::vector<PlanChoice>& plans, const estimate::Device& device) {
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  const PlanChoice* best = nullptr;
+  const PlanChoice* closest = nullptr;
+  for (const PlanChoice& c : plans) {
+    if (!closest || c.interval < closest->interval) closest = &c;
+    if (c.interval <= target.cycles && (!best || c.cost < best->cost)) best = &c;
+  }
+  const int tried = static_cast<int>(plans.size());
+  if (!best)
     throw_error(
         ErrorKind::InvalidModel, "layer '" + k.onnx_name + "'",
-        closest.interval == std::numeric_limits<int>::max()
+        !closest
             ? fmt::format("no way to build it met {} ({} plans tried)", target.source, tried)
             : fmt::format("cannot meet {}: the closest of {} plans, {}, takes {} cycles per sample",
-                          target.source, tried, describe(program, kernel, closest.plan),
-                          closest.interval),
+                          target.source, tried, describe(program, kernel, closest->plan),
+                          closest->interval),
         "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
         "--list-loops shows what each loop would give)");
-  best.tried = tried;
-  best.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)",
-                         target.source, describe(program, kernel, best.plan), best.interval,
-                         100 * best.cost, device.name, tried);
-  return best;
+  PlanChoice c = *best;
+  c.why =
+      fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
+                  describe(program, kernel, c.plan), c.interval, 100 * c.cost, device.name, tried);
+  return c;
+}
+
+std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                              int64_t latency_cycles) {
+  std::vector<int> pick(layers.size(), 0);
+  int64_t total = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    KILN_ASSERT(!layers[l].empty(), "a layer without a plan");
+    for (std::size_t i = 1; i < layers[l].size(); ++i) {
+      const PlanChoice &c = layers[l][i], &p = layers[l][static_cast<std::size_t>(pick[l])];
+      if (c.cost < p.cost || (c.cost == p.cost && c.latency < p.latency))
+        pick[l] = static_cast<int>(i);
+    }
+    total += layers[l][static_cast<std::size_t>(pick[l])].latency;
+  }
+  // Upgrade, while over, the layer whose faster plan saves the most cycles
+  // per share of the device it adds (a faster plan that costs no more first).
+  while (total > latency_cycles) {
+    double best_ratio = -1;
+    std::size_t best_l = 0;
+    int best_i = -1;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const PlanChoice& now = layers[l][static_cast<std::size_t>(pick[l])];
+      for (std::size_t i = 0; i < layers[l].size(); ++i) {
+        const PlanChoice& c = layers[l][i];
+        if (c.latency >= now.latency) continue;
+        const double added = c.cost - now.cost;
+        const double ratio = added <= 0 ? std::numeric_limits<double>::infinity()
+                                        : static_cast<double>(now.latency - c.latency) / added;
+        if (ratio > best_ratio) {
+          best_ratio = ratio;
+          best_l = l;
+          best_i = static_cast<int>(i);
+        }
+      }
+    }
+    if (best_i < 0) return {};  // every layer at its fastest plan
+    total += layers[best_l][static_cast<std::size_t>(best_i)].latency -
+             layers[best_l][static_cast<std::size_t>(pick[best_l])].latency;
+    pick[best_l] = best_i;
+  }
+  return pick;
+}
+
+bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                    const std::vector<int>& pick, int64_t latency_cycles) {
+  if (pick.size() != layers.size()) return false;
+  int64_t total = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    if (pick[l] < 0 || static_cast<std::size_t>(pick[l]) >= layers[l].size()) return false;
+    total += layers[l][static_cast<std::size_t>(pick[l])].latency;
+  }
+  return total <= latency_cycles;
 }
 
 }  // namespace kiln::rtl

@@ -22,16 +22,46 @@ namespace kiln::rtl {
 struct PlanChoice {
   LayerPlan plan;
   int interval = 0;  // cycles between samples the layer takes
+  int latency = 0;   // cycles from its start to its results
   double cost = 0;   // share of the device
   int tried = 0;     // plans built
   std::string why;   // for the report
 };
 
-// Throws kiln::Error(InvalidModel) naming the layer when no plan meets
-// `target`, with the closest plan and its interval.
+// The plans the search tries for kernel `kernel` that kiln can build, each
+// built and measured: fully unrolled, and each top-level loop kept and
+// pipelined, unrolled by each factor of its trip count from the smallest up
+// to the first whose interval meets `target` and `more_factors` past it, and
+// flattened when it is a perfect nest, with weights in banks or registers.
+std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
+                                    const IntervalTarget& target, int more_factors,
+                                    const RtlOptions& options, const StageOptions& stage,
+                                    const dfg::UnrollOptions& unroll,
+                                    const estimate::Device& device);
+
+// The cheapest of `plans` whose interval meets `target`, its `why` filled in.
+// Throws kiln::Error(InvalidModel) naming the layer when none does, with the
+// closest plan and its interval.
+PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const IntervalTarget& target,
+                            const std::vector<PlanChoice>& plans, const estimate::Device& device);
+
+// layer_plans() then cheapest_meeting().
 PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
                        const dfg::UnrollOptions& unroll, const estimate::Device& device);
+
+// LatencyCycles (docs/config.md): one plan per layer from `layers` (the plans
+// each may take), their latencies adding up to at most `latency_cycles`.
+// Dataflow only shortens the design's latency below that sum, so the sum
+// bounds it. Greedy: each layer's cheapest plan, then, while over, the
+// upgrade saving the most cycles per share of the device added. Returns the
+// index picked per layer, or empty when even the fastest plans are over.
+std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                              int64_t latency_cycles);
+
+// Checks a pick independently: one valid plan per layer, within the sum.
+bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                    const std::vector<int>& pick, int64_t latency_cycles);
 
 // Weights (Const buffers) kernel `kernel` loads put in registers, except those
 // the config's Buffer block names.
