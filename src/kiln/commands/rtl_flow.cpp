@@ -361,6 +361,7 @@ json synth_to_json(const rtl::SynthRun& r) {
   for (const rtl::SynthModuleRow& m : r.modules) {
     json row = cells_json(m.cells);
     row["module"] = m.module;
+    row["with_submodules"] = cells_json(m.with_submodules);  // what `estimate` counts
     row["estimate"] = m.estimate ? estimate_json(*m.estimate) : json(nullptr);
     modules.push_back(row);
   }

@@ -11,6 +11,27 @@ std::optional<double> relative_error(double estimate, double yosys) {
   return (estimate - yosys) / yosys;
 }
 
+tools::CellCounts with_submodules(const std::string& module,
+                                  const std::map<std::string, tools::CellCounts>& modules) {
+  const auto it = modules.find(module);
+  if (it == modules.end()) return {};
+  tools::CellCounts sum;
+  const tools::CellCounts& own = it->second;
+  auto add = [&](const tools::CellCounts& c, long n) {
+    sum.lut += n * c.lut;
+    sum.ff += n * c.ff;
+    sum.dsp += n * c.dsp;
+    sum.bram18 += n * c.bram18;
+    sum.carry += n * c.carry;
+    sum.lutram += n * c.lutram;
+    sum.srl += n * c.srl;
+  };
+  add(own, 1);
+  for (const auto& [type, n] : own.cells)
+    if (type != module && modules.count(type)) add(with_submodules(type, modules), n);
+  return sum;
+}
+
 SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
   const DesignDir d = load_design_dir(dir);
   SynthRun r;
@@ -34,7 +55,7 @@ SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
         ErrorKind::Internal, (dir / "synth").string(), r.synth.error,
         "the Yosys log is in " + r.synth.log_file.string() + "; please report this with the model");
   for (const auto& [module, cells] : r.synth.modules) {
-    SynthModuleRow row{module, cells, std::nullopt};
+    SynthModuleRow row{module, cells, with_submodules(module, r.synth.modules), std::nullopt};
     // A stage's module carries its layer's name (support/names identifiers),
     // maybe behind a prefix: the exact name first, else a unique suffix.
     int suffix_matches = 0;

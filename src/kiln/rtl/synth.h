@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +16,17 @@ namespace kiln::rtl {
 
 struct SynthModuleRow {
   std::string module;
-  tools::CellCounts cells;
+  tools::CellCounts cells;  // its own
+  // With the cells of the modules it instantiates, as its stage's estimate
+  // counts them (a loop stage's before, body and after modules).
+  tools::CellCounts with_submodules;
   std::optional<ResourceEstimate> estimate;  // the stage's, when the module is one
 };
+
+// `module`'s cells plus, for each instance of another module of `modules` in
+// it, that module's (recursively). Counts only the resource fields.
+tools::CellCounts with_submodules(const std::string& module,
+                                  const std::map<std::string, tools::CellCounts>& modules);
 
 struct SynthRun {
   std::string model, top, part;
