@@ -110,7 +110,9 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
       "latency {} cycles, a new sample every {} cycle(s); clock {} ns, critical path {:.2f} ns\n",
       d.latency_cycles, d.interval_cycles, d.clock_ns, d.critical_path_ns);
   s += "(the clock period and critical path are kiln's delay-model estimates, not a timing "
-       "report)\n\n";
+       "report)\n";
+  for (const std::string& note : r.options.notes) s += "note: " + note + "\n";
+  s += "\n";
   // mults: variable x variable products on `units` DSP multipliers; const*:
   // products by constants as shifts and adds.
   s += fmt::format(

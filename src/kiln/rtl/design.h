@@ -54,6 +54,9 @@ struct RtlOptions {
   // that say so are accepted; the others are refused (Unsupported).
   std::map<std::string, hls::LoopConfig> loops;
   std::map<std::string, hls::BufferConfig> buffers;
+  // Config keys that shape kiln compile's project and not this design, said
+  // in the report rather than ignored in silence (options.h).
+  std::vector<std::string> notes;
 };
 
 // One model input or output: a flat vector port of `numel` elements of

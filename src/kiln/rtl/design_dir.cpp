@@ -169,6 +169,7 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
         {"lookups", ops.lookups},
         {"register_bits", ops.register_bits}}},
       {"estimate", estimate_json(estimate_of(d))},
+      {"notes", o.notes},
   };
 }
 

@@ -67,5 +67,17 @@ LayerName:
   EXPECT_EQ(o.interval_targets[1].source, "ReuseFactor 2 (II 2 in kiln compile's estimate)");
 }
 
+// Keys that only shape kiln compile's project are said, not ignored.
+TEST(RtlOptions, HlsOnlyKeysAreNoted) {
+  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  EXPECT_TRUE(rtl_options(hls::Config{}, m).notes.empty());
+  const hls::Config c = hls::parse_config(
+      "IOType: io_stream\nLayerName:\n  fc1:\n    Strategy: Resource\n", "c.yaml");
+  const RtlOptions o = rtl_options(c, m);
+  ASSERT_EQ(o.notes.size(), 2U);
+  EXPECT_EQ(o.notes[0].rfind("IOType io_stream shapes kiln compile's project only", 0), 0U);
+  EXPECT_EQ(o.notes[1].rfind("Strategy shapes kiln compile's project only", 0), 0U);
+}
+
 }  // namespace
 }  // namespace kiln::rtl
