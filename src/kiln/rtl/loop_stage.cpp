@@ -169,35 +169,33 @@ class LoopStageBuilder {
       it->second = {std::min(it->second.first, cycle), std::max(it->second.second, cycle)};
   }
 
-  // The elements graph `g` reads from cycle `read` on, and writes in cycle
-  // `first_write` (and, for a loop body's, every iteration to `last_write`).
-  void note_graph(const dfg::Graph& g, int64_t read, int64_t first_write, int64_t last_write) {
+  // The fixed elements graph `g` reads, from cycle `cycle` on.
+  void note_reads(const dfg::Graph& g, int64_t cycle) {
     for (uint32_t n = 0; n < g.size(); ++n)
       if (g.node(n).op == NodeOp::Input && g.input_of(n).element >= 0 &&
           g.input_of(n).buffer != dfg::kIterationBuffer) {
         const dfg::Element& e = g.input_of(n);
         KILN_ASSERT(!is_const(e.buffer), "a weight reaches a graph as an input");
-        note_read(e.buffer, e.element, read);
+        note_read(e.buffer, e.element, cycle);
       }
+  }
+  // The fixed elements graph `g` writes, in cycle `cycle`.
+  void note_writes(const dfg::Graph& g, int64_t cycle) {
     for (const dfg::Output& o : g.outputs())
-      if (o.where.element >= 0) {
-        note_write(o.where.buffer, o.where.element, first_write);
-        note_write(o.where.buffer, o.where.element, last_write);
-      }
+      if (o.where.element >= 0) note_write(o.where.buffer, o.where.element, cycle);
   }
 
   void uses() {
     // The before part takes its inputs in cycle 1 and its results load in
     // cycle b_at_; the after part's in a0_ and a_at_.
-    note_graph(sk_.before, 1, b_at_, b_at_);
-    note_graph(sk_.after, a0_, a_at_, a_at_);
+    note_reads(sk_.before, 1);
+    note_writes(sk_.before, b_at_);
+    note_reads(sk_.after, a0_);
+    note_writes(sk_.after, a_at_);
     // The body's fixed reads are wires into it (read any time in the loop);
-    // its fixed writes happen in every iteration.
+    // its writes happen in every iteration.
     const dfg::Graph& g = body_.graph;
-    for (uint32_t n = 0; n < g.size(); ++n)
-      if (g.node(n).op == NodeOp::Input && g.input_of(n).element >= 0 &&
-          g.input_of(n).buffer != dfg::kIterationBuffer)
-        note_read(g.input_of(n).buffer, g.input_of(n).element, l0_);
+    note_reads(g, l0_);
     for (std::size_t i = 0; i < g.outputs().size(); ++i) {
       const dfg::Output& o = g.outputs()[i];
       const int64_t t = op_start(ls_.lp.output_ops[i]);
