@@ -20,8 +20,10 @@ struct Region {
   bool locals_out = false;      // written locals are outputs too
   int symbolic_loop = -1;       // a loop run once with its variable left unknown
   int flattened = -1;           // the loop inside it kept with it (a flattened nest), or -1
-  int64_t unroll = 1;           // copies of its body per run: variable = unroll * v + copy
-  std::string kept;             // "<kernel>/<var>" of the loop a split keeps, for messages
+  // Copies of the innermost kept loop's body per run (the kept loop's, or the
+  // flattened inner loop's): its variable = unroll * v + copy.
+  int64_t unroll = 1;
+  std::string kept;  // "<kernel>/<var>" of the loop a split keeps, for messages
 };
 
 class Unroller {
@@ -55,11 +57,15 @@ class Unroller {
   bool symbolic(int loop) const {
     return loop == region_.symbolic_loop || (loop >= 0 && loop == region_.flattened);
   }
+  // The kept loop whose body is copied `unroll` times per iteration.
+  int unrolled() const {
+    return region_.flattened >= 0 ? region_.flattened : region_.symbolic_loop;
+  }
 
   // The values a symbolic variable takes: 0 .. this - 1.
   int64_t iterations(int loop) const {
     const int64_t trip = k_.loops[static_cast<std::size_t>(loop)].trip;
-    return loop == region_.symbolic_loop ? trip / region_.unroll : trip;
+    return loop == unrolled() ? trip / region_.unroll : trip;
   }
 
   // A symbolic loop's iteration index v (0 .. iterations - 1) as a node: the
@@ -87,7 +93,7 @@ class Unroller {
   loop::Affine residual(const loop::Affine& a) const {
     loop::Affine r = loop::Affine::of(a.constant);
     for (const auto& [loop, c] : a.terms)
-      if (loop == region_.symbolic_loop)
+      if (loop >= 0 && loop == unrolled())
         r = r + loop::Affine::var(loop, c * region_.unroll) + c * copy_;
       else if (symbolic(loop))
         r = r + loop::Affine::var(loop, c);
@@ -303,7 +309,12 @@ class Unroller {
         case loop::StmtKind::For: {
           const int64_t trip = k_.loops[static_cast<std::size_t>(s.loop)].trip;
           if (symbolic(s.loop)) {
-            // One iteration of the unrolled loop, its variable unknown.
+            // One iteration of the kept loop, its variable unknown; the
+            // innermost kept loop's body `unroll` times.
+            if (s.loop != unrolled()) {
+              block(s.body);
+              break;
+            }
             for (copy_ = 0; copy_ < region_.unroll; ++copy_) block(s.body);
             copy_ = 0;
             break;
@@ -451,10 +462,6 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
   const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
   const std::string name = k.name + "/" + l.name;
-  if (unroll < 1 || l.trip % unroll != 0)
-    throw_error(ErrorKind::InvalidModel, "loop " + name,
-                fmt::format("unroll factor {} does not divide the trip count {}", unroll, l.trip),
-                "choose a factor of the trip count");
   const std::vector<loop::Stmt> top = top_level(k);
   std::size_t at = 0;
   while (at < top.size() && !(top[at].kind == loop::StmtKind::For && top[at].loop == loop)) ++at;
@@ -467,9 +474,14 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
     throw_error(ErrorKind::Unsupported, "loop " + name,
                 "is not a perfect nest (its body is not one loop), so it cannot be flattened",
                 "flatten a loop whose body is exactly one loop (kiln rtl --list-loops: perfect)");
-  if (flatten && unroll != 1)
-    throw_error(ErrorKind::Unsupported, "loop " + name, "is flattened and partially unrolled",
-                "flatten it or unroll it, not both");
+  // Unrolling copies the innermost kept loop's body: the flattened inner
+  // loop's (a convolution's neighbouring pixels), or the kept loop's.
+  const loop::Loop& copied = k.loops.at(static_cast<std::size_t>(inner >= 0 ? inner : loop));
+  if (unroll < 1 || copied.trip % unroll != 0)
+    throw_error(
+        ErrorKind::InvalidModel, "loop " + k.name + "/" + copied.name,
+        fmt::format("unroll factor {} does not divide the trip count {}", unroll, copied.trip),
+        "choose a factor of the trip count");
   const std::vector<loop::Stmt> before(top.begin(), top.begin() + static_cast<long>(at));
   const std::vector<loop::Stmt> after(top.begin() + static_cast<long>(at) + 1, top.end());
   SplitKernel s;
@@ -478,12 +490,13 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   s.before.compact();
   s.body.name = name;
   s.body.loop = loop;
-  s.body.trip = l.trip / unroll;
   s.body.unroll = unroll;
   if (inner >= 0) {
     s.body.inner = inner;
-    s.body.inner_trip = k.loops[static_cast<std::size_t>(inner)].trip;
-    s.body.trip *= s.body.inner_trip;
+    s.body.inner_trip = copied.trip / unroll;
+    s.body.trip = l.trip * s.body.inner_trip;
+  } else {
+    s.body.trip = l.trip / unroll;
   }
   s.body.graph = Graph(k.name + "_" + l.name);
   Unroller u(program, k, s.body.graph,

@@ -79,13 +79,18 @@ inline int64_t step_of(const loop::Affine& element) {
 }
 
 struct LoopBody {
-  std::string name;    // "<kernel>/<var>"
-  int loop = -1;       // index in Kernel::loops
-  int64_t trip = 0;    // iterations: the loop's trip count / unroll (x the inner's, flattened)
-  int64_t unroll = 1;  // copies of the loop's body in one iteration
+  std::string name;  // "<kernel>/<var>"
+  int loop = -1;     // index in Kernel::loops
+  // Iterations: the loop's trip count / unroll; flattened, its trip count x
+  // the inner's / unroll.
+  int64_t trip = 0;
+  // Copies of the innermost kept loop's body in one iteration (the kept
+  // loop's, or the flattened inner loop's).
+  int64_t unroll = 1;
   // A flattened perfect nest: the inner loop (index in Kernel::loops) and its
-  // trip count; iteration k runs the outer variable k / inner_trip and the
-  // inner one k % inner_trip. -1 when the body is one loop's.
+  // iterations (its trip count / unroll); iteration k runs the outer variable
+  // k / inner_trip and the inner one k % inner_trip (the inner loop's variable
+  // being unroll x that + copy). -1 when the body is one loop's.
   int inner = -1;
   int64_t inner_trip = 1;
   Graph graph;
@@ -126,9 +131,11 @@ struct SplitKernel {
 // iteration holds that many copies of the body, the loop's variable being
 // unroll * v + copy, and ports index by v. With `flatten`, the loop and the
 // one loop its body is (a perfect nest; Unsupported otherwise) are kept as
-// one loop of trip x inner trip iterations (not unrolled), the iteration
-// index Inputs {kIterationBuffer, 0} and {kIterationBuffer, 1} being the
-// outer and inner variables.
+// one loop of trip x inner trip / unroll iterations, the iteration index
+// Inputs {kIterationBuffer, 0} and {kIterationBuffer, 1} being the outer
+// variable and the inner one's v; `unroll` then copies the inner loop's body
+// (and must divide the inner loop's trip count): neighbouring pixels of a
+// convolution in one iteration.
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1,
                           bool flatten = false);
 

@@ -276,31 +276,40 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
       if (s.kind != loop::StmtKind::For) continue;
       const std::string name =
           p.kernels[k].name + "/" + p.kernels[k].loops[static_cast<std::size_t>(s.loop)].name;
-      // Not unrolled, and unrolled by the smallest factor of the trip count.
+      // Not unrolled, and unrolled by the smallest factor of the trip count;
+      // flattened with the loop inside, not unrolled and its body unrolled by
+      // the smallest factor of its trip count.
+      auto smallest_factor = [](int64_t trip) {
+        int64_t factor = 2;
+        while (factor < trip && trip % factor != 0) ++factor;
+        return factor;
+      };
       const int64_t trip = p.kernels[k].loops[static_cast<std::size_t>(s.loop)].trip;
-      int64_t factor = 2;
-      while (factor < trip && trip % factor != 0) ++factor;
-      // Not unrolled, unrolled, and flattened with the loop inside (0).
-      const bool perfect = perfect_inner_loop(p.kernels[k], s.loop) >= 0;
-      for (const int64_t unroll : {int64_t{1}, factor, int64_t{0}}) {
-        if (unroll > trip || (unroll == 0 && !perfect)) continue;
+      const int inner = perfect_inner_loop(p.kernels[k], s.loop);
+      const int64_t inner_trip =
+          inner >= 0 ? p.kernels[k].loops[static_cast<std::size_t>(inner)].trip : 1;
+      std::vector<std::pair<int64_t, bool>> plans = {{1, false}};
+      if (trip > 1) plans.push_back({smallest_factor(trip), false});
+      if (inner >= 0) plans.push_back({1, true});
+      if (inner >= 0 && inner_trip > 1) plans.push_back({smallest_factor(inner_trip), true});
+      for (const auto& [unroll, flatten] : plans) {
         SplitKernel sk;
         try {
-          sk = split_at_loop(p, static_cast<int>(k), s.loop, std::max<int64_t>(unroll, 1),
-                             unroll == 0);
+          sk = split_at_loop(p, static_cast<int>(k), s.loop, unroll, flatten);
         } catch (const Error& e) {
           EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
           EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
           continue;
         }
         ++split_ok;
-        EXPECT_EQ(sk.body.trip * std::max<int64_t>(unroll, 1), trip * sk.body.inner_trip);
-        EXPECT_EQ(sk.body.flat(), unroll == 0);
+        EXPECT_EQ(sk.body.trip * unroll, trip * (flatten ? inner_trip : 1));
+        EXPECT_EQ(sk.body.flat(), flatten);
+        EXPECT_EQ(sk.body.unroll, unroll);
         const auto got = run_split(p, static_cast<int>(k), sk, in);
         ASSERT_EQ(got.size(), want.outputs.size());
         for (std::size_t o = 0; o < got.size(); ++o)
           ASSERT_EQ(got[o], want.outputs[o].raw)
-              << name << " unrolled " << unroll << " output " << o;
+              << name << " unrolled " << unroll << (flatten ? " flattened" : "") << " output " << o;
       }
     }
   EXPECT_GT(split_ok, 0) << GetParam();
@@ -325,8 +334,11 @@ TEST(SplitAtLoop, PaddingBecomesAPredicateOnTheIteration) {
   const Stage full = unroll_kernel(p, 0);
   apply(full.graph, want);
   const int oh = loop_named(p.kernels[0], "oh");
-  for (const int64_t unroll : {1, 2, 0}) {  // 0: the rows and columns flattened
-    const SplitKernel sk = split_at_loop(p, 0, oh, std::max<int64_t>(unroll, 1), unroll == 0);
+  // Rows not unrolled and unrolled by 2; rows and columns flattened, two
+  // and four columns per iteration.
+  for (const auto& [unroll, flatten] : std::vector<std::pair<int64_t, bool>>{
+           {1, false}, {2, false}, {1, true}, {2, true}, {4, true}}) {
+    const SplitKernel sk = split_at_loop(p, 0, oh, unroll, flatten);
     bool predicated = false;
     for (uint32_t n = 0; n < sk.body.graph.size(); ++n)
       predicated |= sk.body.graph.node(n).op == NodeOp::Input &&
@@ -339,9 +351,10 @@ TEST(SplitAtLoop, PaddingBecomesAPredicateOnTheIteration) {
     int compared = 0;
     for (const auto& [at, value] : want) {
       if (p.buffers[static_cast<std::size_t>(at.first)].role == loop::BufferRole::Local) continue;
-      ASSERT_TRUE(got.count(at)) << "unroll " << unroll;
+      ASSERT_TRUE(got.count(at)) << "unroll " << unroll << " flatten " << flatten;
       EXPECT_EQ(numeric::exact_compare(got.at(at), value), 0)
-          << "unroll " << unroll << " buffer " << at.first << " element " << at.second;
+          << "unroll " << unroll << " flatten " << flatten << " buffer " << at.first << " element "
+          << at.second;
       ++compared;
     }
     EXPECT_GT(compared, 28 * 28 * 6);

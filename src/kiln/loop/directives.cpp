@@ -63,7 +63,7 @@ void apply_directives(Program& program, const std::map<std::string, hls::LoopCon
              "flatten a loop that kiln rtl --list-loops shows as perfect");
       if (*lc.flatten && loop.directives.unroll != 1)
         fail(lc.where + ".Flatten", fmt::format("{} is both flattened and unrolled", name),
-             "flatten it or unroll it, not both");
+             "flatten it, and unroll the loop inside it to take several of its iterations at once");
       loop.directives.flatten = *lc.flatten;
     }
   }

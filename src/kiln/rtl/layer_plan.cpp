@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kiln/rtl/loop_schedule.h"
 #include "kiln/rtl/loop_stage.h"
 #include "kiln/support/error.h"
@@ -13,9 +15,13 @@ std::string describe(const loop::Program& program, int kernel, const LayerPlan& 
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
   std::string s =
       fmt::format("loop {}/{}", k.name, k.loops[static_cast<std::size_t>(plan.loop)].name);
-  if (plan.unroll > 1) s += fmt::format(" unrolled by {}", plan.unroll);
-  if (const int inner = dfg::perfect_inner_loop(k, plan.loop); plan.flatten && inner >= 0)
+  const int inner = plan.flatten ? dfg::perfect_inner_loop(k, plan.loop) : -1;
+  if (inner >= 0) {
     s += fmt::format(" flattened with {}", k.loops[static_cast<std::size_t>(inner)].name);
+    if (plan.unroll > 1) s += fmt::format(" unrolled by {}", plan.unroll);
+  } else if (plan.unroll > 1) {
+    s += fmt::format(" unrolled by {}", plan.unroll);
+  }
   s += plan.pipelined ? ", pipelined" : ", not pipelined";
   if (plan.weights_in_registers) s += ", weights in registers";
   return s;
@@ -23,11 +29,20 @@ std::string describe(const loop::Program& program, int kernel, const LayerPlan& 
 
 LayerPlan configured_plan(const loop::Program& program, int kernel, const RtlOptions& options) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  // The inner loops of flattened nests: their Unroll directive copies the
+  // flattened body (neighbouring pixels), it does not keep them.
+  std::vector<int> inner_of_flattened;
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].directives.flatten)
+      inner_of_flattened.push_back(dfg::perfect_inner_loop(k, static_cast<int>(l)));
   LayerPlan plan;
   for (std::size_t l = 0; l < k.loops.size(); ++l) {
     const loop::Loop& lp = k.loops[l];
     const auto it = options.loops.find(k.name + "/" + lp.name);
     if (it == options.loops.end()) continue;
+    if (std::find(inner_of_flattened.begin(), inner_of_flattened.end(), static_cast<int>(l)) !=
+        inner_of_flattened.end())
+      continue;
     const hls::LoopConfig& c = it->second;
     // Kept: pipelined, flattened, or unrolled by a factor short of the trip count.
     const bool keep = (c.pipeline_ii && *c.pipeline_ii > 0) || lp.directives.flatten ||
@@ -40,8 +55,13 @@ LayerPlan configured_plan(const loop::Program& program, int kernel, const RtlOpt
                               k.onnx_name, k.loops[static_cast<std::size_t>(plan.loop)].name),
                   "pipeline or partially unroll one top-level loop of the layer");
     plan.loop = static_cast<int>(l);
-    plan.unroll = lp.directives.unroll == 0 ? lp.trip : lp.directives.unroll;
     plan.flatten = lp.directives.flatten;
+    // The copies per iteration: the flattened inner loop's Unroll, or the
+    // kept loop's own.
+    const loop::Loop& copied =
+        plan.flatten ? k.loops[static_cast<std::size_t>(dfg::perfect_inner_loop(k, plan.loop))]
+                     : lp;
+    plan.unroll = copied.directives.unroll == 0 ? copied.trip : copied.directives.unroll;
     plan.pipelined = lp.directives.pipeline_ii && *lp.directives.pipeline_ii > 0;
     if (plan.pipelined) plan.ii = lp.directives.pipeline_ii;
   }

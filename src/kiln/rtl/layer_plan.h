@@ -14,8 +14,9 @@
 namespace kiln::rtl {
 
 struct LayerPlan {
-  int loop = -1;       // the kept loop (index in Kernel::loops); -1: unroll everything
-  int64_t unroll = 1;  // copies of its body per iteration
+  int loop = -1;  // the kept loop (index in Kernel::loops); -1: unroll everything
+  // Copies of its body per iteration (flattened: of the inner loop's body).
+  int64_t unroll = 1;
   bool pipelined = false;
   std::optional<int> ii;  // the II asked for when pipelined
   // Weights the kept loop reads kept in registers (a table per read)

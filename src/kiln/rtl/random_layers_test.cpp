@@ -7,6 +7,7 @@
 #include <random>
 
 #include "kiln/hls/model_text.h"
+#include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/design.h"
 #include "kiln/rtl/testing/sim_check.h"
 
@@ -226,9 +227,17 @@ TEST_P(RandomLayer, SimulatesBitExact) {
   if (seed % 2 == 0) o.multiplier_limits = {{"fc", 1}, {"mm", 2}};  // shared units
   // Convolutions and pools keep their row loop, pipelined, every other time
   // flattened with the column loop (padding and strides as predicates and
-  // element indices on two variables).
-  if (const int kind = seed % 11; (kind == 1 || kind == 2) && seed % 3 != 0)
-    o.loops[kind == 1 ? "conv/oh" : "pool/oh"] = {std::nullopt, 1, "random", seed % 3 == 1};
+  // element indices on two variables), then half the time two columns per
+  // iteration when the row has an even number of them.
+  if (const int kind = seed % 11; (kind == 1 || kind == 2) && seed % 3 != 0) {
+    const std::string layer = kind == 1 ? "conv" : "pool";
+    o.loops[layer + "/oh"] = {std::nullopt, 1, "random", seed % 3 == 1};
+    if (seed % 3 == 1 && seed % 4 < 2)
+      for (const loop::Kernel& k : loop::lower_model(m).kernels)
+        for (const loop::Loop& l : k.loops)
+          if (k.name == layer && l.name == "ow" && l.trip % 2 == 0)
+            o.loops[layer + "/ow"] = {2, std::nullopt, "random"};
+  }
   const Design d = build_design(m, o);
   SCOPED_TRACE(text);
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 6, 1.5, static_cast<uint32_t>(seed));

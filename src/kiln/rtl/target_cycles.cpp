@@ -83,8 +83,16 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
         if (consider({l, u, true, 1, registers}) || past >= 0) ++past;
       }
       // A perfect nest flattened: one iteration per pair of the two loops'
-      // values, so the body is the inner loop's (a convolution's pixel).
-      if (dfg::perfect_inner_loop(k, l) >= 0) consider({l, 1, true, 1, registers, true});
+      // values, so the body is the inner loop's (a convolution's pixel), or
+      // that many neighbouring ones when the inner loop is unrolled.
+      if (const int inner = dfg::perfect_inner_loop(k, l); inner >= 0) {
+        past = -1;
+        for (const int64_t u :
+             loop::unroll_factors(k.loops[static_cast<std::size_t>(inner)].trip)) {
+          if (u >= k.loops[static_cast<std::size_t>(inner)].trip || past >= more_factors) break;
+          if (consider({l, u, true, 1, registers, true}) || past >= 0) ++past;
+        }
+      }
     }
   }
   for (PlanChoice& c : built) c.tried = static_cast<int>(built.size());

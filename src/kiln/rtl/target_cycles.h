@@ -4,7 +4,8 @@
 // fewest resources kiln can find. The plans tried: fully unrolled, and each
 // top-level loop kept and pipelined, unrolled by each factor of its trip
 // count from the smallest up (the first that meets the target is the
-// cheapest of that loop: more copies only cost more), with the weights it
+// cheapest of that loop: more copies only cost more), flattened with the loop
+// inside it when a perfect nest (that loop unrolled likewise), with the weights it
 // reads in two-port ROM banks or in registers. Each plan is built (scheduled,
 // bound, priced by the operator library) and its interval compared with the
 // target; the cost is the share of the device it takes (LUT + FF + DSP +
@@ -32,7 +33,8 @@ struct PlanChoice {
 // built and measured: fully unrolled, and each top-level loop kept and
 // pipelined, unrolled by each factor of its trip count from the smallest up
 // to the first whose interval meets `target` and `more_factors` past it, and
-// flattened when it is a perfect nest, with weights in banks or registers.
+// flattened when it is a perfect nest, its inner loop unrolled by the factors
+// of its trip count the same way, with weights in banks or registers.
 std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                     const IntervalTarget& target, int more_factors,
                                     const RtlOptions& options, const StageOptions& stage,
