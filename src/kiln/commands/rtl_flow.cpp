@@ -144,12 +144,11 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
 
 LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   const ConfiguredModel built = build_configured_model(onnx, options);
-  loop::Program program = loop::lower_model(built.model);
-  loop::apply_directives(program, built.config.loops, built.config.buffers);
+  const rtl::RtlOptions options_rtl = rtl::rtl_options(built.config, built.model);
+  loop::Program program = rtl::design_program(built.model, options_rtl);
   std::vector<loop::LoopSite> sites = loop::loop_sites(program);
-  std::vector<rtl::PipelineEstimate> pipelines =
-      rtl::estimate_pipelines(program, rtl::rtl_options(built.config, built.model),
-                              tools::family_of_part(built.model.part), built.model.clock_period_ns);
+  std::vector<rtl::PipelineEstimate> pipelines = rtl::estimate_pipelines(
+      program, options_rtl, tools::family_of_part(built.model.part), built.model.clock_period_ns);
   return {built.model.name, std::move(program), std::move(sites), std::move(pipelines)};
 }
 

@@ -46,8 +46,11 @@ class Unroller {
       for (std::size_t e = 0; e < table.size(); ++e)
         if (written_[b][e]) g_.add_output({b, static_cast<int64_t>(e)}, table[e]);
     }
-    for (std::size_t w = 0; w < port_writes_.size(); ++w)
+    for (std::size_t w = 0; w < port_writes_.size(); ++w) {
       g_.add_output({port_writes_[w].buffer, -1 - static_cast<int64_t>(w)}, port_write_nodes_[w]);
+      if (port_write_enables_[w] != kUnset)
+        g_.add_output({kWriteEnableBuffer, static_cast<int64_t>(w)}, port_write_enables_[w]);
+    }
   }
 
   std::vector<PortAccess> port_reads() const { return port_reads_; }
@@ -166,8 +169,13 @@ class Unroller {
   uint32_t port_load(PortAccess access) {
     const int storage = access.buffer;
     const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
-    if (const int w = port_index(port_writes_, access); w >= 0)
+    if (const int w = port_index(port_writes_, access); w >= 0) {
+      if (port_write_enables_[static_cast<std::size_t>(w)] != kUnset)
+        unsupported("@" + name +
+                    " is read at an element written earlier in the same iteration under a "
+                    "condition on the loop's variable");
       return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
+    }
     if (may_alias(port_writes_, access))
       unsupported("@" + name +
                   " is read at an element that may be one written earlier in the same "
@@ -179,7 +187,10 @@ class Unroller {
     int r = port_index(port_reads_, access);
     if (r < 0) {
       r = static_cast<int>(port_reads_.size());
+      access.guards = guards_;
       port_reads_.push_back(std::move(access));
+    } else if (port_reads_[static_cast<std::size_t>(r)].guards != guards_) {
+      port_reads_[static_cast<std::size_t>(r)].guards.clear();  // read under either: always
     }
     return g_.input({storage, -1 - r}, p_.buffers[static_cast<std::size_t>(storage)].type);
   }
@@ -192,11 +203,17 @@ class Unroller {
                   " is written at an element that moves with the loop and accessed in the "
                   "same iteration at fixed elements or elements moving differently");
     if (const int w = port_index(port_writes_, access); w >= 0) {
+      if (port_write_enables_[static_cast<std::size_t>(w)] != pred_ ||
+          port_writes_[static_cast<std::size_t>(w)].guards != guards_)
+        unsupported("@" + name + " is written twice in an iteration at one moving element, " +
+                    "under different conditions on the loop's variable");
       port_write_nodes_[static_cast<std::size_t>(w)] = node;
       return;
     }
+    access.guards = guards_;
     port_writes_.push_back(std::move(access));
     port_write_nodes_.push_back(node);
+    port_write_enables_.push_back(pred_);
   }
 
   std::vector<uint32_t>& table(int storage) {
@@ -208,7 +225,7 @@ class Unroller {
 
   uint32_t load(int b, const std::vector<loop::Affine>& index) {
     const auto [storage, a] = address(b, index);
-    if (!a.terms.empty()) return port_load({storage, a, b, residuals(index)});
+    if (!a.terms.empty()) return port_load({storage, a, b, residuals(index), {}});
     if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
       unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read at a fixed element and at elements that move with the loop");
@@ -281,11 +298,7 @@ class Unroller {
         case loop::StmtKind::Store: {
           const auto [storage, a] = address(s.buffer, s.index);
           if (!a.terms.empty()) {
-            if (pred_ != kUnset)
-              unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
-                          " is written under a condition on the loop's variable; predicated "
-                          "writes are not implemented yet");
-            port_store({storage, a, s.buffer, residuals(s.index)},
+            port_store({storage, a, s.buffer, residuals(s.index), {}},
                        values_[static_cast<std::size_t>(s.value)]);
             break;
           }
@@ -328,6 +341,7 @@ class Unroller {
           // loop's variable (padding) become a predicate the body computes.
           bool holds = true;
           const uint32_t outer = pred_;
+          const std::size_t outer_guards = guards_.size();
           for (const loop::Guard& gd : s.guards) {
             const loop::Affine r = residual(gd.expr);
             if (r.terms.empty()) {
@@ -355,9 +369,11 @@ class Unroller {
             if (hi >= gd.hi) tests.push_back(g_.lt(x, integer(gd.hi)));
             for (uint32_t t : tests)
               pred_ = pred_ == kUnset ? t : g_.select(pred_, t, boolean(false));
+            if (!tests.empty()) guards_.push_back({r, gd.lo, gd.hi});
           }
           if (holds) block(s.body);
           pred_ = outer;
+          guards_.resize(outer_guards);
           break;
         }
       }
@@ -375,7 +391,9 @@ class Unroller {
   int64_t copy_ = 0;  // which copy of an unrolled symbolic loop's body runs
   std::vector<PortAccess> port_reads_, port_writes_;
   std::vector<uint32_t> port_write_nodes_;
+  std::vector<uint32_t> port_write_enables_;  // kUnset: unconditional
   uint32_t pred_ = kUnset;                    // the conditions on the symbolic variable in force
+  std::vector<loop::Guard> guards_;           // the same as guards on the kept variables
   uint32_t iteration_[2] = {kUnset, kUnset};  // their Input nodes, made on first use
 };
 

@@ -50,14 +50,20 @@ struct UnrollOptions {
 //   v (unsigned): conditions on the loop's variable (a convolution's
 //   padding) are computed from it, a store to a fixed element under them
 //   keeps the old value where they fail (a select), and a read they guard may
-//   reach past the buffer's ends, where its value is never used. Writes to
-//   moving elements under such conditions are refused for now.
+//   reach past the buffer's ends, where its value is never used;
+// - a write to moving elements under such conditions (a line-buffered
+//   convolution's output, written once its window is full) has an output at
+//   {kWriteEnableBuffer, w}: its 1-bit enable, and the access keeps the
+//   conditions (PortAccess::guards) so that what it reaches is known
+//   iteration by iteration.
 // Before and after are unrolled graphs over the same state: their inputs and
 // outputs include locals, since a loop's accumulators live across the cut.
 
 // An element of storage buffer `buffer` whose row-major index is an affine
 // expression of the loop's variable.
 inline constexpr int kIterationBuffer = -1;
+// The enable of a predicated port write (graph outputs only).
+inline constexpr int kWriteEnableBuffer = -2;
 
 struct PortAccess {
   int buffer = -1;
@@ -66,6 +72,10 @@ struct PortAccess {
   // index per dimension, for partitioning; not part of the identity.
   int accessed = -1;
   std::vector<loop::Affine> index;
+  // The conditions on the kept variables under which the access happens
+  // (all must hold; none: every iteration). A read's may be looser than its
+  // uses' (one port serves every load of an element); a write's are exact.
+  std::vector<loop::Guard> guards;
   bool operator==(const PortAccess& o) const { return buffer == o.buffer && element == o.element; }
 };
 
@@ -102,13 +112,22 @@ struct LoopBody {
     if (!flat()) return {{loop, k}};
     return {{loop, k / inner_trip}, {inner, k % inner_trip}};
   }
-  // The element an affine index reaches in iteration k.
+  // The value an affine expression of the kept variables has in iteration k
+  // (an element index, a guard's expression).
   int64_t element_at(const loop::Affine& element, int64_t k) const {
     int64_t e = element.constant;
     for (const auto& [l, value] : variables(k))
       for (const auto& [term, c] : element.terms)
         if (term == l) e += c * value;
     return e;
+  }
+  // Whether an access happens in iteration k.
+  bool happens(const PortAccess& access, int64_t k) const {
+    for (const loop::Guard& g : access.guards) {
+      const int64_t x = element_at(g.expr, k);
+      if (x < g.lo || x >= g.hi) return false;
+    }
+    return true;
   }
 };
 
@@ -125,8 +144,8 @@ struct SplitKernel {
 // Throws kiln::Error(Unsupported) naming the loop when it is not one of the
 // kernel's top-level statements, or when its iteration accesses a buffer in
 // ways whose order one iteration's graph cannot keep (fixed and moving
-// elements of one buffer; a write to moving elements under a condition on
-// the loop's variable).
+// elements of one buffer; one moving element written under two different
+// conditions).
 // With `unroll` > 1 (a factor of the trip count; InvalidModel otherwise), one
 // iteration holds that many copies of the body, the loop's variable being
 // unroll * v + copy, and ports index by v. With `flatten`, the loop and the

@@ -92,8 +92,19 @@ void apply(const Graph& g, State& st, const LoopBody* body = nullptr, int64_t va
     in_raw[n] = past_end ? 0 : raw_in(st.at(at), g.type(n));
   }
   const std::vector<Exact> v = evaluate(g, in_raw);
+  // A predicated port write happens where its enable is 1.
+  std::map<int64_t, bool> enabled;
+  for (const Output& o : g.outputs())
+    if (o.where.buffer == kWriteEnableBuffer) enabled[o.where.element] = v[o.node].raw != 0;
   State out;
-  for (const Output& o : g.outputs()) out[where(o.where, false)] = v[o.node];
+  for (const Output& o : g.outputs()) {
+    if (o.where.buffer == kWriteEnableBuffer) continue;
+    if (o.where.element < 0) {
+      const auto it = enabled.find(-1 - o.where.element);
+      if (it != enabled.end() && !it->second) continue;
+    }
+    out[where(o.where, false)] = v[o.node];
+  }
   for (auto& [k, x] : out) st[k] = x;
 }
 
@@ -133,14 +144,22 @@ std::vector<std::vector<int64_t>> run_stages(const loop::Program& p,
 }
 
 // The same with kernel `kernel` run as before, the body `trip` times and after.
+// `stages`: the program's kernels unrolled, when the caller has them.
 std::vector<std::vector<int64_t>> run_split(const loop::Program& p, int kernel,
                                             const SplitKernel& sk,
-                                            const std::vector<std::vector<int64_t>>& inputs) {
+                                            const std::vector<std::vector<int64_t>>& inputs,
+                                            const std::vector<Stage>* stages = nullptr) {
   State st = initial_state(p, inputs);
-  const std::vector<Stage> stages = unroll(p);
+  std::vector<Stage> own;
+  if (!stages) {
+    for (std::size_t k = 0; k < p.kernels.size(); ++k)
+      own.push_back(static_cast<int>(k) == kernel ? Stage()
+                                                  : unroll_kernel(p, static_cast<int>(k)));
+    stages = &own;
+  }
   for (std::size_t k = 0; k < p.kernels.size(); ++k) {
     if (static_cast<int>(k) != kernel) {
-      apply(stages[k].graph, st);
+      apply((*stages)[k].graph, st);
       continue;
     }
     apply(sk.before, st);
@@ -150,10 +169,14 @@ std::vector<std::vector<int64_t>> run_split(const loop::Program& p, int kernel,
   return outputs_of(p, st);
 }
 
-loop::Program zoo_program(const std::string& name) {
+hls::Model zoo_model(const std::string& name) {
   const fs::path onnx = kiln::testing::source_dir() / "models" / "zoo" / name / "model.onnx";
   const hls::PreparedGraph g = hls::prepare_graph(onnx, {});
-  return loop::lower_model(hls::build_model(g.passed, hls::Config{}, nullptr));
+  return hls::build_model(g.passed, hls::Config{}, nullptr);
+}
+
+loop::Program zoo_program(const std::string& name) {
+  return loop::lower_model(zoo_model(name));
 }
 
 class ZooUnroll : public ::testing::TestWithParam<std::string> {};
@@ -358,6 +381,67 @@ TEST(SplitAtLoop, PaddingBecomesAPredicateOnTheIteration) {
       ++compared;
     }
     EXPECT_GT(compared, 28 * 28 * 6);
+  }
+}
+
+// Line-buffered convolutions (loop::line_buffer) kept as their flattened
+// pixel loop, one, two and four columns per iteration: the line buffers are
+// read and then written at one moving element, the window is state, and the
+// output is written only once the window is full (a predicated port write,
+// LeNet-5's padding a predicate on the new pixel too).
+TEST(SplitAtLoop, LineBufferedConvolutionsComputeWhatTheInterpreterComputes) {
+  for (const std::string name : {"lenet5", "conv2d_a"}) {
+    const hls::Model m = zoo_model(name);
+    loop::Program p = loop::lower_model(m);
+    std::vector<int> convs;
+    for (std::size_t k = 0; k < p.kernels.size(); ++k)
+      if (loop::can_line_buffer(p, m, static_cast<int>(k))) {
+        loop::line_buffer(p, m, static_cast<int>(k));
+        convs.push_back(static_cast<int>(k));
+      }
+    ASSERT_FALSE(convs.empty()) << name;
+    std::mt19937 rng(3);
+    const std::vector<std::vector<int64_t>> in = random_inputs(p, rng);
+    const loop::InterpretResult want = loop::interpret(p, in);
+    std::vector<Stage> stages;
+    for (std::size_t k = 0; k < p.kernels.size(); ++k)
+      stages.push_back(std::count(convs.begin(), convs.end(), static_cast<int>(k))
+                           ? Stage()
+                           : unroll_kernel(p, static_cast<int>(k)));
+    for (int k : convs) {
+      const loop::Kernel& kernel = p.kernels[static_cast<std::size_t>(k)];
+      const int oh = loop_named(kernel, "oh");
+      const int64_t columns = kernel.loops[static_cast<std::size_t>(loop_named(kernel, "ow"))].trip;
+      for (const int64_t unroll : {1, 2, 4}) {
+        if (columns % unroll != 0) continue;
+        const SplitKernel sk = split_at_loop(p, k, oh, unroll, true);
+        bool predicated = false;
+        for (const Output& o : sk.body.graph.outputs())
+          predicated |= o.where.buffer == kWriteEnableBuffer;
+        EXPECT_TRUE(predicated) << name;
+        // The other line-buffered kernels run split too, as built.
+        const std::vector<Stage>& with = stages;
+        State st = initial_state(p, in);
+        for (std::size_t j = 0; j < p.kernels.size(); ++j) {
+          if (std::count(convs.begin(), convs.end(), static_cast<int>(j)) == 0) {
+            apply(with[j].graph, st);
+            continue;
+          }
+          const SplitKernel& run =
+              static_cast<int>(j) == k
+                  ? sk
+                  : split_at_loop(p, static_cast<int>(j), loop_named(p.kernels[j], "oh"), 1, true);
+          apply(run.before, st);
+          for (int64_t i = 0; i < run.body.trip; ++i) apply(run.body.graph, st, &run.body, i);
+          apply(run.after, st);
+        }
+        const auto got = outputs_of(p, st);
+        ASSERT_EQ(got.size(), want.outputs.size());
+        for (std::size_t o = 0; o < got.size(); ++o)
+          ASSERT_EQ(got[o], want.outputs[o].raw)
+              << name << " " << kernel.name << " unrolled " << unroll << " output " << o;
+      }
+    }
   }
 }
 

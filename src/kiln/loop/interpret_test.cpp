@@ -62,6 +62,40 @@ TEST_P(ZooModel, InterpreterMatchesEmulator) {
   }
 }
 
+// The same with every stride-1 convolution in its line-buffered form
+// (lower_line_buffer.cpp): one iteration per padded input pixel, a window of
+// registers, the rows above in line buffers.
+TEST_P(ZooModel, LineBufferedConvolutionsMatchEmulator) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / GetParam() / "model.onnx";
+  hls::Model m;
+  try {
+    m = model_of(onnx);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "not an HLS model: " << e.message();
+  }
+  Program p;
+  try {
+    p = lower_model(m);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported) throw;
+    GTEST_SKIP() << e.message();
+  }
+  int64_t ops = 0;
+  int changed = 0;
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+    ops += dynamic_ops(p.kernels[k]);
+    if (!can_line_buffer(p, m, static_cast<int>(k))) continue;
+    line_buffer(p, m, static_cast<int>(k));
+    ++changed;
+  }
+  if (changed == 0) GTEST_SKIP() << "no convolution of stride 1";
+  if (ops > kDefaultTierOps && std::getenv("KILN_LARGE") == nullptr)
+    GTEST_SKIP() << ops << " operations; runs in the large tier (ctest -L large)";
+  const std::string text = print_program(p);
+  EXPECT_EQ(print_program(parse_program(text, GetParam() + ".loop")), text);
+  testing::expect_interpreter_matches(m, p, GetParam(), 2, 1, false);
+}
+
 std::vector<std::string> models() {
   std::vector<std::string> names;
   for (const char* sub : {"zoo", "coverage"})

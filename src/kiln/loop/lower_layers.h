@@ -16,4 +16,16 @@ namespace kiln::loop {
 // Every layer kind has a lowering. The result passes verify().
 Program lower_model(const hls::Model& model);
 
+// Whether kernel `kernel` of a lowered program has a line-buffered form
+// (lower_line_buffer.cpp): a convolution with stride 1.
+bool can_line_buffer(const Program& program, const hls::Model& model, int kernel);
+
+// Replaces kernel `kernel` (lowered from `model`) by its line-buffered form:
+// one iteration per padded input pixel in the loops `oh` x `ow` (a perfect
+// nest), the rows before it in line buffers, the window in registers, each
+// output pixel written once its window is full. Other buffers keep their
+// indices (the new locals come last). Throws kiln::Error(Unsupported) when it
+// has none.
+void line_buffer(Program& program, const hls::Model& model, int kernel);
+
 }  // namespace kiln::loop

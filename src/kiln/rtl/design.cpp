@@ -127,7 +127,21 @@ std::string valid_taps(int latency, int interval, const std::set<int>& taps) {
 // LatencyCycles: every layer's plans (the searched ones meeting their interval
 // target; the others, their one plan, built to learn its latency), and the
 // pick whose latencies add up to at most the bound (target_cycles.h).
+// `program` with kernel `k` in its line-buffered form, for the search to try
+// too: a convolution of stride 1 whose form the config leaves open.
+std::optional<loop::Program> line_buffered_variant(const loop::Program& program,
+                                                   const hls::Model& model,
+                                                   const RtlOptions& options, int k) {
+  const loop::Kernel& kernel = program.kernels[static_cast<std::size_t>(k)];
+  if (options.line_buffer.count(kernel.name) || !loop::can_line_buffer(program, model, k))
+    return std::nullopt;
+  loop::Program v = program;
+  loop::line_buffer(v, model, k);
+  return v;
+}
+
 std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& program,
+                                                         const hls::Model& model,
                                                          const RtlOptions& options, StageOptions so,
                                                          const dfg::UnrollOptions& uo,
                                                          const estimate::Device& device) {
@@ -143,8 +157,10 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
     targets.push_back(target);
     if (target) {
       std::vector<PlanChoice> meeting;
-      const std::vector<PlanChoice> all =
-          layer_plans(program, static_cast<int>(k), *target, 3, options, so, uo, device);
+      const std::optional<loop::Program> lb =
+          line_buffered_variant(program, model, options, static_cast<int>(k));
+      const std::vector<PlanChoice> all = layer_plans(program, static_cast<int>(k), *target, 3,
+                                                      options, so, uo, device, lb ? &*lb : nullptr);
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(program, static_cast<int>(k), *target, all, device);
@@ -153,7 +169,8 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
     }
     const LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
     const BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, "latency");
-    layers.push_back({{plan, b.report.interval_cycles, b.report.latency_cycles, 0, 1, ""}});
+    layers.push_back({{plan, b.report.interval_cycles, b.report.latency_cycles, 0, 1,
+                       describe(program, static_cast<int>(k), plan), ""}});
   }
   const std::vector<int> pick = meet_latency(layers, bound);
   if (pick.empty()) {
@@ -178,8 +195,8 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
     c.why = fmt::format(
         "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
         "{:.2f}% of {} ({} plans tried)",
-        targets[k]->source, bound, describe(program, static_cast<int>(k), c.plan), c.interval,
-        c.latency, 100 * c.cost, device.name, c.tried);
+        targets[k]->source, bound, c.text, c.interval, c.latency, 100 * c.cost, device.name,
+        c.tried);
     chosen[k] = std::move(c);
   }
   return chosen;
@@ -187,12 +204,30 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
 
 }  // namespace
 
+loop::Program design_program(const hls::Model& model, const RtlOptions& options) {
+  loop::Program program = loop::lower_model(model);
+  loop::apply_directives(program, options.loops, options.buffers);  // names and values
+  // Convolutions the config builds line-buffered (ConvImplementation:
+  // LineBuffer) take that form before their plans are made; one without it
+  // (a stride over 1) stays direct.
+  bool reshaped = false;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const auto it = options.line_buffer.find(program.kernels[k].name);
+    if (it == options.line_buffer.end() || !it->second ||
+        !loop::can_line_buffer(program, model, static_cast<int>(k)))
+      continue;
+    loop::line_buffer(program, model, static_cast<int>(k));
+    reshaped = true;
+  }
+  if (reshaped) loop::apply_directives(program, options.loops, options.buffers);
+  return program;
+}
+
 Design build_design(const hls::Model& model, const RtlOptions& options) {
   Design d;
   d.top = model.name;
   d.clock_ns = model.clock_period_ns;
-  loop::Program program = loop::lower_model(model);
-  loop::apply_directives(program, options.loops, options.buffers);  // names and values
+  loop::Program program = design_program(model, options);
   refuse_memories_of_computed_buffers(program, options);
   dfg::UnrollOptions uo;
   if (options.max_ops > 0) uo.max_ops = options.max_ops;
@@ -272,7 +307,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       e.at = std::max(0, producers.at({e.where.buffer, e.where.element}).ready - start);
   };
   std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());
-  if (options.latency_cycles) for_latency = plans_for_latency(program, options, so, uo, device);
+  if (options.latency_cycles)
+    for_latency = plans_for_latency(program, model, options, so, uo, device);
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     so.multiplier_limit = multiplier_limit_of(options, kernel);
@@ -281,11 +317,17 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     std::string why;
     if (const IntervalTarget* target = target_of(options, kernel);
         target && !configures_loops(options, kernel)) {
-      const PlanChoice c = for_latency[k] ? *for_latency[k]
-                                          : choose_plan(program, static_cast<int>(k), *target,
-                                                        options, so, uo, device);
-      plan = c.plan;
-      why = c.why;
+      std::optional<PlanChoice> c = for_latency[k];
+      if (!c) {
+        const std::optional<loop::Program> lb =
+            line_buffered_variant(program, model, options, static_cast<int>(k));
+        c = choose_plan(program, static_cast<int>(k), *target, options, so, uo, device,
+                        lb ? &*lb : nullptr);
+      }
+      plan = c->plan;
+      why = c->why;
+      // (Replaces program.kernels[k]: `kernel` is not used below.)
+      if (plan.line_buffered) loop::line_buffer(program, model, static_cast<int>(k));
       if (plan.weights_in_registers)
         keep_weights_in_registers(program, static_cast<int>(k), options);
     }

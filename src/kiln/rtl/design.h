@@ -54,6 +54,12 @@ struct RtlOptions {
   // that say so are accepted; the others are refused (Unsupported).
   std::map<std::string, hls::LoopConfig> loops;
   std::map<std::string, hls::BufferConfig> buffers;
+  // Convolutions whose ConvImplementation the config sets, by layer name:
+  // LineBuffer (true) builds a kept loop in the streaming, line-buffered form
+  // (loop/lower_layers.h line_buffer), Encoded (false) in the direct form
+  // (one iteration per output pixel). Unset: the TargetCycles search tries
+  // both, and configured loops are direct.
+  std::map<std::string, bool> line_buffer;
   // Config keys that shape kiln compile's project and not this design, said
   // in the report rather than ignored in silence (options.h).
   std::vector<std::string> notes;
@@ -101,6 +107,11 @@ struct Design {
   // Verilog sources: file name -> text (one module per stage, the top).
   std::vector<std::pair<std::string, std::string>> files;
 };
+
+// The Loop IR program build_design starts from: the model lowered, the
+// config's Loop and Buffer directives applied, and the convolutions the
+// config builds line-buffered (RtlOptions::line_buffer) in that form.
+loop::Program design_program(const hls::Model& model, const RtlOptions& options);
 
 // Builds the design. Throws kiln::Error: Unsupported for layers without a
 // Loop IR lowering or over the unrolling bound (naming the layer), and

@@ -13,8 +13,8 @@ namespace kiln::rtl {
 std::string describe(const loop::Program& program, int kernel, const LayerPlan& plan) {
   if (plan.loop < 0) return "fully unrolled";
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
-  std::string s =
-      fmt::format("loop {}/{}", k.name, k.loops[static_cast<std::size_t>(plan.loop)].name);
+  std::string s = fmt::format("{}loop {}/{}", plan.line_buffered ? "line-buffered, " : "", k.name,
+                              k.loops[static_cast<std::size_t>(plan.loop)].name);
   const int inner = plan.flatten ? dfg::perfect_inner_loop(k, plan.loop) : -1;
   if (inner >= 0) {
     s += fmt::format(" flattened with {}", k.loops[static_cast<std::size_t>(inner)].name);

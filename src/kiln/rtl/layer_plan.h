@@ -24,6 +24,10 @@ struct LayerPlan {
   // program's buffers by the caller.
   bool weights_in_registers = false;
   bool flatten = false;  // kept with the one loop its body is (dfg::split_at_loop)
+  // A convolution in its line-buffered form (loop::line_buffer): the caller
+  // builds it from the program with that kernel replaced, where `loop` names
+  // the new kernel's loop.
+  bool line_buffered = false;
 };
 
 // "fully unrolled", "loop Gemm/i unrolled by 8, pipelined", ...

@@ -101,6 +101,10 @@ class ProblemBuilder {
     int state_type = -1;
     for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
       const dfg::Output& o = g_.outputs()[i];
+      if (o.where.buffer == dfg::kWriteEnableBuffer) {  // taken by its write
+        lp_.output_ops.push_back(lp_.write_ops[static_cast<std::size_t>(o.where.element)]);
+        continue;
+      }
       if (o.where.element < 0) {
         lp_.output_ops.push_back(lp_.write_ops[static_cast<std::size_t>(port(o.where.element))]);
         continue;
@@ -127,9 +131,11 @@ class ProblemBuilder {
   }
 
   // Each (from, to, distance) once: a reader that also feeds the writer
-  // already precedes it.
-  void add_dependence(int from, int to, int distance) {
-    if (added_.insert({from, to, distance}).second) lp_.problem.add_dependence(from, to, distance);
+  // already precedes it. `order`: an anti-dependence (sched::Dependence).
+  void add_dependence(int from, int to, int distance, bool order = false) {
+    if (added_.insert({from, to, distance, order}).second &&
+        (!order || !added_.count({from, to, distance, false})))
+      lp_.problem.add_dependence(from, to, distance, order);
   }
 
   // A state register keeps the previous iteration's value until its readers
@@ -140,7 +146,7 @@ class ProblemBuilder {
     const auto it = state_out_.find(g_.input_of(value));
     if (it == state_out_.end()) return;
     if (const int writer = lp_.output_ops[static_cast<std::size_t>(it->second)]; writer != reader)
-      add_dependence(reader, writer, 0);
+      add_dependence(reader, writer, 0, true);
   }
 
   void depend(uint32_t value, int to) {
@@ -170,20 +176,35 @@ class ProblemBuilder {
         const dfg::PortAccess& ra = body_.reads[r];
         if (wa.buffer != ra.buffer) continue;
         const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
-        // Ordered conservatively unless both move alike with one variable.
+        // Ordered conservatively unless both move alike with one variable
+        // (in a flattened nest, the inner one).
         const int64_t a = dfg::step_of(wa.element);
-        if (!dfg::same_motion(wa.element, ra.element) || wa.element.terms.size() != 1 || a == 0) {
+        const bool inner_only = body_.flat() && wa.element.terms.size() == 1 &&
+                                wa.element.terms[0].first == body_.inner;
+        if (!dfg::same_motion(wa.element, ra.element) || wa.element.terms.size() != 1 || a == 0 ||
+            (body_.flat() && !inner_only)) {
           add_dependence(wo, ro, 1);
-          add_dependence(ro, wo, 0);
+          add_dependence(ro, wo, 0, true);
           continue;
         }
         const int64_t diff = wa.element.constant - ra.element.constant;
         if (diff % a != 0) continue;  // never the same element
         const int64_t d = diff / a;   // the read's iteration minus the write's
+        if (inner_only) {
+          // The inner variable restarts every `t` iterations, so the same
+          // elements come back (a line buffer's columns, row after row): the
+          // read sees the write d (mod t) iterations later, and the write
+          // overwrites what the read reads -d (mod t) iterations later.
+          const int64_t t = body_.inner_trip;
+          const int64_t ahead = ((d % t) + t) % t;
+          add_dependence(wo, ro, static_cast<int>(ahead == 0 ? t : ahead));
+          add_dependence(ro, wo, static_cast<int>(((-d % t) + t) % t), true);
+          continue;
+        }
         if (d >= 1)
           add_dependence(wo, ro, static_cast<int>(d));
         else
-          add_dependence(ro, wo, static_cast<int>(-d));
+          add_dependence(ro, wo, static_cast<int>(-d), true);
       }
   }
 
@@ -193,7 +214,7 @@ class ProblemBuilder {
   const LoopScheduleOptions& o_;
   LoopProblem lp_;
   std::map<std::string, int> types_;
-  std::set<std::tuple<int, int, int>> added_;
+  std::set<std::tuple<int, int, int, bool>> added_;
   struct ElementLess {
     bool operator()(const dfg::Element& a, const dfg::Element& b) const {
       return std::pair(a.buffer, a.element) < std::pair(b.buffer, b.element);

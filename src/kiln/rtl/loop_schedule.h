@@ -18,12 +18,15 @@
 //
 // Recurrences: a state element's register is loaded by an operation of
 // latency 1 whose value feeds the element's readers one iteration later
-// (distance 1), and its readers in an iteration precede that load (distance
-// 0: the register holds the old value until the edge after it). A port write
-// and a port read of one buffer whose elements move alike (a*v + c_w,
-// a*v + c_r) meet (c_w - c_r) / a iterations apart; when that is not a whole
-// number they never meet; accesses moving differently are ordered
-// conservatively (distance 1).
+// (distance 1), and its readers in an iteration come no later than that load
+// (an order, sched::Dependence::order: in the load's own cycle the register
+// still holds the old value, so a window of registers shifts at II 1). A
+// port write and a port read of one buffer whose elements move alike (a*v +
+// c_w, a*v + c_r) meet (c_w - c_r) / a iterations apart; when that is not a
+// whole number they never meet. In a flattened nest, elements that move with
+// the inner variable only come back every inner trip (a line buffer's
+// columns, row after row), and the distances count that. Accesses moving
+// differently are ordered conservatively (distance 1).
 //
 // With a clock (`clock_ns`), latency-0 operations chain within it as in the
 // unrolled stages (sched::ProblemClass::Modulo with a clock).

@@ -142,17 +142,12 @@ class LoopStageBuilder {
 
   // The element a moving access reaches in iteration k; -1 past the
   // buffer's ends (a read that padding guards, its value never used).
+  // -1 too in the iterations whose conditions it does not happen in (a
+  // predicated write, a read whose value is not used).
   int64_t element_at(const dfg::PortAccess& pa, int64_t k) const {
+    if (!body_.happens(pa, k)) return -1;
     const int64_t e = body_.element_at(pa.element, k);
     return e >= 0 && e < p_.buffers[static_cast<std::size_t>(pa.buffer)].numel() ? e : -1;
-  }
-
-  // The elements a moving access reaches over the loop.
-  std::vector<int64_t> reach(const dfg::PortAccess& pa) const {
-    std::vector<int64_t> e;
-    for (int64_t k = 0; k < body_.trip; ++k)
-      if (element_at(pa, k) >= 0) e.push_back(element_at(pa, k));
-    return e;
   }
 
   // A read of element `e` in cycle `cycle`: its register must hold it then.
@@ -199,6 +194,7 @@ class LoopStageBuilder {
     for (std::size_t i = 0; i < g.outputs().size(); ++i) {
       const dfg::Output& o = g.outputs()[i];
       const int64_t t = op_start(ls_.lp.output_ops[i]);
+      if (o.where.buffer == dfg::kWriteEnableBuffer) continue;  // its write's
       if (o.where.element >= 0) {
         note_write(o.where.buffer, o.where.element, l0_ + t);
         note_write(o.where.buffer, o.where.element, l0_ + (body_.trip - 1) * ii_ + t);
@@ -598,27 +594,36 @@ class LoopStageBuilder {
       }
     };
     from_part(before_, "pre", b_at_);
+    // Each predicated port write's enable, by write.
+    std::map<int64_t, std::string> enables;
+    for (const StagePortElement& e : body_stage_.outputs)
+      if (e.where.buffer == dfg::kWriteEnableBuffer)
+        enables[e.where.element] = part_bits(e, "body");
     for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
       const StagePortElement& e = body_stage_.outputs[i];
       const int t = op_start(ls_.lp.output_ops[i]);
       const int b = e.where.buffer;
+      if (b == dfg::kWriteEnableBuffer) continue;
       if (e.where.element >= 0) {
         loads[b].push_back(fmt::format("if ({}) {} <= {};", active(t), slice(b, e.where.element),
                                        part_bits(e, "body")));
         loaded[b].insert(e.where.element);
       } else {
-        // The element the iteration writes, decoded from its index.
+        // The element the iteration writes, decoded from its index (where
+        // the write happens; a predicated one when its enable says so too).
+        const int64_t w = -1 - e.where.element;
+        const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(w)];
         std::string cases;
-        const std::vector<int64_t> elements =
-            reach(body_.writes[static_cast<std::size_t>(-1 - e.where.element)]);
-        for (std::size_t k = 0; k < elements.size(); ++k) {
-          cases += fmt::format("      {}: {} <= {};\n", literal(static_cast<int64_t>(k), k_bits_),
-                               slice(b, elements[k]), part_bits(e, "body"));
-          loaded[b].insert(elements[k]);
-        }
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t el = element_at(pa, k); el >= 0) {
+            cases += fmt::format("      {}: {} <= {};\n", literal(k, k_bits_), slice(b, el),
+                                 part_bits(e, "body"));
+            loaded[b].insert(el);
+          }
+        const auto en = enables.find(w);
         loads[b].push_back(
-            fmt::format("if ({})\n      case ({})\n{}      default: ;\n      endcase", active(t),
-                        k_at(t), cases));
+            fmt::format("if ({}{})\n      case ({})\n{}      default: ;\n      endcase", active(t),
+                        en == enables.end() ? "" : " && " + en->second, k_at(t), cases));
       }
     }
     from_part(after_, "post", a_at_);

@@ -151,6 +151,25 @@ TEST(LoopStage, LayersStartWhenWhatTheyReadFirstIsWritten) {
   expect_lint_clean_and_bit_exact(m, d);
 }
 
+// A convolution line-buffered (ConvImplementation: LineBuffer): one
+// iteration per input pixel, two per iteration here, the window shifting in
+// registers (state read and written in one cycle, II 1), the rows above in
+// line buffers read and written at one moving element, and each output
+// written under the condition that its window is full.
+TEST(LoopStage, LineBufferedConvolution) {
+  const hls::Model m = testing::zoo_model("conv2d_a");
+  RtlOptions o;
+  o.line_buffer["Conv"] = true;
+  o.loops["Conv/oh"] = {std::nullopt, 1, "test", true};
+  o.loops["Conv/ow"] = loop_config(2, std::nullopt);
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "Conv");
+  // 8 x 8 input pixels, two per iteration at II 1.
+  EXPECT_GE(s.latency_cycles, 32);
+  EXPECT_LE(s.latency_cycles, 32 + 8);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;

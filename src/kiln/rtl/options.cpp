@@ -44,16 +44,18 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
     }
   }
   o.latency_cycles = config.latency_cycles;
+  // ConvImplementation, where the config sets it: the form of a convolution's
+  // kept loop (LineBuffer: streaming with line buffers, Encoded: direct).
+  for (const hls::Layer& layer : model.layers) {
+    if (layer.kind() != hls::LayerKind::Conv) continue;
+    const hls::ResolvedLayerConfig rc = hls::resolve_layer_config(config, layer);
+    if (rc.conv_impl_level != hls::ConfigLevel::Default)
+      o.line_buffer[layer.name] = rc.conv_impl == hls::ConvImpl::LineBuffer;
+  }
   // Keys kiln compile reads that leave kiln rtl's design as it is.
-  bool strategy = config.model.strategy.has_value(), conv_impl = config.model.conv_impl.has_value();
-  for (const auto& [kind, lc] : config.by_type) {
-    strategy = strategy || lc.strategy.has_value();
-    conv_impl = conv_impl || lc.conv_impl.has_value();
-  }
-  for (const auto& [name, lc] : config.by_name) {
-    strategy = strategy || lc.strategy.has_value();
-    conv_impl = conv_impl || lc.conv_impl.has_value();
-  }
+  bool strategy = config.model.strategy.has_value();
+  for (const auto& [kind, lc] : config.by_type) strategy = strategy || lc.strategy.has_value();
+  for (const auto& [name, lc] : config.by_name) strategy = strategy || lc.strategy.has_value();
   if (config.io_type == hls::IOType::Stream)
     o.notes.push_back(
         "IOType io_stream shapes kiln compile's project only: kiln rtl's layers hand results on "
@@ -62,10 +64,6 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
     o.notes.push_back(
         "Strategy shapes kiln compile's project only: kiln rtl folds a layer as far as its "
         "TargetCycles or ReuseFactor allows, whatever the strategy");
-  if (conv_impl)
-    o.notes.push_back(
-        "ConvImplementation shapes kiln compile's project only: kiln rtl builds convolutions "
-        "from the Loop IR, as its plan says");
   o.loops = config.loops;
   o.buffers = config.buffers;
   return o;

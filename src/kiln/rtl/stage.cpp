@@ -648,8 +648,12 @@ class StageBuilder {
       }
     for (std::size_t i = 0; i < g_.outputs().size(); ++i) {
       const dfg::Output& o = g_.outputs()[i];
-      r_.outputs.push_back(
-          {o.where, p_.buffers[static_cast<std::size_t>(o.where.buffer)].type, "", 0});
+      // A predicated write's enable has no buffer: one bit.
+      r_.outputs.push_back({o.where,
+                            o.where.buffer == dfg::kWriteEnableBuffer
+                                ? ScalarType{1, 0, false}
+                                : p_.buffers[static_cast<std::size_t>(o.where.buffer)].type,
+                            "", 0});
     }
     pack_ports(r_.inputs, "i");
     pack_ports(r_.outputs, "q");

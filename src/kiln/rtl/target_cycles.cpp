@@ -50,7 +50,8 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                     const IntervalTarget& target, int more_factors,
                                     const RtlOptions& options, const StageOptions& stage,
                                     const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device) {
+                                    const estimate::Device& device,
+                                    const loop::Program* line_buffered) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
   std::vector<PlanChoice> built;
   loop::Program in_registers = program;
@@ -58,10 +59,12 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
   // Builds `plan`; true if it meets the target.
   auto consider = [&](const LayerPlan& plan) {
     try {
-      const BuiltStage b = build_layer_stage(plan.weights_in_registers ? in_registers : program,
-                                             kernel, plan, stage, unroll, "candidate");
+      const loop::Program& p = plan.line_buffered          ? *line_buffered
+                               : plan.weights_in_registers ? in_registers
+                                                           : program;
+      const BuiltStage b = build_layer_stage(p, kernel, plan, stage, unroll, "candidate");
       built.push_back({plan, b.report.interval_cycles, b.report.latency_cycles,
-                       share(b.report, device), 0, ""});
+                       share(b.report, device), 0, describe(p, kernel, plan), ""});
       return b.report.interval_cycles <= target.cycles;
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Internal) throw;
@@ -95,15 +98,34 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
       }
     }
   }
+  // The streaming form: its pixel loop flattened, that many input columns per
+  // iteration (its weights are constants of the body).
+  if (line_buffered) {
+    const loop::Kernel& lk = line_buffered->kernels[static_cast<std::size_t>(kernel)];
+    for (const loop::Stmt& st : dfg::top_level(lk)) {
+      if (st.kind != loop::StmtKind::For) continue;
+      const int inner = dfg::perfect_inner_loop(lk, st.loop);
+      if (inner < 0) continue;
+      const int64_t trip = lk.loops[static_cast<std::size_t>(inner)].trip;
+      int past = -1;
+      for (const int64_t u : loop::unroll_factors(trip)) {
+        if (u >= trip || past >= more_factors) break;
+        LayerPlan plan{st.loop, u, true, 1, false, true};
+        plan.line_buffered = true;
+        if (consider(plan) || past >= 0) ++past;
+      }
+    }
+  }
   for (PlanChoice& c : built) c.tried = static_cast<int>(built.size());
   return built;
 }
 
 PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
-                       const dfg::UnrollOptions& unroll, const estimate::Device& device) {
+                       const dfg::UnrollOptions& unroll, const estimate::Device& device,
+                       const loop::Program* line_buffered) {
   const std::vector<PlanChoice> plans =
-      layer_plans(program, kernel, target, 0, options, stage, unroll, device);
+      layer_plans(program, kernel, target, 0, options, stage, unroll, device, line_buffered);
   return cheapest_meeting(program, kernel, target, plans, device);
 }
 
@@ -123,14 +145,12 @@ PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const Inte
         !closest
             ? fmt::format("no way to build it met {} ({} plans tried)", target.source, tried)
             : fmt::format("cannot meet {}: the closest of {} plans, {}, takes {} cycles per sample",
-                          target.source, tried, describe(program, kernel, closest->plan),
-                          closest->interval),
+                          target.source, tried, closest->text, closest->interval),
         "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
         "--list-loops shows what each loop would give)");
   PlanChoice c = *best;
-  c.why =
-      fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
-                  describe(program, kernel, c.plan), c.interval, 100 * c.cost, device.name, tried);
+  c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
+                      c.text, c.interval, 100 * c.cost, device.name, tried);
   return c;
 }
 

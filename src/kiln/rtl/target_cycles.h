@@ -26,6 +26,7 @@ struct PlanChoice {
   int latency = 0;   // cycles from its start to its results
   double cost = 0;   // share of the device
   int tried = 0;     // plans built
+  std::string text;  // describe(): the plan in words
   std::string why;   // for the report
 };
 
@@ -34,12 +35,15 @@ struct PlanChoice {
 // pipelined, unrolled by each factor of its trip count from the smallest up
 // to the first whose interval meets `target` and `more_factors` past it, and
 // flattened when it is a perfect nest, its inner loop unrolled by the factors
-// of its trip count the same way, with weights in banks or registers.
+// of its trip count the same way, with weights in banks or registers. With
+// `line_buffered` (`program` with the kernel in its line-buffered form), the
+// streaming form's pixel loop too, flattened and unrolled the same way.
 std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                     const IntervalTarget& target, int more_factors,
                                     const RtlOptions& options, const StageOptions& stage,
                                     const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device);
+                                    const estimate::Device& device,
+                                    const loop::Program* line_buffered = nullptr);
 
 // The cheapest of `plans` whose interval meets `target`, its `why` filled in.
 // Throws kiln::Error(InvalidModel) naming the layer when none does, with the
@@ -50,7 +54,8 @@ PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const Inte
 // layer_plans() then cheapest_meeting().
 PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
-                       const dfg::UnrollOptions& unroll, const estimate::Device& device);
+                       const dfg::UnrollOptions& unroll, const estimate::Device& device,
+                       const loop::Program* line_buffered = nullptr);
 
 // LatencyCycles (docs/config.md): one plan per layer from `layers` (the plans
 // each may take), their latencies adding up to at most `latency_cycles`.

@@ -26,7 +26,7 @@ bool earliest_at(const Problem& p, int ii, std::vector<int>& start, std::vector<
   for (int round = 0; round <= n; ++round) {
     int changed = -1;
     for (const Dependence& d : p.dependences) {
-      const int t = start[d.from] + p.latency(d.from) - d.distance * ii;
+      const int t = start[d.from] + p.latency(d) - d.distance * ii;
       if (t > start[d.to]) {
         start[d.to] = t;
         pred[d.to] = d.from;
@@ -94,14 +94,14 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     double ns = 0;
     for (int i : in[v]) {
       const Dependence& d = p.dependences[i];
-      if (start[d.from] >= 0 && p.latency(d.from) == 0 && t + d.distance * ii == start[d.from])
+      if (start[d.from] >= 0 && p.chains(d) && t + d.distance * ii == start[d.from])
         ns = std::max(ns, start_ns[d.from] + p.delay_ns(d.from));
     }
     if (ns + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) return -1;
     if (p.latency(v) == 0)
       for (int i : out[v]) {  // a placed consumer of a later iteration in this cycle
         const Dependence& d = p.dependences[i];
-        if (start[d.to] >= 0 && start[d.to] + d.distance * ii == t &&
+        if (start[d.to] >= 0 && p.chains(d) && start[d.to] + d.distance * ii == t &&
             start_ns[d.to] + kDelayEpsilon < ns + p.delay_ns(v))
           return -1;
       }
@@ -111,8 +111,7 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     int lo = asap[v];
     for (int i : in[v]) {
       const Dependence& d = p.dependences[i];
-      if (start[d.from] >= 0)
-        lo = std::max(lo, start[d.from] + p.latency(d.from) - d.distance * ii);
+      if (start[d.from] >= 0) lo = std::max(lo, start[d.from] + p.latency(d) - d.distance * ii);
     }
     // Past lo + ii - 1 the residues repeat (counted from where the placed
     // producers allow, not from the ASAP bound); a chain that overflows the
@@ -120,7 +119,7 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : out[v]) {  // a placed consumer, of a later iteration
       const Dependence& d = p.dependences[i];
-      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - p.latency(v));
+      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - p.latency(d));
     }
     const std::optional<int> limit = p.limit_of(v);
     int t = lo;

@@ -60,6 +60,34 @@ op acc 4
   EXPECT_EQ(why(kMac), "II 1 (asked 1): ResMII 1; RecMII 1");
 }
 
+// A shift register of state: s0 loads what s1 held, s1 what s2 held (each a
+// register load of latency 1, read by the next iteration). A reader of the
+// old value may share the writer's cycle (an order, not a value), so II 1;
+// as data dependences, s0 -> s1 and s1 -> s0 a cycle later make II 2.
+const std::string kShift = text_block(R"(
+problem shift modulo
+type state latency 1 delay 0
+op s0 state width 8
+op s1 state width 8
+op s2 state width 8
+dep s1 s0 distance 1
+dep s2 s1 distance 1
+dep s0 s1 order
+dep s1 s2 order
+)");
+
+TEST(SchedModulo, AntiDependencesLetReaderAndWriterShareACycle) {
+  EXPECT_EQ(solve(kShift), text_block(R"(
+solution shift latency 1 ii 1
+op s0 0
+op s1 0
+op s2 0
+)"));
+  std::string data = kShift;
+  for (std::size_t at; (at = data.find(" order")) != std::string::npos;) data.erase(at, 6);
+  EXPECT_EQ(schedule_modulo(parse_problem(data)).ii, 2);
+}
+
 // With a clock, latency-0 operations chain within it: three 2 ns adds under
 // a 5 ns clock take two cycles (the third starts a new one), offsets printed.
 TEST(SchedModulo, AClockChainsLatencyZeroOperationsWithinIt) {

@@ -65,6 +65,10 @@ struct Dependence {
   int from = 0;  // operation indices
   int to = 0;
   int distance = 0;  // iterations between producer and consumer; 0 outside the modulo problem
+  // An order, not a value: `to` starts no earlier than `from`'s own cycle
+  // (an anti-dependence: a register or memory read in the cycle its new
+  // value is stored still sees the old one). No latency, no chaining.
+  bool order = false;
 };
 
 struct Problem {
@@ -86,13 +90,17 @@ struct Problem {
     operations.push_back({std::move(op_name), type, width});
     return static_cast<int>(operations.size()) - 1;
   }
-  void add_dependence(int from, int to, int distance = 0) {
-    dependences.push_back({from, to, distance});
+  void add_dependence(int from, int to, int distance = 0, bool order = false) {
+    dependences.push_back({from, to, distance, order});
   }
 
   int num_operations() const { return static_cast<int>(operations.size()); }
   const OperatorType& type_of(int op) const { return types[operations[op].type]; }
   int latency(int op) const { return type_of(op).latency; }
+  // The cycles `d.to` starts after `d.from` at least (within one iteration).
+  int latency(const Dependence& d) const { return d.order ? 0 : latency(d.from); }
+  // Whether `d` carries a value that may chain combinationally in one cycle.
+  bool chains(const Dependence& d) const { return !d.order && latency(d.from) == 0; }
   double delay_ns(int op) const { return type_of(op).delay_ns; }
   // Whether limits (SharedOperators, Chaining) and offsets (Chaining) apply.
   bool has_limits() const { return problem_class != ProblemClass::Plain; }

@@ -53,6 +53,7 @@ std::string print_problem(const Problem& p) {
   for (const Dependence& d : p.dependences) {
     s += "dep " + p.operations[d.from].name + " " + p.operations[d.to].name;
     if (d.distance != 0) s += " distance " + std::to_string(d.distance);
+    if (d.order) s += " order";
     s += "\n";
   }
   return s;
@@ -140,6 +141,10 @@ Problem parse_problem(std::string_view text, const std::string& source) {
       d.from = lookup(ops, "operation");
       d.to = lookup(ops, "operation");
       read_fields(lex, [&](const std::string& key) {
+        if (key == "order") {
+          d.order = true;
+          return true;
+        }
         if (key != "distance") return false;
         d.distance = expect_int32(lex);
         return true;

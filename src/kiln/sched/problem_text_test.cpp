@@ -25,6 +25,7 @@ op m0 mul width 32
 op a0 add width 33
 dep m0 a0
 dep a0 m0 distance 2
+dep a0 m0 order
 )");
   const Problem p = parse_problem(text);
   EXPECT_EQ(p.problem_class, ProblemClass::Chaining);
@@ -37,6 +38,8 @@ dep a0 m0 distance 2
   EXPECT_EQ(p.operations[1].type, 1);
   EXPECT_EQ(p.operations[1].width, 33);
   EXPECT_EQ(p.dependences[1].distance, 2);
+  EXPECT_FALSE(p.dependences[1].order);
+  EXPECT_TRUE(p.dependences[2].order);
   EXPECT_EQ(print_problem(p), text);
 }
 

@@ -212,7 +212,7 @@ Solution schedule_sdc(const Problem& p) {
   const int latency_col = rows.add_col();
 
   for (const Dependence& d : p.dependences)
-    rows.difference(start(d.to), start(d.from), p.latency(d.from));
+    rows.difference(start(d.to), start(d.from), p.latency(d));
   if (p.has_chaining())
     for (const auto& [u, v] : chaining_pairs(p, g)) rows.difference(start(v), start(u), 1);
   for (int v = 0; v < n; ++v)

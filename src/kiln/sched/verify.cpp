@@ -46,18 +46,18 @@ void verify(const Problem& p, const Solution& s) {
 
   for (const Dependence& d : p.dependences) {
     // The consumer's iteration starts d * II cycles after the producer's.
-    const int ready = s.start[d.from] + p.latency(d.from) - d.distance * s.ii;
+    const int ready = s.start[d.from] + p.latency(d) - d.distance * s.ii;
     if (s.start[d.to] < ready)
       fail(p, "dependence " + name(d.from) + " -> " + name(d.to) +
                   (d.distance ? " (distance " + std::to_string(d.distance) + ", II " +
                                     std::to_string(s.ii) + ")"
                               : std::string()) +
                   ": " + name(d.to) + " starts in cycle " + std::to_string(s.start[d.to]) +
-                  ", before cycle " + std::to_string(ready) + " when " + name(d.from) +
-                  "'s result is ready");
+                  ", before cycle " + std::to_string(ready) +
+                  (d.order ? ", the cycle of " + name(d.from) + " it must follow"
+                           : " when " + name(d.from) + "'s result is ready"));
     // The same clock cycle: the consumer's iteration runs d * II cycles later.
-    if (p.has_chaining() && p.latency(d.from) == 0 &&
-        s.start[d.to] + d.distance * s.ii == s.start[d.from]) {
+    if (p.has_chaining() && p.chains(d) && s.start[d.to] + d.distance * s.ii == s.start[d.from]) {
       const double at = s.start_ns[d.from] + p.delay_ns(d.from);
       if (s.start_ns[d.to] + kDelayEpsilon < at)
         fail(p, "dependence " + name(d.from) + " -> " + name(d.to) + " in cycle " +

@@ -75,6 +75,21 @@ TEST_F(SchedVerify, Dependence) {
             "dependence m1 -> a2: a2 starts in cycle 0, before cycle 1 when m1's result is ready");
 }
 
+// An order (anti-dependence) lets `to` start in `from`'s cycle, at any offset.
+TEST_F(SchedVerify, OrderAllowsTheSameCycle) {
+  p.dependences.push_back({3, 1, 0, true});  // m1 -> a1: a1 in m1's cycle 0
+  s.start_ns[1] = 0;
+  p.dependences.erase(p.dependences.begin());  // a1 no longer chains after a0
+  EXPECT_NO_THROW(verify(p, s));
+  s.start[3] = 1;  // m1 after a1: the order is broken
+  s.start[4] = 2;
+  s.latency = 3;
+  p.max_latency.reset();
+  EXPECT_EQ(error(),
+            "dependence m1 -> a1: a1 starts in cycle 0, before cycle 1, the cycle of m1 it must "
+            "follow");
+}
+
 TEST_F(SchedVerify, ChainedDelay) {
   s.start_ns[1] = 1;
   EXPECT_EQ(
