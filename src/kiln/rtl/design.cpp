@@ -167,10 +167,22 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
       layers.push_back(std::move(meeting));
       continue;
     }
+    // A layer folded onto its multipliers keeps that plan (built again below).
+    if (options.fold.count(kernel.name) && !configures_loops(options, kernel))
+      if (std::optional<PlanChoice> c =
+              fold_plan(program, static_cast<int>(k), options, so, uo, device)) {
+        layers.push_back({std::move(*c)});
+        continue;
+      }
     const LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
     const BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, "latency");
-    layers.push_back({{plan, b.report.interval_cycles, b.report.latency_cycles, 0, 1,
-                       describe(program, static_cast<int>(k), plan), ""}});
+    PlanChoice only;
+    only.plan = plan;
+    only.interval = b.report.interval_cycles;
+    only.latency = b.report.latency_cycles;
+    only.tried = 1;
+    only.text = describe(program, static_cast<int>(k), plan);
+    layers.push_back({only});
   }
   const std::vector<int> pick = meet_latency(layers, bound);
   if (pick.empty()) {
@@ -330,6 +342,14 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       if (plan.line_buffered) loop::line_buffer(program, model, static_cast<int>(k));
       if (plan.weights_in_registers)
         keep_weights_in_registers(program, static_cast<int>(k), options);
+    } else if (options.fold.count(kernel.name) && !configures_loops(options, kernel)) {
+      if (const std::optional<PlanChoice> c =
+              fold_plan(program, static_cast<int>(k), options, so, uo, device)) {
+        plan = c->plan;
+        why = c->why;
+        if (plan.weights_in_registers)
+          keep_weights_in_registers(program, static_cast<int>(k), options);
+      }
     }
     BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, module);
     b.report.plan = why.empty() ? describe(program, static_cast<int>(k), plan) : why;

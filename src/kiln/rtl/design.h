@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ struct RtlOptions {
   // The most variable x variable multipliers each layer may instantiate, by
   // layer name (hls::Layer::name); a layer not listed has no limit.
   std::vector<std::pair<std::string, int>> multiplier_limits;
+  // Layers folded onto their multipliers (options.h: a Dense layer whose
+  // MultiplierLimit the config sets, without an interval target): unless its
+  // Loop block sets a plan, kiln takes the fastest plan whose products run on
+  // those multipliers, or the cheapest within 5% of it (target_cycles.h).
+  std::set<std::string> fold;
   // The most cycles between samples each layer may take, where the config
   // asks (options.h: from TargetCycles or ReuseFactor); kiln picks the
   // layer's loop plan (target_cycles.h) unless its Loop block sets one.

@@ -11,9 +11,12 @@ namespace kiln::rtl {
 
 Scheduler scheduler_of(hls::RtlScheduler s);
 
-// One multiplier_limits entry per layer of `model` that has a limit, one
+// One multiplier_limits entry per layer of `model` that has a limit (a
+// LayerType or LayerName MultiplierLimit, or its share of the Model's, which
+// is the design's budget shared by the layers' products), one
 // interval_targets entry per layer with a TargetCycles or an explicit
-// ReuseFactor.
+// ReuseFactor, and `fold` for the Dense layers with a limit of 1 or more and
+// no interval target.
 RtlOptions rtl_options(const hls::Config& config, const hls::Model& model);
 
 }  // namespace kiln::rtl

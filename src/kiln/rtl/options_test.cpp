@@ -42,6 +42,41 @@ LayerName:
   EXPECT_EQ(o.multiplier_limits, expected);  // by layer name, the ONNX name accepted
 }
 
+// Model.MultiplierLimit is the design's budget: after the layers that set
+// their own, the others share it by the products they compute (fc1 6, fc2 4
+// of 10: 3 and 2 of 5), and the Dense layers with a limit and no interval
+// target fold onto their multipliers.
+TEST(RtlOptions, ModelMultiplierLimitIsTheDesignsBudget) {
+  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  const RtlOptions shared = rtl_options(
+      hls::parse_config("Model:\n  MultiplierLimit: 5\n", "c.yaml"), m);
+  const std::vector<std::pair<std::string, int>> both = {{"fc1", 3}, {"fc2", 2}};
+  EXPECT_EQ(shared.multiplier_limits, both);
+  EXPECT_EQ(shared.fold, (std::set<std::string>{"fc1", "fc2"}));
+  // fc2 takes 4 of 6 (the other 2 are fc1's), and fc1 has a target.
+  const RtlOptions capped = rtl_options(hls::parse_config(R"(
+Model:
+  MultiplierLimit: 6
+LayerName:
+  fc2:
+    MultiplierLimit: 4
+  fc1:
+    TargetCycles: 10
+)",
+                                                          "c.yaml"),
+                                        m);
+  const std::vector<std::pair<std::string, int>> rest = {{"fc1", 2}, {"fc2", 4}};
+  EXPECT_EQ(capped.multiplier_limits, rest);
+  EXPECT_EQ(capped.fold, (std::set<std::string>{"fc2"}));
+  // A budget of 1: the larger remainder (fc1's 0.6) takes it; fc2's share of
+  // 0 puts its products in LUTs and does not fold.
+  const RtlOptions one =
+      rtl_options(hls::parse_config("Model:\n  MultiplierLimit: 1\n", "c.yaml"), m);
+  const std::vector<std::pair<std::string, int>> single = {{"fc1", 1}, {"fc2", 0}};
+  EXPECT_EQ(one.multiplier_limits, single);
+  EXPECT_EQ(one.fold, (std::set<std::string>{"fc1"}));
+}
+
 // The keys kiln compile reads set the same interval in kiln rtl: TargetCycles
 // wins where it is as specific as ReuseFactor; an explicit ReuseFactor asks
 // for the II it gives there (a Dense in io_parallel: RF cycles); the default

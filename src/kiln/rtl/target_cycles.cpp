@@ -64,7 +64,9 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                                            : program;
       const BuiltStage b = build_layer_stage(p, kernel, plan, stage, unroll, "candidate");
       built.push_back({plan, b.report.interval_cycles, b.report.latency_cycles,
-                       share(b.report, device), 0, describe(p, kernel, plan), ""});
+                       share(b.report, device), 0,
+                       b.report.multipliers > 0 && b.report.const_multipliers == 0,
+                       describe(p, kernel, plan), ""});
       return b.report.interval_cycles <= target.cycles;
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Internal) throw;
@@ -151,6 +153,40 @@ PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const Inte
   PlanChoice c = *best;
   c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
                       c.text, c.interval, 100 * c.cost, device.name, tried);
+  return c;
+}
+
+std::optional<PlanChoice> fold_plan(const loop::Program& program, int kernel,
+                                    const RtlOptions& options, const StageOptions& stage,
+                                    const dfg::UnrollOptions& unroll,
+                                    const estimate::Device& device) {
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  // No interval to meet: every factor is built.
+  const IntervalTarget none{k.name, 0, "MultiplierLimit"};
+  const std::vector<PlanChoice> plans =
+      layer_plans(program, kernel, none, 0, options, stage, unroll, device);
+  const PlanChoice* fastest = nullptr;
+  for (const PlanChoice& c : plans)
+    if (c.on_multipliers && (!fastest || c.interval < fastest->interval)) fastest = &c;
+  if (!fastest) return std::nullopt;
+  const PlanChoice* best = fastest;
+  for (const PlanChoice& c : plans)
+    if (c.on_multipliers && c.interval <= (1 + kFoldSlack) * fastest->interval &&
+        c.cost < best->cost)
+      best = &c;
+  PlanChoice c = *best;
+  int units = 0;
+  for (const auto& [name, limit] : options.multiplier_limits)
+    if (name == k.name) units = limit;
+  const std::string which =
+      best == fastest ? "the fastest such plan"
+                      : fmt::format("the fastest such plan takes {}; this one is within {:.0f}% "
+                                    "and cheaper",
+                                    fastest->interval, 100 * kFoldSlack);
+  c.why = fmt::format(
+      "MultiplierLimit {}: folded onto its multipliers: {}, {} cycles per sample ({}), {:.2f}% "
+      "of {} ({} plans tried)",
+      units, c.text, c.interval, which, 100 * c.cost, device.name, static_cast<int>(plans.size()));
   return c;
 }
 

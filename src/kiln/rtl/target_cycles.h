@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kiln/estimate/devices.h"
@@ -26,6 +27,8 @@ struct PlanChoice {
   int latency = 0;   // cycles from its start to its results
   double cost = 0;   // share of the device
   int tried = 0;     // plans built
+  // Its products run on DSP multipliers (none by constants as shifts and adds).
+  bool on_multipliers = false;
   std::string text;  // describe(): the plan in words
   std::string why;   // for the report
 };
@@ -56,6 +59,17 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
                        const RtlOptions& options, const StageOptions& stage,
                        const dfg::UnrollOptions& unroll, const estimate::Device& device,
                        const loop::Program* line_buffered = nullptr);
+
+// A layer folded onto its multipliers (RtlOptions::fold): of the plans
+// layer_plans() builds with no interval to meet, those whose products run on
+// the layer's MultiplierLimit DSPs; the fastest, or the cheapest whose
+// interval is within 5% of it. nullopt when no plan does (the layer is then
+// built as it would be without: fully unrolled).
+inline constexpr double kFoldSlack = 0.05;
+std::optional<PlanChoice> fold_plan(const loop::Program& program, int kernel,
+                                    const RtlOptions& options, const StageOptions& stage,
+                                    const dfg::UnrollOptions& unroll,
+                                    const estimate::Device& device);
 
 // LatencyCycles (docs/config.md): one plan per layer from `layers` (the plans
 // each may take), their latencies adding up to at most `latency_cycles`.
