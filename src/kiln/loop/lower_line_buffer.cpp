@@ -80,7 +80,13 @@ void line_buffer(Program& program, const hls::Model& model, int kernel) {
   KernelBuilder k(program, name, onnx_name);
   const int win = k.local(names.unique(name + "_win"), xt, {kh_n, kw_n, c_n});
   const int col = k.local(names.unique(name + "_col"), xt, {kh_n, c_n});
-  const int lb = kh_n > 1 ? k.local(names.unique(name + "_lines"), xt, {kh_n - 1, wp, c_n}) : -1;
+  // One line buffer per row kept and channel, each a column per padded
+  // pixel: a memory of its own (a bank), read and written once per column.
+  std::vector<std::vector<int>> lines(static_cast<std::size_t>(kh_n - 1));
+  for (int64_t r = 0; r + 1 < kh_n; ++r)
+    for (int64_t c = 0; c < c_n; ++c)
+      lines[static_cast<std::size_t>(r)].push_back(
+          k.local(names.unique(fmt::format("{}_line{}_{}", name, r, c)), xt, {wp}));
   // The window starts empty (its first columns shift out before any output).
   k.loop("wh", kh_n, [&](const Affine& i) {
     k.loop("ww", kw_n, [&](const Affine& j) {
@@ -99,23 +105,19 @@ void line_buffer(Program& program, const hls::Model& model, int kernel) {
         k.store(col, {Affine::of(last), c}, k.constant(0, xt));
         k.when(inside, [&] { k.store(col, {Affine::of(last), c}, k.load(x, {ih, iw, c})); });
       });
-      if (lb >= 0) {
-        // The rows above it at this column, from the line buffers (read only
-        // once this sample has written them), then the line buffers move up.
-        k.loop("lr", kh_n - 1, [&](const Affine& r) {
-          k.loop("lc", c_n, [&](const Affine& c) {
-            k.store(col, {r, c}, k.constant(0, xt));
-            k.when({{ph + r, last, hp + kh_n}}, [&] {
-              k.store(col, {r, c}, k.load(lb, {r, pw, c}));
-            });
-          });
-        });
-        k.loop("sr", kh_n - 1, [&](const Affine& r) {
-          k.loop("sc", c_n, [&](const Affine& c) {
-            k.store(lb, {r, pw, c}, k.load(col, {r + 1, c}));
-          });
-        });
-      }
+      // The rows above it at this column, from the line buffers (read only
+      // once this sample has written them), then the line buffers move up.
+      for (int64_t r = 0; r + 1 < kh_n; ++r)
+        for (int64_t c = 0; c < c_n; ++c) {
+          const int line = lines[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+          const std::vector<Affine> at = {Affine::of(r), Affine::of(c)};
+          k.store(col, at, k.constant(0, xt));
+          k.when({{ph, last - r, hp}}, [&] { k.store(col, at, k.load(line, {pw})); });
+        }
+      for (int64_t r = 0; r + 1 < kh_n; ++r)
+        for (int64_t c = 0; c < c_n; ++c)
+          k.store(lines[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)], {pw},
+                  k.load(col, {Affine::of(r + 1), Affine::of(c)}));
       // The window moves one column: the new column comes in on the right.
       if (kw_n > 1)
         k.loop("mh", kh_n, [&](const Affine& i) {

@@ -61,14 +61,15 @@ bool configures_loops(const RtlOptions& o, const loop::Kernel& k) {
   return false;
 }
 
-// Buffers the layers compute are registers (loop_stage.h): a partition or
-// a memory kind for one would be ignored, so it is refused.
+// Buffers the layers hand each other are registers (loop_stage.h): a
+// partition or a memory kind for one would be ignored, so it is refused.
 void refuse_memories_of_computed_buffers(const loop::Program& p, const RtlOptions& o) {
   for (const auto& [name, bc] : o.buffers) {
     const int b = p.find_buffer(name);
     if (b < 0) continue;  // apply_directives has named it already
-    if (p.buffers[static_cast<std::size_t>(p.storage_of(b))].role == loop::BufferRole::Const)
-      continue;
+    // Weights are ROMs; a layer's own scratch may be a memory (memories.h).
+    const loop::BufferRole role = p.buffers[static_cast<std::size_t>(p.storage_of(b))].role;
+    if (role == loop::BufferRole::Const || role == loop::BufferRole::Local) continue;
     const bool partition = bc.partition && *bc.partition != hls::BufferPartition::None &&
                            *bc.partition != hls::BufferPartition::Complete;
     const bool memory = bc.storage && *bc.storage != hls::BufferStorage::Auto &&
@@ -218,20 +219,17 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
 
 loop::Program design_program(const hls::Model& model, const RtlOptions& options) {
   loop::Program program = loop::lower_model(model);
-  loop::apply_directives(program, options.loops, options.buffers);  // names and values
   // Convolutions the config builds line-buffered (ConvImplementation:
-  // LineBuffer) take that form before their plans are made; one without it
-  // (a stride over 1) stays direct.
-  bool reshaped = false;
+  // LineBuffer) take that form before their plans are made, so that the
+  // directives name its loops and buffers; one without it (a stride over 1)
+  // stays direct.
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const auto it = options.line_buffer.find(program.kernels[k].name);
-    if (it == options.line_buffer.end() || !it->second ||
-        !loop::can_line_buffer(program, model, static_cast<int>(k)))
-      continue;
-    loop::line_buffer(program, model, static_cast<int>(k));
-    reshaped = true;
+    if (it != options.line_buffer.end() && it->second &&
+        loop::can_line_buffer(program, model, static_cast<int>(k)))
+      loop::line_buffer(program, model, static_cast<int>(k));
   }
-  if (reshaped) loop::apply_directives(program, options.loops, options.buffers);
+  loop::apply_directives(program, options.loops, options.buffers);  // names and values
   return program;
 }
 

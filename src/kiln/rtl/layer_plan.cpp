@@ -6,6 +6,7 @@
 
 #include "kiln/rtl/loop_schedule.h"
 #include "kiln/rtl/loop_stage.h"
+#include "kiln/rtl/memories.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -75,13 +76,16 @@ BuiltStage build_layer_stage(const loop::Program& program, int kernel, const Lay
     return build_stage(dfg::unroll_kernel(program, kernel, unroll), program, options, module);
   const dfg::SplitKernel sk =
       dfg::split_at_loop(program, kernel, plan.loop, plan.unroll, plan.flatten);
+  // The loop's memories may partition its locals (a copy of the program).
+  loop::Program own = program;
   LoopScheduleOptions lo;
   lo.family = options.family;
   lo.multiplier_limit = options.multiplier_limit;
   lo.ii = plan.ii;
   lo.clock_ns = options.clock_ns;
-  const LoopSchedule ls = schedule_loop(sk.body, program, lo);
-  return build_loop_stage(sk, program, ls, plan.pipelined, options, module);
+  lo.memories = plan_memories(sk, own);
+  const LoopSchedule ls = schedule_loop(sk.body, own, lo);
+  return build_loop_stage(sk, own, ls, plan.pipelined, options, module);
 }
 
 }  // namespace kiln::rtl

@@ -37,9 +37,15 @@ class ProblemBuilder {
   }
 
  private:
-  int type_of_port(const dfg::PortAccess& pa) {
+  int type_of_port(const dfg::PortAccess& pa, bool write) {
     const Bank bank = bank_of(pa, p_);
     const loop::Buffer& b = p_.buffers[static_cast<std::size_t>(pa.buffer)];
+    if (o_.memories.count(pa.buffer)) {
+      // A memory's bank: one write port and one read port.
+      const std::string name = bank_name(b, bank) + (write ? " write" : " read");
+      if (auto it = types_.find(name); it != types_.end()) return it->second;
+      return types_[name] = lp_.problem.add_type({name, 1, 0, 1});
+    }
     // A buffer the layers write is registers in hardware (loop_stage.h), each
     // read its own registered multiplexer: no port limit.
     const bool muxed = !bank.registers && b.role != loop::BufferRole::Const;
@@ -79,7 +85,7 @@ class ProblemBuilder {
     sched::Problem& pb = lp_.problem;
     for (const dfg::PortAccess& pa : body_.reads)
       lp_.read_ops.push_back(
-          pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa),
+          pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa, false),
                            p_.buffers[static_cast<std::size_t>(pa.buffer)].type.width));
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const NodeOp op = g_.node(n).op;
@@ -94,7 +100,7 @@ class ProblemBuilder {
     }
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
       lp_.write_ops.push_back(pb.add_operation(
-          fmt::format("w{}", w), type_of_port(body_.writes[w]),
+          fmt::format("w{}", w), type_of_port(body_.writes[w], true),
           p_.buffers[static_cast<std::size_t>(body_.writes[w].buffer)].type.width));
     // Each state element's register load: a cycle, so the next iteration's
     // readers see the new value only after the edge that stores it.
@@ -233,6 +239,7 @@ LoopProblem loop_problem(const dfg::LoopBody& body, const loop::Program& program
 LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& program,
                            const LoopScheduleOptions& options) {
   LoopSchedule s;
+  s.memories = options.memories;
   s.lp = loop_problem(body, program, options);
   sched::check(s.lp.problem);
   s.solution = sched::schedule_modulo(s.lp.problem);

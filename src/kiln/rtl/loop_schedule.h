@@ -11,7 +11,9 @@
 //   index the loop moves across banks takes a port of the buffer's shared
 //   "any bank" type (an approximation; the Verilog refuses it);
 // - buffers the layers write are registers in hardware, read through a
-//   multiplexer each: no port limit;
+//   multiplexer each: no port limit; a local the body alone reads and writes
+//   at moving elements may be a memory (memories.h), whose banks take one
+//   write and one read each per cycle;
 // - Storage=Registers or a complete partition: registers read in the cycle.
 // Reads take one cycle (a registered read) except from registers; everything
 // else takes the operator library's latency.
@@ -33,6 +35,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,9 @@ struct LoopScheduleOptions {
   int ports_per_bank = 2;
   std::optional<int> ii;  // the II asked for (a Pipeline directive)
   double clock_ns = 0;    // operations chain within it; 0: no clock (free chaining)
+  // Buffers the body reads and writes in memories (memories.h): each bank
+  // one write and one registered read per cycle.
+  std::set<int> memories;
 };
 
 struct LoopProblem {
@@ -69,6 +75,7 @@ LoopProblem loop_problem(const dfg::LoopBody& body, const loop::Program& program
 
 struct LoopSchedule {
   LoopProblem lp;
+  std::set<int> memories;    // as scheduled (LoopScheduleOptions::memories)
   sched::Solution solution;  // verified
   sched::ModuloBounds bounds;
   std::string why;     // sched::describe_ii: why the II is what it is

@@ -34,6 +34,15 @@ struct RomBank {
   std::vector<std::map<int, int>> ports;  // per port: phase -> read
 };
 
+// One bank of a buffer the loop keeps in memory (memories.h) and the body's
+// accesses on its write port and its read port, by phase.
+struct RamBank {
+  int storage = -1;
+  std::vector<int64_t> part;
+  std::map<int, int> reads;   // phase -> read
+  std::map<int, int> writes;  // phase -> write
+};
+
 class LoopStageBuilder {
  public:
   LoopStageBuilder(const dfg::SplitKernel& sk, const loop::Program& p, const LoopSchedule& ls,
@@ -202,6 +211,10 @@ class LoopStageBuilder {
       }
       const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(-1 - o.where.element)];
       KILN_ASSERT(!is_const(pa.buffer), "a loop writes a weight");
+      if (ls_.memories.count(pa.buffer)) {
+        ram_access(pa, static_cast<int>(-1 - o.where.element), static_cast<int>(t), true);
+        continue;
+      }
       for (int64_t k = 0; k < body_.trip; ++k)
         if (const int64_t e = element_at(pa, k); e >= 0)
           note_write(pa.buffer, e, l0_ + k * ii_ + t);
@@ -215,6 +228,10 @@ class LoopStageBuilder {
         continue;
       }
       const int64_t t = op_start(ls_.lp.read_ops[r]);
+      if (ls_.memories.count(pa.buffer)) {
+        ram_access(pa, static_cast<int>(r), static_cast<int>(t), false);
+        continue;
+      }
       for (int64_t k = 0; k < body_.trip; ++k)
         if (const int64_t e = element_at(pa, k); e >= 0) note_read(pa.buffer, e, l0_ + k * ii_ + t);
     }
@@ -276,6 +293,20 @@ class LoopStageBuilder {
     rom_port_[r] = {static_cast<int>(i), static_cast<int>(port)};
   }
 
+  // A read or write of a buffer in memory: its bank's one port of that kind,
+  // at the phase the schedule gives it (one per phase: the bank's limit).
+  void ram_access(const dfg::PortAccess& pa, int index, int t, bool write) {
+    const Bank bank = bank_of(pa, p_);
+    std::size_t i = 0;
+    while (i < rams_.size() && !(rams_[i].storage == pa.buffer && rams_[i].part == bank.part)) ++i;
+    if (i == rams_.size()) rams_.push_back({pa.buffer, bank.part, {}, {}});
+    std::map<int, int>& port = write ? rams_[i].writes : rams_[i].reads;
+    const int phase = t % ii_;
+    KILN_ASSERT(!port.count(phase), "two accesses of one memory port in one phase");
+    port[phase] = index;
+    if (!write) ram_of_read_[index] = static_cast<int>(i);
+  }
+
   // ---- Verilog ----------------------------------------------------------------
 
   std::string m(int b) const { return fmt::format("m{}", b); }
@@ -298,13 +329,20 @@ class LoopStageBuilder {
     return fmt::format("(vs[{}] && ph == {})", s, literal(t % ii_, ph_bits_));
   }
   std::string k_at(int t) const { return fmt::format("k{}", t / ii_); }
+  // A flattened nest's inner variable in the iteration at time t.
+  std::string inner_at(int t) const {
+    return t / ii_ == 0 ? "var1" : fmt::format("var1_{}", t / ii_);
+  }
 
   // wire `name` = a.step * k + a.base in `width` bits, k being the
-  // iteration at time t.
-  std::string linear(const Linear& a, int t, int width, const std::string& name, std::string& out) {
-    const int kb = k_bits_;
+  // iteration at time t (or, `inner`, a flattened nest's inner variable in
+  // that iteration).
+  std::string linear(const Linear& a, int t, int width, const std::string& name, std::string& out,
+                     bool inner = false) {
+    const int kb = inner ? index_bits(body_.inner_trip) : k_bits_;
+    const std::string at = inner ? inner_at(t) : k_at(t);
     const int cw = std::max(width, kb) + index_bits(std::abs(a.step) + 1) + 1;
-    const std::string k = cw == kb ? k_at(t) : fmt::format("{{{}'b0, {}}}", cw - kb, k_at(t));
+    const std::string k = cw == kb ? at : fmt::format("{{{}'b0, {}}}", cw - kb, at);
     // step * k as shifted copies of k by step's signed digits: a product by a
     // constant written as `*` is one Yosys may map to a DSP slice.
     std::string expr = literal(a.base, cw);
@@ -404,6 +442,8 @@ class LoopStageBuilder {
     v += fmt::format("        k0 <= k0 + {};\n", literal(1, k_bits_));
     for (int s = 1; s < stages_; ++s) v += fmt::format("        k{} <= k{};\n", s, s - 1);
     v += "      end\n    end\n";
+    shift_when_ =
+        ii_ > 1 ? fmt::format("!rst && !({}) && {}", go, wrap) : fmt::format("!rst && !({})", go);
     emit_variables(v, go, ii_ > 1 ? fmt::format("!rst && !({}) && {}", go, wrap) : "1'b1");
   }
 
@@ -431,6 +471,16 @@ class LoopStageBuilder {
         literal(1, ob));
     sinks_.push_back("var0");
     sinks_.push_back("var1");
+    // Memories address by the inner variable of the iteration in each
+    // pipeline stage: it moves along with k.
+    if (rams_.empty() || stages_ < 2) return;
+    std::string shift;
+    for (int s = 1; s < stages_; ++s) {
+      v += fmt::format("  reg {}var1_{};\n", range(ib), s);
+      shift += fmt::format(" var1_{} <= {};", s, s == 1 ? "var1" : fmt::format("var1_{}", s - 1));
+      sinks_.push_back(fmt::format("var1_{}", s));
+    }
+    v += fmt::format("  always @(posedge clk) if ({}) begin{} end\n", shift_when_, shift);
   }
 
   void emit_reads(std::string& v) {
@@ -486,6 +536,9 @@ class LoopStageBuilder {
       if (const auto it = rom_port_.find(static_cast<int>(r)); it != rom_port_.end()) {
         v += fmt::format("  wire {}rd{} = pd{}_{};\n", range(w), r, it->second.first,
                          it->second.second);
+      } else if (const auto ram = ram_of_read_.find(static_cast<int>(r));
+                 ram != ram_of_read_.end()) {
+        v += fmt::format("  wire {}rd{} = mq{};\n", range(w), r, ram->second);
       } else if (is_const(pa.buffer)) {
         // Weights in registers: the elements this read reaches, by iteration.
         const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(pa.buffer)];
@@ -603,7 +656,7 @@ class LoopStageBuilder {
       const StagePortElement& e = body_stage_.outputs[i];
       const int t = op_start(ls_.lp.output_ops[i]);
       const int b = e.where.buffer;
-      if (b == dfg::kWriteEnableBuffer) continue;
+      if (b == dfg::kWriteEnableBuffer || ls_.memories.count(b)) continue;  // not registers
       if (e.where.element >= 0) {
         loads[b].push_back(fmt::format("if ({}) {} <= {};", active(t), slice(b, e.where.element),
                                        part_bits(e, "body")));
@@ -627,6 +680,7 @@ class LoopStageBuilder {
       }
     }
     from_part(after_, "post", a_at_);
+    emit_rams(v, enables);
     for (const auto& [b, use] : uses_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
       const int64_t n = buf.numel();
@@ -639,6 +693,74 @@ class LoopStageBuilder {
       v += "  always @(posedge clk) begin\n" + seq + "  end\n";
       sinks_.push_back(m(b));
       register_bits_ += n * buf.type.width;
+    }
+  }
+
+  // Each memory bank: one write port and one registered read port, their
+  // addresses and data multiplexed by phase among the accesses the schedule
+  // put there; coded as Yosys infers a simple dual-port RAM (a read in the
+  // cycle of a write to its address sees the old value, as the schedule's
+  // order of a read before a write assumes).
+  void emit_rams(std::string& v, const std::map<int64_t, std::string>& enables) {
+    // The body's output that each write stores.
+    std::map<int, std::string> data;
+    for (const StagePortElement& e : body_stage_.outputs)
+      if (e.where.buffer >= 0 && e.where.element < 0)
+        data[static_cast<int>(-1 - e.where.element)] = part_bits(e, "body");
+    for (std::size_t i = 0; i < rams_.size(); ++i) {
+      const RamBank& rb = rams_[i];
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+      const auto depth = static_cast<int64_t>(bank_elements(p_, rb.storage, rb.part).size());
+      const int w = buf.type.width;
+      const int ab = index_bits(depth);
+      v += fmt::format("  // {}: {} entries in memory, one write and one read per cycle.\n",
+                       bank_name(buf, {false, false, rb.part}), depth);
+      const char* style = buf.directives.storage == loop::Storage::Bram     ? "block"
+                          : buf.directives.storage == loop::Storage::Lutram ? "distributed"
+                                                                            : nullptr;
+      if (style) v += fmt::format("  (* ram_style = \"{}\" *)\n", style);
+      v += fmt::format("  reg {}mem{} [0:{}];\n", range(w), i, depth - 1);
+      // Addresses by phase: a case over ph, or the one access's.
+      auto by_phase = [&](const std::string& name, int width,
+                          const std::vector<std::pair<int, std::string>>& at) {
+        if (at.size() == 1) {
+          v += fmt::format("  wire {}{} = {};\n", range(width), name, at[0].second);
+          return;
+        }
+        v += fmt::format("  reg {}{};\n  always @* begin\n    {} = {};\n    case (ph)\n",
+                         range(width), name, name, literal(0, width));
+        for (const auto& [phase, value] : at)
+          v += fmt::format("      {}: {} = {};\n", literal(phase, ph_bits_), name, value);
+        v += "      default: ;\n    endcase\n  end\n";
+      };
+      if (!rb.reads.empty()) {
+        std::vector<std::pair<int, std::string>> at;
+        for (const auto& [phase, r] : rb.reads) {
+          const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
+          at.emplace_back(phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_),
+                                        t, ab, fmt::format("mra{}", r), v, body_.flat()));
+        }
+        by_phase(fmt::format("ma{}", i), ab, at);
+        v += fmt::format("  reg {0}mq{1};\n  always @(posedge clk) mq{1} <= mem{1}[ma{1}];\n",
+                         range(w), i);
+      }
+      if (!rb.writes.empty()) {
+        std::vector<std::pair<int, std::string>> addr, value;
+        std::string we;
+        for (const auto& [phase, wr] : rb.writes) {
+          const int t = op_start(ls_.lp.write_ops[static_cast<std::size_t>(wr)]);
+          addr.emplace_back(
+              phase, linear(bank_address(body_.writes[static_cast<std::size_t>(wr)], p_), t, ab,
+                            fmt::format("mwa{}", wr), v, body_.flat()));
+          value.emplace_back(phase, data.at(wr));
+          const auto en = enables.find(wr);
+          we += fmt::format("{}{}{}", we.empty() ? "" : " || ", active(t),
+                            en == enables.end() ? "" : " && " + en->second);
+        }
+        by_phase(fmt::format("mwa{}_", i), ab, addr);
+        by_phase(fmt::format("mwd{}_", i), w, value);
+        v += fmt::format("  always @(posedge clk) if ({0}) mem{1}[mwa{1}_] <= mwd{1}_;\n", we, i);
+      }
     }
   }
 
@@ -684,10 +806,23 @@ class LoopStageBuilder {
       }
       r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
     }
+    for (const RamBank& rb : rams_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+      const auto depth = static_cast<int>(bank_elements(p_, rb.storage, rb.part).size());
+      const int w = buf.type.width;
+      const bool bram =
+          buf.directives.storage == loop::Storage::Bram ||
+          (buf.directives.storage != loop::Storage::Lutram && sched::rom_in_block_ram(depth, w));
+      const sched::OperatorCost cost = sched::operator_cost(
+          bram ? sched::OperatorKind::BlockRam : sched::OperatorKind::Ram, {w, 0, depth, 0}, f);
+      r.lut += cost.lut;
+      r.ff += cost.ff;
+      r.bram18 += cost.bram18;
+    }
     // Reads outside the banks: a table or a multiplexer over what they reach.
     for (std::size_t i = 0; i < body_.reads.size(); ++i) {
       const dfg::PortAccess& pa = body_.reads[i];
-      if (rom_port_.count(static_cast<int>(i))) continue;
+      if (rom_port_.count(static_cast<int>(i)) || ram_of_read_.count(static_cast<int>(i))) continue;
       const auto kind = is_const(pa.buffer) ? sched::OperatorKind::Rom : sched::OperatorKind::Mux;
       r.lut +=
           sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(body_.trip), 0}, f)
@@ -713,6 +848,9 @@ class LoopStageBuilder {
   std::map<std::pair<int, int64_t>, std::pair<int64_t, int64_t>> writes_;  // first, last write
   std::vector<RomBank> banks_;
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
+  std::vector<RamBank> rams_;
+  std::map<int, int> ram_of_read_;  // read -> its memory bank
+  std::string shift_when_;          // when each pipeline stage takes the one before's iteration
   std::vector<std::string> sinks_;
   int64_t register_bits_ = 0;
 };

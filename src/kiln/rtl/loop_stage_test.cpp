@@ -170,6 +170,29 @@ TEST(LoopStage, LineBufferedConvolution) {
   expect_lint_clean_and_bit_exact(m, d);
 }
 
+// The line buffers in memory (memories.h): each a simple dual-port RAM of
+// one entry per column, written and read once per iteration (the ports the
+// schedule counts); a line buffer whose Storage says registers stays one.
+TEST(LoopStage, LineBuffersInMemory) {
+  const hls::Model m = testing::zoo_model("conv2d_a");
+  RtlOptions o;
+  o.line_buffer["Conv"] = true;
+  o.loops["Conv/oh"] = {std::nullopt, 1, "test", true};
+  o.buffers["Conv_line1_0"] = {std::nullopt, std::nullopt, std::nullopt,
+                               hls::BufferStorage::Registers, "test"};
+  const Design d = build_design(m, o);
+  const std::string& v = std::find_if(d.files.begin(), d.files.end(), [](const auto& f) {
+                           return f.first == "conv2d_a_Conv.v";
+                         })->second;
+  EXPECT_NE(v.find("@Conv_line0_0: 8 entries in memory"), std::string::npos) << v;
+  EXPECT_EQ(v.find("@Conv_line1_0: 8 entries in memory"), std::string::npos);
+  EXPECT_NE(v.find("reg [15:0] mem0 [0:7];"), std::string::npos);
+  // 8 x 8 input pixels at II 1: the memory's one read and one write per
+  // cycle are enough.
+  EXPECT_LE(stage_named(d, "Conv").latency_cycles, 64 + 8);
+  expect_lint_clean_and_bit_exact(m, d);
+}
+
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;

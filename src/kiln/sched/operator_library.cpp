@@ -204,6 +204,32 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
           std::max<int64_t>((bits + kBram18Bits - 1) / kBram18Bits, ceil_div(w, 36)));
       return c;
     }
+    case OperatorKind::Ram: {
+      // Simple dual-port distributed RAM (UG574): RAM32M16 holds 32 x 14 bits
+      // in 8 LUTs, RAM64M8 64 x 7 in 8; deeper, a RAM64M8 per 64 entries and
+      // a read multiplexer. The read's register is w flip-flops.
+      const int entries = shape.count;
+      if (entries < 1)
+        bad_shape(kind, "a memory needs 1 or more entries, got " + std::to_string(entries));
+      c.latency = 1;
+      c.ff = w;
+      if (entries <= 32) {
+        c.lut = 8.0 * ceil_div(w, 14);
+        return c;
+      }
+      const int blocks = ceil_div(entries, 64);
+      c.lut = 8.0 * blocks * ceil_div(w, 7) + w * mux_luts_per_bit(blocks);
+      c.delay_ns = f.lut_ns;
+      return c;
+    }
+    case OperatorKind::BlockRam: {
+      // As BlockRom: 18 Kb blocks, simple dual port.
+      const int64_t bits = int64_t{std::max(shape.count, 1)} * w;
+      c.latency = 1;
+      c.bram18 = static_cast<double>(
+          std::max<int64_t>((bits + kBram18Bits - 1) / kBram18Bits, ceil_div(w, 36)));
+      return c;
+    }
     case OperatorKind::Shift: return c;
     case OperatorKind::Register:
       c.latency = 1;

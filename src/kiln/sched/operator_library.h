@@ -34,6 +34,8 @@ enum class OperatorKind : uint8_t {
   Saturate,   // compare against the range + 2:1 mux
   Rom,        // a table of N entries x w bits in LUTs
   BlockRom,   // the same table in block RAM, its read registered
+  Ram,        // N entries x w bits written and read (one port each), in LUTs, its read registered
+  BlockRam,   // the same memory in block RAM
   Shift,      // constant shift: wiring, free
   Register,   // w flip-flops
 };
@@ -94,6 +96,8 @@ struct EnumNames<sched::OperatorKind> {
       {sched::OperatorKind::Saturate, "saturate"},
       {sched::OperatorKind::Rom, "rom"},
       {sched::OperatorKind::BlockRom, "block_rom"},
+      {sched::OperatorKind::Ram, "ram"},
+      {sched::OperatorKind::BlockRam, "block_ram"},
       {sched::OperatorKind::Shift, "shift"},
       {sched::OperatorKind::Register, "register"},
   };

@@ -427,12 +427,12 @@ TEST(Synthesize, ParsesStatJsonIntoResources) {
   parse_yosys_stat(stat, total, modules);
   ASSERT_TRUE(modules.count("m"));
   const CellCounts& m = modules.at("m");
-  EXPECT_EQ(m.lut, 3);
+  EXPECT_EQ(m.lut, 3 + 8);  // LUT1, LUT6 x 2, and the distributed RAMs' 4 + 2 x 2
   EXPECT_EQ(m.ff, 7);
   EXPECT_EQ(m.dsp, 1);
   EXPECT_EQ(m.bram18, 5);
   EXPECT_EQ(m.carry, 5);
-  EXPECT_EQ(m.lutram, 3);
+  EXPECT_EQ(m.lutram, 8);
   EXPECT_EQ(m.srl, 4);
   EXPECT_EQ(m.cells.at("MUXF7"), 9);
   EXPECT_EQ(total.lut, 7);

@@ -79,6 +79,23 @@ ToolInfo find_yosys() {
   return probe_tool("yosys", "yosys", {"-V"});
 }
 
+namespace {
+
+// LUTs per distributed RAM primitive: one LUT holds 64 x 1 bits (32 x 2);
+// the dual-port and multi-port ones take one more per port.
+long lutram_luts(const std::string& type) {
+  static const std::map<std::string, long> kLuts = {
+      {"RAM32X1S", 1},  {"RAM32X1S_1", 1}, {"RAM64X1S", 1},   {"RAM64X1S_1", 1}, {"RAM128X1S", 2},
+      {"RAM256X1S", 4}, {"RAM512X1S", 8},  {"RAM32X2S", 2},   {"RAM64X2S", 2},   {"RAM32X4S", 4},
+      {"RAM32X8S", 8},  {"RAM32X1D", 2},   {"RAM32X1D_1", 2}, {"RAM64X1D", 2},   {"RAM128X1D", 4},
+      {"RAM256X1D", 8}, {"RAM32M", 4},     {"RAM64M", 4},     {"RAM32M16", 8},   {"RAM64M8", 8},
+      {"RAM64X8SW", 8}};
+  const auto it = kLuts.find(type);
+  return it == kLuts.end() ? 1 : it->second;
+}
+
+}  // namespace
+
 void add_cells(CellCounts& c, const std::string& type, long n) {
   c.cells[type] += n;
   const auto is = [&](const char* prefix) { return starts_with(type, prefix); };
@@ -95,7 +112,11 @@ void add_cells(CellCounts& c, const std::string& type, long n) {
   } else if (type == "CARRY4" || type == "CARRY8") {
     c.carry += n;
   } else if (is("RAM")) {  // the distributed RAMs: RAM32M, RAM64M, RAM32X1D, RAM128X1S, ...
-    c.lutram += n;
+    // The LUTs each occupies (UG574): counted in `lut` too, as Vivado's
+    // "CLB LUTs" counts LUT as memory.
+    const long luts = lutram_luts(type) * n;
+    c.lutram += luts;
+    c.lut += luts;
   } else if (is("SRL")) {
     c.srl += n;
   }
