@@ -13,9 +13,8 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
-#include "kiln/rtl/layer_plan.h"
+#include "kiln/rtl/design_plan.h"
 #include "kiln/rtl/stage.h"
-#include "kiln/rtl/target_cycles.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/support/error.h"
 #include "kiln/support/names.h"
@@ -40,25 +39,6 @@ int bits_for(int64_t v) {
   int b = 1;
   while ((int64_t{1} << b) <= v) ++b;
   return b;
-}
-
-const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
-  for (const IntervalTarget& t : o.interval_targets)
-    if (t.layer == k.name) return &t;
-  return nullptr;
-}
-
-std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& k) {
-  for (const auto& [name, limit] : o.multiplier_limits)
-    if (name == k.name) return limit;
-  return std::nullopt;
-}
-
-// Whether the config's Loop block names a loop of `k` (its plan is the user's).
-bool configures_loops(const RtlOptions& o, const loop::Kernel& k) {
-  for (const loop::Loop& l : k.loops)
-    if (o.loops.count(k.name + "/" + l.name)) return true;
-  return false;
 }
 
 // Buffers the layers hand each other are registers (loop_stage.h): a
@@ -123,96 +103,6 @@ std::string valid_taps(int latency, int interval, const std::set<int>& taps) {
     s += fmt::format("  wire vld_{} = {};\n", k, any);
   }
   return s;
-}
-
-// LatencyCycles: every layer's plans (the searched ones meeting their interval
-// target; the others, their one plan, built to learn its latency), and the
-// pick whose latencies add up to at most the bound (target_cycles.h).
-// `program` with kernel `k` in its line-buffered form, for the search to try
-// too: a convolution of stride 1 whose form the config leaves open.
-std::optional<loop::Program> line_buffered_variant(const loop::Program& program,
-                                                   const hls::Model& model,
-                                                   const RtlOptions& options, int k) {
-  const loop::Kernel& kernel = program.kernels[static_cast<std::size_t>(k)];
-  if (options.line_buffer.count(kernel.name) || !loop::can_line_buffer(program, model, k))
-    return std::nullopt;
-  loop::Program v = program;
-  loop::line_buffer(v, model, k);
-  return v;
-}
-
-std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& program,
-                                                         const hls::Model& model,
-                                                         const RtlOptions& options, StageOptions so,
-                                                         const dfg::UnrollOptions& uo,
-                                                         const estimate::Device& device) {
-  const int64_t bound = *options.latency_cycles;
-  so.time_inputs = nullptr;  // no producers yet: each layer alone
-  std::vector<std::vector<PlanChoice>> layers;
-  std::vector<const IntervalTarget*> targets;
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
-    const loop::Kernel& kernel = program.kernels[k];
-    so.multiplier_limit = multiplier_limit_of(options, kernel);
-    const IntervalTarget* target = target_of(options, kernel);
-    if (target && configures_loops(options, kernel)) target = nullptr;
-    targets.push_back(target);
-    if (target) {
-      std::vector<PlanChoice> meeting;
-      const std::optional<loop::Program> lb =
-          line_buffered_variant(program, model, options, static_cast<int>(k));
-      const std::vector<PlanChoice> all = layer_plans(program, static_cast<int>(k), *target, 3,
-                                                      options, so, uo, device, lb ? &*lb : nullptr);
-      for (const PlanChoice& c : all)
-        if (c.interval <= target->cycles) meeting.push_back(c);
-      if (meeting.empty()) cheapest_meeting(program, static_cast<int>(k), *target, all, device);
-      layers.push_back(std::move(meeting));
-      continue;
-    }
-    // A layer folded onto its multipliers keeps that plan (built again below).
-    if (options.fold.count(kernel.name) && !configures_loops(options, kernel))
-      if (std::optional<PlanChoice> c =
-              fold_plan(program, static_cast<int>(k), options, so, uo, device)) {
-        layers.push_back({std::move(*c)});
-        continue;
-      }
-    const LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
-    const BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, "latency");
-    PlanChoice only;
-    only.plan = plan;
-    only.interval = b.report.interval_cycles;
-    only.latency = b.report.latency_cycles;
-    only.tried = 1;
-    only.text = describe(program, static_cast<int>(k), plan);
-    layers.push_back({only});
-  }
-  const std::vector<int> pick = meet_latency(layers, bound);
-  if (pick.empty()) {
-    int64_t fastest = 0;
-    for (const auto& plans : layers) {
-      int best = std::numeric_limits<int>::max();
-      for (const PlanChoice& c : plans) best = std::min(best, c.latency);
-      fastest += best;
-    }
-    throw_error(ErrorKind::InvalidModel, "LatencyCycles",
-                fmt::format("cannot meet {}: the fastest plans kiln tried for each layer add up "
-                            "to {} cycles",
-                            bound, fastest),
-                "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
-                "the slow layers' Loop directives yourself");
-  }
-  KILN_ASSERT(verify_latency(layers, pick, bound), "a latency pick over its bound");
-  std::vector<std::optional<PlanChoice>> chosen(program.kernels.size());
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
-    if (!targets[k]) continue;
-    PlanChoice c = layers[k][static_cast<std::size_t>(pick[k])];
-    c.why = fmt::format(
-        "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
-        "{:.2f}% of {} ({} plans tried)",
-        targets[k]->source, bound, c.text, c.interval, c.latency, 100 * c.cost, device.name,
-        c.tried);
-    chosen[k] = std::move(c);
-  }
-  return chosen;
 }
 
 }  // namespace
@@ -304,51 +194,45 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   // A stage starts as soon as every input element is ready by the cycle the
   // stage takes it, and a stage that may take an element earlier (a loop
   // stage: any cycle before its first read) takes it when it is ready, so the
-  // element needs no delay registers.
-  auto start_of = [&](const std::vector<StagePortElement>& inputs) {
+  // element needs no delay registers. An element read from a channel's
+  // memory must be in it by the read.
+  auto start_of = [&](const std::vector<StagePortElement>& inputs,
+                      const std::vector<StagePortElement>& channel_inputs) {
     int start = 0;
-    for (const StagePortElement& e : inputs)
-      start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready - e.at);
+    for (const auto* list : {&inputs, &channel_inputs})
+      for (const StagePortElement& e : *list)
+        start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready - e.at);
     return start;
   };
-  so.time_inputs = [&](std::vector<StagePortElement>& inputs) {
-    const int start = start_of(inputs);
+
+  // Each layer's plan, before any is built: the channels between them
+  // depend on both ends' plans.
+  const std::vector<LayerChoice> plans = plan_layers(program, model, options, so, uo, device);
+  const std::vector<Channel> channels = plan_channels(program, plans);
+
+  so.time_inputs = [&](std::vector<StagePortElement>& inputs,
+                       const std::vector<StagePortElement>& channel_inputs) {
+    const int start = start_of(inputs, channel_inputs);
     for (StagePortElement& e : inputs)
       e.at = std::max(0, producers.at({e.where.buffer, e.where.element}).ready - start);
+    return start;
   };
-  std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());
-  if (options.latency_cycles)
-    for_latency = plans_for_latency(program, model, options, so, uo, device);
+  // When each channel bank's elements are written, after a sample enters.
+  std::map<std::pair<int, int>, std::vector<int64_t>> channel_writes;
+  so.channel_writes = [&](const Channel& c, int bank) {
+    return channel_writes.at({c.buffer, bank});
+  };
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     so.multiplier_limit = multiplier_limit_of(options, kernel);
+    so.interval = d.interval_cycles;
+    so.channels.clear();
+    for (const Channel& c : channels)
+      if (c.producer == static_cast<int>(k) || c.consumer == static_cast<int>(k))
+        so.channels.push_back(&c);
     const std::string module = names.unique(d.top + "_" + kernel.name);
-    LayerPlan plan = configured_plan(program, static_cast<int>(k), options);
-    std::string why;
-    if (const IntervalTarget* target = target_of(options, kernel);
-        target && !configures_loops(options, kernel)) {
-      std::optional<PlanChoice> c = for_latency[k];
-      if (!c) {
-        const std::optional<loop::Program> lb =
-            line_buffered_variant(program, model, options, static_cast<int>(k));
-        c = choose_plan(program, static_cast<int>(k), *target, options, so, uo, device,
-                        lb ? &*lb : nullptr);
-      }
-      plan = c->plan;
-      why = c->why;
-      // (Replaces program.kernels[k]: `kernel` is not used below.)
-      if (plan.line_buffered) loop::line_buffer(program, model, static_cast<int>(k));
-      if (plan.weights_in_registers)
-        keep_weights_in_registers(program, static_cast<int>(k), options);
-    } else if (options.fold.count(kernel.name) && !configures_loops(options, kernel)) {
-      if (const std::optional<PlanChoice> c =
-              fold_plan(program, static_cast<int>(k), options, so, uo, device)) {
-        plan = c->plan;
-        why = c->why;
-        if (plan.weights_in_registers)
-          keep_weights_in_registers(program, static_cast<int>(k), options);
-      }
-    }
+    const LayerPlan& plan = plans[k].plan;
+    const std::string& why = plans[k].why;
     BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, module);
     b.report.plan = why.empty() ? describe(program, static_cast<int>(k), plan) : why;
     for (auto& [sub, text] : b.submodules) {
@@ -359,7 +243,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     // The interval so far bounds how soon a stage starts again, so the holds
     // below are never longer than the final design's.
     d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
-    const int start = start_of(b.inputs);
+    const int start = start_of(b.inputs, b.channel_inputs);
     b.report.start_cycle = start;
     std::vector<std::string> conn;
     if (b.sequential || b.started) conn.push_back(".clk(clk)");
@@ -387,6 +271,20 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
            return producers.at({b.outputs[i].where.buffer, b.outputs[i].where.element}).wire;
          }))
       conn.push_back(fmt::format(".{}({})", port, cat));
+    // Channels: the producer's banks are wires of the top named after them,
+    // which the consumer takes; the elements are in its memory from `at` on.
+    for (const StagePortElement& e : b.channel_outputs)
+      producers[{e.where.buffer, e.where.element}] = {start + e.at, 1, ""};
+    for (const auto& [key, times] : b.channel_write_times) {
+      std::vector<int64_t>& at = channel_writes[key];
+      for (int64_t t : times) at.push_back(start + t);
+    }
+    for (const auto& [port, width] : b.channel_outputs_ports) {
+      body += fmt::format("  wire {}{};\n", range(width), port);
+      conn.push_back(fmt::format(".{0}({0})", port));
+    }
+    for (const auto& [port, width] : b.channel_inputs_ports)
+      conn.push_back(fmt::format(".{0}({0})", port));
     std::string c;
     for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
     body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);
@@ -446,7 +344,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   top += body;
   std::vector<std::string> unused;
   for (const auto& [key, p] : producers)
-    if (!consumed.count(p.wire)) unused.push_back(p.wire);
+    if (!p.wire.empty() && !consumed.count(p.wire)) unused.push_back(p.wire);
   top += unused_sinks(unused);
   top += "endmodule\n";
   d.files.emplace_back(d.top + ".v", std::move(top));

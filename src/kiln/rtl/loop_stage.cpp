@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "kiln/rtl/banks.h"
 #include "kiln/rtl/node_cost.h"
@@ -92,11 +93,20 @@ class LoopStageBuilder {
 
   void parts() {
     const std::string kernel = body_.name.substr(0, body_.name.find('/'));
-    for (const loop::Kernel& k : p_.kernels)
-      if (k.name == kernel) {
-        onnx_name_ = k.onnx_name;
-        r_.report.loop_ops = loop::dynamic_ops(k);
+    for (std::size_t i = 0; i < p_.kernels.size(); ++i)
+      if (p_.kernels[i].name == kernel) {
+        onnx_name_ = p_.kernels[i].onnx_name;
+        r_.report.loop_ops = loop::dynamic_ops(p_.kernels[i]);
+        kernel_ = static_cast<int>(i);
       }
+    // The body's writes and reads that channels carry (channels.h).
+    for (const Channel* c : o_.channels) {
+      if (c->producer == kernel_)
+        for (std::size_t bank = 0; bank < c->writes.size(); ++bank)
+          chan_write_[c->writes[bank]] = {c, static_cast<int>(bank)};
+      if (c->consumer == kernel_)
+        for (const ChannelRead& r : c->reads) chan_read_[r.read] = {c, &r};
+    }
     r_.report.name = kernel;
     r_.report.onnx_name = onnx_name_;
     if (!sk_.before.outputs().empty())
@@ -215,6 +225,20 @@ class LoopStageBuilder {
         ram_access(pa, static_cast<int>(-1 - o.where.element), static_cast<int>(t), true);
         continue;
       }
+      if (const auto ch = chan_write_.find(static_cast<int>(-1 - o.where.element));
+          ch != chan_write_.end()) {
+        // Into a channel: the consumer's memories take it as it is written.
+        std::vector<int64_t>& times = r_.channel_write_times[{pa.buffer, ch->second.second}];
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t e = element_at(pa, k); e >= 0) {
+            times.push_back(l0_ + k * ii_ + t);
+            StagePortElement out{
+                {pa.buffer, e}, p_.buffers[static_cast<std::size_t>(pa.buffer)].type, "", 0};
+            out.at = static_cast<int>(l0_ + k * ii_ + t + 1);
+            r_.channel_outputs.push_back(out);
+          }
+        continue;
+      }
       for (int64_t k = 0; k < body_.trip; ++k)
         if (const int64_t e = element_at(pa, k); e >= 0)
           note_write(pa.buffer, e, l0_ + k * ii_ + t);
@@ -230,6 +254,20 @@ class LoopStageBuilder {
       const int64_t t = op_start(ls_.lp.read_ops[r]);
       if (ls_.memories.count(pa.buffer)) {
         ram_access(pa, static_cast<int>(r), static_cast<int>(t), false);
+        continue;
+      }
+      if (const auto ch = chan_read_.find(static_cast<int>(r)); ch != chan_read_.end()) {
+        // From a channel's memory: each element's first read and each
+        // place's last, for the memory's depth.
+        const ChannelRead& cr = *ch->second.second;
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t e = element_at(pa, k); e >= 0) {
+            const int64_t cycle = l0_ + k * ii_ + t;
+            auto [it, fresh] = chan_first_.try_emplace({pa.buffer, e}, cycle);
+            if (!fresh) it->second = std::min(it->second, cycle);
+            int64_t& last = chan_last_[{pa.buffer, cr.bank}][rank_of(cr, k)];
+            last = std::max(last, cycle);
+          }
         continue;
       }
       for (int64_t k = 0; k < body_.trip; ++k)
@@ -258,9 +296,58 @@ class LoopStageBuilder {
         }
       }
     }
-    if (o_.time_inputs) o_.time_inputs(r_.inputs);
+    for (const auto& [at, cycle] : chan_first_) {
+      StagePortElement in{
+          {at.first, at.second}, p_.buffers[static_cast<std::size_t>(at.first)].type, "", 0};
+      in.at = static_cast<int>(cycle);
+      r_.channel_inputs.push_back(in);
+    }
+    if (o_.time_inputs) start_ = o_.time_inputs(r_.inputs, r_.channel_inputs);
     pack_ports(r_.inputs, "i");
     pack_ports(r_.outputs, "q");
+    channel_depths();
+  }
+
+  // A channel read's place in its bank's order in iteration k.
+  static int64_t rank_of(const ChannelRead& r, const dfg::LoopBody& body, int64_t k) {
+    const auto v = body.variables(k);
+    return r.base + r.step[0] * v[0].second + (v.size() > 1 ? r.step[1] * v[1].second : 0);
+  }
+  int64_t rank_of(const ChannelRead& r, int64_t k) const { return rank_of(r, body_, k); }
+
+  // Each channel bank this stage reads: a circular memory as deep as the
+  // most writes of the bank that can come between a place's write and its
+  // last read, over this and the following samples (at least the design's
+  // interval apart), rounded up to a power of two.
+  void channel_depths() {
+    for (const auto& [key, last] : chan_last_) {
+      const auto [buffer, bank] = key;
+      const Channel* c = nullptr;
+      for (const auto& [r, ch] : chan_read_)
+        if (ch.first->buffer == buffer) c = ch.first;
+      KILN_ASSERT(c && o_.channel_writes, "a channel read without its producer's writes");
+      std::vector<int64_t> writes = o_.channel_writes(*c, bank);
+      for (int64_t& w : writes) w -= start_;
+      const int64_t interval = std::max(1, o_.interval);
+      int64_t need = 1;
+      for (const auto& [rank, read] : last) {
+        KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(writes.size()),
+                    "a channel read past its bank's writes");
+        const int64_t written = writes[static_cast<std::size_t>(rank)];
+        KILN_ASSERT(read > written, "a channel element read before it is written");
+        int64_t between = 0;
+        for (int64_t n = 0; writes.front() + n * interval <= read; ++n) {
+          const auto lo = std::upper_bound(writes.begin(), writes.end(), written - n * interval);
+          const auto hi = std::upper_bound(writes.begin(), writes.end(), read - n * interval);
+          if (hi > lo) between += hi - lo;
+        }
+        need = std::max(need, between + 1);
+      }
+      int bits = 1;
+      while ((int64_t{1} << bits) < need) ++bits;
+      chan_bits_[key] = bits;
+      chan_per_sample_[key] = static_cast<int64_t>(writes.size());
+    }
   }
 
   // A weight read: a port of its bank's ROM (or, for weights kept in
@@ -309,6 +396,42 @@ class LoopStageBuilder {
 
   // ---- Verilog ----------------------------------------------------------------
 
+  // A channel bank's port: chw_<buffer>_<bank> (data), chv_... (valid).
+  static std::string channel_port(const char* what, const std::pair<int, int>& bank) {
+    return fmt::format("{}_{}_{}", what, bank.first, bank.second);
+  }
+
+  // The stage-s copy of a kept variable: k<s>, or a flattened nest's var0/var1.
+  std::string variable_at(int which, int t) const {
+    const int st = t / ii_;
+    if (!body_.flat()) return fmt::format("k{}", st);
+    return st == 0 ? fmt::format("var{}", which) : fmt::format("var{}_{}", which, st);
+  }
+
+  // The bits of a kept variable's counter (variable_at's).
+  int variable_bits(int which) const {
+    if (!body_.flat()) return k_bits_;
+    return which == 0 ? index_bits(body_.trip / body_.inner_trip) : index_bits(body_.inner_trip);
+  }
+
+  // sum of c * variable over `terms` (variable, its bits, c) + `constant` +
+  // `extra` (a `bits`-wide signal), modulo 2^bits, every operand `bits` wide.
+  static std::string modular_sum(int bits, int64_t constant,
+                                 const std::vector<std::tuple<std::string, int, int64_t>>& terms,
+                                 const std::string& extra) {
+    const int64_t size = int64_t{1} << bits;
+    std::string e = literal(((constant % size) + size) % size, bits);
+    for (const auto& [var, width, c] : terms) {
+      const std::string v = width == bits  ? var
+                            : width < bits ? fmt::format("{{{}'b0, {}}}", bits - width, var)
+                                           : fmt::format("{}[{}:0]", var, bits - 1);
+      for (const auto& [digit, shift] : sched::csd_digits(c))
+        e += fmt::format(" {} ({} << {})", digit > 0 ? "+" : "-", v, shift);
+    }
+    if (!extra.empty()) e += " + " + extra;
+    return e;
+  }
+
   std::string m(int b) const { return fmt::format("m{}", b); }
   int width_of(int b) const { return p_.buffers[static_cast<std::size_t>(b)].type.width; }
   std::string slice(int b, int64_t e) const {
@@ -330,9 +453,7 @@ class LoopStageBuilder {
   }
   std::string k_at(int t) const { return fmt::format("k{}", t / ii_); }
   // A flattened nest's inner variable in the iteration at time t.
-  std::string inner_at(int t) const {
-    return t / ii_ == 0 ? "var1" : fmt::format("var1_{}", t / ii_);
-  }
+  std::string inner_at(int t) const { return variable_at(1, t); }
 
   // wire `name` = a.step * k + a.base in `width` bits, k being the
   // iteration at time t (or, `inner`, a flattened nest's inner variable in
@@ -370,6 +491,21 @@ class LoopStageBuilder {
       v += fmt::format(",\n  input {}{}", range(width), name);
     for (const auto& [name, width] : packed_widths(r_.outputs))
       v += fmt::format(",\n  output {}{}", range(width), name);
+    // Channel banks: a producer's data and valid out, a consumer's in.
+    for (const auto& [key, times] : r_.channel_write_times) {
+      const int w = p_.buffers[static_cast<std::size_t>(key.first)].type.width;
+      r_.channel_outputs_ports.emplace_back(channel_port("chw", key), w);
+      r_.channel_outputs_ports.emplace_back(channel_port("chv", key), 1);
+    }
+    for (const auto& [key, bits] : chan_bits_) {
+      const int w = p_.buffers[static_cast<std::size_t>(key.first)].type.width;
+      r_.channel_inputs_ports.emplace_back(channel_port("chw", key), w);
+      r_.channel_inputs_ports.emplace_back(channel_port("chv", key), 1);
+    }
+    for (const auto& [name, width] : r_.channel_outputs_ports)
+      v += fmt::format(",\n  output {}{}", range(width), name);
+    for (const auto& [name, width] : r_.channel_inputs_ports)
+      v += fmt::format(",\n  input {}{}", range(width), name);
     v += "\n);\n";
     // The controller: cyc counts the cycles after start.
     v += fmt::format(
@@ -471,15 +607,18 @@ class LoopStageBuilder {
         literal(1, ob));
     sinks_.push_back("var0");
     sinks_.push_back("var1");
-    // Memories address by the inner variable of the iteration in each
-    // pipeline stage: it moves along with k.
-    if (rams_.empty() || stages_ < 2) return;
+    // Memories and channels address by the variables of the iteration in
+    // each pipeline stage: they move along with k.
+    if ((rams_.empty() && chan_read_.empty()) || stages_ < 2) return;
     std::string shift;
-    for (int s = 1; s < stages_; ++s) {
-      v += fmt::format("  reg {}var1_{};\n", range(ib), s);
-      shift += fmt::format(" var1_{} <= {};", s, s == 1 ? "var1" : fmt::format("var1_{}", s - 1));
-      sinks_.push_back(fmt::format("var1_{}", s));
-    }
+    for (int s = 1; s < stages_; ++s)
+      for (const int which : {0, 1}) {
+        v += fmt::format("  reg {}var{}_{};\n", range(which == 0 ? ob : ib), which, s);
+        shift += fmt::format(
+            " var{0}_{1} <= {2};", which, s,
+            s == 1 ? fmt::format("var{}", which) : fmt::format("var{}_{}", which, s - 1));
+        sinks_.push_back(fmt::format("var{}_{}", which, s));
+      }
     v += fmt::format("  always @(posedge clk) if ({}) begin{} end\n", shift_when_, shift);
   }
 
@@ -539,6 +678,8 @@ class LoopStageBuilder {
       } else if (const auto ram = ram_of_read_.find(static_cast<int>(r));
                  ram != ram_of_read_.end()) {
         v += fmt::format("  wire {}rd{} = mq{};\n", range(w), r, ram->second);
+      } else if (const auto ch = chan_read_.find(static_cast<int>(r)); ch != chan_read_.end()) {
+        emit_channel_read(v, static_cast<int>(r), *ch->second.second, t, w);
       } else if (is_const(pa.buffer)) {
         // Weights in registers: the elements this read reaches, by iteration.
         const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(pa.buffer)];
@@ -656,7 +797,9 @@ class LoopStageBuilder {
       const StagePortElement& e = body_stage_.outputs[i];
       const int t = op_start(ls_.lp.output_ops[i]);
       const int b = e.where.buffer;
-      if (b == dfg::kWriteEnableBuffer || ls_.memories.count(b)) continue;  // not registers
+      if (b == dfg::kWriteEnableBuffer || ls_.memories.count(b) ||
+          (e.where.element < 0 && chan_write_.count(static_cast<int>(-1 - e.where.element))))
+        continue;  // not registers
       if (e.where.element >= 0) {
         loads[b].push_back(fmt::format("if ({}) {} <= {};", active(t), slice(b, e.where.element),
                                        part_bits(e, "body")));
@@ -681,6 +824,20 @@ class LoopStageBuilder {
     }
     from_part(after_, "post", a_at_);
     emit_rams(v, enables);
+    // Channel writes: the body's value and when it is written, to the consumer.
+    for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
+      const StagePortElement& e = body_stage_.outputs[i];
+      if (e.where.buffer < 0 || e.where.element >= 0) continue;
+      const int w = static_cast<int>(-1 - e.where.element);
+      const auto ch = chan_write_.find(w);
+      if (ch == chan_write_.end()) continue;
+      const std::pair<int, int> key{e.where.buffer, ch->second.second};
+      const int t = op_start(ls_.lp.output_ops[i]);
+      const auto en = enables.find(w);
+      v += fmt::format("  assign {} = {};\n  assign {} = {}{};\n", channel_port("chw", key),
+                       part_bits(e, "body"), channel_port("chv", key), active(t),
+                       en == enables.end() ? "" : " && " + en->second);
+    }
     for (const auto& [b, use] : uses_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
       const int64_t n = buf.numel();
@@ -694,6 +851,46 @@ class LoopStageBuilder {
       sinks_.push_back(m(b));
       register_bits_ += n * buf.type.width;
     }
+  }
+
+  // A channel bank's write pointer and the place its sample starts at, once
+  // per bank; then the read's own copy of the bank, written as the producer
+  // writes and read at the element's place.
+  void emit_channel_read(std::string& v, int r, const ChannelRead& cr, int t, int w) {
+    const int buffer = body_.reads[static_cast<std::size_t>(r)].buffer;
+    const std::pair<int, int> key{buffer, cr.bank};
+    const int bits = chan_bits_.at(key);
+    const std::string wd = channel_port("chw", key), wv = channel_port("chv", key);
+    const std::string tag = fmt::format("{}_{}", key.first, key.second);
+    if (chan_declared_.insert(key).second) {
+      const int64_t size = int64_t{1} << bits;
+      v += fmt::format(
+          "  // Channel @{} bank {}: {} writes per sample into memories of {} entries.\n"
+          "  reg {}cwp_{}, cbase_{}, cnext_{};\n"
+          "  always @(posedge clk)\n"
+          "    if (rst) begin cwp_{} <= {}; cnext_{} <= {}; end\n"
+          "    else begin\n"
+          "      if ({}) cwp_{} <= cwp_{} + {};\n"
+          "      if (start) begin cbase_{} <= cnext_{}; cnext_{} <= cnext_{} + {}; end\n"
+          "    end\n",
+          p_.buffers[static_cast<std::size_t>(buffer)].name, cr.bank, chan_per_sample_.at(key),
+          size, range(bits), tag, tag, tag, tag, literal(0, bits), tag, literal(0, bits), wv, tag,
+          tag, literal(1, bits), tag, tag, tag, tag,
+          literal(chan_per_sample_.at(key) % size, bits));
+      sinks_.push_back(fmt::format("cbase_{}", tag));
+    }
+    std::vector<std::tuple<std::string, int, int64_t>> terms = {
+        {variable_at(0, t), variable_bits(0), cr.step[0]}};
+    if (body_.flat()) terms.emplace_back(variable_at(1, t), variable_bits(1), cr.step[1]);
+    v += fmt::format("  wire {}cra{} = {};\n", range(bits), r,
+                     modular_sum(bits, cr.base, terms, fmt::format("cbase_{}", tag)));
+    v += fmt::format(
+        "  reg {0}chm{1} [0:{2}];\n"
+        "  always @(posedge clk) if ({3}) chm{1}[cwp_{4}] <= {5};\n"
+        "  reg {0}chq{1};\n  always @(posedge clk) chq{1} <= chm{1}[cra{1}];\n"
+        "  wire {0}rd{1} = chq{1};\n",
+        range(w), r, (int64_t{1} << bits) - 1, wv, tag, wd);
+    sinks_.push_back(fmt::format("rd{}", r));  // a read the body folded away
   }
 
   // Each memory bank: one write port and one registered read port, their
@@ -806,6 +1003,18 @@ class LoopStageBuilder {
       }
       r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
     }
+    for (const auto& [read, ch] : chan_read_) {
+      const int w = p_.buffers[static_cast<std::size_t>(ch.first->buffer)].type.width;
+      const int entries = 1 << chan_bits_.at({ch.first->buffer, ch.second->bank});
+      const sched::OperatorCost cost =
+          sched::operator_cost(sched::rom_in_block_ram(entries, w) ? sched::OperatorKind::BlockRam
+                                                                   : sched::OperatorKind::Ram,
+                               {w, 0, entries, 0}, f);
+      r.lut += cost.lut;
+      r.ff += cost.ff;
+      r.bram18 += cost.bram18;
+    }
+    for (const auto& [key, bits] : chan_bits_) r.ff += 3.0 * bits;  // pointer, base, next
     for (const RamBank& rb : rams_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
       const auto depth = static_cast<int>(bank_elements(p_, rb.storage, rb.part).size());
@@ -822,7 +1031,9 @@ class LoopStageBuilder {
     // Reads outside the banks: a table or a multiplexer over what they reach.
     for (std::size_t i = 0; i < body_.reads.size(); ++i) {
       const dfg::PortAccess& pa = body_.reads[i];
-      if (rom_port_.count(static_cast<int>(i)) || ram_of_read_.count(static_cast<int>(i))) continue;
+      if (rom_port_.count(static_cast<int>(i)) || ram_of_read_.count(static_cast<int>(i)) ||
+          chan_read_.count(static_cast<int>(i)))
+        continue;
       const auto kind = is_const(pa.buffer) ? sched::OperatorKind::Rom : sched::OperatorKind::Mux;
       r.lut +=
           sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(body_.trip), 0}, f)
@@ -850,7 +1061,17 @@ class LoopStageBuilder {
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
   std::vector<RamBank> rams_;
   std::map<int, int> ram_of_read_;  // read -> its memory bank
-  std::string shift_when_;          // when each pipeline stage takes the one before's iteration
+  int kernel_ = -1;
+  int start_ = 0;  // when the design starts this stage after a sample enters
+  std::map<int, std::pair<const Channel*, int>> chan_write_;                // write -> bank
+  std::map<int, std::pair<const Channel*, const ChannelRead*>> chan_read_;  // read -> its
+  std::map<std::pair<int, int64_t>, int64_t> chan_first_;                   // element -> first read
+  std::map<std::pair<int, int>, std::map<int64_t, int64_t>>
+      chan_last_;                                           // bank -> place -> last read
+  std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
+  std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
+  std::set<std::pair<int, int>> chan_declared_;             // banks whose pointers are out
+  std::string shift_when_;  // when each pipeline stage takes the one before's iteration
   std::vector<std::string> sinks_;
   int64_t register_bits_ = 0;
 };

@@ -9,6 +9,8 @@
 #include "kiln/hls/model_text.h"
 #include "kiln/rtl/design.h"
 #include "kiln/rtl/testing/sim_check.h"
+#include "kiln/support/testing/test_helpers.h"
+#include "kiln/tools/hdl.h"
 
 namespace kiln::rtl {
 namespace {
@@ -246,6 +248,96 @@ TEST_P(RandomLayer, SimulatesBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomLayer, ::testing::Range(0, 66));
+
+// A convolution (stride 1, maybe padded) into a pooling or a second
+// convolution, both kept as flattened pixel loops, the convolutions line-
+// buffered half the time: where the producer writes in an order the
+// consumer's reads follow, a channel (channels.h) carries the tensor through
+// the consumer's memories instead of registers.
+std::string random_chain(Gen& g, int seed) {
+  const std::string in = fmt::format("ap_fixed<{},{}>", g.uniform(6, 12), g.uniform(2, 5));
+  const std::string mid = g.format(6, 12), res = g.format(5, 14), acc = g.format(14, 28);
+  const int h = g.uniform(4, 7), w = g.uniform(4, 7), ci = g.uniform(1, 2), co = g.uniform(1, 3);
+  const int k = g.uniform(1, 3), pad = g.uniform(0, 1);
+  const int oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+  std::string s = "model \"r\" {}\n";
+  s += fmt::format("%x: {}[{}x{}x{}] = Input() @x \"x\"\n", in, h, w, ci);
+  s += fmt::format(
+      "%h: {}[{}x{}x{}] = Conv(%x) {{in_h={} in_w={} c_in={} out_h={} out_w={} c_out={} "
+      "kernel_h={} kernel_w={} stride_h=1 stride_w=1 pad_top={} pad_bottom={} pad_left={} "
+      "pad_right={}}} @conv config {{accum={}}} constants {{weights=[{}] bias=[{}]}}\n",
+      mid, oh, ow, co, h, w, ci, oh, ow, co, k, k, pad, pad, pad, pad, acc,
+      g.raw_list(k * k * ci * co, 10), g.raw_list(co, 10));
+  int fh = 0, fw = 0, fc = co;
+  if (seed % 2 == 0) {  // a max pooling, 2 x 2 by 2 or by 1
+    const int st = g.uniform(1, 2);
+    fh = (oh - 2) / st + 1;
+    fw = (ow - 2) / st + 1;
+    s += fmt::format(
+        "%y: {}[{}x{}x{}] = Pool(%h) {{kind=Max in_h={} in_w={} channels={} out_h={} out_w={} "
+        "kernel_h=2 kernel_w=2 stride_h={} stride_w={} pad_top=0 pad_bottom=0 pad_left=0 "
+        "pad_right=0}} @second config {{accum={}}}\n",
+        res, fh, fw, co, oh, ow, co, fh, fw, st, st, acc);
+  } else {  // a 3 x 3 convolution, padded
+    fc = g.uniform(1, 2);
+    fh = oh;
+    fw = ow;
+    s += fmt::format(
+        "%y: {}[{}x{}x{}] = Conv(%h) {{in_h={} in_w={} c_in={} out_h={} out_w={} c_out={} "
+        "kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 "
+        "pad_right=1}} @second config {{accum={}}} constants {{weights=[{}] bias=[{}]}}\n",
+        res, fh, fw, fc, oh, ow, co, fh, fw, fc, acc, g.raw_list(9 * co * fc, 10),
+        g.raw_list(fc, 10));
+  }
+  s += fmt::format("input %x \"x\": [1x{}x{}x{}] perm=[1,2,0]\n", ci, h, w);
+  s += fmt::format("output %y \"y\": [1x{}x{}x{}] perm=[1,2,0]\n", fc, fh, fw);
+  return s;
+}
+
+class RandomChain : public ::testing::TestWithParam<int> {};
+
+TEST_P(RandomChain, SimulatesBitExact) {
+  const int seed = GetParam();
+  Gen g(static_cast<uint32_t>(seed) * 104729u + 7);
+  const std::string text = random_chain(g, seed);
+  SCOPED_TRACE(text);
+  const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
+  RtlOptions o;
+  if (seed % 4 < 2) o.line_buffer["conv"] = true;
+  if (seed % 3 == 0) o.line_buffer["second"] = true;
+  for (const char* layer : {"conv", "second"})
+    o.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, "random", true};
+  const Design d = build_design(m, o);
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 4, 1.5, static_cast<uint32_t>(seed));
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomChain, ::testing::Range(0, 16));
+
+// How many of RandomChain's designs carry their tensor through a channel: the
+// test above must exercise them, not only the registers.
+TEST(RandomChain, MostDesignsHaveAChannel) {
+  int with = 0;
+  for (int seed = 0; seed < 16; ++seed) {
+    Gen g(static_cast<uint32_t>(seed) * 104729u + 7);
+    const hls::Model m = hls::parse_layers("layers 1\n" + random_chain(g, seed), "random.layers");
+    RtlOptions o;
+    if (seed % 4 < 2) o.line_buffer["conv"] = true;
+    if (seed % 3 == 0) o.line_buffer["second"] = true;
+    for (const char* layer : {"conv", "second"})
+      o.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, "random", true};
+    const Design d = build_design(m, o);
+    for (const auto& [file, text] : d.files)
+      if (text.find("// Channel @") != std::string::npos) {
+        ++with;
+        break;
+      }
+  }
+  EXPECT_GE(with, 8);
+}
 
 }  // namespace
 }  // namespace kiln::rtl

@@ -802,8 +802,9 @@ class StageBuilder {
         }
       }
       for (std::size_t b = 0; b < banks.size(); ++b) {
-        out += fmt::format("  reg {0}rb{1};\n  wire {0}rb{1}_d = {{{2}}};\n", range(banks[b].width),
-                           b, banks[b].d);
+        // Always a vector: its bits are read as slices, even a bank of one.
+        const std::string r = fmt::format("[{}:0] ", banks[b].width - 1);
+        out += fmt::format("  reg {0}rb{1};\n  wire {0}rb{1}_d = {{{2}}};\n", r, b, banks[b].d);
         seq += fmt::format("    rb{0} <= rb{0}_d;\n", b);
       }
     }

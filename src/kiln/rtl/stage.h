@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/rtl/channels.h"
 #include "kiln/rtl/design.h"
 #include "kiln/sched/operator_library.h"
 
@@ -58,8 +60,19 @@ struct StageOptions {
   // Called, before it writes its Verilog, by a stage that may take each input
   // element in any cycle from its start to the element's `at` (a loop stage:
   // to its first read); sets each `at` to the cycle the design delivers it
-  // (design.cpp: when its producer has it, so it needs no delay registers).
-  std::function<void(std::vector<StagePortElement>&)> time_inputs;
+  // (design.cpp: when its producer has it, so it needs no delay registers),
+  // and returns the cycle (after a sample enters) the stage will start: the
+  // first at which every input, and every element it reads from a channel
+  // (`channel_inputs`, read from its memory at `at`), is there in time.
+  std::function<int(std::vector<StagePortElement>& inputs,
+                    const std::vector<StagePortElement>& channel_inputs)>
+      time_inputs;
+  // The channels (channels.h) the stage writes or reads.
+  std::vector<const Channel*> channels;
+  // For a channel's consumer: the cycles, after a sample enters, at which
+  // the producer writes each element of bank `bank`, in order.
+  std::function<std::vector<int64_t>(const Channel& channel, int bank)> channel_writes;
+  int interval = 1;  // the design's interval so far: samples come at least this far apart
 };
 
 struct BuiltStage {
@@ -74,6 +87,17 @@ struct BuiltStage {
   bool phased = false;      // a loop body with a `ph` port (units shared by phase)
   // Modules it instantiates, each its own file: (module name, Verilog).
   std::vector<std::pair<std::string, std::string>> submodules;
+  // Elements handed on or taken through channels, with no bits on the ports
+  // above: an output's `at` is the cycle after its write (it is in the
+  // consumer's memory from then on), an input's the cycle it is first read.
+  std::vector<StagePortElement> channel_outputs, channel_inputs;
+  // A producer's writes into each bank of its channels: the cycles after the
+  // stage's start, in order, and its ports chw_<buffer>_<bank> (data) and
+  // chv_<buffer>_<bank> (valid), which its consumer takes as inputs of the
+  // same names.
+  std::map<std::pair<int, int>, std::vector<int64_t>> channel_write_times;
+  std::vector<std::pair<std::string, int>> channel_outputs_ports;  // name, width
+  std::vector<std::pair<std::string, int>> channel_inputs_ports;
 };
 
 // Schedules `stage` and writes its module. `buffer_types` gives each

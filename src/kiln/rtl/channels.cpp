@@ -1,0 +1,191 @@
+#include "kiln/rtl/channels.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+// Whether graph `g` reads or writes storage buffer `b` at a fixed element.
+bool fixed_access(const dfg::Graph& g, int b) {
+  for (uint32_t n = 0; n < g.size(); ++n)
+    if (g.node(n).op == dfg::NodeOp::Input && g.input_of(n).buffer == b &&
+        g.input_of(n).element >= 0)
+      return true;
+  for (const dfg::Output& o : g.outputs())
+    if (o.where.buffer == b && o.where.element >= 0) return true;
+  return false;
+}
+
+bool touches(const loop::Program& p, const loop::Kernel& k, int b) {
+  for (const std::vector<int>* list : {&k.reads, &k.writes})
+    for (int x : *list)
+      if (p.storage_of(x) == b) return true;
+  return false;
+}
+
+// Where each element of the buffer is written in a sample: its bank (index
+// into the writes) and its place in that bank's order.
+struct Place {
+  int bank = -1;
+  int64_t rank = 0;
+};
+
+// The element a body access reaches in iteration k, or -1 (it does not
+// happen, or falls outside the buffer).
+int64_t reached(const dfg::LoopBody& body, const dfg::PortAccess& pa, int64_t k, int64_t numel) {
+  if (!body.happens(pa, k)) return -1;
+  const int64_t e = body.element_at(pa.element, k);
+  return e >= 0 && e < numel ? e : -1;
+}
+
+// base + step . vars, the fit of `rank` over the iterations given.
+std::optional<ChannelRead> fit(const dfg::LoopBody& body,
+                               const std::vector<std::pair<int64_t, int64_t>>& points) {
+  ChannelRead r;
+  if (points.empty()) return r;
+  auto vars = [&](int64_t k) {
+    const auto v = body.variables(k);
+    return std::pair<int64_t, int64_t>{v[0].second, v.size() > 1 ? v[1].second : 0};
+  };
+  // Two points differing in v1 alone give step[1]; then one differing in v0
+  // gives step[0]; the rest must agree.
+  const auto [k0, rank0] = points[0];
+  const auto [a0, b0] = vars(k0);
+  bool have1 = !body.flat(), have0 = false;
+  for (const auto& [k, rank] : points) {
+    const auto [a, b] = vars(k);
+    if (!have1 && a == a0 && b != b0) {
+      if ((rank - rank0) % (b - b0) != 0) return std::nullopt;
+      r.step[1] = (rank - rank0) / (b - b0);
+      have1 = true;
+    }
+  }
+  for (const auto& [k, rank] : points) {
+    const auto [a, b] = vars(k);
+    if (!have0 && a != a0) {
+      const int64_t rest = rank - rank0 - r.step[1] * (b - b0);
+      if (rest % (a - a0) != 0) return std::nullopt;
+      r.step[0] = rest / (a - a0);
+      have0 = true;
+    }
+  }
+  r.base = rank0 - r.step[0] * a0 - r.step[1] * b0;
+  for (const auto& [k, rank] : points) {
+    const auto [a, b] = vars(k);
+    if (r.base + r.step[0] * a + r.step[1] * b != rank) return std::nullopt;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int producer,
+                                    const dfg::SplitKernel& produced, int consumer,
+                                    const dfg::SplitKernel& consumed) {
+  const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
+  if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer) return std::nullopt;
+  for (std::size_t k = 0; k < p.kernels.size(); ++k)
+    if (static_cast<int>(k) != producer && static_cast<int>(k) != consumer &&
+        touches(p, p.kernels[k], buffer))
+      return std::nullopt;
+  // The producer writes it only through its body's ports, the consumer reads
+  // it only through its body's.
+  for (const dfg::Graph* g : {&produced.before, &produced.body.graph, &produced.after,
+                              &consumed.before, &consumed.body.graph, &consumed.after})
+    if (fixed_access(*g, buffer)) return std::nullopt;
+  for (const dfg::PortAccess& pa : produced.body.reads)
+    if (pa.buffer == buffer) return std::nullopt;
+  for (const dfg::PortAccess& pa : consumed.body.writes)
+    if (pa.buffer == buffer) return std::nullopt;
+
+  Channel c;
+  c.buffer = buffer;
+  c.producer = producer;
+  c.consumer = consumer;
+  const dfg::LoopBody& pb = produced.body;
+  std::map<int, int> bank_of_write;
+  for (std::size_t w = 0; w < pb.writes.size(); ++w)
+    if (pb.writes[w].buffer == buffer) {
+      bank_of_write[static_cast<int>(w)] = static_cast<int>(c.writes.size());
+      c.writes.push_back(static_cast<int>(w));
+    }
+  if (c.writes.empty()) return std::nullopt;
+  // Each element once per sample, in the order of the iterations.
+  std::vector<Place> place(static_cast<std::size_t>(buf.numel()));
+  c.per_sample.assign(c.writes.size(), 0);
+  for (int64_t k = 0; k < pb.trip; ++k)
+    for (std::size_t i = 0; i < c.writes.size(); ++i) {
+      const int64_t e =
+          reached(pb, pb.writes[static_cast<std::size_t>(c.writes[i])], k, buf.numel());
+      if (e < 0) continue;
+      Place& at = place[static_cast<std::size_t>(e)];
+      if (at.bank >= 0) return std::nullopt;  // written twice
+      at = {static_cast<int>(i), c.per_sample[i]++};
+    }
+  const dfg::LoopBody& cb = consumed.body;
+  for (std::size_t r = 0; r < cb.reads.size(); ++r) {
+    if (cb.reads[r].buffer != buffer) continue;
+    int bank = -1;
+    std::vector<std::pair<int64_t, int64_t>> points;  // iteration, rank
+    for (int64_t k = 0; k < cb.trip; ++k) {
+      const int64_t e = reached(cb, cb.reads[r], k, buf.numel());
+      if (e < 0) continue;
+      const Place& at = place[static_cast<std::size_t>(e)];
+      if (at.bank < 0 || (bank >= 0 && at.bank != bank)) return std::nullopt;
+      bank = at.bank;
+      points.emplace_back(k, at.rank);
+    }
+    if (bank < 0) return std::nullopt;  // a read that never happens: no bank to give it
+    std::optional<ChannelRead> read = fit(cb, points);
+    if (!read) return std::nullopt;
+    read->read = static_cast<int>(r);
+    read->bank = bank;
+    c.reads.push_back(*read);
+  }
+  if (c.reads.empty()) return std::nullopt;
+  return c;
+}
+
+void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKernel& produced,
+                    const dfg::SplitKernel& consumed) {
+  const int64_t numel = p.buffers.at(static_cast<std::size_t>(c.buffer)).numel();
+  const dfg::LoopBody& pb = produced.body;
+  // Each bank's elements in the order written.
+  std::vector<std::vector<int64_t>> order(c.writes.size());
+  for (int64_t k = 0; k < pb.trip; ++k)
+    for (std::size_t i = 0; i < c.writes.size(); ++i)
+      if (const int64_t e =
+              reached(pb, pb.writes.at(static_cast<std::size_t>(c.writes[i])), k, numel);
+          e >= 0)
+        order[i].push_back(e);
+  for (std::size_t i = 0; i < c.writes.size(); ++i)
+    KILN_ASSERT(static_cast<int64_t>(order[i].size()) == c.per_sample.at(i),
+                fmt::format("channel @{}: bank {} is written {} times per sample, not {}",
+                            p.buffers[static_cast<std::size_t>(c.buffer)].name, i, order[i].size(),
+                            c.per_sample[i]));
+  const dfg::LoopBody& cb = consumed.body;
+  for (const ChannelRead& r : c.reads) {
+    const dfg::PortAccess& pa = cb.reads.at(static_cast<std::size_t>(r.read));
+    for (int64_t k = 0; k < cb.trip; ++k) {
+      const int64_t e = reached(cb, pa, k, numel);
+      if (e < 0) continue;
+      const auto v = cb.variables(k);
+      const int64_t rank =
+          r.base + r.step[0] * v[0].second + (v.size() > 1 ? r.step[1] * v[1].second : 0);
+      const std::vector<int64_t>& bank = order.at(static_cast<std::size_t>(r.bank));
+      KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(bank.size()) &&
+                      bank[static_cast<std::size_t>(rank)] == e,
+                  fmt::format("channel @{}: read {} in iteration {} finds place {} of bank {}, "
+                              "not element {}",
+                              p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read, k, rank,
+                              r.bank, e));
+    }
+  }
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,66 @@
+// Channels: a tensor handed from one layer's kept loop to another's through
+// memories, where the producer writes it in the order the consumer reads it
+// (seed 002's streams, hls4ml's io_stream): a convolution's rows into a
+// pooling's, a pooling's pixels into a line-buffered convolution's.
+//
+// Without a channel the producer keeps every element of its result in a
+// register until the next sample and the consumer copies each into a
+// register of its own, read through a multiplexer over every element a read
+// reaches. With one, each of the producer's writes into the tensor (a port
+// of its loop's body) is a bank: the consumer holds a small circular memory
+// per bank for each read of it, written as the producer writes (one element
+// per write, in order) and read at the element's place in that order, which
+// the channel gives as a linear function of the consumer's loop variables.
+// The memories are as deep as the two schedules need: the most writes of a
+// bank that can happen between an element's write and its last read, over
+// consecutive samples (loop_stage.h), rounded up to a power of two.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/loop/loop_ir.h"
+
+namespace kiln::rtl {
+
+// A read of the consumer's body that a channel serves.
+struct ChannelRead {
+  int read = -1;  // LoopBody::reads index in the consumer
+  int bank = -1;  // index into Channel::writes: the bank it reads
+  // The element's place in its bank's order of writes within a sample: base
+  // + step[0] * v0 + step[1] * v1, v the consumer's kept variables in the
+  // iteration (LoopBody::variables: one for a plain loop, two flattened).
+  int64_t base = 0;
+  int64_t step[2] = {0, 0};
+  bool operator==(const ChannelRead&) const = default;
+};
+
+struct Channel {
+  int buffer = -1;    // the storage buffer handed on
+  int producer = -1;  // kernel indices
+  int consumer = -1;
+  std::vector<int> writes;          // the producer's body writes into it, one bank each
+  std::vector<int64_t> per_sample;  // how many times each bank is written per sample
+  std::vector<ChannelRead> reads;   // every consumer read of the buffer
+  bool operator==(const Channel&) const = default;
+};
+
+// The channel between `producer` and `consumer` (each split at its kept loop)
+// over storage buffer `buffer`, or nullopt when the accesses do not make one:
+// the producer writes the buffer only through its loop body's ports, each
+// element once per sample; the consumer reads it only through its body's
+// ports, each read staying in one bank with a place linear in its variables;
+// no one else touches it, and it is not a model input or output.
+std::optional<Channel> plan_channel(const loop::Program& program, int buffer, int producer,
+                                    const dfg::SplitKernel& produced, int consumer,
+                                    const dfg::SplitKernel& consumed);
+
+// Checks a channel against the two splits independently of plan_channel:
+// every consumer read, in every iteration it happens, finds its element
+// written by its bank's write at the place the channel gives. Throws
+// kiln::Error(Internal) naming the read and iteration otherwise.
+void verify_channel(const loop::Program& program, const Channel& channel,
+                    const dfg::SplitKernel& produced, const dfg::SplitKernel& consumed);
+
+}  // namespace kiln::rtl
