@@ -17,3 +17,5 @@ build/apps/kiln/kiln compile "$model/model.onnx" -o out/lenet5_hls --force \
   --set IOType=io_stream --set Model.Precision=auto \
   --set Model.Strategy=Resource --set Model.TargetCycles=2000
 build/apps/kiln/kiln csim out/lenet5_hls --samples 20
+# Its pictures in one self-contained HTML file (estimate, precision profile, C simulation).
+build/apps/kiln/kiln report out/lenet5_hls --html out/lenet5_report.html --force

@@ -649,3 +649,31 @@ TEST(HlsCli, CsimAcceptsARelativeProjectPath) {
 
 }  // namespace
 }  // namespace kiln::testing
+
+namespace kiln::testing {
+namespace {
+
+// Progress on stderr (support/progress.h): only when stderr is a terminal,
+// which it is not here, unless KILN_PROGRESS=1 forces it; never with --json.
+TEST(HlsCli, CsimShowsProgressOnlyWhereAPersonReads) {
+  TempDir tmp;
+  const std::string prj = (tmp.path() / "p").string();
+  ASSERT_EQ(kiln({"compile", zoo("dense_a"), "-o", prj}).exit_code, 0);
+  ProcessResult r = kiln({"csim", prj, "--samples", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  r = run_process({"/usr/bin/env", "KILN_PROGRESS=1", kiln_binary(), "csim", prj, "--samples", "2"},
+                  300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.err, "\rcsim ");
+  EXPECT_CONTAINS(r.err, "emulating the samples");
+  EXPECT_CONTAINS(r.err, "running the testbench");
+  r = run_process(
+      {"/usr/bin/env", "KILN_PROGRESS=1", kiln_binary(), "csim", prj, "--samples", "2", "--json"},
+      300);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -13,10 +13,12 @@
 #include "kiln/commands/ir.h"
 #include "kiln/commands/layers.h"
 #include "kiln/commands/opt.h"
+#include "kiln/commands/pictures.h"
 #include "kiln/commands/rtl_flow.h"
 #include "kiln/commands/run.h"
 #include "kiln/commands/test_onnx.h"
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 
 namespace {
 
@@ -225,6 +227,11 @@ int main(int argc, char** argv) {
   profile->add_option("--data", profile_data,
                       "Profile the inputs of DIR/test_data_set_*/input_K.pb (every data set)");
   profile->add_flag("--json", profile_json, "Machine-readable output");
+  std::string profile_plot;
+  bool profile_force = false;
+  profile->add_option("--plot", profile_plot,
+                      "Also draw the precision plot to FILE (.png, .svg or .pdf; matplotlib)");
+  profile->add_flag("--force", profile_force, "Replace an existing --plot FILE");
   profile_flags.add_to(profile);
 
   // ---- kiln report
@@ -234,6 +241,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("report", "Print a project's layers and its latency/resource estimate");
   report->add_option("DIR", report_dir, "Project directory written by `kiln compile`")->required();
   report->add_flag("--json", report_json, "Machine-readable output");
+  std::string report_html;
+  bool report_force = false;
+  report->add_option("--html", report_html,
+                     "Also write a self-contained HTML report with pictures to FILE");
+  report->add_flag("--force", report_force, "Replace an existing --html FILE");
 
   // ---- kiln rtl
   ImportFlags rtl_flags;
@@ -284,6 +296,11 @@ int main(int argc, char** argv) {
       "synth", "Synthesize a design from `kiln rtl` with Yosys and compare with the estimate");
   synth->add_option("DIR", synth_dir, "Design directory written by `kiln rtl`")->required();
   synth->add_flag("--json", synth_json, "Machine-readable output");
+  double synth_timeout = 3600;
+  synth
+      ->add_option("--timeout", synth_timeout,
+                   "Seconds Yosys may take (default 3600; past it: exit 3, too large here)")
+      ->check(CLI::Range(1.0, 604800.0));
 
   try {
     app.parse(argc, argv);
@@ -298,6 +315,11 @@ int main(int argc, char** argv) {
     return kExitInvalid;
   }
 
+  // Progress lines on stderr for the long commands, when it is a terminal
+  // and the output is for people (support/progress.h).
+  set_progress_enabled(progress_wanted(info_json || run_json || test_json || compile_json ||
+                                       csim_json || profile_json || report_json || rtl_json ||
+                                       rtlsim_json || synth_json || opt_json || layers_json));
   try {
     if (*info) {
       const commands::ModelInfo r =
@@ -411,8 +433,9 @@ int main(int argc, char** argv) {
       for (const std::string& b : profile_inputs)
         o.inputs.push_back(commands::parse_input_binding(b));
       if (!profile_data.empty()) o.data = profile_data;
-      print(commands::profile_model(profile_model_path, o), profile_json, commands::profile_to_json,
-            commands::format_profile_table);
+      const commands::ProfileResult r = commands::profile_model(profile_model_path, o);
+      if (!profile_plot.empty()) commands::plot_profile_file(r, profile_plot, profile_force);
+      print(r, profile_json, commands::profile_to_json, commands::format_profile_table);
       return kExitOk;
     }
     if (*rtl_cmd) {
@@ -444,11 +467,12 @@ int main(int argc, char** argv) {
       return r.verdict.bit_exact ? kExitOk : kExitMismatch;
     }
     if (*synth) {
-      print(commands::synth_dir(synth_dir), synth_json, commands::synth_to_json,
+      print(commands::synth_dir(synth_dir, synth_timeout), synth_json, commands::synth_to_json,
             commands::format_synth_table);
       return kExitOk;
     }
     if (*report) {
+      if (!report_html.empty()) commands::write_report_html(report_dir, report_html, report_force);
       print(commands::report_project(report_dir), report_json, commands::report_to_json,
             commands::format_report);
       return kExitOk;

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kiln/commands/test_onnx.h"
+#include "kiln/estimate/devices.h"
 #include "kiln/graph/ir_text.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
@@ -49,7 +50,6 @@ nlohmann::json import_to_json(const onnx_import::ImportOptions& o) {
   return j;
 }
 
-namespace {
 onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
   onnx_import::ImportOptions o;
   if (j.contains("batch")) o.batch = j["batch"].get<int64_t>();
@@ -58,31 +58,64 @@ onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
       o.input_shapes[name] = shape.get<Shape>();
   return o;
 }
+
+nlohmann::json estimate_with_device(const estimate::ModelEstimate& e, const std::string& part) {
+  nlohmann::json j = estimate::to_json(e);
+  j["part"] = part;
+  if (const std::optional<estimate::Device> d = estimate::find_device(part))
+    j["device"] = {
+        {"name", d->name}, {"lut", d->lut}, {"ff", d->ff}, {"dsp", d->dsp}, {"bram18", d->bram18}};
+  else
+    j["device"] = nullptr;
+  return j;
+}
+
+namespace {
+
+// The project's input port named `name` (Usage naming `what` otherwise).
+std::size_t input_port(const hls::Model& m, const std::string& name, const std::string& what) {
+  std::string names;
+  for (std::size_t i = 0; i < m.input_ports.size(); ++i) {
+    if (m.input_ports[i].onnx_name == name) return i;
+    names += (i ? ", " : "") + m.input_ports[i].onnx_name;
+  }
+  throw_error(ErrorKind::Usage, what + " " + name, "the project has no input of that name",
+              "its inputs are: " + names);
+}
+
 }  // namespace
 
-hls::Sample sample_from_files(const hls::Model& m,
-                              const std::vector<std::pair<std::string, fs::path>>& files) {
+hls::Sample sample_from_tensors(const hls::Model& m,
+                                const std::vector<std::pair<std::string, Tensor>>& given,
+                                const std::string& what, const std::vector<std::string>& labels) {
   std::vector<Tensor> tensors(m.inputs.size());
   std::vector<std::string> where(m.inputs.size());
   std::vector<bool> bound(m.inputs.size(), false);
-  std::string names;
-  for (const auto& p : m.input_ports) names += (names.empty() ? "" : ", ") + p.onnx_name;
-  for (const auto& [name, path] : files) {
-    std::size_t i = 0;
-    while (i < m.input_ports.size() && m.input_ports[i].onnx_name != name) ++i;
-    if (i == m.input_ports.size())
-      throw_error(ErrorKind::Usage, "--input " + name, "the project has no input of that name",
-                  "its inputs are: " + names);
-    if (bound[i]) throw_error(ErrorKind::Usage, "--input " + name, "input given twice", "");
-    tensors[i] = onnx_import::read_tensor_file(path);
-    where[i] = path.string();
+  for (std::size_t g = 0; g < given.size(); ++g) {
+    const auto& [name, tensor] = given[g];
+    const std::size_t i = input_port(m, name, what);
+    if (bound[i]) throw_error(ErrorKind::Usage, what + " " + name, "input given twice", "");
+    tensors[i] = tensor;
+    where[i] = g < labels.size() ? labels[g] : what + " " + name;
     bound[i] = true;
   }
   for (std::size_t i = 0; i < bound.size(); ++i)
     if (!bound[i])
       throw_error(ErrorKind::Usage, "input '" + m.input_ports[i].onnx_name + "'",
-                  "no --input given for it", "give every input, or none for random inputs");
+                  "no " + what + " given for it", "give every input, or none for random inputs");
   return hls::sample_from_onnx(m, tensors, where);
+}
+
+hls::Sample sample_from_files(const hls::Model& m,
+                              const std::vector<std::pair<std::string, fs::path>>& files) {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::vector<std::string> labels;
+  for (const auto& [name, path] : files) {
+    input_port(m, name, "--input");  // a wrong name first, before its file is read
+    tensors.emplace_back(name, onnx_import::read_tensor_file(path));
+    labels.push_back(path.string());
+  }
+  return sample_from_tensors(m, tensors, "--input", labels);
 }
 
 hls::Config load_hls_config(const std::optional<fs::path>& file,
@@ -214,7 +247,7 @@ nlohmann::json compile_to_json(const CompileResult& r) {
           {"passes", passes},
           {"profiled", r.profiled},
           {"profile_source", r.profile_source},
-          {"estimate", estimate::to_json(r.estimate)},
+          {"estimate", estimate_with_device(r.estimate, r.model.part)},
           {"seconds", r.seconds}};
 }
 
@@ -246,7 +279,11 @@ CsimCommandResult csim_project(const fs::path& project, const CsimCommandOptions
     }
   }
   if (!options.inputs.empty()) co.inputs.push_back(sample_from_files(file.model, options.inputs));
+  for (const auto& sample : options.given)
+    co.inputs.push_back(sample_from_tensors(file.model, sample, "sample input"));
   r.csim = hls::run_csim(project, file.model, co);
+  // The latest run, for `kiln report --html`.
+  write_text_file(project / kCsimReportFile, csim_to_json(r).dump(1) + "\n", true);
   return r;
 }
 
@@ -286,8 +323,10 @@ nlohmann::json csim_to_json(const CsimCommandResult& r) {
 ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options) {
   if (options.samples < 1) throw_error(ErrorKind::Usage, "--samples", "must be at least 1", "");
   const hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
-  std::vector<std::vector<Tensor>> samples;
-  if (options.data) {
+  std::vector<std::vector<Tensor>> samples = options.given;
+  if (!samples.empty()) {
+    // given
+  } else if (options.data) {
     samples = read_test_data_inputs(*options.data);
   } else if (options.inputs.empty()) {
     samples = ref::random_inputs(p.passed, options.samples, options.seed);
@@ -311,7 +350,7 @@ ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options)
     samples.push_back(std::move(one));
   }
   ProfileResult r;
-  r.profile = hls::profile_graph(p.passed, samples);
+  r.profile = hls::profile_graph(p.passed, samples, "profile " + onnx.filename().string());
   r.suggestions = hls::suggest_precisions(r.profile, options.width, options.accum_width);
   return r;
 }
@@ -351,7 +390,22 @@ std::string format_profile_table(const ProfileResult& r) {
 nlohmann::json profile_to_json(const ProfileResult& r) {
   auto range = [](const hls::ValueRange& v) -> nlohmann::json {
     if (v.empty()) return nullptr;
-    return {{"min", v.min}, {"max", v.max}};
+    // The magnitudes by power of two: counts[i] values with floor(log2|v|)
+    // = lo + i, over the span that has any.
+    int first = hls::ValueRange::kLog2Bins, last = -1;
+    for (int i = 0; i < hls::ValueRange::kLog2Bins; ++i)
+      if (v.log2_counts[static_cast<std::size_t>(i)] > 0) {
+        first = std::min(first, i);
+        last = i;
+      }
+    nlohmann::json counts = nlohmann::json::array();
+    for (int i = first; i <= last; ++i)
+      counts.push_back(v.log2_counts[static_cast<std::size_t>(i)]);
+    return {{"min", v.min},
+            {"max", v.max},
+            {"zeros", v.zeros},
+            {"log2",
+             {{"lo", last < 0 ? 0 : first + hls::ValueRange::kLowestLog2}, {"counts", counts}}}};
   };
   auto type = [](const std::optional<numeric::FixedType>& t) -> nlohmann::json {
     if (!t) return nullptr;
@@ -388,7 +442,7 @@ ReportResult report_project(const fs::path& project) {
 }
 
 nlohmann::json report_to_json(const ReportResult& r) {
-  return estimate::to_json(r.estimate);
+  return estimate_with_device(r.estimate, r.model.part);
 }
 
 std::string format_report(const ReportResult& r) {

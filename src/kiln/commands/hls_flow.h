@@ -97,6 +97,9 @@ struct CsimCommandOptions {
   // NAME=FILE (.pb or .npy, the ONNX layout): simulate this one sample instead
   // of random ones; every model input must be given.
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  // Or these samples (the Python module's arrays): per sample, every model
+  // input by its ONNX name, in the ONNX layout.
+  std::vector<std::vector<std::pair<std::string, Tensor>>> given;
 };
 
 struct CsimCommandResult {
@@ -110,9 +113,20 @@ struct CsimCommandResult {
 hls::Sample sample_from_files(
     const hls::Model& model,
     const std::vector<std::pair<std::string, std::filesystem::path>>& files);
+// The same from named tensors; `what` names them in messages ("--input"),
+// `labels` (if given, one per tensor) where each came from.
+hls::Sample sample_from_tensors(const hls::Model& model,
+                                const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                const std::string& what,
+                                const std::vector<std::string>& labels = {});
 
-// The import options as recorded in kiln_model.json's "source".
+// The file csim leaves its result in (`kiln csim --json`'s), in the project;
+// `kiln report --html` draws it.
+inline constexpr const char* kCsimReportFile = "csim_report.json";
+
+// The import options as recorded in kiln_model.json's "source", and back.
 nlohmann::json import_to_json(const onnx_import::ImportOptions& options);
+onnx_import::ImportOptions import_from_json(const nlohmann::json& j);
 
 CsimCommandResult csim_project(const std::filesystem::path& project,
                                const CsimCommandOptions& options);
@@ -128,6 +142,8 @@ struct ProfileOptions {
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
   // Or every data set of a directory in the ONNX backend-test layout.
   std::optional<std::filesystem::path> data;
+  // Or these samples, each one tensor per graph input in order.
+  std::vector<std::vector<Tensor>> given;
   int width = 16;
   int accum_width = 32;
 };
@@ -142,6 +158,11 @@ std::string format_profile_table(const ProfileResult& result);
 nlohmann::json profile_to_json(const ProfileResult& result);
 
 // ---- kiln report --------------------------------------------------------------
+
+// estimate::to_json with the part and its device's capacity ("device": null
+// for a part kiln does not know).
+nlohmann::json estimate_with_device(const estimate::ModelEstimate& estimate,
+                                    const std::string& part);
 struct ReportResult {
   hls::Model model;
   estimate::ModelEstimate estimate;

@@ -324,8 +324,8 @@ json rtlsim_to_json(const rtl::RtlsimResult& r) {
 
 // ---- kiln synth -----------------------------------------------------------------
 
-rtl::SynthRun synth_dir(const fs::path& dir) {
-  return rtl::run_synth(dir);
+rtl::SynthRun synth_dir(const fs::path& dir, double timeout_seconds) {
+  return rtl::run_synth(dir, timeout_seconds);
 }
 
 std::string format_synth_table(const rtl::SynthRun& r) {

@@ -73,7 +73,9 @@ nlohmann::json rtlsim_to_json(const rtl::RtlsimResult& result);
 
 // ---- kiln synth -----------------------------------------------------------------
 
-rtl::SynthRun synth_dir(const std::filesystem::path& dir);
+// Yosys gets `timeout_seconds` (past it: Unsupported, the design is too large
+// for this machine).
+rtl::SynthRun synth_dir(const std::filesystem::path& dir, double timeout_seconds = 3600);
 std::string format_synth_table(const rtl::SynthRun& result);
 nlohmann::json synth_to_json(const rtl::SynthRun& result);
 

@@ -11,6 +11,7 @@
 
 #include "kiln/hls/project_writer.h"
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 #include "kiln/tools/compilers.h"
 #include "kiln/tools/process.h"
 
@@ -223,8 +224,11 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
   for (std::size_t i = 0; i < model.layers.size(); ++i)
     result.overflow[i].layer = model.layers[i].name;
   std::string inputs_text, expected_text;
+  Progress progress("csim " + model.name, static_cast<int64_t>(samples.size()));
+  progress.phase("emulating the samples");
   for (const Sample& s : samples) {
     emu.push_back(emulate(model, s));
+    progress.advance(static_cast<int64_t>(emu.size()));
     for (std::size_t i = 0; i < model.layers.size(); ++i) {
       result.overflow[i].counts.wrapped += emu.back().per_layer[i].wrapped;
       result.overflow[i].counts.saturated += emu.back().per_layer[i].saturated;
@@ -233,7 +237,9 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
     expected_text += format_raw_line(emu.back().outputs) + "\n";
   }
 
+  progress.phase("building the testbench with g++ (if it changed)");
   result.rebuilt = build_testbench(project_dir, model, opts, result);
+  progress.phase("running the testbench");
 
   std::error_code ec;
   fs::create_directories(project_dir / "tb_data", ec);
@@ -262,7 +268,10 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
 
   result.samples = static_cast<int>(samples.size());
   result.has_reference = static_cast<bool>(opts.float_reference);
+  progress.phase(opts.float_reference ? "comparing with the emulator and the float model"
+                                      : "comparing with the emulator");
   for (std::size_t s = 0; s < samples.size(); ++s) {
+    progress.advance(static_cast<int64_t>(s));
     bool exact = true;
     std::size_t pos = 0;
     std::vector<std::vector<double>> csim_values;
@@ -282,6 +291,7 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
       csim_values.push_back(std::move(values));
     }
     if (exact) ++result.bit_exact_samples;
+    result.outputs.push_back(csim_values);
     if (!opts.float_reference) continue;
     const std::vector<std::vector<double>> ref = opts.float_reference(samples[s]);
     if (ref.size() != csim_values.size())
@@ -296,7 +306,9 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
       double scale = 0, worst = 0;
       for (std::size_t i = 0; i < ref[o].size(); ++i) {
         scale = std::max(scale, std::fabs(ref[o][i]));
-        worst = std::max(worst, std::fabs(csim_values[o][i] - ref[o][i]));
+        const double err = std::fabs(csim_values[o][i] - ref[o][i]);
+        worst = std::max(worst, err);
+        result.errors.push_back(err);
       }
       result.max_abs_error = std::max(result.max_abs_error, worst);
       if (scale > 0) result.max_rel_error = std::max(result.max_rel_error, worst / scale);
@@ -305,6 +317,32 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
       ++result.top1_agree;
   }
   return result;
+}
+
+json error_histogram(const std::vector<double>& errors) {
+  // log10 |error| in half-decade bins from 1e-8 to 1e2; exact zeros apart.
+  constexpr double kLo = -8, kHi = 2, kStep = 0.5;
+  const auto bins = static_cast<std::size_t>((kHi - kLo) / kStep);
+  std::vector<int64_t> counts(bins, 0);
+  int64_t zero = 0, below = 0, above = 0;
+  for (double e : errors) {
+    if (e == 0) {
+      ++zero;
+      continue;
+    }
+    const double l = std::log10(e);
+    if (l < kLo) {
+      ++below;
+    } else if (l >= kHi) {
+      ++above;
+    } else {
+      ++counts[static_cast<std::size_t>((l - kLo) / kStep)];
+    }
+  }
+  json edges = json::array();
+  for (std::size_t b = 0; b <= bins; ++b) edges.push_back(kLo + kStep * static_cast<double>(b));
+  return {{"zero", zero},         {"below", below},   {"above", above},
+          {"log10_edges", edges}, {"counts", counts}, {"values", errors.size()}};
 }
 
 json to_json(const CsimResult& r) {
@@ -327,7 +365,8 @@ json to_json(const CsimResult& r) {
     j["float_reference"] = {{"max_abs_error", r.max_abs_error},
                             {"max_rel_error", r.max_rel_error},
                             {"top1_agree", r.top1_agree},
-                            {"top1_agreement", r.samples ? double(r.top1_agree) / r.samples : 0.0}};
+                            {"top1_agreement", r.samples ? double(r.top1_agree) / r.samples : 0.0},
+                            {"error_histogram", error_histogram(r.errors)}};
   } else {
     j["float_reference"] = nullptr;
   }

@@ -58,7 +58,12 @@ struct CsimResult {
   double max_rel_error = 0;
   int top1_agree = 0;                   // samples whose first output has the same argmax
   std::vector<LayerOverflow> overflow;  // Model::layers order
-  bool rebuilt = false;                 // the testbench was compiled this run
+  // What the C simulation computed: per sample, per output (Model::outputs
+  // order), its values channels-last.
+  std::vector<std::vector<std::vector<double>>> outputs;
+  // |csim - float| of every output value of every sample (with a reference).
+  std::vector<double> errors;
+  bool rebuilt = false;  // the testbench was compiled this run
   double build_seconds = 0, run_seconds = 0;
   bool bit_exact() const { return samples > 0 && bit_exact_samples == samples; }
 };

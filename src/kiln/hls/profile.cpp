@@ -7,6 +7,7 @@
 #include "kiln/ref/evaluate.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 
 namespace kiln::hls {
 
@@ -18,6 +19,13 @@ void ValueRange::add(double v) {
   if (std::isnan(v)) return;  // NaN has no range; the float model would be broken anyway
   min = std::min(min, v);
   max = std::max(max, v);
+  if (v == 0 || std::isinf(v)) {
+    zeros += v == 0;
+    return;
+  }
+  int e = 0;
+  std::frexp(v, &e);  // |v| = m * 2^e, m in [0.5, 1): floor(log2|v|) = e - 1
+  ++log2_counts[static_cast<std::size_t>(std::clamp(e - 1 - kLowestLog2, 0, kLog2Bins - 1))];
 }
 
 void ValueRange::add(const Tensor& t) {
@@ -118,7 +126,8 @@ int64_t product(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& samples) {
+Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& samples,
+                      const std::string& task) {
   Profile prof;
   prof.samples = static_cast<int>(samples.size());
   for (ValueId v : g.inputs) {
@@ -162,7 +171,11 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
   }
 
   ref::Interpreter interp(g);
+  Progress progress(task, static_cast<int64_t>(samples.size()));
+  if (!task.empty()) progress.phase("running the float model");
+  int64_t done = 0;
   for (const auto& sample : samples) {
+    if (!task.empty()) progress.advance(done++);
     for (std::size_t i = 0; i < g.inputs.size() && i < sample.size(); ++i)
       prof.layers[i].result.add(sample[i]);
     interp.run(sample, [&](const Node& n, const std::vector<const Tensor*>& in,

@@ -3,6 +3,8 @@
 // (`kiln profile`, and `Precision: auto` in a config; docs/config.md).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -15,10 +17,16 @@ namespace kiln::hls {
 
 using numeric::FixedType;
 
-// Smallest and largest value seen (empty until the first add()).
+// Smallest and largest value seen (empty until the first add()), and how the
+// magnitudes spread: per power of two, the values with floor(log2|v|) = e
+// (the precision plot draws them against a type's range and resolution).
 struct ValueRange {
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
+  static constexpr int kLowestLog2 = -64;  // floor(log2|v|) below counts here
+  static constexpr int kLog2Bins = 128;    // -64 .. 63
+  std::array<int64_t, kLog2Bins> log2_counts{};
+  int64_t zeros = 0;
   bool empty() const { return min > max; }
   double max_abs() const;  // 0 when empty
   void add(double v);
@@ -45,8 +53,10 @@ struct Profile {
 };
 
 // Runs the reference interpreter on each sample (inputs in graph.inputs
-// order; InvalidModel if a sample does not fit) and records ranges.
-Profile profile_graph(const Graph& passed_graph, const std::vector<std::vector<Tensor>>& samples);
+// order; InvalidModel if a sample does not fit) and records ranges; shows
+// its progress (support/progress.h) as `task` when given one.
+Profile profile_graph(const Graph& passed_graph, const std::vector<std::vector<Tensor>>& samples,
+                      const std::string& task = "");
 
 // The `Precision: auto` rule: I = ceil(log2(max_abs)) + 1 (sign) + 1 (guard),
 // keeping base's width, signedness and modes (an unsigned base gets no sign

@@ -13,6 +13,7 @@
 #include "kiln/numeric/fixed.h"
 #include "kiln/rtl/design_dir.h"
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 
 namespace kiln::rtl {
 
@@ -277,6 +278,9 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
   files.push_back(fs::absolute(tb));
   tools::SimOptions so;
   so.timeout_seconds = options.timeout_seconds;
+  Progress progress("rtlsim " + d.model.name);
+  progress.phase(fmt::format("building and simulating {} sample(s) with {}", samples.size(),
+                             tools::to_string(options.simulator)));
   const tools::SimResult sim =
       tools::simulate(options.simulator, files, kTestbenchTop, r.work_dir, so);
   r.build_seconds = sim.build_seconds;

@@ -1,6 +1,11 @@
 #include "kiln/rtl/synth.h"
 
+#include <algorithm>
+#include <fstream>
+#include <regex>
+
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 
 namespace kiln::rtl {
 
@@ -32,6 +37,27 @@ tools::CellCounts with_submodules(const std::string& module,
   return sum;
 }
 
+namespace {
+
+// "pass 50.35 XILINX_SRL": the last "N. Executing X pass" line of Yosys's log
+// (its last 64 KB), or "" before there is one.
+std::string last_pass(const fs::path& log) {
+  std::ifstream in(log, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 65536);
+  in.seekg(from);
+  std::string tail(static_cast<std::size_t>(size - from), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  static const std::regex kPass(R"((\d+(?:\.\d+)*)\. Executing (\S+) pass)");
+  std::string found;
+  for (std::sregex_iterator it(tail.begin(), tail.end(), kPass), end; it != end; ++it)
+    found = "pass " + (*it)[1].str() + " " + (*it)[2].str();
+  return found;
+}
+
+}  // namespace
+
 SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
   const DesignDir d = load_design_dir(dir);
   SynthRun r;
@@ -45,6 +71,10 @@ SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
                 "install the Debian package yosys (scripts/install-deps.sh)");
   std::vector<fs::path> files;
   for (const std::string& f : d.files) files.push_back(dir / f);
+  // Yosys's log says which pass it is in.
+  Progress progress("synth " + d.model.name);
+  progress.phase("Yosys synth_xilinx",
+                 [log = dir / "synth" / "yosys.log"] { return last_pass(log); });
   r.synth = tools::synthesize(files, d.top, r.family, dir / "synth", timeout_seconds);
   if (!r.synth.ok && r.synth.out_of_resources)
     throw_error(ErrorKind::Unsupported, (dir / "synth").string(), r.synth.error,
