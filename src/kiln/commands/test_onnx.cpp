@@ -14,6 +14,7 @@
 #include "kiln/onnx/tensor_proto.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/error.h"
+#include "kiln/support/progress.h"
 
 namespace kiln::commands {
 
@@ -144,7 +145,11 @@ void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
                 "test-onnx expects the ONNX backend-test layout");
   }
 
+  // Large models (the large tier's VGG-16) take minutes per data set.
+  Progress progress("test-onnx " + dir.filename().string(), static_cast<int64_t>(sets.size()));
+  progress.phase("running the data sets with the interpreter");
   for (const fs::path& set : sets) {
+    progress.advance(r.data_sets);
     const std::vector<fs::path> in_files = numbered_files(set, "input_");
     const std::vector<fs::path> out_files = numbered_files(set, "output_");
     std::vector<std::string> in_names(in_files.size());
