@@ -249,8 +249,12 @@ rtl::RtlsimResult rtlsim_dir(const fs::path& dir, const RtlsimCommandOptions& op
   o.samples = options.samples;
   o.seed = options.seed;
   o.timeout_seconds = options.timeout_seconds;
-  if (!options.inputs.empty())
-    o.inputs.push_back(sample_from_files(rtl::load_design_dir(dir).model, options.inputs));
+  if (!options.inputs.empty() || !options.given.empty()) {
+    const rtl::DesignDir d = rtl::load_design_dir(dir);
+    if (!options.inputs.empty()) o.inputs.push_back(sample_from_files(d.model, options.inputs));
+    for (const auto& sample : options.given)
+      o.inputs.push_back(sample_from_tensors(d.model, sample, "sample input"));
+  }
   return rtl::run_rtlsim(dir, o);
 }
 

@@ -62,6 +62,9 @@ struct RtlsimCommandOptions {
   double timeout_seconds = 600;         // for the build and for the run, each
   // NAME=FILE (.pb or .npy, the ONNX layout): simulate this one sample instead.
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  // Samples given as tensors (the Python module's arrays), each a list of
+  // (input name, tensor in the ONNX layout); simulated instead of random ones.
+  std::vector<std::vector<std::pair<std::string, Tensor>>> given;
 };
 
 // "verilator" | "icarus" (Usage error otherwise).

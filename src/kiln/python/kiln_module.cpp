@@ -31,6 +31,7 @@
 #include "kiln/onnx/load.h"
 #include "kiln/python/convert.h"
 #include "kiln/ref/interpreter.h"
+#include "kiln/rtl/design_dir.h"
 #include "kiln/support/error.h"
 
 namespace kiln::python {
@@ -213,37 +214,61 @@ std::shared_ptr<Project> compile(const std::shared_ptr<Model>& m, const py::obje
   return std::make_shared<Project>(Project{r.project, m, commands::compile_to_json(r)});
 }
 
+// The inputs of a model, by ONNX name, with their ONNX shapes.
+using InputShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
 // Samples from a dict of arrays whose first dimension counts them, or one
-// array when the model has one input (each sample: the batch-of-one slice).
-std::vector<std::vector<std::pair<std::string, Tensor>>> samples_of(
-    const py::object& inputs, const std::vector<std::string>& names, const std::string& where) {
+// array when the model has one input. An array one rank above the input's
+// shape holds samples of that shape; an array of the input's own rank whose
+// first dimension is 1 in the model (a batch of one) holds samples that keep
+// that dimension.
+std::vector<std::vector<std::pair<std::string, Tensor>>> samples_of(const py::object& inputs,
+                                                                    const InputShapes& model,
+                                                                    const std::string& where) {
   py::dict d;
   if (py::isinstance<py::dict>(inputs)) {
     d = inputs.cast<py::dict>();
   } else {
-    if (names.size() != 1)
+    if (model.size() != 1)
       throw_error(ErrorKind::InvalidModel, where,
-                  "the model has " + std::to_string(names.size()) + " inputs",
+                  "the model has " + std::to_string(model.size()) + " inputs",
                   "pass a dict of arrays by input name");
-    d[py::str(names[0])] = inputs;
+    d[py::str(model[0].first)] = inputs;
   }
   std::vector<std::vector<std::pair<std::string, Tensor>>> samples;
   for (const auto& [k, v] : d) {
     const std::string name = py::str(k).cast<std::string>();
-    const py::array a = array_arg(v, where + " '" + name + "'");
-    if (a.ndim() < 1)
-      throw_error(ErrorKind::InvalidModel, where + " '" + name + "'", "a scalar is no batch",
-                  "give an array whose first dimension counts the samples");
-    const Tensor all = tensor_of(a, where + " '" + name + "'");
+    const std::string here = where + " '" + name + "'";
+    const auto it =
+        std::find_if(model.begin(), model.end(), [&](const auto& in) { return in.first == name; });
+    if (it == model.end()) {
+      std::string names;
+      for (const auto& in : model) names += (names.empty() ? "" : ", ") + in.first;
+      throw_error(ErrorKind::InvalidModel, here, "the model has no input of that name",
+                  "its inputs are: " + names);
+    }
+    const std::vector<int64_t>& shape = it->second;
+    const Tensor all = tensor_of(array_arg(v, here), here);
+    const auto rank = static_cast<int64_t>(shape.size());
+    Shape one;  // the shape of each sample
+    if (all.rank() == rank + 1) {
+      one = Shape(all.shape().begin() + 1, all.shape().end());
+    } else if (all.rank() == rank && rank > 0 && shape[0] == 1) {
+      one = all.shape();
+      one[0] = 1;
+    } else {
+      throw_error(ErrorKind::InvalidModel, here,
+                  "an array of rank " + std::to_string(all.rank()) + " for an input of shape " +
+                      shape_to_string(Shape(shape)),
+                  "give the samples along a first dimension, each of the input's shape");
+    }
     const int64_t n = all.shape()[0];
     if (samples.empty()) samples.resize(static_cast<std::size_t>(n));
     if (static_cast<int64_t>(samples.size()) != n)
       throw_error(
-          ErrorKind::InvalidModel, where + " '" + name + "'",
+          ErrorKind::InvalidModel, here,
           "has " + std::to_string(n) + " samples, another input " + std::to_string(samples.size()),
           "give every input the same number of samples");
-    Shape one = all.shape();
-    one[0] = 1;  // each sample keeps a batch dimension of one
     const std::size_t bytes = all.byte_size() / static_cast<std::size_t>(std::max<int64_t>(n, 1));
     for (int64_t s = 0; s < n; ++s) {
       Tensor t(all.dtype(), one);
@@ -254,16 +279,21 @@ std::vector<std::vector<std::pair<std::string, Tensor>>> samples_of(
   return samples;
 }
 
+// The input ports of a project or design, with their ONNX shapes.
+InputShapes port_shapes(const hls::Model& m) {
+  InputShapes r;
+  for (const auto& port : m.input_ports) r.emplace_back(port.onnx_name, port.onnx_shape);
+  return r;
+}
+
 py::dict csim(const Project& p, const py::object& inputs, int samples, uint64_t seed, bool werror) {
   const hls::ModelFile file = hls::load_model_json(p.dir / hls::kModelJsonFile);
   commands::CsimCommandOptions o;
   o.samples = samples;
   o.seed = seed;
   o.werror = werror;
-  std::vector<std::string> names;
-  for (const auto& port : file.model.input_ports) names.push_back(port.onnx_name);
   commands::CsimCommandResult r;
-  if (!inputs.is_none()) o.given = samples_of(inputs, names, "csim input");
+  if (!inputs.is_none()) o.given = samples_of(inputs, port_shapes(file.model), "csim input");
   if (!o.given.empty()) o.samples = static_cast<int>(o.given.size());
   {
     py::gil_scoped_release release;
@@ -303,9 +333,12 @@ py::dict profile(const Model& m, const py::object& data, int samples, uint64_t s
   if (py::isinstance<py::str>(data) || py::hasattr(data, "__fspath__")) {
     o.data = fs::path(py::str(data).cast<std::string>());
   } else if (!data.is_none()) {
-    std::vector<std::string> names;
-    for (ValueId v : m.graph->inputs) names.push_back(m.graph->value(v).onnx_name);
-    for (auto& named : samples_of(data, names, "profile data")) {
+    InputShapes shapes;
+    for (ValueId v : m.graph->inputs)
+      shapes.emplace_back(m.graph->value(v).onnx_name,
+                          std::vector<int64_t>(m.graph->value(v).type.shape.begin(),
+                                               m.graph->value(v).type.shape.end()));
+    for (auto& named : samples_of(data, shapes, "profile data")) {
       std::vector<Tensor> one(m.graph->inputs.size());
       for (auto& [name, t] : named) one[input_index(*m.graph, name)] = std::move(t);
       o.given.push_back(std::move(one));
@@ -339,9 +372,12 @@ std::shared_ptr<Design> rtl(const std::shared_ptr<Model>& m, const py::object& c
   return std::make_shared<Design>(Design{out_dir, m, commands::rtl_to_json(r)});
 }
 
-py::dict rtlsim(const Design& d, int samples, uint64_t seed, const std::string& simulator,
-                double timeout) {
+py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t seed,
+                const std::string& simulator, double timeout) {
   commands::RtlsimCommandOptions o;
+  if (!inputs.is_none()) {
+    o.given = samples_of(inputs, port_shapes(rtl::load_design_dir(d.dir).model), "rtlsim input");
+  }
   o.samples = samples;
   o.seed = seed;
   o.simulator = simulator;
@@ -461,9 +497,10 @@ PYBIND11_MODULE(kiln, m) {
   py::class_<kp::Design, std::shared_ptr<kp::Design>>(m, "Design", "An RTL design kiln rtl wrote.")
       .def_property_readonly("dir", [](const kp::Design& d) { return d.dir; })
       .def_property_readonly("report", [](const kp::Design& d) { return to_python(d.report); })
-      .def("rtlsim", &kp::rtlsim, py::arg("samples") = 8, py::arg("seed") = 1,
-           py::arg("simulator") = "verilator", py::arg("timeout") = 600.0,
-           "Simulates the design (Verilator or Icarus) against kiln's emulator.")
+      .def("rtlsim", &kp::rtlsim, py::arg("inputs") = py::none(), py::arg("samples") = 8,
+           py::arg("seed") = 1, py::arg("simulator") = "verilator", py::arg("timeout") = 600.0,
+           "Simulates the design (Verilator or Icarus) on `inputs` (as csim takes them) or random "
+           "samples, against kiln's emulator: bit-exactness, latency and interval measured.")
       .def("synth", &kp::synth, py::arg("timeout") = 3600.0,
            "Yosys's resource counts next to kiln's estimate.");
   m.def("rtl", &kp::rtl, py::arg("model"), py::arg("config") = py::none(), py::arg("out_dir"),

@@ -124,6 +124,15 @@ def test_rtl_rtlsim_and_its_errors(tmp_path, zoo):
     d = kiln.rtl(m, out_dir=tmp_path / "rtl")
     assert d.report["latency_cycles"] >= 1
     s = d.rtlsim(samples=4, simulator="icarus")
-    assert s["bit_exact"] and s["latency_agrees"]
+    assert s["bit_exact"] and s["latency_agrees"] and s["samples"] == 4
+    # Given samples (inputs of shape [8], no batch dimension): 3 of them.
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(3, 8)
+    s = d.rtlsim({"x": x, "y": x[::-1].copy()}, simulator="icarus")
+    assert s["bit_exact"] and s["samples"] == 3
+    with pytest.raises(kiln.InvalidInputError) as e:
+        d.rtlsim({"x": x[0], "y": x[0]}, simulator="icarus")  # one sample without its axis
+    assert "rank 1 for an input of shape 8" in str(e.value)
+    with pytest.raises(kiln.InvalidInputError):
+        d.rtlsim(x, simulator="icarus")  # two inputs need a dict
     with pytest.raises(kiln.InvalidInputError):
         d.rtlsim(simulator="modelsim")
