@@ -286,6 +286,33 @@ InputShapes port_shapes(const hls::Model& m) {
   return r;
 }
 
+// values[sample][output][element] (Model::outputs order, channels-last) as
+// one array per output in the ONNX layout, the samples first.
+py::dict output_arrays(const hls::Model& m,
+                       const std::vector<std::vector<std::vector<double>>>& values) {
+  py::dict outputs;
+  for (std::size_t o = 0; o < m.output_ports.size(); ++o) {
+    const auto& port = m.output_ports[o];
+    const std::vector<int64_t>& tshape = m.tensors.at(static_cast<std::size_t>(m.outputs[o])).shape;
+    const std::vector<int64_t> map = hls::port_element_map(tshape, port.perm);
+    std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(values.size())};
+    // A leading batch of one gives way to the samples; any other shape is kept whole.
+    const bool batch = !port.onnx_shape.empty() && port.onnx_shape[0] == 1;
+    for (std::size_t d = batch ? 1 : 0; d < port.onnx_shape.size(); ++d)
+      shape.push_back(port.onnx_shape[d]);
+    py::array_t<double> a(shape);
+    double* out = a.mutable_data();
+    const auto per = static_cast<std::size_t>(map.size());
+    KILN_ASSERT(static_cast<std::size_t>(a.size()) == per * values.size(),
+                "output " + port.onnx_name + ": the port's shape and its elements differ");
+    for (std::size_t s = 0; s < values.size(); ++s)
+      for (std::size_t i = 0; i < per; ++i)
+        out[s * per + static_cast<std::size_t>(map[i])] = values[s][o][i];
+    outputs[py::str(port.onnx_name)] = a;
+  }
+  return outputs;
+}
+
 py::dict csim(const Project& p, const py::object& inputs, int samples, uint64_t seed, bool werror) {
   const hls::ModelFile file = hls::load_model_json(p.dir / hls::kModelJsonFile);
   commands::CsimCommandOptions o;
@@ -300,25 +327,7 @@ py::dict csim(const Project& p, const py::object& inputs, int samples, uint64_t 
     r = commands::csim_project(p.dir, o);
   }
   py::dict result = to_python(commands::csim_to_json(r)).cast<py::dict>();
-  // The outputs in the ONNX layout, one array per output with the samples first.
-  py::dict outputs;
-  const hls::Model& m = file.model;
-  for (std::size_t o2 = 0; o2 < m.output_ports.size(); ++o2) {
-    const auto& port = m.output_ports[o2];
-    const std::vector<int64_t>& tshape =
-        m.tensors.at(static_cast<std::size_t>(m.outputs[o2])).shape;
-    const std::vector<int64_t> map = hls::port_element_map(tshape, port.perm);
-    std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(r.csim.outputs.size())};
-    for (std::size_t d = 1; d < port.onnx_shape.size(); ++d) shape.push_back(port.onnx_shape[d]);
-    py::array_t<double> a(shape);
-    double* out = a.mutable_data();
-    const auto per = static_cast<std::size_t>(map.size());
-    for (std::size_t s = 0; s < r.csim.outputs.size(); ++s)
-      for (std::size_t i = 0; i < per; ++i)
-        out[s * per + static_cast<std::size_t>(map[i])] = r.csim.outputs[s][o2][i];
-    outputs[py::str(port.onnx_name)] = a;
-  }
-  result["outputs"] = outputs;
+  result["outputs"] = output_arrays(file.model, r.csim.outputs);
   return result;
 }
 
@@ -387,7 +396,9 @@ py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t
     py::gil_scoped_release release;
     r = commands::rtlsim_dir(d.dir, o);
   }
-  return to_python(commands::rtlsim_to_json(r)).cast<py::dict>();
+  py::dict result = to_python(commands::rtlsim_to_json(r)).cast<py::dict>();
+  result["outputs"] = output_arrays(rtl::load_design_dir(d.dir).model, r.outputs);
+  return result;
 }
 
 py::dict synth(const Design& d, double timeout) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "kiln/hls/emulate/emulator.h"
@@ -147,6 +148,22 @@ std::string RtlMismatch::text() const {
     rtl = fmt::format("rtl raw {} (hex {})", *rtl_raw, rtl_hex);
   return fmt::format("sample {}, output {}, element {}: {}, emulator raw {}", sample, output,
                      element, rtl, emulator_raw);
+}
+
+std::vector<std::vector<std::vector<double>>> output_values(const SimTrace& trace,
+                                                            const std::vector<Port>& outputs) {
+  std::vector<std::vector<std::vector<double>>> values(trace.y.size());
+  for (std::size_t s = 0; s < trace.y.size(); ++s)
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const auto n = static_cast<std::size_t>(outputs[o].numel);
+      std::vector<double> v(n, std::numeric_limits<double>::quiet_NaN());
+      const std::vector<std::string>* printed = o < trace.y[s].size() ? &trace.y[s][o] : nullptr;
+      for (std::size_t e = 0; printed && e < std::min(n, printed->size()); ++e)
+        if (const std::optional<int64_t> raw = raw_of_hex((*printed)[e], outputs[o].type))
+          v[e] = std::ldexp(static_cast<double>(*raw), -outputs[o].type.frac);
+      values[s].push_back(std::move(v));
+    }
+  return values;
 }
 
 SimVerdict judge(const SimTrace& trace, const std::vector<Port>& outputs,
@@ -295,7 +312,9 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
     throw_error(ErrorKind::Internal, r.work_dir.string(), sim.error,
                 "the log is in " + (r.work_dir / "sim.log").string() +
                     "; please report this with the model");
-  r.verdict = judge(parse_sim_output(sim.out, d.outputs, static_cast<int>(n)), d.outputs, expected);
+  const SimTrace trace = parse_sim_output(sim.out, d.outputs, static_cast<int>(n));
+  r.verdict = judge(trace, d.outputs, expected);
+  r.outputs = output_values(trace, d.outputs);
   const SimVerdict& v = r.verdict;
   r.latency_agrees =
       v.latency_cycles && v.latency_uniform() && *v.latency_cycles == d.latency_cycles;

@@ -92,7 +92,15 @@ struct RtlsimResult {
   bool latency_agrees = false, interval_agrees = false;
   double build_seconds = 0, run_seconds = 0;
   std::filesystem::path work_dir;  // DIR/sim/<simulator>
+  // What the design computed: per sample, per output port (Model::outputs
+  // order, channels-last), the values its raw bits stand for (NaN where it
+  // printed none, or x/z).
+  std::vector<std::vector<std::vector<double>>> outputs;
 };
+
+// The values of a trace's outputs, as RtlsimResult::outputs holds them.
+std::vector<std::vector<std::vector<double>>> output_values(const SimTrace& trace,
+                                                            const std::vector<Port>& outputs);
 
 // Throws kiln::Error: Io/InvalidModel for a directory that is not a design,
 // Usage for more samples than the testbench holds, InvalidModel for inputs

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kiln/support/testing/test_helpers.h"
 
 namespace kiln::rtl {
@@ -80,6 +82,20 @@ TEST(SimProtocol, BitExactVerdictWithTiming) {
   EXPECT_TRUE(v.latency_uniform());
   EXPECT_EQ(v.interval_cycles, 1);
   EXPECT_TRUE(v.failure.empty());
+}
+
+// frac 4: raw 7 is 0.4375, raw -5 is -0.3125; undefined or missing: NaN.
+TEST(SimProtocol, OutputValuesFromTheRawBits) {
+  std::string text = kGood;
+  text.erase(text.find("Y 1 1 0 3\n"), 10);
+  text.replace(text.find("Y 1 0 1 00"), 10, "Y 1 0 1 z0");
+  const auto v = output_values(parse_sim_output(text, kOutputs, 2), kOutputs);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0][0], (std::vector<double>{0.4375, -0.3125}));
+  EXPECT_EQ(v[0][1], (std::vector<double>{15.0 / 16}));  // unsigned
+  EXPECT_EQ(v[1][0][0], -8.0);
+  EXPECT_TRUE(std::isnan(v[1][0][1]));
+  EXPECT_TRUE(std::isnan(v[1][1][0]));
 }
 
 TEST(SimProtocol, MismatchNamesSampleOutputElementAndBothValues) {

@@ -127,8 +127,13 @@ def test_rtl_rtlsim_and_its_errors(tmp_path, zoo):
     assert s["bit_exact"] and s["latency_agrees"] and s["samples"] == 4
     # Given samples (inputs of shape [8], no batch dimension): 3 of them.
     x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(3, 8)
-    s = d.rtlsim({"x": x, "y": x[::-1].copy()}, simulator="icarus")
+    y = x[::-1].copy()
+    s = d.rtlsim({"x": x, "y": y}, simulator="icarus")
     assert s["bit_exact"] and s["samples"] == 3
+    got = s["outputs"]["output"]  # the design's own output bits, as values
+    assert got.shape == (3, 8)
+    np.testing.assert_allclose(got, x * y, atol=2.0 ** -8)
+    assert not np.array_equal(got[0], got[1])
     with pytest.raises(kiln.InvalidInputError) as e:
         d.rtlsim({"x": x[0], "y": x[0]}, simulator="icarus")  # one sample without its axis
     assert "rank 1 for an input of shape 8" in str(e.value)
