@@ -55,6 +55,7 @@ Progress::~Progress() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  wake_.notify_one();  // without waiting out the ticker's half second
   ticker_.join();
   std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
   std::fflush(stderr);
@@ -109,12 +110,9 @@ void Progress::draw(bool force) {
 }
 
 void Progress::tick() {
-  for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; }))
     draw(true);
-  }
 }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -49,6 +50,7 @@ class Progress {
   bool on_ = false, stop_ = false;
   std::size_t width_ = 0;  // of the line drawn last, to clear it
   std::mutex mu_;
+  std::condition_variable wake_;
   std::thread ticker_;
 };
 
