@@ -675,5 +675,33 @@ TEST(HlsCli, CsimShowsProgressOnlyWhereAPersonReads) {
   EXPECT_EQ(r.err, "");
 }
 
+// `kiln profile --plot`: a PNG drawn by matplotlib; a file it may not write
+// is refused before the profile runs, with the CLI's exit codes.
+TEST(HlsCli, ProfilePlotWritesAPictureAndRefusesWhatItCannotWrite) {
+  TempDir tmp;
+  const std::string png = (tmp.path() / "p.png").string();
+  ProcessResult r = kiln({"profile", zoo("dense_a"), "--samples", "5", "--plot", png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(png, std::ios::binary);
+  std::array<char, 4> magic{};
+  in.read(magic.data(), 4);
+  EXPECT_EQ(std::string(magic.data() + 1, 3), "PNG");
+  EXPECT_GT(fs::file_size(png), 5000u);
+  r = kiln({"profile", zoo("dense_a"), "--plot", png});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "pass --force");
+  EXPECT_EQ(kiln({"profile", zoo("dense_a"), "--plot", png, "--force"}).exit_code, 0);
+  r = kiln({"profile", zoo("dense_a"), "--plot", (tmp.path() / "p.bmp").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, ".png, .svg or .pdf");
+  r = kiln({"profile", zoo("dense_a"), "--plot", (tmp.path() / "no" / "p.svg").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "does not exist");
+  EXPECT_FALSE(fs::exists(tmp.path() / "no"));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path())) ++files;
+  EXPECT_EQ(files, 1u) << "no partial or data files left behind";
+}
+
 }  // namespace
 }  // namespace kiln::testing

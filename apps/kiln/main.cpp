@@ -433,6 +433,7 @@ int main(int argc, char** argv) {
       for (const std::string& b : profile_inputs)
         o.inputs.push_back(commands::parse_input_binding(b));
       if (!profile_data.empty()) o.data = profile_data;
+      if (!profile_plot.empty()) commands::check_plot_file(profile_plot, profile_force);
       const commands::ProfileResult r = commands::profile_model(profile_model_path, o);
       if (!profile_plot.empty()) commands::plot_profile_file(r, profile_plot, profile_force);
       print(r, profile_json, commands::profile_to_json, commands::format_profile_table);

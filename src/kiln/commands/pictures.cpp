@@ -34,6 +34,10 @@ std::string python() {
 void refuse_existing(const fs::path& file, bool overwrite) {
   if (fs::exists(file) && !overwrite)
     throw_error(ErrorKind::Usage, file.string(), "exists", "pass --force to replace it");
+  const fs::path dir = fs::absolute(file).parent_path();
+  if (!fs::is_directory(dir))
+    throw_error(ErrorKind::Io, file.string(), "its directory " + dir.string() + " does not exist",
+                "create it first or write elsewhere");
 }
 
 // Runs kiln_plot.py `what` on `data`, drawing to `file` (written whole).
@@ -74,8 +78,22 @@ nlohmann::json type_text(const numeric::FixedType& t) {
 
 }  // namespace
 
-void plot_profile_file(const ProfileResult& profile, const fs::path& file, bool overwrite) {
+void check_plot_file(const fs::path& file, bool overwrite) {
+  const std::string ext = file.extension().string();
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf")
+    throw_error(
+        ErrorKind::Usage, file.string(),
+        "a picture format kiln does not write" + (ext.empty() ? std::string() : " (" + ext + ")"),
+        "name the file .png, .svg or .pdf");
   refuse_existing(file, overwrite);
+}
+
+void check_html_file(const fs::path& file, bool overwrite) {
+  refuse_existing(file, overwrite);
+}
+
+void plot_profile_file(const ProfileResult& profile, const fs::path& file, bool overwrite) {
+  check_plot_file(file, overwrite);
   draw("profile", profile_to_json(profile), file);
 }
 
@@ -110,7 +128,7 @@ nlohmann::json report_data(const fs::path& project) {
 }
 
 void write_report_html(const fs::path& project, const fs::path& file, bool overwrite) {
-  refuse_existing(file, overwrite);
+  check_html_file(file, overwrite);
   draw("report", report_data(project), file);
 }
 

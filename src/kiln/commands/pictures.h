@@ -12,6 +12,12 @@
 
 namespace kiln::commands {
 
+// Checks, before any work, that `file` may be written: Usage when it exists
+// without `overwrite` or (plots) its extension is not .png, .svg or .pdf, Io
+// when its directory does not exist.
+void check_plot_file(const std::filesystem::path& file, bool overwrite);
+void check_html_file(const std::filesystem::path& file, bool overwrite);
+
 // The precision plot of a profile (profile_to_json), against its suggested
 // types, to `file` (.png, .svg or .pdf). Throws kiln::Error: Unsupported when
 // python3 or matplotlib is missing, Internal when drawing fails.
