@@ -703,5 +703,32 @@ TEST(HlsCli, ProfilePlotWritesAPictureAndRefusesWhatItCannotWrite) {
   EXPECT_EQ(files, 1u) << "no partial or data files left behind";
 }
 
+// `kiln report --html`: one file, no network, and its profile on the data the
+// project was profiled with when that is still there.
+TEST(HlsCli, HtmlReportProfilesOnTheProjectsOwnData) {
+  TempDir tmp;
+  const std::string prj = (tmp.path() / "p").string();
+  const std::string data = (fs::path(source_dir()) / "models" / "zoo" / "dense_a").string();
+  ProcessResult r = kiln({"compile", zoo("dense_a"), "-o", prj, "--profile-data", data, "--set",
+                          "Model.Precision=auto"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const fs::path html = tmp.path() / "r.html";
+  r = kiln({"report", prj, "--html", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(html);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(text, "on the data sets in " + data);
+  EXPECT_CONTAINS(text, "<svg");
+  EXPECT_EQ(text.find("<script src"), std::string::npos);
+  EXPECT_EQ(text.find("<link"), std::string::npos);
+  // Without the data, random inputs, and it says so.
+  ASSERT_EQ(kiln({"compile", zoo("dense_a"), "-o", prj, "--force"}).exit_code, 0);
+  ASSERT_EQ(kiln({"report", prj, "--html", html.string(), "--force"}).exit_code, 0);
+  std::ifstream again(html);
+  const std::string text2((std::istreambuf_iterator<char>(again)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(text2, "on 100 random inputs");
+}
+
 }  // namespace
 }  // namespace kiln::testing

@@ -200,11 +200,13 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
   if (has_data) bytes += fs::file_size(data, ec);
   const bool copy = bytes <= kMaxCopiedModelBytes && !ec;
   const std::string copy_path = ir_text ? kIrModelCopy : kModelCopy;
-  po.source = {{"onnx", abs.string()},
-               {"onnx_copy", copy ? copy_path : ""},
-               {"import", import_to_json(effective)},
-               {"config", options.config ? fs::absolute(*options.config).string() : ""},
-               {"set", options.sets}};
+  po.source = {
+      {"onnx", abs.string()},
+      {"onnx_copy", copy ? copy_path : ""},
+      {"import", import_to_json(effective)},
+      {"config", options.config ? fs::absolute(*options.config).string() : ""},
+      {"profile_data", options.profile_data ? fs::absolute(*options.profile_data).string() : ""},
+      {"set", options.sets}};
   if (copy)
     po.before_commit = [&](const fs::path& staging) {
       fs::create_directories(staging / "model");

@@ -117,7 +117,12 @@ nlohmann::json report_data(const fs::path& project) {
   if (!copy.empty() && fs::exists(project / copy)) {
     ProfileOptions o;
     if (file.source.contains("import")) o.import = import_from_json(file.source["import"]);
+    // The data the project was profiled with, while it is still there.
+    const std::string data = file.source.value("profile_data", "");
+    if (!data.empty() && fs::is_directory(data)) o.data = data;
     j["profile"] = profile_to_json(profile_model(project / copy, o));
+    j["profile_source"] =
+        o.data ? "the data sets in " + data : std::to_string(o.samples) + " random inputs";
   }
   if (fs::exists(project / kCsimReportFile)) {
     std::ifstream in(project / kCsimReportFile);

@@ -185,8 +185,9 @@ def report_html(report):
     if report.get("profile"):
         figures.append(("Precision profile",
                         "Each layer's values (log2 of the magnitudes) against its types' range "
-                        "and resolution, on " + str(report["profile"].get("samples")) +
-                        " random inputs; red layers overflow.",
+                        "and resolution, on " + report.get("profile_source", "random inputs") +
+                        " (" + str(report["profile"].get("samples")) + " samples); red layers "
+                        "overflow.",
                         plot_profile(report["profile"], types=report.get("types"))))
     if report.get("csim"):
         c = report["csim"]
