@@ -58,7 +58,7 @@ void print(const Result& r, bool json, Json&& to_json, Text&& to_text) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kiln: compile ONNX neural networks to FPGA hardware"};
-  app.set_version_flag("--version", "kiln 0.1.0");
+  app.set_version_flag("--version", "kiln " KILN_VERSION);
   app.require_subcommand(1);
 
   // ---- kiln info

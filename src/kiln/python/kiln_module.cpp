@@ -417,6 +417,7 @@ PYBIND11_MODULE(kiln, m) {
   using namespace kiln::python;
   namespace kp = kiln::python;
   m.doc() = "kiln: trained networks (ONNX) to FPGA hardware. See the README's Python section.";
+  m.attr("__version__") = KILN_VERSION;
 
   g_error = py::reinterpret_borrow<py::object>(PyExc_Exception);
   g_error = py::module_::import("builtins")

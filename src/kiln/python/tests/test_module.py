@@ -15,6 +15,10 @@ def cli(*args):
     return subprocess.run([os.environ["KILN"], *map(str, args)], capture_output=True, text=True)
 
 
+def test_version_is_the_clis():
+    assert cli("--version").stdout.strip() == "kiln " + kiln.__version__
+
+
 def test_load_describes_the_model_as_kiln_info_does(zoo):
     m = kiln.load(zoo / "lenet5" / "model.onnx")
     info = json.loads(cli("info", zoo / "lenet5" / "model.onnx", "--json").stdout)
