@@ -25,6 +25,10 @@ namespace {
 
 using loop::ScalarType;
 
+// The shortest register chain Yosys's xilinx_srl turns into a shift register
+// (its -minlen default).
+constexpr int kShiftRegisterMinDepth = 3;
+
 std::string element_wire(const loop::Program& p, const dfg::Element& e) {
   return fmt::format("{}_e{}", p.buffers[static_cast<std::size_t>(e.buffer)].name, e.element);
 }
@@ -170,8 +174,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       producers[{b, e}] = {0, 1, w};
     }
   }
-  std::set<int> taps;                      // k for the vld_<k> wires the top reads
-  std::map<std::string, int> delay_depth;  // element wire -> delay registers made
+  std::set<int> taps;                                      // k for the vld_<k> wires the top reads
+  std::map<std::string, std::pair<int, int>> delay_depth;  // element wire -> (registers, width)
   std::set<std::string> consumed;
   // The element as read `at` cycles after the sample entered: its wire while
   // it holds the value, else a register chain from the last cycle it did.
@@ -181,7 +185,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     const int delay = std::max(0, at - (p.ready + p.hold - 1));
     consumed.insert(p.wire);
     if (delay == 0) return p.wire;
-    int& made = delay_depth[p.wire];
+    auto& [made, width] = delay_depth[p.wire];
+    width = t.width;
     for (int k = made + 1; k <= delay; ++k) {
       body += fmt::format("  reg {}{}_d{};\n", range(t.width), p.wire, k);
       body += fmt::format("  always @(posedge clk) {0}_d{1} <= {2};\n", p.wire, k,
@@ -307,6 +312,17 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     for (int64_t e = port.numel; e-- > 0;)
       cat += read({b, e}, latency, port.type) + (e ? ", " : "");
     body += fmt::format("  assign {} = {{{}}};\n", port.name, cat);
+  }
+
+  // The delay lines' cost (Design::top_report).
+  d.top_report.name = d.top;
+  for (const auto& [wire, chain] : delay_depth) {
+    const auto [depth, width] = chain;
+    d.top_report.register_bits += int64_t{depth} * width;
+    if (depth >= kShiftRegisterMinDepth)
+      d.top_report.lut += static_cast<double>(width) * ((depth + 31) / 32);
+    else
+      d.top_report.ff += static_cast<double>(width) * depth;
   }
 
   // The top: ports, the valid chain, the input spacing, the unused sink.

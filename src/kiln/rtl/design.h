@@ -18,8 +18,8 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,6 +110,12 @@ struct Design {
   double critical_path_ns = 0;
   std::vector<Port> inputs, outputs;  // hls::Model::inputs / outputs order
   std::vector<StageReport> stages;
+  // The top module's own registers: the delay lines of values that skip
+  // stages (name: the top's; register_bits, lut and ff set). A chain of three
+  // or more registers without reset or enable is a shift register to Xilinx
+  // synthesis (Yosys's xilinx_srl, Vivado): one SRLC32E LUT per bit per 32
+  // stages; a shorter one stays in flip-flops.
+  StageReport top_report;
   // Verilog sources: file name -> text (one module per stage, the top).
   std::vector<std::pair<std::string, std::string>> files;
 };

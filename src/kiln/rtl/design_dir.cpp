@@ -94,7 +94,7 @@ ResourceEstimate estimate_of(const StageReport& s) {
 }
 
 ResourceEstimate estimate_of(const Design& d) {
-  ResourceEstimate e;
+  ResourceEstimate e = estimate_of(d.top_report);  // the top's delay lines
   for (const StageReport& s : d.stages) {
     e.lut += s.lut;
     e.ff += s.ff;
@@ -169,6 +169,9 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
         {"lookups", ops.lookups},
         {"register_bits", ops.register_bits}}},
       {"estimate", estimate_json(estimate_of(d))},
+      {"top_estimate",
+       {{"delay_register_bits", d.top_report.register_bits},
+        {"estimate", estimate_json(estimate_of(d.top_report))}}},
       {"notes", o.notes},
   };
 }
@@ -215,6 +218,10 @@ DesignDir load_design_dir(const fs::path& dir) {
     for (const json& s : j.at("stages"))
       d.stage_estimates.emplace_back(s.at("name").get<std::string>(),
                                      estimate_from(s.value("estimate", json::object())));
+    // The top module's own cells: its delay lines.
+    if (j.contains("top_estimate"))
+      d.stage_estimates.emplace_back(d.top,
+                                     estimate_from(j["top_estimate"].value("estimate", json())));
   } catch (const json::exception& e) {
     bad_report(file, std::string("missing or malformed field: ") + e.what());
   }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "kiln/hls/emulate/emulator.h"
@@ -37,6 +39,44 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooDesign,
                                            "thxprlsg", "batch_norm_2d"));
 // dense_b (4,096 multiplies) and conv2d_b (34,596) take minutes in the
 // simulators: the slow tier runs them through kiln rtlsim (tests/).
+
+// The top's delay lines (values that skip stages) are in its estimate as the
+// Verilog holds them: a chain of 3 or more registers as shift-register LUTs
+// (one per bit per 32 stages), a shorter one as flip-flops. addmm's chains
+// are short; channel_split's skip several stages.
+TEST(DesignTop, DelayLinesAreEstimatedAsTheVerilogHoldsThem) {
+  for (const std::string name : {"addmm", "../coverage/channel_split"}) {
+    SCOPED_TRACE(name);
+    const Design d = build_design(testing::zoo_model(name), {});
+    std::string top;
+    for (const auto& [file, text] : d.files)
+      if (file == d.top + ".v") top = text;
+    ASSERT_FALSE(top.empty());
+    std::map<std::string, std::pair<int, int>> chains;  // wire -> (depth, width)
+    const std::regex reg(R"(reg \[(\d+):0\] (\w+)_d(\d+);)");
+    for (std::sregex_iterator it(top.begin(), top.end(), reg), end; it != end; ++it) {
+      auto& [depth, width] = chains[(*it)[2].str()];
+      depth = std::max(depth, std::stoi((*it)[3].str()));
+      width = std::stoi((*it)[1].str()) + 1;
+    }
+    ASSERT_FALSE(chains.empty());
+    int64_t bits = 0;
+    double lut = 0, ff = 0;
+    for (const auto& [wire, c] : chains) {
+      bits += int64_t{c.first} * c.second;
+      (c.first >= 3 ? lut : ff) +=
+          c.first >= 3 ? c.second * ((c.first + 31) / 32) : c.first * c.second;
+    }
+    EXPECT_EQ(d.top_report.register_bits, bits);
+    EXPECT_EQ(d.top_report.lut, lut);
+    EXPECT_EQ(d.top_report.ff, ff);
+    EXPECT_EQ(d.top_report.name, d.top);
+    if (name == "addmm")
+      EXPECT_EQ(lut, 0);
+    else
+      EXPECT_GT(lut, 0);
+  }
+}
 
 }  // namespace
 }  // namespace kiln::rtl

@@ -92,13 +92,13 @@ SimResult simulate(Simulator simulator, const std::vector<std::filesystem::path>
 
 // Cells of a synthesized netlist, by resource.
 struct CellCounts {
-  long lut = 0;     // LUT1..LUT6, and the LUTs distributed RAMs occupy
+  long lut = 0;     // LUT1..LUT6, and the LUTs distributed RAMs and shift registers occupy
   long ff = 0;      // FDRE, FDSE, FDCE, FDPE
   long dsp = 0;     // DSP48E1/E2
   long bram18 = 0;  // RAMB18 + 2 x RAMB36
   long carry = 0;   // CARRY4/CARRY8
   long lutram = 0;  // of those, LUTs as memory: RAM32M (4), RAM64M8 (8), RAM32X1D (2), ...
-  long srl = 0;     // SRL16E, SRLC32E
+  long srl = 0;     // of those, shift registers: SRL16E, SRLC32E (one LUT each)
   // Every cell type as Yosys names it, including IO buffers and instances of
   // the design's own modules (by module name).
   std::map<std::string, long> cells;

@@ -427,7 +427,8 @@ TEST(Synthesize, ParsesStatJsonIntoResources) {
   parse_yosys_stat(stat, total, modules);
   ASSERT_TRUE(modules.count("m"));
   const CellCounts& m = modules.at("m");
-  EXPECT_EQ(m.lut, 3 + 8);  // LUT1, LUT6 x 2, and the distributed RAMs' 4 + 2 x 2
+  // LUT1, LUT6 x 2, the distributed RAMs' 4 + 2 x 2 and the 4 shift registers.
+  EXPECT_EQ(m.lut, 3 + 8 + 4);
   EXPECT_EQ(m.ff, 7);
   EXPECT_EQ(m.dsp, 1);
   EXPECT_EQ(m.bram18, 5);

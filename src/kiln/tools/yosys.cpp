@@ -117,8 +117,9 @@ void add_cells(CellCounts& c, const std::string& type, long n) {
     const long luts = lutram_luts(type) * n;
     c.lutram += luts;
     c.lut += luts;
-  } else if (is("SRL")) {
+  } else if (is("SRL")) {  // SRL16E, SRLC32E: one LUT each, in `lut` too (Vivado's CLB LUTs)
     c.srl += n;
+    c.lut += n;
   }
 }
 
