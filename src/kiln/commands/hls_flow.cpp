@@ -325,9 +325,9 @@ nlohmann::json csim_to_json(const CsimCommandResult& r) {
 ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options) {
   if (options.samples < 1) throw_error(ErrorKind::Usage, "--samples", "must be at least 1", "");
   const hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);
-  std::vector<std::vector<Tensor>> samples = options.given;
-  if (!samples.empty()) {
-    // given
+  std::vector<std::vector<Tensor>> samples;
+  if (!options.given.empty()) {
+    samples = options.given;
   } else if (options.data) {
     samples = read_test_data_inputs(*options.data);
   } else if (options.inputs.empty()) {

@@ -33,7 +33,7 @@ std::string python() {
 
 void refuse_existing(const fs::path& file, bool overwrite) {
   if (fs::exists(file) && !overwrite)
-    throw_error(ErrorKind::Usage, file.string(), "exists", "pass --force to replace it");
+    throw_error(ErrorKind::Usage, file.string(), "file exists", "pass --force to replace it");
   const fs::path dir = fs::absolute(file).parent_path();
   if (!fs::is_directory(dir))
     throw_error(ErrorKind::Io, file.string(), "its directory " + dir.string() + " does not exist",

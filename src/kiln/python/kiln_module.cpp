@@ -383,10 +383,9 @@ std::shared_ptr<Design> rtl(const std::shared_ptr<Model>& m, const py::object& c
 
 py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t seed,
                 const std::string& simulator, double timeout) {
+  const hls::Model model = rtl::load_design_dir(d.dir).model;  // its ports, read once
   commands::RtlsimCommandOptions o;
-  if (!inputs.is_none()) {
-    o.given = samples_of(inputs, port_shapes(rtl::load_design_dir(d.dir).model), "rtlsim input");
-  }
+  if (!inputs.is_none()) o.given = samples_of(inputs, port_shapes(model), "rtlsim input");
   o.samples = samples;
   o.seed = seed;
   o.simulator = simulator;
@@ -397,7 +396,7 @@ py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t
     r = commands::rtlsim_dir(d.dir, o);
   }
   py::dict result = to_python(commands::rtlsim_to_json(r)).cast<py::dict>();
-  result["outputs"] = output_arrays(rtl::load_design_dir(d.dir).model, r.outputs);
+  result["outputs"] = output_arrays(model, r.outputs);
   return result;
 }
 
@@ -419,7 +418,6 @@ PYBIND11_MODULE(kiln, m) {
   m.doc() = "kiln: trained networks (ONNX) to FPGA hardware. See the README's Python section.";
   m.attr("__version__") = KILN_VERSION;
 
-  g_error = py::reinterpret_borrow<py::object>(PyExc_Exception);
   g_error = py::module_::import("builtins")
                 .attr("type")("Error",
                               py::make_tuple(py::reinterpret_borrow<py::object>(PyExc_Exception)),

@@ -22,6 +22,18 @@ namespace {
 using dfg::NodeOp;
 using loop::ScalarType;
 
+// The synthesis attribute a buffer's Storage directive asks for, if any.
+const char* ram_style(loop::Storage s) {
+  return s == loop::Storage::Bram ? "block" : s == loop::Storage::Lutram ? "distributed" : nullptr;
+}
+
+// Whether a memory bank of `entries` words of `width` bits goes to block RAM:
+// as its Storage directive says, else as Yosys maps it.
+bool in_block_ram(loop::Storage s, int entries, int width) {
+  return s == loop::Storage::Bram ||
+         (s != loop::Storage::Lutram && sched::rom_in_block_ram(entries, width));
+}
+
 // What the layer does with one buffer (storage) outside its weights.
 struct BufferUse {
   std::set<int64_t> read, written;
@@ -634,9 +646,7 @@ class LoopStageBuilder {
           "  // {}: {} entries.\n",
           bank_name(p_.buffers[static_cast<std::size_t>(rb.accessed)], {false, false, rb.part}),
           elems.size());
-      const char* style = buf.directives.storage == loop::Storage::Bram     ? "block"
-                          : buf.directives.storage == loop::Storage::Lutram ? "distributed"
-                                                                            : nullptr;
+      const char* style = ram_style(buf.directives.storage);
       if (style) v += fmt::format("  (* ram_style = \"{}\" *)\n", style);
       v += fmt::format("  reg {}rom{} [0:{}];\n  initial begin\n", range(w), i, elems.size() - 1);
       for (std::size_t a = 0; a < elems.size(); ++a)
@@ -912,9 +922,7 @@ class LoopStageBuilder {
       const int ab = index_bits(depth);
       v += fmt::format("  // {}: {} entries in memory, one write and one read per cycle.\n",
                        bank_name(buf, {false, false, rb.part}), depth);
-      const char* style = buf.directives.storage == loop::Storage::Bram     ? "block"
-                          : buf.directives.storage == loop::Storage::Lutram ? "distributed"
-                                                                            : nullptr;
+      const char* style = ram_style(buf.directives.storage);
       if (style) v += fmt::format("  (* ram_style = \"{}\" *)\n", style);
       v += fmt::format("  reg {}mem{} [0:{}];\n", range(w), i, depth - 1);
       // Addresses by phase: a case over ph, or the one access's.
@@ -990,9 +998,7 @@ class LoopStageBuilder {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
       const auto entries = static_cast<int>(bank_elements(p_, rb.accessed, rb.part).size());
       const int w = buf.type.width;
-      const bool bram =
-          buf.directives.storage == loop::Storage::Bram ||
-          (buf.directives.storage != loop::Storage::Lutram && sched::rom_in_block_ram(entries, w));
+      const bool bram = in_block_ram(buf.directives.storage, entries, w);
       // One block RAM serves both ports; a LUT ROM is copied per port.
       const int copies = bram ? 1 : static_cast<int>(rb.ports.size());
       for (int c = 0; c < copies; ++c) {
@@ -1019,9 +1025,7 @@ class LoopStageBuilder {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
       const auto depth = static_cast<int>(bank_elements(p_, rb.storage, rb.part).size());
       const int w = buf.type.width;
-      const bool bram =
-          buf.directives.storage == loop::Storage::Bram ||
-          (buf.directives.storage != loop::Storage::Lutram && sched::rom_in_block_ram(depth, w));
+      const bool bram = in_block_ram(buf.directives.storage, depth, w);
       const sched::OperatorCost cost = sched::operator_cost(
           bram ? sched::OperatorKind::BlockRam : sched::OperatorKind::Ram, {w, 0, depth, 0}, f);
       r.lut += cost.lut;

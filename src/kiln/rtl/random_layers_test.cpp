@@ -296,18 +296,28 @@ std::string random_chain(Gen& g, int seed) {
 
 class RandomChain : public ::testing::TestWithParam<int> {};
 
-TEST_P(RandomChain, SimulatesBitExact) {
-  const int seed = GetParam();
+// Seed's chain as layers text, and the options its design is built with:
+// line buffers on some seeds, both layers' row loops flattened and pipelined.
+std::string chain_text(int seed) {
   Gen g(static_cast<uint32_t>(seed) * 104729u + 7);
-  const std::string text = random_chain(g, seed);
-  SCOPED_TRACE(text);
-  const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
+  return random_chain(g, seed);
+}
+
+RtlOptions chain_options(int seed) {
   RtlOptions o;
   if (seed % 4 < 2) o.line_buffer["conv"] = true;
   if (seed % 3 == 0) o.line_buffer["second"] = true;
   for (const char* layer : {"conv", "second"})
     o.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, "random", true};
-  const Design d = build_design(m, o);
+  return o;
+}
+
+TEST_P(RandomChain, SimulatesBitExact) {
+  const int seed = GetParam();
+  const std::string text = chain_text(seed);
+  SCOPED_TRACE(text);
+  const hls::Model m = hls::parse_layers("layers 1\n" + text, "random.layers");
+  const Design d = build_design(m, chain_options(seed));
   kiln::testing::TempDir dir;
   const auto files = testing::write_files(d, dir.path());
   const tools::LintResult lint = tools::lint_verilog(files, d.top);
@@ -322,14 +332,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomChain, ::testing::Range(0, 16));
 TEST(RandomChain, MostDesignsHaveAChannel) {
   int with = 0;
   for (int seed = 0; seed < 16; ++seed) {
-    Gen g(static_cast<uint32_t>(seed) * 104729u + 7);
-    const hls::Model m = hls::parse_layers("layers 1\n" + random_chain(g, seed), "random.layers");
-    RtlOptions o;
-    if (seed % 4 < 2) o.line_buffer["conv"] = true;
-    if (seed % 3 == 0) o.line_buffer["second"] = true;
-    for (const char* layer : {"conv", "second"})
-      o.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, "random", true};
-    const Design d = build_design(m, o);
+    const hls::Model m = hls::parse_layers("layers 1\n" + chain_text(seed), "random.layers");
+    const Design d = build_design(m, chain_options(seed));
     for (const auto& [file, text] : d.files)
       if (text.find("// Channel @") != std::string::npos) {
         ++with;
