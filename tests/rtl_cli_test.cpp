@@ -105,6 +105,38 @@ TEST(RtlCli, MultiplierLimitZeroPutsProductsInLuts) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// One device table (fpga/devices.h): a part kiln does not know is refused
+// before anything is built, naming the known ones, never priced as a VU9P;
+// a known one is reported with its capacity, shares are of it.
+TEST(RtlCli, UnknownPartIsExit2AndKnownOnesCarryTheirCapacity) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", zoo("vecmul_a"), "--set", "Part=xcvu7777p-flga2104-2L-e", "-o",
+                     out.string()}),
+               2, "kiln knows xcvu9p");
+  EXPECT_FALSE(fs::exists(out));
+  const ProcessResult r = kiln(
+      {"rtl", zoo("vecmul_a"), "--set", "Part=xcu280-fsvh2892-2L-e", "-o", out.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json dev = nlohmann::json::parse(r.out)["device"];
+  EXPECT_EQ(dev["part"], "xcu280-fsvh2892-2L-e");
+  EXPECT_EQ(dev["lut"], 1303680);
+  EXPECT_EQ(dev["dsp"], 9024);
+  EXPECT_EQ(dev["bram18"], 4032);
+  EXPECT_EQ(dev["uram"], 960);
+  EXPECT_EQ(nlohmann::json::parse(read_text(out / "report.json"))["device"], dev);
+  // The HLS flow refuses it too, and reports the device it priced.
+  expect_error(kiln({"compile", zoo("vecmul_a"), "--set", "Part=xc7z999clg400-1", "-o",
+                     (tmp.path() / "p").string()}),
+               2, "unknown FPGA part");
+  const ProcessResult c = kiln({"compile", zoo("vecmul_a"), "--set", "Part=xc7z020clg400-1", "-o",
+                                (tmp.path() / "p").string(), "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["device"]["dsp"], 220);
+  EXPECT_EQ(nlohmann::json::parse(read_text(tmp.path() / "p" / "report.json"))["device"]["lut"],
+            53200);
+}
+
 TEST(RtlCli, ExistingDirectoryNeedsForce) {
   TempDir tmp;
   fs::create_directories(tmp.path() / "d");

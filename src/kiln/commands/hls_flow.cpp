@@ -10,7 +10,7 @@
 #include <random>
 
 #include "kiln/commands/test_onnx.h"
-#include "kiln/estimate/devices.h"
+#include "kiln/fpga/devices.h"
 #include "kiln/graph/ir_text.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/model_json.h"
@@ -62,11 +62,10 @@ onnx_import::ImportOptions import_from_json(const nlohmann::json& j) {
 nlohmann::json estimate_with_device(const estimate::ModelEstimate& e, const std::string& part) {
   nlohmann::json j = estimate::to_json(e);
   j["part"] = part;
-  if (const std::optional<estimate::Device> d = estimate::find_device(part))
-    j["device"] = {
-        {"name", d->name}, {"lut", d->lut}, {"ff", d->ff}, {"dsp", d->dsp}, {"bram18", d->bram18}};
+  if (const std::optional<fpga::Device> d = fpga::find_device(part))
+    j["device"] = fpga::device_json(part, *d);
   else
-    j["device"] = nullptr;
+    j["device"] = nullptr;  // a project written before kiln refused unknown parts
   return j;
 }
 
@@ -249,6 +248,7 @@ nlohmann::json compile_to_json(const CompileResult& r) {
           {"passes", passes},
           {"profiled", r.profiled},
           {"profile_source", r.profile_source},
+          {"device", fpga::device_json(r.model.part, fpga::device_of_part(r.model.part))},
           {"estimate", estimate_with_device(r.estimate, r.model.part)},
           {"seconds", r.seconds}};
 }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/loop/directives.h"
@@ -28,15 +29,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 bool reserved_name(const std::string& name) {
   return name == rtl::kTestbenchFile || name == rtl::kReportFile || name == rtl::kSynthScriptFile ||
          name == hls::kModelJsonFile;
-}
-
-json estimate_json(const rtl::ResourceEstimate& e) {
-  return {{"lut", e.lut}, {"ff", e.ff}, {"dsp", e.dsp}, {"carry", e.carry}, {"bram18", e.bram18}};
-}
-
-json cells_json(const tools::CellCounts& c) {
-  return {{"lut", c.lut},     {"ff", c.ff},         {"dsp", c.dsp}, {"bram18", c.bram18},
-          {"carry", c.carry}, {"lutram", c.lutram}, {"srl", c.srl}};
 }
 
 json optional_json(const std::optional<double>& v) {
@@ -64,7 +56,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   RtlCommandResult r;
   r.model = std::move(built.model);
   // The part must name a family Yosys knows before the long build starts.
-  const tools::FpgaFamily family = tools::family_of_part(r.model.part);
+  const fpga::Family family = fpga::device_of_part(r.model.part).family;
   r.options = rtl::rtl_options(built.config, r.model);
   r.design = rtl::build_design(r.model, r.options);
   const int capacity = rtl::testbench_capacity(r.design);
@@ -130,7 +122,7 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
   // How each layer is built: the config's loops, or the TargetCycles search.
   s += "\n";
   for (const rtl::StageReport& st : d.stages) s += fmt::format("{}: {}\n", st.name, st.plan);
-  const rtl::ResourceEstimate e = rtl::estimate_of(d);
+  const fpga::Resources e = rtl::estimate_of(d);
   s += fmt::format(
       "\nestimated resources (operator library): LUT {:.0f}, FF {:.0f}, DSP {:.0f}, CARRY {:.0f}, "
       "BRAM18 {:.0f}\n",
@@ -147,8 +139,9 @@ LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
   const rtl::RtlOptions options_rtl = rtl::rtl_options(built.config, built.model);
   loop::Program program = rtl::design_program(built.model, options_rtl);
   std::vector<loop::LoopSite> sites = loop::loop_sites(program);
-  std::vector<rtl::PipelineEstimate> pipelines = rtl::estimate_pipelines(
-      program, options_rtl, tools::family_of_part(built.model.part), built.model.clock_period_ns);
+  std::vector<rtl::PipelineEstimate> pipelines =
+      rtl::estimate_pipelines(program, options_rtl, fpga::device_of_part(built.model.part).family,
+                              built.model.clock_period_ns);
   return {built.model.name, std::move(program), std::move(sites), std::move(pipelines)};
 }
 
@@ -335,8 +328,7 @@ rtl::SynthRun synth_dir(const fs::path& dir, double timeout_seconds) {
 std::string format_synth_table(const rtl::SynthRun& r) {
   std::string s = fmt::format(
       "kiln synth: {} (top {}), part {}: Yosys synth_xilinx -family {} ({}), {:.1f} s\n\n", r.model,
-      r.top, r.part, tools::synth_family_name(r.family), tools::to_string(r.family),
-      r.synth.seconds);
+      r.top, r.part, fpga::synth_family_name(r.family), fpga::to_string(r.family), r.synth.seconds);
   const auto row = [](const std::string& name, double lut, double ff, double dsp, double bram,
                       double carry) {
     return fmt::format("{:<32} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f} {:>7.0f}\n", name, lut, ff, dsp,
@@ -348,7 +340,7 @@ std::string format_synth_table(const rtl::SynthRun& r) {
     s += row(m.module, m.cells.lut, m.cells.ff, m.cells.dsp, m.cells.bram18, m.cells.carry);
   const tools::CellCounts& t = r.synth.total;
   s += row("total (Yosys)", t.lut, t.ff, t.dsp, t.bram18, t.carry);
-  const rtl::ResourceEstimate& e = r.estimate;
+  const fpga::Resources& e = r.estimate;
   s += row("estimate (operator library)", e.lut, e.ff, e.dsp, e.bram18, e.carry);
   s += fmt::format(
       "{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}\n", "error (estimate vs Yosys)",
@@ -361,28 +353,26 @@ std::string format_synth_table(const rtl::SynthRun& r) {
 
 json synth_to_json(const rtl::SynthRun& r) {
   const tools::CellCounts& t = r.synth.total;
-  const rtl::ResourceEstimate& e = r.estimate;
+  const fpga::Resources& e = r.estimate;
   json modules = json::array();
   for (const rtl::SynthModuleRow& m : r.modules) {
-    json row = cells_json(m.cells);
+    json row = fpga::to_json(m.cells);
     row["module"] = m.module;
-    row["with_submodules"] = cells_json(m.with_submodules);  // what `estimate` counts
-    row["estimate"] = m.estimate ? estimate_json(*m.estimate) : json(nullptr);
+    row["with_submodules"] = fpga::to_json(m.with_submodules);  // what `estimate` counts
+    row["estimate"] = m.estimate ? fpga::to_json(*m.estimate) : json(nullptr);
     modules.push_back(row);
   }
-  json j = cells_json(t);
+  json j = fpga::to_json(t);
   j["model"] = r.model;
   j["top"] = r.top;
   j["part"] = r.part;
-  j["family"] = tools::synth_family_name(r.family);
+  j["family"] = fpga::synth_family_name(r.family);
   j["seconds"] = r.synth.seconds;
   j["modules"] = modules;
-  j["estimate"] = estimate_json(e);
-  j["error"] = {{"lut", optional_json(rtl::relative_error(e.lut, t.lut))},
-                {"ff", optional_json(rtl::relative_error(e.ff, t.ff))},
-                {"dsp", optional_json(rtl::relative_error(e.dsp, t.dsp))},
-                {"bram18", optional_json(rtl::relative_error(e.bram18, t.bram18))},
-                {"carry", optional_json(rtl::relative_error(e.carry, t.carry))}};
+  j["estimate"] = fpga::to_json(e);
+  j["error"] = json::object();
+  for (const fpga::ResourceField& f : fpga::kResourceFields)
+    j["error"][f.key] = optional_json(rtl::relative_error(e.*f.member, t.*f.member));
   j["error_note"] = "(estimate - yosys) / yosys; null where Yosys counts 0 and the estimate not";
   j["log"] = r.synth.log_file.string();
   return j;

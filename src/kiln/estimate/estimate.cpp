@@ -7,10 +7,11 @@
 #include <numeric>
 #include <sstream>
 
-#include "kiln/estimate/devices.h"
+#include "kiln/fpga/devices.h"
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model_edit.h"
+#include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
 
 namespace kiln::estimate {
@@ -36,11 +37,6 @@ constexpr int64_t kLayerFf = 150;
 // LUT/FF difference between encoded and line buffer in seed 002 Tables 3, 5.
 constexpr int64_t kFifoLut = 24;
 constexpr int64_t kFifoFf = 8;
-// Multiplexers (UltraScale CLB, UG574 "Multiplexers"): a LUT6 is a 4:1 mux
-// of one bit, and a CLB's MUXF7/F8/F9 join the outputs of 2/4/8 such LUTs
-// into an 8:1/16:1/32:1 mux at no LUT cost.
-constexpr int64_t kMuxInputsPerLut = 4;
-constexpr int64_t kMuxInputsPerClb = 32;
 // A product layer's loop is pipelined at II = RF (dense.h, conv.h) and the
 // reuse loop inside it is unrolled: HLS gives the pipeline one FSM state per
 // cycle of the II and writes the state register one-hot, which synthesis
@@ -105,7 +101,7 @@ struct Work {
 // Resources of the activation applied to `lanes` values in parallel whose
 // input is `in_width` bits wide.
 void add_activation(const hls::Activation& act, const Layer& layer, int64_t lanes, int in_width,
-                    LayerEstimate& e) {
+                    fpga::Family fam, LayerEstimate& e) {
   int rw = layer.precision.result.width;
   switch (act.kind) {
     case ActKind::None: return;
@@ -115,7 +111,7 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
       return;
     case ActKind::LeakyRelu:
     case ActKind::PRelu: {
-      int64_t d = dsp_per_multiplier(in_width, kParamWidth);
+      int64_t d = dsp_per_multiplier(in_width, kParamWidth, fam);
       e.dsp += lanes * d;
       if (d == 0) e.lut += lanes * in_width * kParamWidth / 2;
       e.lut += lanes * rw;
@@ -126,8 +122,8 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
     case ActKind::HardSwish: {
       // alpha * x + beta and the clamp; HardSwish multiplies x by the result.
       const int hw = in_width + kParamWidth - 8 + 2;  // h: at most x's and alpha's fractions + 2
-      int64_t d = dsp_per_multiplier(in_width, kParamWidth);
-      if (act.kind == ActKind::HardSwish) d += dsp_per_multiplier(in_width, hw);
+      int64_t d = dsp_per_multiplier(in_width, kParamWidth, fam);
+      if (act.kind == ActKind::HardSwish) d += dsp_per_multiplier(in_width, hw, fam);
       e.dsp += lanes * d;
       if (d == 0) e.lut += lanes * in_width * kParamWidth / 2;
       e.lut += lanes * (hw + rw);
@@ -136,7 +132,7 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
     }
     case ActKind::Elu:
     case ActKind::Selu:
-      e.dsp += lanes * dsp_per_multiplier(layer.precision.table.width, kParamWidth);
+      e.dsp += lanes * dsp_per_multiplier(layer.precision.table.width, kParamWidth, fam);
       [[fallthrough]];
     case ActKind::Sigmoid:
     case ActKind::Tanh:
@@ -146,7 +142,7 @@ void add_activation(const hls::Activation& act, const Layer& layer, int64_t lane
       int64_t size = layer.tables.table_size;
       int64_t tw = layer.precision.table.width;
       if (size > kSrlMaxDepth) {
-        e.bram18 += copies * bram18_for(tw, size);
+        e.bram18 += copies * sched::bram18_count(tw, size);
       } else {
         e.lut += copies * tw;
       }
@@ -177,10 +173,10 @@ bool runs_reuse_loop(const Layer& layer) {
 void add_reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf, int in_width, int acc_width,
                             LayerEstimate& e, std::string& notes) {
   const ReuseLoopSelects s = reuse_loop_selects(n_in, n_out, rf);
-  e.lut += s.input_selects * mux_luts(s.input_candidates) * in_width;
+  e.lut += s.input_selects * sched::mux_luts(s.input_candidates) * in_width;
   if (s.acc_targets > 1) {
-    e.lut += ceil_div(n_in * n_out, rf) * mux_luts(s.acc_targets) * acc_width;
-    e.lut += n_out * mux_luts(s.acc_sources) * acc_width;
+    e.lut += ceil_div(n_in * n_out, rf) * sched::mux_luts(s.acc_targets) * acc_width;
+    e.lut += n_out * sched::mux_luts(s.acc_sources) * acc_width;
   }
   notes += std::to_string(s.input_selects) + " input select x " +
            std::to_string(s.input_candidates) + ":1; ";
@@ -190,12 +186,13 @@ void add_reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf, int in_widt
 // Dense kernel (shared by Dense and Conv): multipliers, weight storage, adders.
 void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int64_t n_out,
                       int in_width, LayerEstimate& e, std::string& notes) {
+  const fpga::Family fam = fpga::device_of_part(model.part).family;
   const hls::Precision& p = layer.precision;
   int64_t rf = std::clamp<int64_t>(layer.reuse_factor, 1, std::max<int64_t>(n_in * n_out, 1));
   int64_t m = hls::block_factor(layer);
   int ww = p.weight.width;
   int aw = p.accum.width;
-  int64_t d = dsp_per_multiplier(in_width, ww);
+  int64_t d = dsp_per_multiplier(in_width, ww, fam);
   e.dsp += m * d;
   if (d == 0) e.lut += m * in_width * ww / 2;  // LUT array multiplier
   // Per multiplier: operand registers.
@@ -231,12 +228,11 @@ void add_dense_kernel(const Model& model, const Layer& layer, int64_t n_in, int6
       notes += "weights LUT ROM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
       break;
     case WeightStorage::Bram:
-      e.bram18 += bram18_for(wbits, rf);
+      e.bram18 += sched::bram18_count(wbits, rf);
       notes += "weights BRAM " + std::to_string(wbits) + "b x " + std::to_string(rf) + "; ";
       break;
   }
   notes += std::to_string(m) + " mult x " + std::to_string(d) + " DSP; ";
-  (void)model;
 }
 
 // The io_stream window buffer of a convolution or pooling layer
@@ -248,6 +244,7 @@ void add_window_buffer(const Model& model, const Layer& layer, LayerEstimate& e,
   const BufferPlacement b = place_buffers(w.count, w.width, w.depth);
   e.bram18 += b.bram18;
   e.srl += b.srl;
+  e.lut += b.srl;  // a shift register is a LUT
   const bool encoded = w.kind == hls::WindowKind::Encoded;
   if (encoded) {
     e.lut += w.count * kFifoLut;
@@ -277,6 +274,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
   LayerEstimate& e = w.est;
   StreamTiming& t = w.timing;
   e.layer = layer.name;
+  const fpga::Family fam = fpga::device_of_part(model.part).family;
   std::string notes = std::string(layer_kind_name(layer.kind())) + ": ";
   const bool stream = model.io_type == IOType::Stream;
   StreamShape in = layer.inputs.empty() ? stream_shape(model, layer.output())
@@ -293,7 +291,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const auto& dp = layer.as<hls::DenseParams>();
       rf = std::clamp<int64_t>(rf, 1, std::max<int64_t>(dp.n_in * dp.n_out, 1));
       add_dense_kernel(model, layer, dp.n_in, dp.n_out, in.width, e, notes);
-      add_activation(dp.act, layer, dp.n_out, layer.precision.accum.width, e);
+      add_activation(dp.act, layer, dp.n_out, layer.precision.accum.width, fam, e);
       int64_t depth = kernel_depth(layer, dp.n_in);
       // io_stream: reads the whole vector (element by element), then computes.
       int64_t reads = in.elements;
@@ -317,7 +315,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       // multipliers are counted over all groups.
       rf = std::clamp<int64_t>(rf, 1, std::max<int64_t>(n_in * n_out, 1));
       add_dense_kernel(model, layer, n_in, n_out, in.width, e, notes);
-      add_activation(cp.act, layer, n_out, layer.precision.accum.width, e);
+      add_activation(cp.act, layer, n_out, layer.precision.accum.width, fam, e);
       int64_t hp = cp.in_h + cp.pad_top + cp.pad_bottom;
       int64_t wp = cp.in_w + cp.pad_left + cp.pad_right;
       int64_t depth = kernel_depth(layer, n_in);
@@ -351,7 +349,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const int64_t ops = running ? 1 : k - 1;
       e.lut += ch * ops * (avg ? aw : 2 * in.width);
       if (running) e.ff += ch * (avg ? aw : in.width);
-      if (avg && !reciprocal_is_shift(pp)) e.dsp += ch * dsp_per_multiplier(aw, kParamWidth);
+      if (avg && !reciprocal_is_shift(pp)) e.dsp += ch * dsp_per_multiplier(aw, kParamWidth, fam);
       e.ff += ch * out.width;
       t.iterations = hp * wp;
       t.cost = 1;
@@ -373,7 +371,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
     }
     case LayerKind::BatchNorm: {
       int64_t lanes = stream ? in.channels : in.numel;
-      e.dsp += lanes * dsp_per_multiplier(in.width, layer.precision.weight.width);
+      e.dsp += lanes * dsp_per_multiplier(in.width, layer.precision.weight.width, fam);
       e.lut += lanes * layer.precision.result.width;
       e.ff += lanes * layer.precision.result.width;
       t.iterations = in.elements;
@@ -384,7 +382,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
     case LayerKind::Activation: {
       const auto& ap = layer.as<hls::ActivationParams>();
       int64_t lanes = stream ? in.channels : in.numel;
-      add_activation(ap.act, layer, lanes, in.width, e);
+      add_activation(ap.act, layer, lanes, in.width, fam, e);
       t.iterations = in.elements;
       t.depth = 2;
       par_latency = 2;
@@ -394,10 +392,10 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const auto& sp = layer.as<hls::SoftmaxParams>();
       int64_t lanes = sp.length;
       int tw = layer.precision.table.width;
-      e.bram18 += ceil_div(lanes, 2) *
-                  (bram18_for(tw, layer.tables.table_size) +
-                   bram18_for(layer.precision.inv_table.width, layer.tables.inv_table_size));
-      e.dsp += lanes * dsp_per_multiplier(tw, layer.precision.inv_table.width);
+      e.bram18 += ceil_div(lanes, 2) * (sched::bram18_count(tw, layer.tables.table_size) +
+                                        sched::bram18_count(layer.precision.inv_table.width,
+                                                            layer.tables.inv_table_size));
+      e.dsp += lanes * dsp_per_multiplier(tw, layer.precision.inv_table.width, fam);
       e.lut += lanes * (2 * in.width + layer.precision.accum.width);
       e.ff += lanes * (in.width + tw);
       int64_t depth = 2 * ceil_log2(lanes) + kMultLatency + 6;
@@ -413,7 +411,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const StreamShape b = stream_shape(model, layer.inputs.at(1));
       int64_t lanes = stream ? in.channels : in.numel;
       if (bp.op == hls::BinaryOp::Mul) {
-        e.dsp += lanes * dsp_per_multiplier(in.width, b.width);
+        e.dsp += lanes * dsp_per_multiplier(in.width, b.width, fam);
       }
       e.lut += lanes * out.width;
       e.ff += lanes * out.width;
@@ -450,13 +448,13 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const int tw = layer.precision.table.width, aw = layer.precision.accum.width;
       const int64_t rom_copies = 2 * ceil_div(lookups, 2);  // sigmoid and tanh
       if (layer.tables.table_size > kSrlMaxDepth) {
-        e.bram18 += ceil_div(rom_copies, 2) * bram18_for(tw, layer.tables.table_size);
+        e.bram18 += ceil_div(rom_copies, 2) * sched::bram18_count(tw, layer.tables.table_size);
       } else {
         e.lut += rom_copies * tw;
       }
       e.lut += lookups * 2 * aw;  // pre-activation adders and index clamps
       const int64_t gate_mults = (lstm ? 3 : 2) * rp.hidden;
-      e.dsp += gate_mults * dsp_per_multiplier(tw, aw);
+      e.dsp += gate_mults * dsp_per_multiplier(tw, aw, fam);
       e.ff += rp.hidden * (out.width + (lstm ? aw : 0)) + 2 * kernels[0].n_out * aw;
       notes += std::to_string(lookups) + " table lookups per step; ";
       const int64_t step = rf + hls::kRecurrentStepOverhead;
@@ -472,7 +470,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const auto& mp = layer.as<hls::MatMulParams>();
       int64_t macs = mp.batch * mp.m * mp.k * mp.n;
       int64_t m = ceil_div(macs, rf);
-      int64_t d = dsp_per_multiplier(in.width, in.width);
+      int64_t d = dsp_per_multiplier(in.width, in.width, fam);
       e.dsp += m * d;
       e.lut += m * layer.precision.accum.width;
       e.ff += m * (2 * in.width + layer.precision.accum.width);
@@ -516,6 +514,7 @@ Work estimate_layer(const Model& model, const Layer& layer) {
         const BufferPlacement b = place_buffers(2, rp.channels * in.width, rp.in_w);
         e.bram18 += b.bram18;
         e.srl += b.srl;
+        e.lut += b.srl;
         e.lut += per_value * rp.channels * layer.precision.weight.width;
         t.iterations = in.elements + out.elements;
         t.depth = linear ? 4 : 1;
@@ -565,9 +564,10 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const int64_t width = os.channels * os.width;
       const int64_t depth = hls::stream_fifo_depth(ti);
       if (depth > kSrlMaxDepth) {
-        e.bram18 += bram18_for(width, depth);
+        e.bram18 += sched::bram18_count(width, depth);
       } else {
-        e.srl += srl_for(width, depth);
+        e.srl += sched::srl_luts(width, depth);
+        e.lut += sched::srl_luts(width, depth);
       }
       e.lut += kFifoLut;
       e.ff += kFifoFf;
@@ -601,39 +601,10 @@ Work estimate_layer(const Model& model, const Layer& layer) {
 
 // ---- building blocks ----------------------------------------------------------
 
-int64_t dsp_per_multiplier(int width_a, int width_b) {
-  int a = std::max(width_a, width_b);
-  int b = std::min(width_a, width_b);
-  if (b <= kNarrowWidth) return 0;
-  if (a <= 27 && b <= 18) return 1;
-  // Wider products are split into 26x17 unsigned partial products.
-  return ceil_div(a, 26) * ceil_div(b, 17);
-}
-
-int64_t bram18_for(int64_t width, int64_t depth) {
-  if (width <= 0 || depth <= 0) return 0;
-  struct Mode {
-    int64_t depth, width;
-  };
-  static constexpr Mode kModes[] = {{512, 36}, {1024, 18}, {2048, 9},
-                                    {4096, 4}, {8192, 2},  {16384, 1}};
-  for (const Mode& m : kModes) {
-    if (depth <= m.depth) return ceil_div(width, m.width);
-  }
-  return width * ceil_div(depth, 16384);
-}
-
-int64_t srl_for(int64_t width, int64_t depth) {
-  if (width <= 0 || depth <= 0) return 0;
-  return width * ceil_div(depth, 32);
-}
-
-int64_t mux_luts(int64_t n) {
-  if (n <= 1) return 0;
-  if (n <= kMuxInputsPerClb) return ceil_div(n, kMuxInputsPerLut);
-  // A tree: 32:1 muxes, then a mux of their outputs.
-  const int64_t groups = ceil_div(n, kMuxInputsPerClb);
-  return ceil_div(n, kMuxInputsPerLut) + mux_luts(groups);
+int64_t dsp_per_multiplier(int width_a, int width_b, fpga::Family family) {
+  // HLS builds narrow products in LUTs: its choice, not a second formula.
+  if (std::min(width_a, width_b) <= kNarrowWidth) return 0;
+  return sched::dsp_count(width_a, width_b, family);
 }
 
 ReuseLoopSelects reuse_loop_selects(int64_t n_in, int64_t n_out, int64_t rf) {
@@ -661,9 +632,9 @@ BufferPlacement place_buffers(int64_t count, int64_t width, int64_t depth) {
   BufferPlacement b;
   if (depth > kSrlMaxDepth) {
     // At least one BRAM per buffer: each has its own ports and pointers.
-    b.bram18 = count * std::max<int64_t>(1, bram18_for(width, depth));
+    b.bram18 = count * std::max<int64_t>(1, sched::bram18_count(width, depth));
   } else {
-    b.srl = count * srl_for(width, depth);
+    b.srl = count * sched::srl_luts(width, depth);
   }
   return b;
 }
@@ -714,11 +685,7 @@ ModelEstimate estimate(const Model& model) {
     end = std::max(end, last_out);
 
     total.ii = std::max(total.ii, e.ii);
-    total.dsp += e.dsp;
-    total.bram18 += e.bram18;
-    total.lut += e.lut;
-    total.ff += e.ff;
-    total.srl += e.srl;
+    static_cast<fpga::Resources&>(total) += e;
     result.layers.push_back(e);
   }
   int64_t out_end = 0;
@@ -742,9 +709,11 @@ std::vector<std::string> warnings(const ModelEstimate& est) {
 
 nlohmann::json to_json(const ModelEstimate& est) {
   auto row = [](const LayerEstimate& e) {
-    nlohmann::json j{{"layer", e.layer}, {"ii", e.ii},         {"latency", e.latency},
-                     {"dsp", e.dsp},     {"bram18", e.bram18}, {"lut", e.lut},
-                     {"ff", e.ff},       {"srl", e.srl},       {"notes", e.notes}};
+    nlohmann::json j = fpga::to_json(e);
+    j["layer"] = e.layer;
+    j["ii"] = e.ii;
+    j["latency"] = e.latency;
+    j["notes"] = e.notes;
     if (!e.warnings.empty()) j["warnings"] = e.warnings;
     return j;
   };
@@ -756,24 +725,27 @@ nlohmann::json to_json(const ModelEstimate& est) {
 std::string to_table(const ModelEstimate& est, const std::string& part) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"layer", "II", "latency", "DSP", "BRAM18", "LUT", "FF", "SRL"});
-  auto add = [&rows](const LayerEstimate& e) {
-    rows.push_back({e.layer, std::to_string(e.ii), std::to_string(e.latency), std::to_string(e.dsp),
-                    std::to_string(e.bram18), std::to_string(e.lut), std::to_string(e.ff),
-                    std::to_string(e.srl)});
+  auto count = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  };
+  auto add = [&](const LayerEstimate& e) {
+    rows.push_back({e.layer, std::to_string(e.ii), std::to_string(e.latency), count(e.dsp),
+                    count(e.bram18), count(e.lut), count(e.ff), count(e.srl)});
   };
   for (const LayerEstimate& e : est.layers) add(e);
   add(est.total);
-  std::optional<Device> dev = find_device(part);
-  if (dev) {
-    auto pct = [](int64_t used, int64_t avail) {
+  if (const std::optional<fpga::Device> dev = fpga::find_device(part)) {
+    auto pct = [](double used, double avail) {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f%%",
-                    100.0 * static_cast<double>(used) / static_cast<double>(avail));
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * used / avail);
       return std::string(buf);
     };
     const LayerEstimate& t = est.total;
-    rows.push_back({dev->name, "", "", pct(t.dsp, dev->dsp), pct(t.bram18, dev->bram18),
-                    pct(t.lut, dev->lut), pct(t.ff, dev->ff), ""});
+    const fpga::Resources& c = dev->capacity;
+    rows.push_back({dev->name, "", "", pct(t.dsp, c.dsp), pct(t.bram18, c.bram18),
+                    pct(t.lut, c.lut), pct(t.ff, c.ff), ""});
   }
   std::vector<size_t> w(rows[0].size(), 0);
   for (const auto& r : rows)

@@ -11,19 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "kiln/fpga/family.h"
+#include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
 
 namespace kiln::estimate {
 
-struct LayerEstimate {
+// A layer's timing and its resources (fpga::Resources: `lut` counts every
+// LUT, the shift registers' included, and `srl` those of them used as SRL32).
+struct LayerEstimate : fpga::Resources {
   std::string layer;
   int64_t ii = 0;       // initiation interval, cycles
   int64_t latency = 0;  // first input to last output, cycles
-  int64_t dsp = 0;
-  int64_t bram18 = 0;
-  int64_t lut = 0;  // logic LUTs, SRLs excluded
-  int64_t ff = 0;
-  int64_t srl = 0;  // LUTs used as shift registers (SRL32)
   std::string notes;
   // What the user asked for and this layer cannot give (a TargetCycles that
   // no reuse factor meets).
@@ -49,22 +48,9 @@ std::string to_table(const ModelEstimate& estimate, const std::string& part = ""
 
 // ---- building blocks (exposed for tests and for docs/estimates.md) ----------
 
-// DSP48E2 slices for one a x b multiplier (signed widths): 0 when either
-// operand is narrow (<= 10 bits: a LUT multiplier is cheaper), 1 when it fits
-// the 27x18 multiplier, otherwise the number of 26x17 partial products.
-int64_t dsp_per_multiplier(int width_a, int width_b);
-
-// RAMB18E2 blocks for a memory of `depth` words of `width` bits, using the
-// widest aspect ratio that holds the depth (512x36, 1Kx18, 2Kx9, 4Kx4, 8Kx2,
-// 16Kx1). 0 for an empty memory.
-int64_t bram18_for(int64_t width, int64_t depth);
-
-// SRL32 LUTs of a shift register / FIFO of `depth` words of `width` bits.
-int64_t srl_for(int64_t width, int64_t depth);
-
-// LUT6s of an n:1 multiplexer of one bit: a LUT6 is a 4:1 mux and a CLB's
-// MUXF7/F8/F9 join up to eight of them (32:1); wider ones are a tree.
-int64_t mux_luts(int64_t n);
+// DSP slices for one a x b multiplier in Vitis HLS: 0 when either operand is
+// narrow (<= 10 bits: HLS builds a LUT multiplier), else sched::dsp_count.
+int64_t dsp_per_multiplier(int width_a, int width_b, fpga::Family family);
 
 // What the Resource strategy's reuse loop (dense.h dense_resource) selects
 // when n_in * n_out products share m = ceil(n_in * n_out / rf) multipliers:

@@ -9,11 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/estimate/devices.h"
 #include "kiln/hls/derived.h"
+#include "kiln/sched/operator_library.h"
 
 namespace kiln::estimate {
 namespace {
+
+constexpr fpga::Family kUs = fpga::Family::UltraScalePlus;
 
 using hls::ConvImpl;
 using hls::IOType;
@@ -125,30 +127,14 @@ Model paper_resource_model(int64_t n, ConvImpl impl) {
 // ---- building blocks -----------------------------------------------------------
 
 TEST(Estimate, DspPerMultiplier) {
-  EXPECT_EQ(dsp_per_multiplier(16, 16), 1);
-  EXPECT_EQ(dsp_per_multiplier(27, 18), 1);
-  EXPECT_EQ(dsp_per_multiplier(18, 27), 1);
-  EXPECT_EQ(dsp_per_multiplier(8, 16), 0);  // narrow: LUTs
-  EXPECT_EQ(dsp_per_multiplier(10, 10), 0);
-  EXPECT_EQ(dsp_per_multiplier(32, 32), 4);  // 2 x 2 partial products of 26x17
-  EXPECT_EQ(dsp_per_multiplier(24, 24), 2);  // 24 <= 26, 24 > 17 -> 1 x 2
-}
-
-TEST(Estimate, Bram18AspectRatios) {
-  EXPECT_EQ(bram18_for(16, 80), 1);     // 512x36 mode
-  EXPECT_EQ(bram18_for(48, 256), 2);    // ceil(48 / 36)
-  EXPECT_EQ(bram18_for(272, 37), 8);    // ceil(272 / 36)
-  EXPECT_EQ(bram18_for(16, 1024), 1);   // 1Kx18
-  EXPECT_EQ(bram18_for(16, 2048), 2);   // 2Kx9
-  EXPECT_EQ(bram18_for(16, 9500), 16);  // 16Kx1
-  EXPECT_EQ(bram18_for(1, 40000), 3);   // 3 x 16Kx1 cascaded
-  EXPECT_EQ(bram18_for(0, 10), 0);
-}
-
-TEST(Estimate, SrlCount) {
-  EXPECT_EQ(srl_for(16, 20), 16);
-  EXPECT_EQ(srl_for(16, 33), 32);
-  EXPECT_EQ(srl_for(16, 64), 32);
+  EXPECT_EQ(dsp_per_multiplier(16, 16, kUs), 1);
+  EXPECT_EQ(dsp_per_multiplier(27, 18, kUs), 1);
+  EXPECT_EQ(dsp_per_multiplier(18, 27, kUs), 1);
+  EXPECT_EQ(dsp_per_multiplier(8, 16, kUs), 0);  // narrow: LUTs
+  EXPECT_EQ(dsp_per_multiplier(10, 10, kUs), 0);
+  EXPECT_EQ(dsp_per_multiplier(32, 32, kUs), 4);  // 2 x 2 partial products of 26x17
+  EXPECT_EQ(dsp_per_multiplier(27, 20, kUs), 2);  // only the 20-bit operand is split
+  EXPECT_EQ(dsp_per_multiplier(24, 24, kUs), 2);  // 24 <= 26, 24 > 17 -> 1 x 2
 }
 
 TEST(Estimate, BufferPlacement) {
@@ -183,18 +169,6 @@ TEST(Estimate, WindowBuffersOfFirstConv) {
   EXPECT_EQ(e.depth, hls::encoded_table(enc.layers[1].as<hls::ConvParams>()).stream_depth);
   // Pools build the line buffer whatever the config says.
   EXPECT_EQ(hls::window_buffer(enc, enc.layers[2]).kind, hls::WindowKind::LineBuffer);
-}
-
-TEST(Estimate, MuxLuts) {
-  EXPECT_EQ(mux_luts(1), 0);  // a wire
-  EXPECT_EQ(mux_luts(2), 1);
-  EXPECT_EQ(mux_luts(4), 1);  // one LUT6
-  EXPECT_EQ(mux_luts(5), 2);
-  EXPECT_EQ(mux_luts(16), 4);        // four LUT6 joined by MUXF7/F8
-  EXPECT_EQ(mux_luts(32), 8);        // a whole CLB, MUXF9
-  EXPECT_EQ(mux_luts(33), 9 + 1);    // 9 LUTs of 4:1, then 2:1 of the two 32:1 groups
-  EXPECT_EQ(mux_luts(144), 36 + 2);  // 5 groups of 32 -> a 5:1 mux
-  EXPECT_EQ(mux_luts(2048), 512 + 16 + 1);
 }
 
 // The selects of dense_resource's reuse loop counted by walking it: in cycle
@@ -326,7 +300,7 @@ TEST(Estimate, ResourceDenseTermByTerm) {
   EXPECT_EQ(b.lut, 150 + 32 + 4 * 16 + 8 * 16  // control, FSM, adders, accumulator loads
                        + 4 * 16                // weights: LUT ROM of 32 words x 64 bits
                        + 1 * 4 * 16            // the input select
-                       + 4 * 1 * 16);          // the accumulator selects
+                       + 4 * 0.5 * 16);        // the 2:1 accumulator selects (2 bits a LUT6)
   EXPECT_NE(b.notes.find("1 input select x 16:1"), std::string::npos) << b.notes;
   EXPECT_NE(b.notes.find("accumulator select 2:1"), std::string::npos) << b.notes;
   // The same layer with Latency strategy keeps the coarse operand select.
@@ -399,7 +373,7 @@ TEST(Estimate, GlobalPoolsKeepOneAccumulatorPerChannel) {
   EXPECT_NE(avg.notes.find("running sum per channel"), std::string::npos);
   // 7x7: 1/49 needs a multiplier per channel (24 x 24 bits: 2 DSPs).
   EXPECT_EQ(estimate(global_pool(hls::PoolKind::Average, IOType::Stream, 7)).layers[1].dsp,
-            128 * dsp_per_multiplier(24, 24));
+            128 * dsp_per_multiplier(24, 24, kUs));
   const LayerEstimate mx = estimate(global_pool(hls::PoolKind::Max, IOType::Stream, 8)).layers[1];
   EXPECT_EQ(mx.lut, 150 + 128 * 2 * 16);
   EXPECT_EQ(mx.dsp, 0);
@@ -438,7 +412,7 @@ TEST(Estimate, PerChannelGateWaitsWithTheMapInItsFifo) {
   m.outputs = {y};
   EXPECT_EQ(hls::stream_fifo_depth(m.tensors[static_cast<std::size_t>(x1)]), 256);
   const ModelEstimate e = estimate(m);
-  EXPECT_EQ(e.layers[1].bram18, 2 * bram18_for(4 * 16, 256));
+  EXPECT_EQ(e.layers[1].bram18, 2 * sched::bram18_count(4 * 16, 256));
   // The held gate: 4 values of 16 bits more than the same Mul without broadcast.
   Model plain = m;
   plain.layers[3].as<hls::BinaryParams>().broadcast = hls::BinaryBroadcast::None;
@@ -481,16 +455,6 @@ TEST(Estimate, JsonAndTable) {
   EXPECT_NE(t.find("xcvu9p"), std::string::npos);
   EXPECT_NE(t.find("0.5%"), std::string::npos);  // 32 / 6840 DSP
   EXPECT_EQ(to_table(e, "unknown-part").find('%'), std::string::npos);
-}
-
-TEST(Devices, Lookup) {
-  auto d = find_device("xcvu9p-flga2104-2L-e");
-  ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(d->lut, 1182240);
-  EXPECT_EQ(d->bram18, 4320);
-  EXPECT_TRUE(find_device("xc7z020clg400-1").has_value() == false);  // needs '-'
-  EXPECT_TRUE(find_device("xc7z020-clg400-1").has_value());
-  EXPECT_FALSE(find_device("xcvu9").has_value());
 }
 
 // ---- against seed 002 (prints the table for docs/estimates.md) -------------

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/support/error.h"
 
 namespace kiln::hls {
@@ -343,6 +344,13 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                      const YAML::Node& v) {
                    if (k == "Part") {
                      cfg.part = scalar_text(c, sub, v, "a part name");
+                     // One device table (fpga/devices.h): a part kiln does
+                     // not know is refused, never priced as another.
+                     if (!fpga::find_device(cfg.part))
+                       fail(c, sub, v, "unknown FPGA part '" + cfg.part + "'",
+                            "kiln knows " + fpga::known_devices() +
+                                ", each followed by its package and speed grade (e.g. "
+                                "xcvu9p-flga2104-2L-e, xc7z020clg400-1)");
                    } else if (k == "ClockPeriod") {
                      cfg.clock_period_ns = parse_positive_number(c, sub, v);
                    } else if (k == "IOType") {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/hls/csim.h"
 #include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
@@ -570,6 +571,7 @@ json report(const Model& m, const ProjectOptions& opts) {
   j["io_type"] = std::string(enum_name(m.io_type));
   j["backend"] = std::string(enum_name(m.backend));
   j["part"] = m.part;
+  j["device"] = fpga::device_json(m.part, fpga::device_of_part(m.part));
   j["clock_period_ns"] = m.clock_period_ns;
   json layers = json::array();
   for (const Layer& l : m.layers) {

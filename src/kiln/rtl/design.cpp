@@ -11,11 +11,13 @@
 #include <set>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/fpga/devices.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/design_plan.h"
 #include "kiln/rtl/stage.h"
 #include "kiln/rtl/verilog_text.h"
+#include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
 #include "kiln/support/names.h"
 
@@ -139,11 +141,11 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
                 "kiln rtl needs at least one computing layer");
 
-  const estimate::Device device =
-      estimate::find_device(model.part).value_or(*estimate::find_device(hls::kDefaultPart));
+  // The part's row of the device table; an unknown part is refused there.
+  const fpga::Device device = fpga::device_of_part(model.part);
   StageOptions so;
   so.clock_ns = model.clock_period_ns;
-  so.family = tools::family_of_part(model.part);
+  so.family = device.family;
   so.scheduler = options.scheduler;
 
   NameTable names;
@@ -319,10 +321,13 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   for (const auto& [wire, chain] : delay_depth) {
     const auto [depth, width] = chain;
     d.top_report.register_bits += int64_t{depth} * width;
-    if (depth >= kShiftRegisterMinDepth)
-      d.top_report.lut += static_cast<double>(width) * ((depth + 31) / 32);
-    else
+    if (depth >= kShiftRegisterMinDepth) {
+      const auto srl = static_cast<double>(sched::srl_luts(width, depth));
+      d.top_report.lut += srl;
+      d.top_report.srl += srl;
+    } else {
       d.top_report.ff += static_cast<double>(width) * depth;
+    }
   }
 
   // The top: ports, the valid chain, the input spacing, the unused sink.

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
 #include "kiln/loop/loop_ir.h"
 
@@ -80,8 +81,10 @@ struct Port {
   loop::ScalarType type;  // raw two's complement (or unsigned) bits
 };
 
-// What the stage's graph holds, for reports and the estimate.
-struct StageReport {
+// What the stage's graph holds, for reports, and its estimated resources
+// (the operator library's, sched/operator_library.h; tables read into a
+// register go to block RAM, as Yosys maps them).
+struct StageReport : fpga::Resources {
   std::string name;  // the layer's name
   std::string onnx_name;
   std::string plan;               // how it is built (layer_plan.h), and why if searched
@@ -97,9 +100,6 @@ struct StageReport {
   int interval_cycles = 1;        // 1: pipelined; else its latency (one sample at a time)
   int64_t register_bits = 0;      // flip-flops holding values across cycles
   double critical_path_ns = 0;    // the schedule's longest chain in a cycle (estimate)
-  // The operator library's estimate (sched/operator_library.h).
-  // Tables read into a register go to block RAM (bram18), as Yosys maps them.
-  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
 };
 
 struct Design {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/support/error.h"
@@ -33,10 +34,6 @@ json port_json(const Port& p, const std::string& onnx_name) {
           {"type", loop::to_string(p.type)}};
 }
 
-json estimate_json(const ResourceEstimate& e) {
-  return {{"lut", e.lut}, {"ff", e.ff}, {"dsp", e.dsp}, {"carry", e.carry}, {"bram18", e.bram18}};
-}
-
 json stage_json(const StageReport& s) {
   return {{"name", s.name},
           {"onnx_name", s.onnx_name},
@@ -53,7 +50,7 @@ json stage_json(const StageReport& s) {
           {"interval_cycles", s.interval_cycles},
           {"register_bits", s.register_bits},
           {"critical_path_ns", s.critical_path_ns},
-          {"estimate", estimate_json(estimate_of(s))}};
+          {"estimate", fpga::to_json(s)}};
 }
 
 [[noreturn]] void bad_report(const fs::path& file, const std::string& what) {
@@ -77,31 +74,11 @@ Port port_from(const json& j, const fs::path& file) {
   return p;
 }
 
-ResourceEstimate estimate_from(const json& j) {
-  ResourceEstimate e;
-  e.lut = j.value("lut", 0.0);
-  e.ff = j.value("ff", 0.0);
-  e.dsp = j.value("dsp", 0.0);
-  e.carry = j.value("carry", 0.0);
-  e.bram18 = j.value("bram18", 0.0);
-  return e;
-}
-
 }  // namespace
 
-ResourceEstimate estimate_of(const StageReport& s) {
-  return {s.lut, s.ff, s.dsp, s.carry, s.bram18};
-}
-
-ResourceEstimate estimate_of(const Design& d) {
-  ResourceEstimate e = estimate_of(d.top_report);  // the top's delay lines
-  for (const StageReport& s : d.stages) {
-    e.lut += s.lut;
-    e.ff += s.ff;
-    e.dsp += s.dsp;
-    e.carry += s.carry;
-    e.bram18 += s.bram18;
-  }
+fpga::Resources estimate_of(const Design& d) {
+  fpga::Resources e = d.top_report;  // the top's delay lines
+  for (const StageReport& s : d.stages) e += s;
   return e;
 }
 
@@ -168,10 +145,11 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
         {"adders", ops.adders},
         {"lookups", ops.lookups},
         {"register_bits", ops.register_bits}}},
-      {"estimate", estimate_json(estimate_of(d))},
+      {"device", fpga::device_json(m.part, fpga::device_of_part(m.part))},
+      {"estimate", fpga::to_json(estimate_of(d))},
       {"top_estimate",
        {{"delay_register_bits", d.top_report.register_bits},
-        {"estimate", estimate_json(estimate_of(d.top_report))}}},
+        {"estimate", fpga::to_json(d.top_report)}}},
       {"notes", o.notes},
   };
 }
@@ -214,14 +192,16 @@ DesignDir load_design_dir(const fs::path& dir) {
       d.input_onnx_names.push_back(p.value("onnx_name", ""));
     }
     for (const json& p : j.at("outputs")) d.outputs.push_back(port_from(p, file));
-    d.estimate = estimate_from(j.at("estimate"));
+    d.estimate = fpga::resources_from_json(j.at("estimate"), file.string());
     for (const json& s : j.at("stages"))
-      d.stage_estimates.emplace_back(s.at("name").get<std::string>(),
-                                     estimate_from(s.value("estimate", json::object())));
+      d.stage_estimates.emplace_back(
+          s.at("name").get<std::string>(),
+          fpga::resources_from_json(s.value("estimate", json::object()), file.string()));
     // The top module's own cells: its delay lines.
     if (j.contains("top_estimate"))
-      d.stage_estimates.emplace_back(d.top,
-                                     estimate_from(j["top_estimate"].value("estimate", json())));
+      d.stage_estimates.emplace_back(
+          d.top, fpga::resources_from_json(j["top_estimate"].value("estimate", json::object()),
+                                           file.string()));
   } catch (const json::exception& e) {
     bad_report(file, std::string("missing or malformed field: ") + e.what());
   }

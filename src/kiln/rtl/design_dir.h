@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
 #include "kiln/rtl/design.h"
 
@@ -31,13 +32,8 @@ inline constexpr int kTestbenchCapacity = 1024;
 inline constexpr int64_t kTestbenchMaxWords = int64_t{1} << 22;
 int testbench_capacity(const Design& design);
 
-// The operator library's resource estimate (sched/operator_library.h): LUT,
-// FF, DSP, CARRY and BRAM18 blocks summed over stages.
-struct ResourceEstimate {
-  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
-};
-ResourceEstimate estimate_of(const StageReport& stage);
-ResourceEstimate estimate_of(const Design& design);
+// The design's estimated resources: its stages' and the top's delay lines.
+fpga::Resources estimate_of(const Design& design);
 
 // report.json's content. `tb_capacity` is the tb.sv's sample capacity.
 nlohmann::json design_report(const Design& design, const hls::Model& model,
@@ -54,8 +50,8 @@ struct DesignDir {
   int latency_cycles = 0, interval_cycles = 1;
   double clock_ns = 0;
   int testbench_capacity = 0;
-  ResourceEstimate estimate;
-  std::vector<std::pair<std::string, ResourceEstimate>> stage_estimates;  // by stage (layer) name
+  fpga::Resources estimate;
+  std::vector<std::pair<std::string, fpga::Resources>> stage_estimates;  // by stage (layer) name
 };
 
 // Io if `dir` is not a directory; InvalidModel if it is not a design written

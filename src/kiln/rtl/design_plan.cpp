@@ -52,7 +52,7 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
                                                          const hls::Model& model,
                                                          const RtlOptions& options, StageOptions so,
                                                          const dfg::UnrollOptions& uo,
-                                                         const estimate::Device& device) {
+                                                         const fpga::Device& device) {
   const int64_t bound = *options.latency_cycles;
   so.time_inputs = nullptr;  // no producers yet: each layer alone
   std::vector<std::vector<PlanChoice>> layers;
@@ -126,7 +126,7 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(const loop::Program& pr
 
 std::vector<LayerChoice> plan_layers(loop::Program& program, const hls::Model& model,
                                      const RtlOptions& options, const StageOptions& stage,
-                                     const dfg::UnrollOptions& uo, const estimate::Device& device) {
+                                     const dfg::UnrollOptions& uo, const fpga::Device& device) {
   StageOptions so = stage;
   so.time_inputs = nullptr;  // no producers: each layer alone
   std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/estimate/devices.h"
+#include "kiln/fpga/devices.h"
 #include "kiln/rtl/channels.h"
 #include "kiln/rtl/layer_plan.h"
 
@@ -30,8 +30,7 @@ std::optional<int> multiplier_limit_of(const RtlOptions& options, const loop::Ke
 // built with (each alone: no dataflow timing).
 std::vector<LayerChoice> plan_layers(loop::Program& program, const hls::Model& model,
                                      const RtlOptions& options, const StageOptions& stage,
-                                     const dfg::UnrollOptions& unroll,
-                                     const estimate::Device& device);
+                                     const dfg::UnrollOptions& unroll, const fpga::Device& device);
 
 // The channels between the planned layers: for every tensor one kept loop
 // writes and one other kept loop reads, the channel plan_channel finds, each

@@ -251,8 +251,8 @@ LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& progr
 }
 
 std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
-                                                 const RtlOptions& options,
-                                                 tools::FpgaFamily family, double clock_ns) {
+                                                 const RtlOptions& options, fpga::Family family,
+                                                 double clock_ns) {
   std::vector<PipelineEstimate> out;
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];

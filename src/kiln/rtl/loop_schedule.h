@@ -40,15 +40,15 @@
 #include <vector>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/fpga/family.h"
 #include "kiln/rtl/design.h"
 #include "kiln/sched/bounds.h"
 #include "kiln/sched/problem.h"
-#include "kiln/tools/fpga_family.h"
 
 namespace kiln::rtl {
 
 struct LoopScheduleOptions {
-  tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
+  fpga::Family family = fpga::Family::UltraScalePlus;
   std::optional<int> multiplier_limit;  // DSP multipliers (products of two variables)
   int ports_per_bank = 2;
   std::optional<int> ii;  // the II asked for (a Pipeline directive)
@@ -102,7 +102,7 @@ struct PipelineEstimate {
 // reported as too large rather than scheduled.
 inline constexpr int64_t kMaxPipelinedBodyOps = 20'000;
 std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
-                                                 const RtlOptions& options,
-                                                 tools::FpgaFamily family, double clock_ns);
+                                                 const RtlOptions& options, fpga::Family family,
+                                                 double clock_ns);
 
 }  // namespace kiln::rtl

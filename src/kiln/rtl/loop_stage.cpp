@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/rtl/banks.h"
 #include "kiln/rtl/node_cost.h"
 #include "kiln/rtl/verilog_text.h"
@@ -973,11 +974,7 @@ class LoopStageBuilder {
 
   void add(const StageReport& s) {
     StageReport& r = r_.report;
-    r.lut += s.lut;
-    r.ff += s.ff;
-    r.dsp += s.dsp;
-    r.carry += s.carry;
-    r.bram18 += s.bram18;
+    static_cast<fpga::Resources&>(r) += s;
     r.register_bits += s.register_bits;
     r.multiplier_units += s.multiplier_units;
     r.critical_path_ns = std::max(r.critical_path_ns, s.critical_path_ns);
@@ -993,7 +990,7 @@ class LoopStageBuilder {
     const int control = cyc_bits_ + 1 + stages_ * (k_bits_ + 1) + (ii_ > 1 ? ph_bits_ : 0);
     r.register_bits += register_bits_ + control;
     r.ff += static_cast<double>(register_bits_ + control);
-    const tools::FpgaFamily f = o_.family;
+    const fpga::Family f = o_.family;
     for (const RomBank& rb : banks_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
       const auto entries = static_cast<int>(bank_elements(p_, rb.accessed, rb.part).size());
@@ -1004,8 +1001,7 @@ class LoopStageBuilder {
       for (int c = 0; c < copies; ++c) {
         const sched::OperatorCost cost = sched::operator_cost(
             bram ? sched::OperatorKind::BlockRom : sched::OperatorKind::Rom, {w, 0, entries, 0}, f);
-        r.lut += cost.lut;
-        r.bram18 += cost.bram18;
+        static_cast<fpga::Resources&>(r) += cost.resources;
       }
       r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
     }
@@ -1016,9 +1012,7 @@ class LoopStageBuilder {
           sched::operator_cost(sched::rom_in_block_ram(entries, w) ? sched::OperatorKind::BlockRam
                                                                    : sched::OperatorKind::Ram,
                                {w, 0, entries, 0}, f);
-      r.lut += cost.lut;
-      r.ff += cost.ff;
-      r.bram18 += cost.bram18;
+      static_cast<fpga::Resources&>(r) += cost.resources;
     }
     for (const auto& [key, bits] : chan_bits_) r.ff += 3.0 * bits;  // pointer, base, next
     for (const RamBank& rb : rams_) {
@@ -1028,9 +1022,7 @@ class LoopStageBuilder {
       const bool bram = in_block_ram(buf.directives.storage, depth, w);
       const sched::OperatorCost cost = sched::operator_cost(
           bram ? sched::OperatorKind::BlockRam : sched::OperatorKind::Ram, {w, 0, depth, 0}, f);
-      r.lut += cost.lut;
-      r.ff += cost.ff;
-      r.bram18 += cost.bram18;
+      static_cast<fpga::Resources&>(r) += cost.resources;
     }
     // Reads outside the banks: a table or a multiplexer over what they reach.
     for (std::size_t i = 0; i < body_.reads.size(); ++i) {
@@ -1041,7 +1033,7 @@ class LoopStageBuilder {
       const auto kind = is_const(pa.buffer) ? sched::OperatorKind::Rom : sched::OperatorKind::Mux;
       r.lut +=
           sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(body_.trip), 0}, f)
-              .lut;
+              .resources.lut;
     }
   }
 

@@ -30,11 +30,7 @@ int index_bits(int64_t size) {
 
 OperatorCost sum(OperatorCost a, const OperatorCost& b) {
   a.delay_ns += b.delay_ns;
-  a.lut += b.lut;
-  a.ff += b.ff;
-  a.dsp += b.dsp;
-  a.carry += b.carry;
-  a.bram18 += b.bram18;
+  a.resources += b.resources;
   return a;
 }
 
@@ -42,8 +38,7 @@ namespace {
 
 // Lookup `n`: the index's clamp in LUTs and the table as `table` (Rom or
 // BlockRom).
-OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table,
-                         tools::FpgaFamily family) {
+OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table, fpga::Family family) {
   const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
   const int entries = static_cast<int>(t.data.size());
   return sum(
@@ -53,7 +48,7 @@ OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table,
 
 }  // namespace
 
-OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family,
+OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
                        bool fabric_multipliers) {
   auto lib = [family](OperatorKind k, const sched::OperatorShape& shape) {
     return sched::operator_cost(k, shape, family);
@@ -92,7 +87,7 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family
   return {};
 }
 
-OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family) {
+OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, fpga::Family family) {
   return lookup_cost(g, n, OperatorKind::BlockRom, family);
 }
 

@@ -31,10 +31,10 @@ sched::OperatorCost sum(sched::OperatorCost a, const sched::OperatorCost& b);
 // A lookup's table is in LUTs (see block_rom_cost). Products of two
 // variables are DSP multipliers, or LUTs with `fabric_multipliers` (a
 // MultiplierLimit of 0).
-sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family,
+sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
                               bool fabric_multipliers = false);
 
 // Lookup `n` with its table in block RAM and the index's clamp in LUTs.
-sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, tools::FpgaFamily family);
+sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, fpga::Family family);
 
 }  // namespace kiln::rtl

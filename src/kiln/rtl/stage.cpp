@@ -208,10 +208,10 @@ class StageBuilder {
         costs_[n] = block_rom_cost(g_, n, o_.family);
         r_.report.ff -= g_.type(n).width;
       }
-      r_.report.lut += costs_[n].lut;
-      r_.report.carry += costs_[n].carry;
-      r_.report.bram18 += costs_[n].bram18;
-      if (!shared_ || !is_var_mul(n)) r_.report.dsp += costs_[n].dsp;
+      r_.report.lut += costs_[n].resources.lut;
+      r_.report.carry += costs_[n].resources.carry;
+      r_.report.bram18 += costs_[n].resources.bram18;
+      if (!shared_ || !is_var_mul(n)) r_.report.dsp += costs_[n].resources.dsp;
     }
     // Shared multipliers: the k-th product of a cycle runs on unit k.
     unit_of_.assign(g_.size(), -1);
@@ -225,7 +225,7 @@ class StageBuilder {
       r_.report.multiplier_units = units_;
       double unit_dsp = 0;
       for (uint32_t n = 0; n < g_.size(); ++n)
-        if (is_var_mul(n)) unit_dsp = std::max(unit_dsp, costs_[n].dsp);
+        if (is_var_mul(n)) unit_dsp = std::max(unit_dsp, costs_[n].resources.dsp);
       r_.report.dsp += unit_dsp * units_;
     } else {
       r_.report.multiplier_units = fabric_ ? 0 : r_.report.multipliers;
@@ -478,14 +478,14 @@ class StageBuilder {
     for (const ProductGroup& gr : groups_) {
       double lut = 0, carry = 0;
       for (uint32_t n : gr.nodes) {
-        lut += costs_[n].lut;
-        carry += costs_[n].carry;
+        lut += costs_[n].resources.lut;
+        carry += costs_[n].resources.carry;
       }
       const OperatorCost adder =
           sched::operator_cost(OperatorKind::Add, {gr.width, 0, 0, 0}, o_.family);
       const auto adders = static_cast<double>(gr.plan.adders());
-      r_.report.lut += adders * adder.lut - lut;
-      r_.report.carry += adders * adder.carry - carry;
+      r_.report.lut += adders * adder.resources.lut - lut;
+      r_.report.carry += adders * adder.resources.carry - carry;
     }
   }
 

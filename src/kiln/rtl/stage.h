@@ -54,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> packed_concatenations(
 
 struct StageOptions {
   double clock_ns = 5;
-  tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
+  fpga::Family family = fpga::Family::UltraScalePlus;
   Scheduler scheduler = Scheduler::List;
   std::optional<int> multiplier_limit;
   // Called, before it writes its Verilog, by a stage that may take each input

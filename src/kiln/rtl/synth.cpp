@@ -4,6 +4,7 @@
 #include <fstream>
 #include <regex>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/support/error.h"
 #include "kiln/support/progress.h"
 
@@ -23,13 +24,7 @@ tools::CellCounts with_submodules(const std::string& module,
   tools::CellCounts sum;
   const tools::CellCounts& own = it->second;
   auto add = [&](const tools::CellCounts& c, long n) {
-    sum.lut += n * c.lut;
-    sum.ff += n * c.ff;
-    sum.dsp += n * c.dsp;
-    sum.bram18 += n * c.bram18;
-    sum.carry += n * c.carry;
-    sum.lutram += n * c.lutram;
-    sum.srl += n * c.srl;
+    sum += static_cast<const fpga::Resources&>(c) * static_cast<double>(n);
   };
   add(own, 1);
   for (const auto& [type, n] : own.cells)
@@ -64,7 +59,7 @@ SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
   r.model = d.model.name;
   r.top = d.top;
   r.part = d.model.part;
-  r.family = tools::family_of_part(d.model.part);
+  r.family = fpga::device_of_part(d.model.part).family;
   r.estimate = d.estimate;
   if (!tools::find_yosys().found())
     throw_error(ErrorKind::Unsupported, "kiln synth", "yosys not found on PATH",
@@ -89,7 +84,7 @@ SynthRun run_synth(const fs::path& dir, double timeout_seconds) {
     // A stage's module carries its layer's name (support/names identifiers),
     // maybe behind a prefix: the exact name first, else a unique suffix.
     int suffix_matches = 0;
-    std::optional<ResourceEstimate> by_suffix;
+    std::optional<fpga::Resources> by_suffix;
     for (const auto& [stage, e] : d.stage_estimates) {
       if (module == stage) row.estimate = e;
       if (module.ends_with("_" + stage)) {

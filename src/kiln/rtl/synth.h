@@ -20,7 +20,7 @@ struct SynthModuleRow {
   // With the cells of the modules it instantiates, as its stage's estimate
   // counts them (a loop stage's before, body and after modules).
   tools::CellCounts with_submodules;
-  std::optional<ResourceEstimate> estimate;  // the stage's, when the module is one
+  std::optional<fpga::Resources> estimate;  // the stage's, when the module is one
 };
 
 // `module`'s cells plus, for each instance of another module of `modules` in
@@ -30,10 +30,10 @@ tools::CellCounts with_submodules(const std::string& module,
 
 struct SynthRun {
   std::string model, top, part;
-  tools::FpgaFamily family = tools::FpgaFamily::UltraScalePlus;
+  fpga::Family family = fpga::Family::UltraScalePlus;
   tools::SynthResult synth;  // ok; total and per-module counts
   std::vector<SynthModuleRow> modules;
-  ResourceEstimate estimate;  // the design's (report.json)
+  fpga::Resources estimate;  // the design's (report.json)
 };
 
 // (estimate - yosys) / yosys; 0 when both are 0, nullopt when only Yosys's is.

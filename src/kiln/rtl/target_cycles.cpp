@@ -26,11 +26,8 @@ void weights_loaded(const std::vector<loop::Stmt>& stmts, const loop::Kernel& k,
   }
 }
 
-double share(const StageReport& r, const estimate::Device& d) {
-  auto frac = [](double used, int64_t have) {
-    return have > 0 ? used / static_cast<double>(have) : 0;
-  };
-  return frac(r.lut, d.lut) + frac(r.ff, d.ff) + frac(r.dsp, d.dsp) + frac(r.bram18, d.bram18);
+double share(const StageReport& r, const fpga::Device& d) {
+  return fpga::share(r, d.capacity);
 }
 
 }  // namespace
@@ -49,8 +46,7 @@ void keep_weights_in_registers(loop::Program& program, int kernel, const RtlOpti
 std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                     const IntervalTarget& target, int more_factors,
                                     const RtlOptions& options, const StageOptions& stage,
-                                    const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device,
+                                    const dfg::UnrollOptions& unroll, const fpga::Device& device,
                                     const loop::Program* line_buffered) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
   std::vector<PlanChoice> built;
@@ -124,7 +120,7 @@ std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
 
 PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
-                       const dfg::UnrollOptions& unroll, const estimate::Device& device,
+                       const dfg::UnrollOptions& unroll, const fpga::Device& device,
                        const loop::Program* line_buffered) {
   const std::vector<PlanChoice> plans =
       layer_plans(program, kernel, target, 0, options, stage, unroll, device, line_buffered);
@@ -132,7 +128,7 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
 }
 
 PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const IntervalTarget& target,
-                            const std::vector<PlanChoice>& plans, const estimate::Device& device) {
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
   const PlanChoice* best = nullptr;
   const PlanChoice* closest = nullptr;
@@ -158,8 +154,7 @@ PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const Inte
 
 std::optional<PlanChoice> fold_plan(const loop::Program& program, int kernel,
                                     const RtlOptions& options, const StageOptions& stage,
-                                    const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device) {
+                                    const dfg::UnrollOptions& unroll, const fpga::Device& device) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
   // No interval to meet: every factor is built.
   const IntervalTarget none{k.name, 0, "MultiplierLimit"};
@@ -178,11 +173,12 @@ std::optional<PlanChoice> fold_plan(const loop::Program& program, int kernel,
   int units = 0;
   for (const auto& [name, limit] : options.multiplier_limits)
     if (name == k.name) units = limit;
-  const std::string which =
-      best == fastest ? "the fastest such plan"
-                      : fmt::format("the fastest such plan takes {}; this one is within {:.0f}% "
-                                    "and cheaper",
-                                    fastest->interval, 100 * kFoldSlack);
+  const std::string which = best == fastest
+                                ? "the fastest such plan"
+                                : fmt::format(
+                                      "the fastest such plan takes {}; this one is within {:.0f}% "
+                                      "and cheaper",
+                                      fastest->interval, 100 * kFoldSlack);
   c.why = fmt::format(
       "MultiplierLimit {}: folded onto its multipliers: {}, {} cycles per sample ({}), {:.2f}% "
       "of {} ({} plans tried)",

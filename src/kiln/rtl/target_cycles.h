@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "kiln/estimate/devices.h"
+#include "kiln/fpga/devices.h"
 #include "kiln/rtl/layer_plan.h"
 
 namespace kiln::rtl {
@@ -44,20 +44,19 @@ struct PlanChoice {
 std::vector<PlanChoice> layer_plans(const loop::Program& program, int kernel,
                                     const IntervalTarget& target, int more_factors,
                                     const RtlOptions& options, const StageOptions& stage,
-                                    const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device,
+                                    const dfg::UnrollOptions& unroll, const fpga::Device& device,
                                     const loop::Program* line_buffered = nullptr);
 
 // The cheapest of `plans` whose interval meets `target`, its `why` filled in.
 // Throws kiln::Error(InvalidModel) naming the layer when none does, with the
 // closest plan and its interval.
 PlanChoice cheapest_meeting(const loop::Program& program, int kernel, const IntervalTarget& target,
-                            const std::vector<PlanChoice>& plans, const estimate::Device& device);
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device);
 
 // layer_plans() then cheapest_meeting().
 PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalTarget& target,
                        const RtlOptions& options, const StageOptions& stage,
-                       const dfg::UnrollOptions& unroll, const estimate::Device& device,
+                       const dfg::UnrollOptions& unroll, const fpga::Device& device,
                        const loop::Program* line_buffered = nullptr);
 
 // A layer folded onto its multipliers (RtlOptions::fold): of the plans
@@ -68,8 +67,7 @@ PlanChoice choose_plan(const loop::Program& program, int kernel, const IntervalT
 inline constexpr double kFoldSlack = 0.05;
 std::optional<PlanChoice> fold_plan(const loop::Program& program, int kernel,
                                     const RtlOptions& options, const StageOptions& stage,
-                                    const dfg::UnrollOptions& unroll,
-                                    const estimate::Device& device);
+                                    const dfg::UnrollOptions& unroll, const fpga::Device& device);
 
 // LatencyCycles (docs/config.md): one plan per layer from `layers` (the plans
 // each may take), their latencies adding up to at most `latency_cycles`.

@@ -32,12 +32,13 @@ struct FamilyFacts {
   double dsp_input_ns;    // routing to a DSP's input registers
 };
 
-constexpr auto kFamilies = make_enum_table<FpgaFamily, 2, FamilyFacts>({
-    {{FpgaFamily::UltraScalePlus}, {8, 27, 18, 0.35, 0.25, 0.06, 0.10, 0.10, 2.4, 1.0, 0.6}},
-    {{FpgaFamily::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
+constexpr auto kFamilies = make_enum_table<fpga::Family, 3, FamilyFacts>({
+    {{fpga::Family::UltraScalePlus}, {8, 27, 18, 0.35, 0.25, 0.06, 0.10, 0.10, 2.4, 1.0, 0.6}},
+    // Kintex UltraScale: the same CLB (CARRY8) and DSP48E2 as UltraScale+ on a
+    // slower process (DS892 against DS923); kiln's guess, not a measurement.
+    {{fpga::Family::UltraScale}, {8, 27, 18, 0.42, 0.30, 0.08, 0.12, 0.12, 2.8, 1.2, 0.7}},
+    {{fpga::Family::Series7}, {4, 25, 18, 0.55, 0.40, 0.12, 0.25, 0.25, 3.6, 1.5, 0.9}},
 });
-
-constexpr int64_t kBram18Bits = 18 * 1024;
 
 // Measured with Yosys 0.23 (Debian 12) synth_xilinx on registered reads of
 // case-statement tables: 512x17 and 1024x9 became RAMB18E2, 512x16 and 2048x4
@@ -55,14 +56,6 @@ int mux4_levels(int n) {
   return levels;
 }
 
-// LUTs per bit of an n:1 mux: each LUT6 turns four inputs into one. Two bits
-// of a 2:1 mux share one LUT6 (its two outputs over five shared inputs).
-double mux_luts_per_bit(int n) {
-  if (n <= 1) return 0;
-  if (n == 2) return 0.5;
-  return ceil_div(n - 1, 3);
-}
-
 double carry_chain_ns(const FamilyFacts& f, int width) {
   return f.lut_ns + f.carry_in_ns + ceil_div(width, f.carry_bits) * f.carry_block_ns;
 }
@@ -71,8 +64,8 @@ double carry_chain_ns(const FamilyFacts& f, int width) {
 OperatorCost carry_chain(const FamilyFacts& f, int width) {
   OperatorCost c;
   c.delay_ns = carry_chain_ns(f, width);
-  c.lut = width;
-  c.carry = ceil_div(width, f.carry_bits);
+  c.resources.lut = width;
+  c.resources.carry = ceil_div(width, f.carry_bits);
   return c;
 }
 
@@ -82,11 +75,49 @@ OperatorCost carry_chain(const FamilyFacts& f, int width) {
 
 }  // namespace
 
-int dsp_count(int wa, int wb, FpgaFamily family) {
+int dsp_count(int wa, int wb, fpga::Family family) {
   const FamilyFacts& f = kFamilies[family];
-  const int straight = ceil_div(wa, f.dsp_a_bits) * ceil_div(wb, f.dsp_b_bits);
-  const int swapped = ceil_div(wb, f.dsp_a_bits) * ceil_div(wa, f.dsp_b_bits);
-  return std::min(straight, swapped);
+  if ((wa <= f.dsp_a_bits && wb <= f.dsp_b_bits) || (wb <= f.dsp_a_bits && wa <= f.dsp_b_bits))
+    return 1;
+  // Wider products are summed from partial products: each operand split into
+  // unsigned chunks of a port's width less its sign bit, the sign in the top
+  // chunk (so a w-bit operand takes ceil((w - 1) / (port - 1)) chunks).
+  auto chunks = [](int w, int port) { return ceil_div(std::max(w - 1, 1), port - 1); };
+  return std::min(chunks(wa, f.dsp_a_bits) * chunks(wb, f.dsp_b_bits),
+                  chunks(wb, f.dsp_a_bits) * chunks(wa, f.dsp_b_bits));
+}
+
+double mux_luts(int64_t n) {
+  if (n <= 1) return 0;
+  // Two bits of a 2:1 mux share one LUT6 (its two outputs over five shared
+  // inputs).
+  if (n == 2) return 0.5;
+  // A LUT6 is a 4:1 mux of one bit; a CLB's MUXF7/F8/F9 join 2/4/8 of them
+  // into an 8:1/16:1/32:1 mux at no LUT cost (UG574 "Multiplexers"); wider
+  // ones are a tree of those.
+  constexpr int64_t kPerLut = 4, kPerClb = 32;
+  const int64_t luts = (n + kPerLut - 1) / kPerLut;
+  if (n <= kPerClb) return static_cast<double>(luts);
+  return static_cast<double>(luts) + mux_luts((n + kPerClb - 1) / kPerClb);
+}
+
+int64_t bram18_count(int64_t width, int64_t depth) {
+  if (width <= 0 || depth <= 0) return 0;
+  // The RAMB18's aspect ratios (UG573): the narrowest word that holds the
+  // depth, as many blocks side by side as the width needs.
+  struct Mode {
+    int64_t depth, width;
+  };
+  static constexpr Mode kModes[] = {{512, 36}, {1024, 18}, {2048, 9},
+                                    {4096, 4}, {8192, 2},  {16384, 1}};
+  for (const Mode& m : kModes)
+    if (depth <= m.depth) return (width + m.width - 1) / m.width;
+  return width * ((depth + 16383) / 16384);
+}
+
+int64_t srl_luts(int64_t width, int64_t depth) {
+  if (width <= 0 || depth <= 0) return 0;
+  return width * ((depth + 31) / 32);  // one SRLC32E per bit per 32 stages
 }
 
 std::vector<std::pair<int, int>> csd_digits(int64_t c) {
@@ -112,7 +143,7 @@ int csd_nonzero_digits(int64_t c) {
   return static_cast<int>(csd_digits(c).size());
 }
 
-OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family) {
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, fpga::Family family) {
   const FamilyFacts& f = kFamilies[family];
   const int w = shape.width;
   if (w < 1) bad_shape(kind, "width " + std::to_string(w) + " is below 1");
@@ -126,7 +157,7 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
     case OperatorKind::MaxMin:
     case OperatorKind::Saturate: {  // compare, then a 2:1 mux of the result bits
       c = carry_chain(f, w);
-      c.lut += w * mux_luts_per_bit(2);
+      c.resources.lut += w * mux_luts(2);
       c.delay_ns += f.lut_ns;
       return c;
     }
@@ -135,7 +166,7 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       if (shape.stages < 0 || shape.stages > 3)
         bad_shape(kind, "pipeline stages " + std::to_string(shape.stages) + " outside 0..3");
       const int dsps = dsp_count(w, wb, family);
-      c.dsp = dsps;
+      c.resources.dsp = dsps;
       c.latency = shape.stages;
       // Multi-slice products are summed through the DSP cascade, no LUTs
       // (kiln's assumption; Yosys may use fabric adders instead).
@@ -151,8 +182,8 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       // One row per bit of the second operand, its AND folded into the
       // adder's LUT: wa x wb LUTs, the rows added as a balanced tree.
       const int wb = shape.other_width > 0 ? shape.other_width : w;
-      c.lut = static_cast<double>(w) * wb;
-      c.carry = (wb - 1) * ceil_div(w + wb, f.carry_bits);
+      c.resources.lut = static_cast<double>(w) * wb;
+      c.resources.carry = (wb - 1) * ceil_div(w + wb, f.carry_bits);
       c.delay_ns = f.lut_ns + std::ceil(std::log2(std::max(wb, 2))) * carry_chain_ns(f, w + wb);
       return c;
     }
@@ -163,15 +194,15 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       if (digits < 0) bad_shape(kind, "negative digit count " + std::to_string(digits));
       if (digits <= 1) return c;
       const int adders = digits - 1;
-      c.lut = adders * w;
-      c.carry = adders * ceil_div(w, f.carry_bits);
+      c.resources.lut = adders * w;
+      c.resources.carry = adders * ceil_div(w, f.carry_bits);
       c.delay_ns = std::ceil(std::log2(digits)) * carry_chain_ns(f, w);
       return c;
     }
     case OperatorKind::Mux: {
       if (shape.count < 2)
         bad_shape(kind, "a mux needs 2 or more inputs, got " + std::to_string(shape.count));
-      c.lut = w * mux_luts_per_bit(shape.count);
+      c.resources.lut = w * mux_luts(shape.count);
       c.delay_ns = mux4_levels(shape.count) * f.lut_ns;
       return c;
     }
@@ -182,13 +213,13 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       if (entries < 1)
         bad_shape(kind, "a table needs 1 or more entries, got " + std::to_string(entries));
       if (entries <= 32) {
-        c.lut = w * 0.5;
+        c.resources.lut = w * 0.5;
         c.delay_ns = f.lut_ns;
         return c;
       }
       const int blocks = ceil_div(entries, 64);
       const int groups = ceil_div(blocks, 4);
-      c.lut = w * (blocks + mux_luts_per_bit(groups));
+      c.resources.lut = w * (blocks + mux_luts(groups));
       c.delay_ns = f.lut_ns + (blocks > 1 ? f.f7_ns : 0) + (blocks > 2 ? f.f8_ns : 0) +
                    mux4_levels(groups) * f.lut_ns;
       return c;
@@ -198,10 +229,8 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       // bits each; the read's register is the block's own.
       if (shape.count < 1)
         bad_shape(kind, "a table needs 1 or more entries, got " + std::to_string(shape.count));
-      const int64_t bits = int64_t{shape.count} * w;
       c.latency = 1;
-      c.bram18 = static_cast<double>(
-          std::max<int64_t>((bits + kBram18Bits - 1) / kBram18Bits, ceil_div(w, 36)));
+      c.resources.bram18 = static_cast<double>(bram18_count(w, shape.count));
       return c;
     }
     case OperatorKind::Ram: {
@@ -212,28 +241,28 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFa
       if (entries < 1)
         bad_shape(kind, "a memory needs 1 or more entries, got " + std::to_string(entries));
       c.latency = 1;
-      c.ff = w;
+      c.resources.ff = w;
       if (entries <= 32) {
-        c.lut = 8.0 * ceil_div(w, 14);
+        c.resources.lutram = 8.0 * ceil_div(w, 14);
+        c.resources.lut = c.resources.lutram;
         return c;
       }
       const int blocks = ceil_div(entries, 64);
-      c.lut = 8.0 * blocks * ceil_div(w, 7) + w * mux_luts_per_bit(blocks);
+      c.resources.lutram = 8.0 * blocks * ceil_div(w, 7);
+      c.resources.lut = c.resources.lutram + w * mux_luts(blocks);
       c.delay_ns = f.lut_ns;
       return c;
     }
     case OperatorKind::BlockRam: {
       // As BlockRom: 18 Kb blocks, simple dual port.
-      const int64_t bits = int64_t{std::max(shape.count, 1)} * w;
       c.latency = 1;
-      c.bram18 = static_cast<double>(
-          std::max<int64_t>((bits + kBram18Bits - 1) / kBram18Bits, ceil_div(w, 36)));
+      c.resources.bram18 = static_cast<double>(bram18_count(w, std::max(shape.count, 1)));
       return c;
     }
     case OperatorKind::Shift: return c;
     case OperatorKind::Register:
       c.latency = 1;
-      c.ff = w;
+      c.resources.ff = w;
       return c;
   }
   KILN_ASSERT(false, "unknown operator kind");

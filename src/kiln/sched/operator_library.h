@@ -12,14 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/fpga/family.h"
+#include "kiln/fpga/resources.h"
 #include "kiln/sched/problem.h"
 #include "kiln/support/enum_table.h"
-#include "kiln/tools/fpga_family.h"
 
 namespace kiln::sched {
-
-// The family comes from the part name: tools::family_of_part.
-using tools::FpgaFamily;
 
 enum class OperatorKind : uint8_t {
   Add,        // w-bit two's complement add (carry chain)
@@ -51,15 +49,25 @@ struct OperatorShape {
 struct OperatorCost {
   int latency = 0;      // cycles
   double delay_ns = 0;  // combinational delay (before the first register when latency >= 1)
-  double lut = 0, ff = 0, dsp = 0, carry = 0, bram18 = 0;
+  fpga::Resources resources;
 };
 
-OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, FpgaFamily family);
+OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, fpga::Family family);
 
-// DSP slices for a wa x wb signed product: ceil(wa/A) * ceil(wb/B) with the
-// slice's A x B multiplier (27x18 on DSP48E2, 25x18 on DSP48E1), operands
-// swapped if that needs fewer.
-int dsp_count(int wa, int wb, FpgaFamily family);
+// The one formula per resource that kiln's estimates share (the HLS
+// estimator's too, estimate/estimate.h):
+//
+// DSP slices for a wa x wb signed product: one when it fits the slice's
+// A x B multiplier (27x18 on DSP48E2, 25x18 on DSP48E1), either way round;
+// else the partial products of unsigned (A-1)- and (B-1)-bit chunks,
+// operands swapped if that needs fewer.
+int dsp_count(int wa, int wb, fpga::Family family);
+// LUTs per bit of an n:1 multiplexer (0.5 for 2:1: two bits share a LUT6).
+double mux_luts(int64_t n);
+// RAMB18 blocks for `depth` words of `width` bits (0 for an empty memory).
+int64_t bram18_count(int64_t width, int64_t depth);
+// SRLC32E LUTs for a shift register or FIFO of `depth` words of `width` bits.
+int64_t srl_luts(int64_t width, int64_t depth);
 
 // Non-zero digits of the canonical signed digit form of `c` (the adders a
 // ConstMul needs + 1): 7 = 8 - 1 has 2, 0 has 0.

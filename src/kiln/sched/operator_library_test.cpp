@@ -8,8 +8,8 @@ namespace kiln::sched {
 namespace {
 
 using testing::error_of;
-constexpr FpgaFamily kUs = FpgaFamily::UltraScalePlus;
-constexpr FpgaFamily k7 = FpgaFamily::Series7;
+constexpr fpga::Family kUs = fpga::Family::UltraScalePlus;
+constexpr fpga::Family k7 = fpga::Family::Series7;
 
 TEST(OperatorLibrary, DspCount) {
   EXPECT_EQ(dsp_count(16, 16, kUs), 1);
@@ -21,8 +21,37 @@ TEST(OperatorLibrary, DspCount) {
   EXPECT_EQ(dsp_count(8, 27, kUs), 1);  // 27 on the 27-bit port
   EXPECT_EQ(dsp_count(26, 18, k7), 2);
   EXPECT_EQ(dsp_count(25, 18, k7), 1);
-  EXPECT_EQ(operator_cost(OperatorKind::Mul, {32, 32, 0, 0}, kUs).dsp, 4);
-  EXPECT_EQ(operator_cost(OperatorKind::Mul, {16, 0, 0, 0}, kUs).dsp, 1);
+  EXPECT_EQ(operator_cost(OperatorKind::Mul, {32, 32, 0, 0}, kUs).resources.dsp, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Mul, {16, 0, 0, 0}, kUs).resources.dsp, 1);
+}
+
+TEST(OperatorLibrary, MuxLuts) {
+  EXPECT_EQ(mux_luts(1), 0);    // a wire
+  EXPECT_EQ(mux_luts(2), 0.5);  // two bits share a LUT6
+  EXPECT_EQ(mux_luts(4), 1);    // one LUT6
+  EXPECT_EQ(mux_luts(5), 2);
+  EXPECT_EQ(mux_luts(16), 4);        // four LUT6 joined by MUXF7/F8
+  EXPECT_EQ(mux_luts(32), 8);        // a whole CLB, MUXF9
+  EXPECT_EQ(mux_luts(33), 9 + 0.5);  // 9 LUTs of 4:1, then 2:1 of the two 32:1 groups
+  EXPECT_EQ(mux_luts(144), 36 + 2);  // 5 groups of 32 -> a 5:1 mux
+  EXPECT_EQ(mux_luts(2048), 512 + 16 + 0.5);  // 64 groups of 32, 16 of 4, one 2:1
+}
+
+TEST(OperatorLibrary, Bram18AspectRatios) {
+  EXPECT_EQ(bram18_count(16, 80), 1);     // 512x36 mode
+  EXPECT_EQ(bram18_count(48, 256), 2);    // ceil(48 / 36)
+  EXPECT_EQ(bram18_count(272, 37), 8);    // ceil(272 / 36)
+  EXPECT_EQ(bram18_count(16, 1024), 1);   // 1Kx18
+  EXPECT_EQ(bram18_count(16, 2048), 2);   // 2Kx9
+  EXPECT_EQ(bram18_count(16, 9500), 16);  // 16Kx1
+  EXPECT_EQ(bram18_count(1, 40000), 3);   // 3 x 16Kx1 cascaded
+  EXPECT_EQ(bram18_count(0, 10), 0);
+}
+
+TEST(OperatorLibrary, SrlLuts) {
+  EXPECT_EQ(srl_luts(16, 20), 16);
+  EXPECT_EQ(srl_luts(16, 33), 32);
+  EXPECT_EQ(srl_luts(16, 64), 32);
 }
 
 TEST(OperatorLibrary, CsdDigits) {
@@ -39,41 +68,45 @@ TEST(OperatorLibrary, CsdDigits) {
 TEST(OperatorLibrary, CarryChainKinds) {
   const OperatorCost add = operator_cost(OperatorKind::Add, {16}, kUs);
   EXPECT_EQ(add.latency, 0);
-  EXPECT_EQ(add.lut, 16);
-  EXPECT_EQ(add.carry, 2);                                         // CARRY8
-  EXPECT_EQ(operator_cost(OperatorKind::Add, {16}, k7).carry, 4);  // CARRY4
-  EXPECT_EQ(operator_cost(OperatorKind::Sub, {17}, kUs).carry, 3);
-  EXPECT_EQ(operator_cost(OperatorKind::Compare, {8}, kUs).carry, 1);
-  EXPECT_EQ(operator_cost(OperatorKind::Round, {12}, kUs).lut, 12);
+  EXPECT_EQ(add.resources.lut, 16);
+  EXPECT_EQ(add.resources.carry, 2);                                         // CARRY8
+  EXPECT_EQ(operator_cost(OperatorKind::Add, {16}, k7).resources.carry, 4);  // CARRY4
+  EXPECT_EQ(operator_cost(OperatorKind::Sub, {17}, kUs).resources.carry, 3);
+  EXPECT_EQ(operator_cost(OperatorKind::Compare, {8}, kUs).resources.carry, 1);
+  EXPECT_EQ(operator_cost(OperatorKind::Round, {12}, kUs).resources.lut, 12);
   const OperatorCost sat = operator_cost(OperatorKind::Saturate, {16}, kUs);
-  EXPECT_EQ(sat.lut, 16 + 8);  // compare + two bits of 2:1 mux per LUT
+  EXPECT_EQ(sat.resources.lut, 16 + 8);  // compare + two bits of 2:1 mux per LUT
   EXPECT_GT(sat.delay_ns, add.delay_ns);
-  EXPECT_EQ(operator_cost(OperatorKind::MaxMin, {16}, kUs).lut, 24);
+  EXPECT_EQ(operator_cost(OperatorKind::MaxMin, {16}, kUs).resources.lut, 24);
 }
 
 TEST(OperatorLibrary, OtherKinds) {
-  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 2}, kUs).lut, 4);
-  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 4}, kUs).lut, 8);
-  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 16}, kUs).lut, 40);  // 5 LUTs per bit
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 2}, kUs).resources.lut, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 4}, kUs).resources.lut, 8);
+  EXPECT_EQ(operator_cost(OperatorKind::Mux, {8, 0, 16}, kUs).resources.lut,
+            32);  // 4 LUT6 + MUXF7/F8 per bit
   const OperatorCost cm = operator_cost(OperatorKind::ConstMul, {16, 0, 3}, kUs);
-  EXPECT_EQ(cm.lut, 32);  // two adders
-  EXPECT_EQ(cm.carry, 4);
-  EXPECT_EQ(operator_cost(OperatorKind::ConstMul, {16, 0, 1}, kUs).lut, 0);  // a shift
-  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 32}, kUs).lut, 4);
-  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 256}, kUs).lut, 32);
-  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 1024}, kUs).lut, 8 * (16 + 1));
-  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).bram18, 1);
-  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 2048}, kUs).bram18, 2);
-  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {72, 0, 16}, kUs).bram18, 2);  // 36-bit ports
-  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).lut, 0);
+  EXPECT_EQ(cm.resources.lut, 32);  // two adders
+  EXPECT_EQ(cm.resources.carry, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::ConstMul, {16, 0, 1}, kUs).resources.lut, 0);  // a shift
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 32}, kUs).resources.lut, 4);
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 256}, kUs).resources.lut, 32);
+  EXPECT_EQ(operator_cost(OperatorKind::Rom, {8, 0, 1024}, kUs).resources.lut, 8 * (16 + 1));
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).resources.bram18, 1);
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 2048}, kUs).resources.bram18, 2);
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {72, 0, 16}, kUs).resources.bram18,
+            2);  // 36-bit ports
+  EXPECT_EQ(operator_cost(OperatorKind::BlockRom, {18, 0, 1024}, kUs).resources.lut, 0);
   // Where Yosys 0.23 moved from LUTs to block RAM (operator_library.cpp).
   EXPECT_FALSE(rom_in_block_ram(512, 16));
   EXPECT_TRUE(rom_in_block_ram(512, 17));
   const OperatorCost shift = operator_cost(OperatorKind::Shift, {32}, kUs);
-  EXPECT_EQ(shift.lut + shift.ff + shift.dsp + shift.carry + shift.delay_ns, 0);
+  EXPECT_EQ(shift.resources.lut + shift.resources.ff + shift.resources.dsp + shift.resources.carry +
+                shift.delay_ns,
+            0);
   const OperatorCost reg = operator_cost(OperatorKind::Register, {32}, k7);
   EXPECT_EQ(reg.latency, 1);
-  EXPECT_EQ(reg.ff, 32);
+  EXPECT_EQ(reg.resources.ff, 32);
 }
 
 TEST(OperatorLibrary, PipelinedMultiplier) {
@@ -97,7 +130,7 @@ TEST(OperatorLibrary, PipelinedMultiplier) {
 }
 
 TEST(OperatorLibrary, DelayMonotoneInWidth) {
-  for (FpgaFamily family : {kUs, k7})
+  for (fpga::Family family : {kUs, k7})
     for (OperatorKind kind :
          {OperatorKind::Add, OperatorKind::Sub, OperatorKind::Compare, OperatorKind::MaxMin,
           OperatorKind::Round, OperatorKind::Saturate, OperatorKind::ConstMul, OperatorKind::Mul,

@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "kiln/fpga/family.h"
+#include "kiln/fpga/resources.h"
 #include "kiln/tools/compilers.h"
-#include "kiln/tools/fpga_family.h"
 
 namespace kiln::tools {
 
@@ -90,17 +91,12 @@ SimResult simulate(Simulator simulator, const std::vector<std::filesystem::path>
 
 // --- Synthesis -----------------------------------------------------------------
 
-// Cells of a synthesized netlist, by resource.
-struct CellCounts {
-  long lut = 0;     // LUT1..LUT6, and the LUTs distributed RAMs and shift registers occupy
-  long ff = 0;      // FDRE, FDSE, FDCE, FDPE
-  long dsp = 0;     // DSP48E1/E2
-  long bram18 = 0;  // RAMB18 + 2 x RAMB36
-  long carry = 0;   // CARRY4/CARRY8
-  long lutram = 0;  // of those, LUTs as memory: RAM32M (4), RAM64M8 (8), RAM32X1D (2), ...
-  long srl = 0;     // of those, shift registers: SRL16E, SRLC32E (one LUT each)
-  // Every cell type as Yosys names it, including IO buffers and instances of
-  // the design's own modules (by module name).
+// Cells of a synthesized netlist: the resources they use (fpga::Resources:
+// LUTs counting those used as distributed RAM and shift registers, LUTRAM and
+// SRL of those; FDRE/FDSE/FDCE/FDPE; DSP48E1/E2; RAMB18 + 2 x RAMB36; URAM288;
+// CARRY4/CARRY8), and every cell type as Yosys names it, including IO buffers
+// and instances of the design's own modules (by module name).
+struct CellCounts : fpga::Resources {
   std::map<std::string, long> cells;
 };
 // Adds a cell type's count to the resource it uses.
@@ -124,14 +120,14 @@ struct SynthResult {
 // as given, so relative ones resolve from where Yosys runs), synth_xilinx for
 // the family, and the cell report into stat.json.
 std::string synth_script(const std::vector<std::filesystem::path>& files, const std::string& top,
-                         FpgaFamily family);
+                         fpga::Family family);
 
 // Writes work_dir/synth.ys (read_verilog -sv; synth_xilinx -family F -top top
 // -noiopad -noclkbuf, since kiln's top sits inside a platform shell, not on
 // the pins; stat -json into stat.json) and runs `yosys -q -l yosys.log -s
 // synth.ys` in work_dir.
 SynthResult synthesize(const std::vector<std::filesystem::path>& files, const std::string& top,
-                       FpgaFamily family, const std::filesystem::path& work_dir,
+                       fpga::Family family, const std::filesystem::path& work_dir,
                        double timeout_seconds = 1800);
 
 // The cell counts of a `stat -json` report: each module's, and the design's

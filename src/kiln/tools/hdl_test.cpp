@@ -253,7 +253,7 @@ TEST(HdlTools, MissingToolsNameTheirDebianPackage) {
   const LintResult lint = lint_verilog({v}, "adder");
   EXPECT_FALSE(lint.ok);
   EXPECT_CONTAINS(lint.error, "Debian package verilator");
-  const SynthResult synth = synthesize({v}, "adder", FpgaFamily::Series7, dir / "synth");
+  const SynthResult synth = synthesize({v}, "adder", fpga::Family::Series7, dir / "synth");
   EXPECT_FALSE(synth.ok);
   EXPECT_CONTAINS(synth.error, "Debian package yosys");
 }
@@ -364,7 +364,7 @@ TEST(Simulate, MissingCompilerIsNamed) {
 TEST(Synthesize, MultiplyAddUsesADspOnUltraScalePlus) {
   TempDir dir;
   const SynthResult r = synthesize({write_file(dir, "mac2.v", kMac2)}, "mac2",
-                                   FpgaFamily::UltraScalePlus, dir / "synth");
+                                   fpga::Family::UltraScalePlus, dir / "synth");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GE(r.total.dsp, 1);
   EXPECT_GT(r.total.ff, 0);
@@ -382,7 +382,7 @@ TEST(Synthesize, MultiplyAddUsesADspOnUltraScalePlus) {
 TEST(Synthesize, OverTheTimeLimitIsOutOfResources) {
   TempDir dir;
   const SynthResult r = synthesize({write_file(dir, "mac2.v", kMac2)}, "mac2",
-                                   FpgaFamily::UltraScalePlus, dir / "synth", 0.05);
+                                   fpga::Family::UltraScalePlus, dir / "synth", 0.05);
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.out_of_resources) << r.error;
   EXPECT_CONTAINS(r.error, "timed out");
@@ -392,7 +392,7 @@ TEST(Synthesize, AddersUseCarryChainsAndCountPerModule) {
   TempDir dir;
   const SynthResult r =
       synthesize({write_file(dir, "adder.v", kAdder), write_file(dir, "two_adders.v", kTwoAdders)},
-                 "two_adders", FpgaFamily::Series7, dir / "synth");
+                 "two_adders", fpga::Family::Series7, dir / "synth");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_GT(r.total.carry, 0);
   EXPECT_GT(r.total.lut, 0);
@@ -408,7 +408,7 @@ TEST(Synthesize, AddersUseCarryChainsAndCountPerModule) {
 TEST(Synthesize, UnknownTopIsAOneLineYosysError) {
   TempDir dir;
   const SynthResult r =
-      synthesize({write_file(dir, "adder.v", kAdder)}, "nope", FpgaFamily::Series7, dir.path());
+      synthesize({write_file(dir, "adder.v", kAdder)}, "nope", fpga::Family::Series7, dir.path());
   EXPECT_FALSE(r.ok);
   EXPECT_CONTAINS(r.error, "yosys: synthesis of nope failed");
   EXPECT_CONTAINS(r.error, "ERROR");
@@ -458,29 +458,6 @@ TEST(Synthesize, StatJsonWithHierarchyLinesParses) {
   parse_yosys_stat(stat, total, modules);
   EXPECT_EQ(total.lut, 9);
   EXPECT_EQ(modules.at("top").lut, 2);
-}
-
-TEST(FamilyOfPart, OfPart) {
-  EXPECT_EQ(family_of_part("xcvu9p-flga2104-2L-e"), FpgaFamily::UltraScalePlus);
-  EXPECT_EQ(family_of_part("xcu280-fsvh2892-2L-e"), FpgaFamily::UltraScalePlus);
-  EXPECT_EQ(family_of_part("xczu9eg-ffvb1156-2-e"), FpgaFamily::UltraScalePlus);
-  EXPECT_EQ(family_of_part("XCKU5P-FFVB676-2-E"), FpgaFamily::UltraScalePlus);
-  EXPECT_EQ(family_of_part("xc7z020clg400-1"), FpgaFamily::Series7);
-  EXPECT_EQ(family_of_part("xc7a35tcpg236-1"), FpgaFamily::Series7);
-  EXPECT_EQ(family_of_part("xc7k325tffg900-2"), FpgaFamily::Series7);
-  EXPECT_EQ(family_of_part("xc7vx485tffg1761-2"), FpgaFamily::Series7);
-  EXPECT_STREQ(synth_family_name(FpgaFamily::UltraScalePlus), "xcup");
-  EXPECT_STREQ(synth_family_name(FpgaFamily::Series7), "xc7");
-}
-
-TEST(FamilyOfPart, UnknownPartListsTheKnownPrefixes) {
-  for (const char* part : {"ep4ce22f17c6", "xcvu095-ffva2104-2-e", "xcu", ""}) {
-    const Error e = catch_error([&] { family_of_part(part); });
-    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
-    EXPECT_CONTAINS(e.message(), std::string("'") + part + "'");
-    EXPECT_CONTAINS(e.message(), "xc7z");
-    EXPECT_CONTAINS(e.message(), "xczu");
-  }
 }
 
 }  // namespace

@@ -65,12 +65,12 @@ CellCounts counts_of(const json& module) {
 }  // namespace
 
 std::string synth_script(const std::vector<fs::path>& files, const std::string& top,
-                         FpgaFamily family) {
+                         fpga::Family family) {
   std::string script =
       "# Written by kiln; rerun in this directory with: yosys -s " + std::string(kScript) + "\n";
   for (const fs::path& f : files) script += "read_verilog -sv " + quoted(f) + "\n";
-  script += "synth_xilinx -family " + std::string(synth_family_name(family)) + " -top " + top +
-            " -noiopad -noclkbuf\n";
+  script += "synth_xilinx -family " + std::string(fpga::synth_family_name(family)) + " -top " +
+            top + " -noiopad -noclkbuf\n";
   script += "tee -q -o " + std::string(kStat) + " stat -json\n";
   return script;
 }
@@ -109,6 +109,8 @@ void add_cells(CellCounts& c, const std::string& type, long n) {
     c.bram18 += n;
   } else if (is("RAMB36")) {
     c.bram18 += 2 * n;
+  } else if (is("URAM")) {
+    c.uram += n;
   } else if (type == "CARRY4" || type == "CARRY8") {
     c.carry += n;
   } else if (is("RAM")) {  // the distributed RAMs: RAM32M, RAM64M, RAM32X1D, RAM128X1S, ...
@@ -180,7 +182,7 @@ void parse_yosys_stat(const std::string& json_text, CellCounts& total,
 }
 
 SynthResult synthesize(const std::vector<fs::path>& files, const std::string& top,
-                       FpgaFamily family, const fs::path& work_dir, double timeout_seconds) {
+                       fpga::Family family, const fs::path& work_dir, double timeout_seconds) {
   SynthResult r;
   std::error_code ec;
   fs::create_directories(work_dir, ec);
