@@ -142,13 +142,14 @@ int main(int argc, char** argv) {
 
   // ---- kiln layers
   ImportFlags layers_flags;
-  std::string layers_model, layers_config, layers_out;
-  std::vector<std::string> layers_sets;
+  std::string layers_model, layers_out;
+  std::vector<std::string> layers_sets, layers_config;
   bool layers_print = false, layers_full = false, layers_force = false, layers_json = false;
   CLI::App* layers = app.add_subcommand(
       "layers", "Print the HLS layer model a compile builds, after lowering and each layer pass");
   layers->add_option("MODEL", layers_model, kModelHelp)->required();
-  layers->add_option("-c,--config", layers_config, "YAML config (see `kiln config`)");
+  layers->add_option("-c,--config", layers_config,
+                     "YAML config (see `kiln config`); repeatable, later files win");
   layers->add_option("--set", layers_sets, "Override one config key, as for compile (repeatable)");
   layers->add_flag("--print-after-all", layers_print,
                    "Print the model after lowering and after every layer pass");
@@ -173,13 +174,14 @@ int main(int argc, char** argv) {
 
   // ---- kiln compile
   ImportFlags compile_flags;
-  std::string compile_model_path, compile_config, compile_out, compile_top, compile_profile_data;
-  std::vector<std::string> compile_sets;
+  std::string compile_model_path, compile_out, compile_top, compile_profile_data;
+  std::vector<std::string> compile_sets, compile_config;
   bool compile_force = false, compile_json = false;
   CLI::App* compile = app.add_subcommand(
       "compile", "Write an HLS C++ project (Vitis HLS, Bambu, g++ C simulation) and estimates");
   compile->add_option("MODEL", compile_model_path, kModelHelp)->required();
-  compile->add_option("-c,--config", compile_config, "YAML config (see `kiln config`)");
+  compile->add_option("-c,--config", compile_config,
+                      "YAML config (see `kiln config`); repeatable, later files win");
   compile->add_option("--set", compile_sets,
                       "Override one config key, e.g. IOType=io_stream, "
                       "Model.Precision.result=ap_fixed<18,8> (repeatable)");
@@ -249,14 +251,15 @@ int main(int argc, char** argv) {
 
   // ---- kiln rtl
   ImportFlags rtl_flags;
-  std::string rtl_model_path, rtl_config, rtl_out;
-  std::vector<std::string> rtl_sets;
+  std::string rtl_model_path, rtl_out;
+  std::vector<std::string> rtl_sets, rtl_config;
   bool rtl_force = false, rtl_json = false, rtl_list_loops = false;
   CLI::App* rtl_cmd = app.add_subcommand(
       "rtl", "Write kiln's own Verilog for a model: a pipelined design, testbench, Yosys script");
   rtl_cmd->add_option("MODEL", rtl_model_path, kModelHelp)->required();
   rtl_cmd->add_option("-c,--config", rtl_config,
-                      "YAML config, as for compile; RTL keys: Model.Scheduler, MultiplierLimit");
+                      "YAML config, as for compile (repeatable: a design's plans.yaml after "
+                      "the config keeps its plans); RTL keys: Model.Scheduler, MultiplierLimit");
   rtl_cmd->add_option("--set", rtl_sets,
                       "Override one config key, e.g. Model.Scheduler=sdc, "
                       "LayerName.fc1.MultiplierLimit=4 (repeatable)");
@@ -381,7 +384,7 @@ int main(int argc, char** argv) {
     if (*layers) {
       commands::LayersOptions o;
       o.import = layers_flags.options();
-      if (!layers_config.empty()) o.config = layers_config;
+      for (const std::string& c : layers_config) o.configs.emplace_back(c);
       o.sets = layers_sets;
       o.print_after_all = layers_print;
       o.full = layers_full;
@@ -405,7 +408,7 @@ int main(int argc, char** argv) {
     if (*compile) {
       commands::CompileOptions o;
       o.import = compile_flags.options();
-      if (!compile_config.empty()) o.config = compile_config;
+      for (const std::string& c : compile_config) o.configs.emplace_back(c);
       o.sets = compile_sets;
       o.output_dir = compile_out;
       o.overwrite = compile_force;
@@ -442,7 +445,7 @@ int main(int argc, char** argv) {
     if (*rtl_cmd) {
       commands::CompileOptions o;
       o.import = rtl_flags.options();
-      if (!rtl_config.empty()) o.config = rtl_config;
+      for (const std::string& c : rtl_config) o.configs.emplace_back(c);
       o.sets = rtl_sets;
       o.output_dir = rtl_out;
       o.overwrite = rtl_force;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "kiln/commands/test_onnx.h"
 #include "kiln/fpga/devices.h"
@@ -40,6 +41,12 @@ constexpr const char* kModelCopy = "model/model.onnx";
 constexpr const char* kIrModelCopy = "model/model.kir";
 
 }  // namespace
+
+nlohmann::json config_paths(const std::vector<fs::path>& files) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const fs::path& f : files) j.push_back(fs::absolute(f).string());
+  return j;
+}
 
 nlohmann::json import_to_json(const onnx_import::ImportOptions& o) {
   nlohmann::json j = nlohmann::json::object();
@@ -117,10 +124,22 @@ hls::Sample sample_from_files(const hls::Model& m,
   return sample_from_tensors(m, tensors, "--input", labels);
 }
 
-hls::Config load_hls_config(const std::optional<fs::path>& file,
+hls::Config load_hls_config(const std::vector<fs::path>& files,
                             const std::vector<std::string>& sets) {
   hls::Config cfg;
-  if (file) cfg = hls::load_config(file->string());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (i == 0) {
+      cfg = hls::load_config(files[i].string());
+      continue;
+    }
+    std::ifstream in(files[i], std::ios::binary);
+    if (!in)
+      throw_error(ErrorKind::Io, files[i].string(), "cannot read the config file",
+                  "check the path and its permissions");
+    std::ostringstream text;
+    text << in.rdbuf();
+    hls::merge_config(cfg, text.str(), files[i].string());
+  }
   for (const std::string& s : sets) hls::apply_set(cfg, s);
   return cfg;
 }
@@ -151,7 +170,7 @@ std::string default_config(const fs::path& onnx, const onnx_import::ImportOption
 ConfiguredModel build_configured_model(const fs::path& onnx, const CompileOptions& options) {
   ConfiguredModel r;
   // The configuration first: a typo should not wait for the model to import.
-  r.config = load_hls_config(options.config, options.sets);
+  r.config = load_hls_config(options.configs, options.sets);
   r.prepared = hls::prepare_graph(onnx, options.import);
   const std::optional<hls::Profile> profile = profile_for_auto(
       r.config, r.prepared.passed, options.profile_data, options.profile_samples, options.seed);
@@ -203,7 +222,7 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
       {"onnx", abs.string()},
       {"onnx_copy", copy ? copy_path : ""},
       {"import", import_to_json(effective)},
-      {"config", options.config ? fs::absolute(*options.config).string() : ""},
+      {"config", config_paths(options.configs)},
       {"profile_data", options.profile_data ? fs::absolute(*options.profile_data).string() : ""},
       {"set", options.sets}};
   if (copy)

@@ -22,9 +22,10 @@
 
 namespace kiln::commands {
 
-// The config of `kiln compile` and `kiln layers`: FILE (if any), then each
-// KEY=VALUE override in order. Config errors come before the model loads.
-hls::Config load_hls_config(const std::optional<std::filesystem::path>& file,
+// The config of `kiln compile`, `kiln rtl` and `kiln layers`: each FILE in
+// order (later keys win, as in one merged file), then each KEY=VALUE
+// override in order. Config errors come before the model loads.
+hls::Config load_hls_config(const std::vector<std::filesystem::path>& files,
                             const std::vector<std::string>& sets);
 
 // The profile "Precision: auto" needs, or nullopt when `cfg` has no auto
@@ -43,7 +44,7 @@ hls::Granularity parse_granularity(const std::string& text);
 // ---- kiln compile -------------------------------------------------------------
 struct CompileOptions {
   onnx_import::ImportOptions import;
-  std::optional<std::filesystem::path> config;
+  std::vector<std::filesystem::path> configs;  // -c FILE, merged in order
   std::vector<std::string> sets;  // KEY=VALUE overrides, applied in order after the file
   std::filesystem::path output_dir;
   bool overwrite = false;
@@ -123,6 +124,9 @@ hls::Sample sample_from_tensors(const hls::Model& model,
 // The file csim leaves its result in (`kiln csim --json`'s), in the project;
 // `kiln report --html` draws it.
 inline constexpr const char* kCsimReportFile = "csim_report.json";
+
+// The config files as kiln_model.json's "source" records them (absolute paths).
+nlohmann::json config_paths(const std::vector<std::filesystem::path>& files);
 
 // The import options as recorded in kiln_model.json's "source", and back.
 nlohmann::json import_to_json(const onnx_import::ImportOptions& options);

@@ -16,7 +16,7 @@ LayersResult show_layers(const fs::path& model, const LayersOptions& options) {
   if (options.output && fs::exists(*options.output) && !options.overwrite)
     throw_error(ErrorKind::Usage, options.output->string(), "file exists",
                 "pass --force to replace it");
-  const hls::Config cfg = load_hls_config(options.config, options.sets);
+  const hls::Config cfg = load_hls_config(options.configs, options.sets);
   const hls::PreparedGraph p = hls::prepare_graph(model, options.import);
   const std::optional<hls::Profile> profile =
       profile_for_auto(cfg, p.passed, std::nullopt, options.profile_samples, options.seed);

@@ -16,8 +16,8 @@ namespace kiln::commands {
 
 struct LayersOptions {
   onnx_import::ImportOptions import;
-  std::optional<std::filesystem::path> config;  // as `kiln compile -c`
-  std::vector<std::string> sets;                // as `kiln compile --set`
+  std::vector<std::filesystem::path> configs;  // as `kiln compile -c` (repeatable)
+  std::vector<std::string> sets;               // as `kiln compile --set`
   bool print_after_all = false;  // the model after lowering and after every layer pass
   bool full = false;             // every constant, not elided (the text parses back)
   std::optional<std::filesystem::path> output;  // write the final model's full text here

@@ -28,7 +28,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // The files kiln writes next to the design's Verilog.
 bool reserved_name(const std::string& name) {
   return name == rtl::kTestbenchFile || name == rtl::kReportFile || name == rtl::kSynthScriptFile ||
-         name == hls::kModelJsonFile;
+         name == rtl::kPlansFile || name == hls::kModelJsonFile;
 }
 
 json optional_json(const std::optional<double>& v) {
@@ -74,7 +74,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   const json source = {{"command", "kiln rtl"},
                        {"onnx", fs::absolute(onnx, ec).string()},
                        {"import", import_to_json(effective)},
-                       {"config", options.config ? fs::absolute(*options.config).string() : ""},
+                       {"config", config_paths(options.configs)},
                        {"set", options.sets}};
 
   AtomicDir out(options.output_dir, options.overwrite);
@@ -86,6 +86,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
                         tools::synth_script(verilog, r.design.top, family));
   hls::save_model_json(dir / hls::kModelJsonFile, r.model, source);
   write_file_atomically(dir / rtl::kReportFile, r.report.dump(2) + "\n");
+  write_file_atomically(dir / rtl::kPlansFile, r.design.plans);
   out.commit();
   r.dir = options.output_dir;
   r.seconds = seconds_since(t0);
@@ -179,7 +180,7 @@ std::string format_loop_listing(const LoopListing& l) {
 json loop_listing_to_json(const LoopListing& l) {
   json loops = json::array();
   for (const loop::LoopSite& s : l.sites) {
-    json d = {{"unroll", s.directives.unroll}};
+    json d = {{"unroll", s.directives.unroll ? json(*s.directives.unroll) : json(nullptr)}};
     d["pipeline_ii"] = s.directives.pipeline_ii ? json(*s.directives.pipeline_ii) : json(nullptr);
     loops.push_back({{"name", s.name},
                      {"layer", s.layer},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 #include "kiln/support/error.h"
 
@@ -13,6 +14,63 @@ namespace kiln::dfg {
 namespace {
 
 constexpr uint32_t kUnset = UINT32_MAX;
+
+// The port reads (or writes) of an iteration with hash indices, so that each
+// load and store finds its port, and the ports that may alias it, without a
+// scan of the others: an unrolled row of a convolution has thousands.
+class PortTable {
+ public:
+  const std::vector<PortAccess>& list() const { return ports_; }
+  PortAccess& operator[](std::size_t i) { return ports_[i]; }
+  std::size_t size() const { return ports_.size(); }
+
+  // The port with `pa`'s buffer and element (PortAccess's identity), or -1.
+  int find(const PortAccess& pa) const {
+    const auto it = index_.find(pa);
+    return it == index_.end() ? -1 : it->second;
+  }
+  int add(PortAccess pa) {
+    const int i = static_cast<int>(ports_.size());
+    index_.emplace(pa, i);
+    std::vector<Motion>& ms = motions_[pa.buffer];
+    const Motion m = motion(pa.element);
+    if (std::find(ms.begin(), ms.end(), m) == ms.end()) ms.push_back(m);
+    ports_.push_back(std::move(pa));
+    return i;
+  }
+  bool any(int buffer) const { return motions_.count(buffer) > 0; }
+  // Whether a port of pa's buffer moves differently with the loop variables
+  // (so it may reach pa's element in some iteration); ports that move alike
+  // differ by a constant in every iteration.
+  bool may_alias(const PortAccess& pa) const {
+    const auto it = motions_.find(pa.buffer);
+    if (it == motions_.end()) return false;
+    const Motion m = motion(pa.element);
+    for (const Motion& o : it->second)
+      if (o != m) return true;
+    return false;
+  }
+
+ private:
+  using Motion = std::vector<std::pair<int, int64_t>>;  // the terms, sorted (same_motion)
+  static Motion motion(const loop::Affine& a) {
+    Motion m = a.terms;
+    std::sort(m.begin(), m.end());
+    return m;
+  }
+  struct Hash {
+    std::size_t operator()(const PortAccess& pa) const {
+      uint64_t h = static_cast<uint64_t>(pa.buffer) * 0x9e3779b97f4a7c15ULL ^
+                   static_cast<uint64_t>(pa.element.constant);
+      for (const auto& [loop, c] : pa.element.terms)
+        h = (h ^ (static_cast<uint64_t>(loop) << 32 ^ static_cast<uint64_t>(c))) * 0x100000001b3ULL;
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::vector<PortAccess> ports_;
+  std::unordered_map<PortAccess, int, Hash> index_;
+  std::unordered_map<int, std::vector<Motion>> motions_;  // buffer -> the motions of its ports
+};
 
 // What a run of statements may see and must report (see unroll.h).
 struct Region {
@@ -53,8 +111,8 @@ class Unroller {
     }
   }
 
-  std::vector<PortAccess> port_reads() const { return port_reads_; }
-  std::vector<PortAccess> port_writes() const { return port_writes_; }
+  std::vector<PortAccess> port_reads() const { return port_reads_.list(); }
+  std::vector<PortAccess> port_writes() const { return port_writes_.list(); }
 
  private:
   bool symbolic(int loop) const {
@@ -144,39 +202,19 @@ class Unroller {
                 "pipeline another loop of the layer, or unroll it fully");
   }
 
-  static int port_index(const std::vector<PortAccess>& ports, const PortAccess& pa) {
-    const auto it = std::find(ports.begin(), ports.end(), pa);
-    return it == ports.end() ? -1 : static_cast<int>(it - ports.begin());
-  }
-
-  // Whether a moving element of `ports` other than `pa`'s may be `pa`'s
-  // element in the same iteration: not when both move alike (same step,
-  // another constant), since then they differ in every one.
-  static bool may_alias(const std::vector<PortAccess>& ports, const PortAccess& pa) {
-    for (const PortAccess& o : ports)
-      if (o.buffer == pa.buffer && !(o == pa) && !same_motion(o.element, pa.element)) return true;
-    return false;
-  }
-
-  bool has_port(const std::vector<PortAccess>& ports, int storage) const {
-    for (const PortAccess& pa : ports)
-      if (pa.buffer == storage) return true;
-    return false;
-  }
-
   // A load whose element moves with the symbolic loop: a read port of the
   // buffer's memory, an Input node at element -1 - (its index in reads).
   uint32_t port_load(PortAccess access) {
     const int storage = access.buffer;
     const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
-    if (const int w = port_index(port_writes_, access); w >= 0) {
+    if (const int w = port_writes_.find(access); w >= 0) {
       if (port_write_enables_[static_cast<std::size_t>(w)] != kUnset)
         unsupported("@" + name +
                     " is read at an element written earlier in the same iteration under a "
                     "condition on the loop's variable");
       return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
     }
-    if (may_alias(port_writes_, access))
+    if (port_writes_.may_alias(access))
       unsupported("@" + name +
                   " is read at an element that may be one written earlier in the same "
                   "iteration, moving differently with the loop");
@@ -184,11 +222,10 @@ class Unroller {
       unsupported("@" + name +
                   " is read both at fixed elements and at elements that move with "
                   "the loop");
-    int r = port_index(port_reads_, access);
+    int r = port_reads_.find(access);
     if (r < 0) {
-      r = static_cast<int>(port_reads_.size());
       access.guards = guards_;
-      port_reads_.push_back(std::move(access));
+      r = port_reads_.add(std::move(access));
     } else if (port_reads_[static_cast<std::size_t>(r)].guards != guards_) {
       port_reads_[static_cast<std::size_t>(r)].guards.clear();  // read under either: always
     }
@@ -197,12 +234,12 @@ class Unroller {
 
   void port_store(PortAccess access, uint32_t node) {
     const std::string& name = p_.buffers[static_cast<std::size_t>(access.buffer)].name;
-    if (tables_.count(access.buffer) || may_alias(port_reads_, access) ||
-        may_alias(port_writes_, access))
+    if (tables_.count(access.buffer) || port_reads_.may_alias(access) ||
+        port_writes_.may_alias(access))
       unsupported("@" + name +
                   " is written at an element that moves with the loop and accessed in the "
                   "same iteration at fixed elements or elements moving differently");
-    if (const int w = port_index(port_writes_, access); w >= 0) {
+    if (const int w = port_writes_.find(access); w >= 0) {
       if (port_write_enables_[static_cast<std::size_t>(w)] != pred_ ||
           port_writes_[static_cast<std::size_t>(w)].guards != guards_)
         unsupported("@" + name + " is written twice in an iteration at one moving element, " +
@@ -211,7 +248,7 @@ class Unroller {
       return;
     }
     access.guards = guards_;
-    port_writes_.push_back(std::move(access));
+    port_writes_.add(std::move(access));
     port_write_nodes_.push_back(node);
     port_write_enables_.push_back(pred_);
   }
@@ -226,7 +263,7 @@ class Unroller {
   uint32_t load(int b, const std::vector<loop::Affine>& index) {
     const auto [storage, a] = address(b, index);
     if (!a.terms.empty()) return port_load({storage, a, b, residuals(index), {}});
-    if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
+    if (port_reads_.any(storage) || port_writes_.any(storage))
       unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read at a fixed element and at elements that move with the loop");
     return element_value({storage, a.constant});
@@ -253,7 +290,7 @@ class Unroller {
 
   int table_of(int b) {
     const loop::Buffer& t = p_.buffers[static_cast<std::size_t>(b)];
-    return g_.add_table({t.name, t.type, t.data});
+    return g_.add_table({t.name, t.type, t.data.values()});
   }
 
   uint32_t value(const loop::Value& v) {
@@ -302,7 +339,7 @@ class Unroller {
                        values_[static_cast<std::size_t>(s.value)]);
             break;
           }
-          if (has_port(port_reads_, storage) || has_port(port_writes_, storage))
+          if (port_reads_.any(storage) || port_writes_.any(storage))
             unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                         " is written at a fixed element and accessed at elements that move "
                         "with the loop");
@@ -389,7 +426,7 @@ class Unroller {
   std::map<int, std::vector<bool>> written_;
   Region region_;
   int64_t copy_ = 0;  // which copy of an unrolled symbolic loop's body runs
-  std::vector<PortAccess> port_reads_, port_writes_;
+  PortTable port_reads_, port_writes_;
   std::vector<uint32_t> port_write_nodes_;
   std::vector<uint32_t> port_write_enables_;  // kUnset: unconditional
   uint32_t pred_ = kUnset;                    // the conditions on the symbolic variable in force

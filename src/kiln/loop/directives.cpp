@@ -61,11 +61,14 @@ void apply_directives(Program& program, const std::map<std::string, hls::LoopCon
         fail(lc.where + ".Flatten",
              fmt::format("{} is not a perfect nest (its body is not exactly one loop)", name),
              "flatten a loop that kiln rtl --list-loops shows as perfect");
-      if (*lc.flatten && loop.directives.unroll != 1)
+      if (*lc.flatten && loop.directives.unroll.value_or(1) != 1)
         fail(lc.where + ".Flatten", fmt::format("{} is both flattened and unrolled", name),
              "flatten it, and unroll the loop inside it to take several of its iterations at once");
       loop.directives.flatten = *lc.flatten;
     }
+    // A block that sets nothing else (Pipeline: 0 alone) still says how the
+    // loop is built: unrolled fully, as every loop nothing keeps.
+    if (!loop.directives.any()) loop.directives.unroll = 0;
   }
   for (const auto& [name, bc] : buffers) {
     const int b = program.find_buffer(name);

@@ -17,7 +17,8 @@ class Interpreter {
     for (std::size_t b = 0; b < p.buffers.size(); ++b) {
       const Buffer& buf = p.buffers[b];
       if (buf.alias_of >= 0) continue;
-      storage_[b] = buf.role == BufferRole::Const ? buf.data : std::vector<int64_t>(buf.numel(), 0);
+      storage_[b] =
+          buf.role == BufferRole::Const ? buf.data.values() : std::vector<int64_t>(buf.numel(), 0);
     }
   }
 

@@ -9,6 +9,11 @@
 
 namespace kiln::loop {
 
+const std::vector<int64_t>& ConstData::empty_values() {
+  static const std::vector<int64_t> none;
+  return none;
+}
+
 namespace {
 
 ScalarType from_exact(const numeric::ExactFormat& f) {
@@ -200,8 +205,9 @@ class KernelVerifier {
     for (const Loop& l : k_.loops) {
       if (l.trip < 1) fail(where_, "loop %" + l.name + " has trip count " + std::to_string(l.trip));
       if (!loop_names.insert(l.name).second) fail(where_, "loop %" + l.name + " is defined twice");
-      if (l.directives.unroll < 0 || (l.directives.unroll > 1 && l.trip % l.directives.unroll != 0))
-        fail(where_, "loop %" + l.name + ": unroll factor " + std::to_string(l.directives.unroll) +
+      if (const std::optional<int64_t> u = l.directives.unroll;
+          u && (*u < 0 || (*u > 1 && l.trip % *u != 0)))
+        fail(where_, "loop %" + l.name + ": unroll factor " + std::to_string(*u) +
                          " does not divide the trip count " + std::to_string(l.trip));
       if (l.directives.pipeline_ii && *l.directives.pipeline_ii < 1)
         fail(where_, "loop %" + l.name + ": pipeline II must be at least 1");

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -103,12 +104,34 @@ struct BufferDirectives {
   bool operator==(const BufferDirectives&) const = default;
 };
 
+// A Const buffer's raw values, row-major: immutable once lowered and shared
+// by every copy of the program (a plan search copies programs per candidate
+// and changes directives only, never the weights).
+class ConstData {
+ public:
+  ConstData() = default;
+  ConstData(std::vector<int64_t> values)  // NOLINT: implicit, as the vector it wraps
+      : values_(std::make_shared<const std::vector<int64_t>>(std::move(values))) {}
+  ConstData(std::initializer_list<int64_t> values) : ConstData(std::vector<int64_t>(values)) {}
+  std::size_t size() const { return values_ ? values_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  int64_t operator[](std::size_t i) const { return (*values_)[i]; }
+  const std::vector<int64_t>& values() const { return values_ ? *values_ : empty_values(); }
+  auto begin() const { return values().begin(); }
+  auto end() const { return values().end(); }
+  bool operator==(const ConstData& o) const { return values() == o.values(); }
+
+ private:
+  static const std::vector<int64_t>& empty_values();
+  std::shared_ptr<const std::vector<int64_t>> values_;
+};
+
 struct Buffer {
   std::string name;  // unique in the program (kernel locals included)
   BufferRole role = BufferRole::Tensor;
   ScalarType type;
   std::vector<int64_t> shape;
-  std::vector<int64_t> data;  // Const: raw values, row-major
+  ConstData data;  // Const: raw values, row-major
   // Another buffer whose storage this one views with its own shape (a
   // Reshape); -1 if none. Same type and element count.
   int alias_of = -1;
@@ -116,11 +139,18 @@ struct Buffer {
   int64_t numel() const;
 };
 
+// What a config (or a plan, rtl/plan.h) says of one loop. An Unroll that
+// nobody set leaves the loop to the backend: kiln rtl unrolls it fully
+// unless a plan keeps it, C would keep it a loop.
 struct LoopDirectives {
-  int64_t unroll = 1;              // 1: not unrolled; 0: fully; else a factor of the trip count
+  // 1: not unrolled (kept as a loop); 0: fully; else a factor of the trip
+  // count; unset: the backend's default.
+  std::optional<int64_t> unroll;
   std::optional<int> pipeline_ii;  // pipelined with this initiation interval
   bool flatten = false;            // kept together with the one loop its body is
   bool operator==(const LoopDirectives&) const = default;
+  // Whether anything is set.
+  bool any() const { return unroll || pipeline_ii || flatten; }
 };
 
 struct Loop {
@@ -177,8 +207,11 @@ struct Stmt {
 
 // One layer: a pipeline stage of the design.
 struct Kernel {
-  std::string name;                // the layer's name (a sanitized identifier)
-  std::string onnx_name;           // for messages
+  std::string name;       // the layer's name (a sanitized identifier)
+  std::string onnx_name;  // for messages
+  // A convolution in its streaming, line-buffered form (lower_layers.h
+  // line_buffer), not the direct one: one iteration per input pixel.
+  bool line_buffered = false;
   std::vector<int> reads, writes;  // program buffers (inputs, tensors, consts; outputs)
   std::vector<int> locals;         // buffers it owns
   std::vector<Loop> loops;

@@ -42,7 +42,7 @@ struct Walker {
 // As the Loop IR text spells them (unroll=0: fully unrolled).
 std::string directives_text(const LoopDirectives& d) {
   std::string s;
-  if (d.unroll != 1) s += fmt::format("unroll={}", d.unroll);
+  if (d.unroll) s += fmt::format("unroll={}", *d.unroll);
   if (d.pipeline_ii) s += fmt::format("{}pipeline={}", s.empty() ? "" : " ", *d.pipeline_ii);
   if (d.flatten) s += fmt::format("{}flatten", s.empty() ? "" : " ");
   return s.empty() ? "-" : s;

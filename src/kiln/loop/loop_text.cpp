@@ -77,7 +77,9 @@ class Printer {
 
   void kernel(const Kernel& k) {
     k_ = &k;
-    out_ << "kernel " << k.name << " \"" << k.onnx_name << "\" reads";
+    out_ << "kernel " << k.name << " \"" << k.onnx_name << "\"";
+    if (k.line_buffered) out_ << " line_buffered";
+    out_ << " reads";
     for (int b : k.reads) out_ << " " << name(b);
     out_ << " writes";
     for (int b : k.writes) out_ << " " << name(b);
@@ -99,7 +101,7 @@ class Printer {
         case StmtKind::For: {
           const Loop& l = k_->loops[static_cast<std::size_t>(s.loop)];
           out_ << pad << "for %" << l.name << " < " << l.trip;
-          if (l.directives.unroll != 1) out_ << " unroll=" << l.directives.unroll;
+          if (l.directives.unroll) out_ << " unroll=" << *l.directives.unroll;
           if (l.directives.pipeline_ii) out_ << " pipeline=" << *l.directives.pipeline_ii;
           if (l.directives.flatten) out_ << " flatten=1";
           out_ << " {\n";
@@ -245,11 +247,13 @@ class Parser {
       b.alias_of = buffer_ref();
     } else if (lex_.accept('=')) {
       lex_.expect('[');
+      std::vector<int64_t> data;
       if (!lex_.accept(']')) {
-        do b.data.push_back(lex_.expect_int());
+        do data.push_back(lex_.expect_int());
         while (lex_.accept(','));
         lex_.expect(']');
       }
+      b.data = std::move(data);
     }
     while (lex_.peek().kind == TokenKind::Ident) {
       const Token key = lex_.peek();
@@ -294,6 +298,7 @@ class Parser {
     open_loops_.clear();
     k_.name = lex_.expect_ident();
     k_.onnx_name = lex_.expect_string();
+    k_.line_buffered = lex_.accept_ident("line_buffered");
     lex_.expect_ident("reads");
     buffer_list(k_.reads);
     lex_.expect_ident("writes");

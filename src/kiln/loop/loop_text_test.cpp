@@ -105,7 +105,11 @@ TEST(LoopVerify, EachRuleFailsOnItsOwn) {
       {"buffer @acc: must be 1 to 64 bits wide", [](Program& p) { p.buffers[3].type.width = 65; }},
       {"buffer @acc: has a dimension of 0", [](Program& p) { p.buffers[3].shape = {0}; }},
       {"buffer @w: holds 3 values for 2 elements",
-       [](Program& p) { p.buffers[1].data.push_back(7); }},
+       [](Program& p) {
+         std::vector<int64_t> d = p.buffers[1].data.values();
+         d.push_back(7);
+         p.buffers[1].data = d;
+       }},
       {"buffer @acc: has data but is not const", [](Program& p) { p.buffers[3].data = {1}; }},
       {"buffer @x_flat: aliases @x but differs in type or element count",
        [](Program& p) { p.buffers[4].shape = {5}; }},

@@ -167,6 +167,7 @@ void line_buffer(Program& program, const hls::Model& model, int kernel) {
   Kernel made = std::move(program.kernels.back());
   program.kernels.pop_back();
   made.locals.push_back(acc);
+  made.line_buffered = true;
   program.kernels[static_cast<std::size_t>(kernel)] = std::move(made);
   verify(program);
 }

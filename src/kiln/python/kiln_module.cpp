@@ -186,7 +186,7 @@ commands::CompileOptions compile_options(const Model& m, const py::object& confi
                                          const std::vector<std::string>& sets, bool force) {
   commands::CompileOptions o;
   o.import = m.import;
-  o.config = config_path(config, out_dir);
+  if (std::optional<fs::path> c = config_path(config, out_dir)) o.configs.push_back(*c);
   o.sets = sets;
   o.output_dir = out_dir;
   o.overwrite = force;

@@ -16,8 +16,10 @@ struct Weights {
   explicit Weights(loop::Partition kind, int64_t factor, int dim) {
     w = loop::add_buffer(p, "w", loop::BufferRole::Const, loop::ScalarType{8, 0, true}, {4, 6});
     loop::Buffer& b = p.buffers[static_cast<std::size_t>(w)];
+    std::vector<int64_t> data;
     for (int r = 0; r < 4; ++r)
-      for (int c = 0; c < 6; ++c) b.data.push_back(10 * r + c);
+      for (int c = 0; c < 6; ++c) data.push_back(10 * r + c);
+    b.data = data;
     b.directives = {kind, factor, dim, loop::Storage::Auto};
   }
   // w[row][col] with row = step * v + base (v the loop's variable), col fixed.

@@ -14,8 +14,9 @@
 #include "kiln/fpga/devices.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
-#include "kiln/rtl/design_plan.h"
+#include "kiln/rtl/search.h"
 #include "kiln/rtl/stage.h"
+#include "kiln/rtl/timing.h"
 #include "kiln/rtl/verilog_text.h"
 #include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
@@ -34,12 +35,6 @@ constexpr int kShiftRegisterMinDepth = 3;
 std::string element_wire(const loop::Program& p, const dfg::Element& e) {
   return fmt::format("{}_e{}", p.buffers[static_cast<std::size_t>(e.buffer)].name, e.element);
 }
-
-struct Producer {
-  int ready = 0;  // the cycle after a sample enters when the element is valid
-  int hold = 1;   // the cycles it stays valid from then on
-  std::string wire;
-};
 
 int bits_for(int64_t v) {
   int b = 1;
@@ -129,43 +124,19 @@ loop::Program design_program(const hls::Model& model, const RtlOptions& options)
   return program;
 }
 
-Design build_design(const hls::Model& model, const RtlOptions& options) {
-  Design d;
-  d.top = model.name;
-  d.clock_ns = model.clock_period_ns;
-  loop::Program program = design_program(model, options);
-  refuse_memories_of_computed_buffers(program, options);
-  dfg::UnrollOptions uo;
-  if (options.max_ops > 0) uo.max_ops = options.max_ops;
-  if (program.kernels.empty())
-    throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
-                "kiln rtl needs at least one computing layer");
+namespace {
 
-  // The part's row of the device table; an unknown part is refused there.
-  const fpga::Device device = fpga::device_of_part(model.part);
-  StageOptions so;
-  so.clock_ns = model.clock_period_ns;
-  so.family = device.family;
-  so.scheduler = options.scheduler;
-
-  NameTable names;
-  for (const char* reserved : {"clk", "rst", "in_valid", "in_ready", "out_valid", "accept", "vld",
-                               "gap", "unused_ok", "tb", "dut"})
-    names.claim(reserved);
-  auto port_of = [&](int b) {
-    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
-    return Port{names.unique(buf.name), buf.numel(), buf.type};
-  };
-  for (int b : program.inputs) d.inputs.push_back(port_of(program.storage_of(b)));
-  for (int b : program.outputs) d.outputs.push_back(port_of(program.storage_of(b)));
-  if (names.contains(d.top) || d.top.empty())
-    d.top = names.unique(d.top.empty() ? "top" : d.top);
-  else
-    names.claim(d.top);
-
-  // Where each element comes from, and when it is valid.
-  std::map<std::pair<int, int64_t>, Producer> producers;
+// The top module: the stages connected as the timing says (each started
+// when its inputs are valid, values that skip stages delayed, channel banks
+// by name), the valid chain, the input spacing. Sets the design's latency
+// and the delay lines' cost (Design::top_report).
+std::string top_verilog(Design& d, const loop::Program& program,
+                        const std::vector<BuiltStage>& built, const DesignTiming& timing) {
   std::string body;
+  std::set<int> taps;                                      // k for the vld_<k> wires the top reads
+  std::map<std::string, std::pair<int, int>> delay_depth;  // element wire -> (registers, width)
+  std::set<std::string> consumed;
+  std::set<std::string> made;  // element wires declared
   for (std::size_t k = 0; k < program.inputs.size(); ++k) {
     const int b = program.storage_of(program.inputs[k]);
     const Port& port = d.inputs[k];
@@ -173,85 +144,28 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
       const std::string w = element_wire(program, {b, e});
       body += fmt::format("  wire {}{} = {}[{}:{}];\n", range(port.type.width), w, port.name,
                           (e + 1) * port.type.width - 1, e * port.type.width);
-      producers[{b, e}] = {0, 1, w};
+      made.insert(w);
     }
   }
-  std::set<int> taps;                                      // k for the vld_<k> wires the top reads
-  std::map<std::string, std::pair<int, int>> delay_depth;  // element wire -> (registers, width)
-  std::set<std::string> consumed;
   // The element as read `at` cycles after the sample entered: its wire while
   // it holds the value, else a register chain from the last cycle it did.
   auto read = [&](const dfg::Element& e, int at, const ScalarType& t) {
-    const Producer& p = producers.at({e.buffer, e.element});
-    KILN_ASSERT(at >= p.ready, "an element is read before it is ready");
-    const int delay = std::max(0, at - (p.ready + p.hold - 1));
-    consumed.insert(p.wire);
-    if (delay == 0) return p.wire;
-    auto& [made, width] = delay_depth[p.wire];
+    const std::string wire = element_wire(program, e);
+    const int delay = timing.delay(e, at);
+    consumed.insert(wire);
+    if (delay == 0) return wire;
+    auto& [depth, width] = delay_depth[wire];
     width = t.width;
-    for (int k = made + 1; k <= delay; ++k) {
-      body += fmt::format("  reg {}{}_d{};\n", range(t.width), p.wire, k);
-      body += fmt::format("  always @(posedge clk) {0}_d{1} <= {2};\n", p.wire, k,
-                          k == 1 ? p.wire : fmt::format("{}_d{}", p.wire, k - 1));
+    for (int k = depth + 1; k <= delay; ++k) {
+      body += fmt::format("  reg {}{}_d{};\n", range(t.width), wire, k);
+      body += fmt::format("  always @(posedge clk) {0}_d{1} <= {2};\n", wire, k,
+                          k == 1 ? wire : fmt::format("{}_d{}", wire, k - 1));
     }
-    made = std::max(made, delay);
-    return fmt::format("{}_d{}", p.wire, delay);
+    depth = std::max(depth, delay);
+    return fmt::format("{}_d{}", wire, delay);
   };
-
-  // A stage starts as soon as every input element is ready by the cycle the
-  // stage takes it, and a stage that may take an element earlier (a loop
-  // stage: any cycle before its first read) takes it when it is ready, so the
-  // element needs no delay registers. An element read from a channel's
-  // memory must be in it by the read.
-  auto start_of = [&](const std::vector<StagePortElement>& inputs,
-                      const std::vector<StagePortElement>& channel_inputs) {
-    int start = 0;
-    for (const auto* list : {&inputs, &channel_inputs})
-      for (const StagePortElement& e : *list)
-        start = std::max(start, producers.at({e.where.buffer, e.where.element}).ready - e.at);
-    return start;
-  };
-
-  // Each layer's plan, before any is built: the channels between them
-  // depend on both ends' plans.
-  const std::vector<LayerChoice> plans = plan_layers(program, model, options, so, uo, device);
-  const std::vector<Channel> channels = plan_channels(program, plans);
-
-  so.time_inputs = [&](std::vector<StagePortElement>& inputs,
-                       const std::vector<StagePortElement>& channel_inputs) {
-    const int start = start_of(inputs, channel_inputs);
-    for (StagePortElement& e : inputs)
-      e.at = std::max(0, producers.at({e.where.buffer, e.where.element}).ready - start);
-    return start;
-  };
-  // When each channel bank's elements are written, after a sample enters.
-  std::map<std::pair<int, int>, std::vector<int64_t>> channel_writes;
-  so.channel_writes = [&](const Channel& c, int bank) {
-    return channel_writes.at({c.buffer, bank});
-  };
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
-    const loop::Kernel& kernel = program.kernels[k];
-    so.multiplier_limit = multiplier_limit_of(options, kernel);
-    so.interval = d.interval_cycles;
-    so.channels.clear();
-    for (const Channel& c : channels)
-      if (c.producer == static_cast<int>(k) || c.consumer == static_cast<int>(k))
-        so.channels.push_back(&c);
-    const std::string module = names.unique(d.top + "_" + kernel.name);
-    const LayerPlan& plan = plans[k].plan;
-    const std::string& why = plans[k].why;
-    BuiltStage b = build_layer_stage(program, static_cast<int>(k), plan, so, uo, module);
-    b.report.plan = why.empty() ? describe(program, static_cast<int>(k), plan) : why;
-    for (auto& [sub, text] : b.submodules) {
-      names.claim(sub);
-      d.files.emplace_back(sub + ".v", std::move(text));
-    }
-    d.files.emplace_back(b.module + ".v", std::move(b.verilog));
-    // The interval so far bounds how soon a stage starts again, so the holds
-    // below are never longer than the final design's.
-    d.interval_cycles = std::max(d.interval_cycles, b.report.interval_cycles);
-    const int start = start_of(b.inputs, b.channel_inputs);
-    b.report.start_cycle = start;
+  for (const BuiltStage& b : built) {
+    const int start = b.report.start_cycle;
     std::vector<std::string> conn;
     if (b.sequential || b.started) conn.push_back(".clk(clk)");
     if (b.started) {
@@ -265,27 +179,16 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
            return read(e.where, start + e.at, e.type);
          }))
       conn.push_back(fmt::format(".{}({})", port, cat));
-    // A held result stays until the next sample (at least the design's
-    // interval later) writes it again.
     for (const StagePortElement& e : b.outputs) {
       const std::string w = element_wire(program, e.where);
       body += fmt::format("  wire {}{};\n", range(e.type.width), w);
-      const int hold = e.held ? d.interval_cycles + e.rewritten - e.at + 1 : 1;
-      KILN_ASSERT(hold >= 1, "a stage result is overwritten before it is valid");
-      producers[{e.where.buffer, e.where.element}] = {start + e.at, hold, w};
+      made.insert(w);
     }
-    for (const auto& [port, cat] : packed_concatenations(b.outputs, [&](std::size_t i) {
-           return producers.at({b.outputs[i].where.buffer, b.outputs[i].where.element}).wire;
-         }))
+    for (const auto& [port, cat] : packed_concatenations(
+             b.outputs, [&](std::size_t i) { return element_wire(program, b.outputs[i].where); }))
       conn.push_back(fmt::format(".{}({})", port, cat));
     // Channels: the producer's banks are wires of the top named after them,
-    // which the consumer takes; the elements are in its memory from `at` on.
-    for (const StagePortElement& e : b.channel_outputs)
-      producers[{e.where.buffer, e.where.element}] = {start + e.at, 1, ""};
-    for (const auto& [key, times] : b.channel_write_times) {
-      std::vector<int64_t>& at = channel_writes[key];
-      for (int64_t t : times) at.push_back(start + t);
-    }
+    // which the consumer takes.
     for (const auto& [port, width] : b.channel_outputs_ports) {
       body += fmt::format("  wire {}{};\n", range(width), port);
       conn.push_back(fmt::format(".{0}({0})", port));
@@ -295,24 +198,18 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     std::string c;
     for (std::size_t i = 0; i < conn.size(); ++i) c += (i ? ",\n    " : "") + conn[i];
     body += fmt::format("  {} s_{}(\n    {});\n", b.module, b.module, c);
-    d.critical_path_ns = std::max(d.critical_path_ns, b.report.critical_path_ns);
-    d.stages.push_back(std::move(b.report));
   }
-
   // Outputs, all valid at the same cycle: the latest element's.
-  int latency = 1;
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const int b = program.storage_of(program.outputs[k]);
-    for (int64_t e = 0; e < d.outputs[k].numel; ++e)
-      latency = std::max(latency, producers.at({b, e}).ready);
-  }
-  d.latency_cycles = latency;
+  std::vector<std::pair<int, int64_t>> outs;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k)
+    outs.emplace_back(program.storage_of(program.outputs[k]), d.outputs[k].numel);
+  d.latency_cycles = timing.latest(outs);
   for (std::size_t k = 0; k < program.outputs.size(); ++k) {
     const int b = program.storage_of(program.outputs[k]);
     const Port& port = d.outputs[k];
     std::string cat;
     for (int64_t e = port.numel; e-- > 0;)
-      cat += read({b, e}, latency, port.type) + (e ? ", " : "");
+      cat += read({b, e}, d.latency_cycles, port.type) + (e ? ", " : "");
     body += fmt::format("  assign {} = {{{}}};\n", port.name, cat);
   }
 
@@ -364,11 +261,106 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   }
   top += body;
   std::vector<std::string> unused;
-  for (const auto& [key, p] : producers)
-    if (!p.wire.empty() && !consumed.count(p.wire)) unused.push_back(p.wire);
+  for (const std::string& w : made)
+    if (!consumed.count(w)) unused.push_back(w);
   top += unused_sinks(unused);
   top += "endmodule\n";
-  d.files.emplace_back(d.top + ".v", std::move(top));
+  return top;
+}
+
+}  // namespace
+
+Design build_design(const hls::Model& model, const RtlOptions& options) {
+  Design d;
+  d.top = model.name;
+  d.clock_ns = model.clock_period_ns;
+  const loop::Program program = design_program(model, options);
+  refuse_memories_of_computed_buffers(program, options);
+  dfg::UnrollOptions uo;
+  if (options.max_ops > 0) uo.max_ops = options.max_ops;
+  if (program.kernels.empty())
+    throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
+                "kiln rtl needs at least one computing layer");
+
+  // The part's row of the device table; an unknown part is refused there.
+  const fpga::Device device = fpga::device_of_part(model.part);
+  StageOptions so;
+  so.clock_ns = model.clock_period_ns;
+  so.family = device.family;
+  so.scheduler = options.scheduler;
+
+  NameTable names;
+  for (const char* reserved : {"clk", "rst", "in_valid", "in_ready", "out_valid", "accept", "vld",
+                               "gap", "unused_ok", "tb", "dut"})
+    names.claim(reserved);
+  auto port_of = [&](int b) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    return Port{names.unique(buf.name), buf.numel(), buf.type};
+  };
+  for (int b : program.inputs) d.inputs.push_back(port_of(program.storage_of(b)));
+  for (int b : program.outputs) d.outputs.push_back(port_of(program.storage_of(b)));
+  if (names.contains(d.top) || d.top.empty())
+    d.top = names.unique(d.top.empty() ? "top" : d.top);
+  else
+    names.claim(d.top);
+
+  // Each layer's plan, priced before any is built; then the channels between
+  // them (they depend on both ends' plans).
+  std::set<std::string> configured_forms;
+  for (const auto& [layer, lb] : options.line_buffer) configured_forms.insert(layer);
+  Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms);
+  const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
+  const std::vector<Channel> channels = plan_channels(pricer, plans);
+  {
+    std::vector<PlanConfig> configs;
+    std::vector<std::string> layers;
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+      const int kernel = static_cast<int>(k);
+      const bool both_forms =
+          program.kernels[k].line_buffered || loop::can_line_buffer(program, model, kernel);
+      configs.push_back(plan_config(pricer.program_for(kernel, plans[k].plan), kernel,
+                                    plans[k].plan, both_forms));
+      layers.push_back(program.kernels[k].name);
+    }
+    d.plans =
+        plans_yaml(configs, layers,
+                   "kiln rtl's plan for every layer of " + model.name +
+                       ": add these blocks to the config (or pass this file\n"
+                       "as a second -c) and kiln rtl builds the same layers, searching none.");
+  }
+
+  // The stages in order, each where the timing of those before puts it.
+  DesignTiming timing;
+  for (int b : program.inputs)
+    timing.add_input(program.storage_of(b), program.buffers[static_cast<std::size_t>(b)].numel());
+  std::vector<BuiltStage> built;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const int kernel = static_cast<int>(k);
+    const LayerPlan& plan = plans[k].plan;
+    const loop::Program& prog = pricer.program_for(kernel, plan);
+    const loop::Kernel& kk = prog.kernels[k];
+    StageOptions sk = so;
+    sk.multiplier_limit = multiplier_limit_of(options, kk);
+    for (const Channel& c : channels)
+      if (c.producer == kernel || c.consumer == kernel) sk.channels.push_back(&c);
+    timing.prepare(sk);
+    std::string reason;
+    const LayerGraph* graph = pricer.graph_for(kernel, plan, &reason);
+    if (!graph) throw_error(ErrorKind::Unsupported, "layer '" + kk.onnx_name + "'", reason);
+    BuiltStage b = build_layer_stage(prog, plan, *graph, sk, names.unique(d.top + "_" + kk.name));
+    b.report.plan = plans[k].why.empty() ? describe(kk, plan) : plans[k].why;
+    timing.commit(b);
+    for (auto& [sub, text] : b.submodules) {
+      names.claim(sub);
+      d.files.emplace_back(sub + ".v", std::move(text));
+    }
+    d.files.emplace_back(b.module + ".v", std::move(b.verilog));
+    d.critical_path_ns = std::max(d.critical_path_ns, b.report.critical_path_ns);
+    d.stages.push_back(b.report);
+    built.push_back(std::move(b));
+  }
+  d.interval_cycles = timing.interval();
+  d.files.emplace_back(d.top + ".v", top_verilog(d, program, built, timing));
   return d;
 }
 

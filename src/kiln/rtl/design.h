@@ -45,22 +45,27 @@ struct RtlOptions {
   // Layers folded onto their multipliers (options.h: a Dense layer whose
   // MultiplierLimit the config sets, without an interval target): unless its
   // Loop block sets a plan, kiln takes the fastest plan whose products run on
-  // those multipliers, or the cheapest within 5% of it (target_cycles.h).
+  // those multipliers, or the cheapest within 5% of it (search.h).
   std::set<std::string> fold;
   // The most cycles between samples each layer may take, where the config
   // asks (options.h: from TargetCycles or ReuseFactor); kiln picks the
-  // layer's loop plan (target_cycles.h) unless its Loop block sets one.
+  // layer's loop plan (search.h) unless its Loop block sets one.
   std::vector<IntervalTarget> interval_targets;
   // The most cycles from a sample's input to its results (Model.LatencyCycles):
   // the searched layers' plans are raised until their latencies add up to it.
   std::optional<int64_t> latency_cycles;
   // Unrolled operations allowed per layer (dfg::kMaxUnrolledOps by default).
   int64_t max_ops = 0;
-  // The config's Loop and Buffer blocks (loop/directives.h). Every loop is
-  // unrolled fully and every buffer kept in registers, so only directives
-  // that say so are accepted; the others are refused (Unsupported).
+  // The config's Loop and Buffer blocks, applied once to the Loop IR
+  // (design_program, loop/directives.h): from then on the program's
+  // directives are the one form of them, and plans (plan.h) read and write
+  // those.
   std::map<std::string, hls::LoopConfig> loops;
   std::map<std::string, hls::BufferConfig> buffers;
+  // The layers whose loops a Loop block names (their plans are the user's,
+  // never searched) and the buffers a Buffer block names (a search leaves
+  // their storage as configured).
+  std::set<std::string> configured_layers, configured_buffers;
   // Convolutions whose ConvImplementation the config sets, by layer name:
   // LineBuffer (true) builds a kept loop in the streaming, line-buffered form
   // (loop/lower_layers.h line_buffer), Encoded (false) in the direct form
@@ -87,7 +92,7 @@ struct Port {
 struct StageReport : fpga::Resources {
   std::string name;  // the layer's name
   std::string onnx_name;
-  std::string plan;               // how it is built (layer_plan.h), and why if searched
+  std::string plan;               // how it is built (plan.h), and why if searched
   int64_t loop_ops = 0;           // Loop IR operations before unrolling
   int64_t nodes = 0;              // graph nodes after folding
   int64_t multipliers = 0;        // variable x variable products
@@ -118,6 +123,10 @@ struct Design {
   StageReport top_report;
   // Verilog sources: file name -> text (one module per stage, the top).
   std::vector<std::pair<std::string, std::string>> files;
+  // plans.yaml: every layer's plan as the config's Loop, Buffer and
+  // ConvImplementation entries (rtl/plan.h), so that a searched design can be
+  // kept as a config.
+  std::string plans;
 };
 
 // The Loop IR program build_design starts from: the model lowered, the

@@ -22,6 +22,7 @@ inline constexpr const char* kReportFile = "report.json";
 inline constexpr const char* kTestbenchFile = "tb.sv";
 inline constexpr const char* kTestbenchTop = "tb";
 inline constexpr const char* kSynthScriptFile = "synth.ys";
+inline constexpr const char* kPlansFile = "plans.yaml";  // Design::plans
 inline constexpr const char* kReportFormat = "kiln-rtl-design";
 inline constexpr int kReportVersion = 1;
 // Samples the tb.sv that `kiln rtl` writes can hold (report.json's

@@ -266,7 +266,7 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
       const loop::Loop& l = kernel.loops[static_cast<std::size_t>(st.loop)];
       PipelineEstimate e;
       e.loop = kernel.name + "/" + l.name;
-      e.unroll = l.directives.unroll == 0 ? l.trip : l.directives.unroll;
+      e.unroll = l.directives.unroll.value_or(1) == 0 ? l.trip : l.directives.unroll.value_or(1);
       e.iterations = l.trip / e.unroll;
       o.ii = l.directives.pipeline_ii;
       const int64_t body_ops = loop::dynamic_ops(kernel, {st}) / e.iterations;

@@ -69,7 +69,7 @@ class LoopStageBuilder {
     timing();
     parts();
     uses();
-    emit();
+    if (o_.emit) emit();
     report();
     return std::move(r_);
   }
@@ -238,6 +238,12 @@ class LoopStageBuilder {
         ram_access(pa, static_cast<int>(-1 - o.where.element), static_cast<int>(t), true);
         continue;
       }
+      // When each of the port's writes happens (a producer's side of any
+      // channel the design may plan: DesignTiming).
+      std::vector<int64_t>& written =
+          r_.port_write_times[{pa.buffer, static_cast<int>(-1 - o.where.element)}];
+      for (int64_t k = 0; k < body_.trip; ++k)
+        if (element_at(pa, k) >= 0) written.push_back(l0_ + k * ii_ + t);
       if (const auto ch = chan_write_.find(static_cast<int>(-1 - o.where.element));
           ch != chan_write_.end()) {
         // Into a channel: the consumer's memories take it as it is written.
@@ -860,7 +866,6 @@ class LoopStageBuilder {
       for (const std::string& s : loads[b]) seq += "    " + s + "\n";
       v += "  always @(posedge clk) begin\n" + seq + "  end\n";
       sinks_.push_back(m(b));
-      register_bits_ += n * buf.type.width;
     }
   }
 
@@ -988,8 +993,14 @@ class LoopStageBuilder {
     if (before_) add(before_->report);
     if (after_) add(after_->report);
     const int control = cyc_bits_ + 1 + stages_ * (k_bits_ + 1) + (ii_ > 1 ? ph_bits_ : 0);
-    r.register_bits += register_bits_ + control;
-    r.ff += static_cast<double>(register_bits_ + control);
+    // Every buffer the layer keeps outside memories is a register vector.
+    int64_t register_bits = 0;
+    for (const auto& [b, use] : uses_) {
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
+      register_bits += buf.numel() * buf.type.width;
+    }
+    r.register_bits += register_bits + control;
+    r.ff += static_cast<double>(register_bits + control);
     const fpga::Family f = o_.family;
     for (const RomBank& rb : banks_) {
       const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
@@ -1069,7 +1080,6 @@ class LoopStageBuilder {
   std::set<std::pair<int, int>> chan_declared_;             // banks whose pointers are out
   std::string shift_when_;  // when each pipeline stage takes the one before's iteration
   std::vector<std::string> sinks_;
-  int64_t register_bits_ = 0;
 };
 
 }  // namespace

@@ -21,7 +21,9 @@ Scheduler scheduler_of(hls::RtlScheduler s) {
 
 namespace {
 
-int clamp_int(int64_t v) { return static_cast<int>(std::min<int64_t>(v, std::numeric_limits<int>::max())); }
+int clamp_int(int64_t v) {
+  return static_cast<int>(std::min<int64_t>(v, std::numeric_limits<int>::max()));
+}
 
 // The products a layer computes per sample as hls4ml counts them: each output
 // element of a Dense, Conv, MatMul or Recurrent layer sums n_in products; 0
@@ -137,6 +139,9 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
         "TargetCycles or ReuseFactor allows, whatever the strategy");
   o.loops = config.loops;
   o.buffers = config.buffers;
+  for (const auto& [name, lc] : config.loops)
+    o.configured_layers.insert(name.substr(0, name.find('/')));
+  for (const auto& [name, bc] : config.buffers) o.configured_buffers.insert(name);
   return o;
 }
 

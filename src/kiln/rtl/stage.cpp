@@ -45,7 +45,11 @@ class StageBuilder {
     else
       schedule();
     registers();
-    emit();
+    // Products by constants planned together, and priced by their plans.
+    plan_product_groups();
+    price_product_groups();
+    ports();
+    if (o_.emit) emit();
     return std::move(r_);
   }
 
@@ -633,8 +637,8 @@ class StageBuilder {
     roms_used_.insert(l.table);
   }
 
-  void emit() {
-    // Ports: the Input nodes in order, then the outputs, packed by chunks.
+  // Ports: the Input nodes in order, then the outputs, packed by chunks.
+  void ports() {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const dfg::Element& e = g_.input_of(n);
@@ -657,6 +661,9 @@ class StageBuilder {
     }
     pack_ports(r_.inputs, "i");
     pack_ports(r_.outputs, "q");
+  }
+
+  void emit() {
     bool any_register = false;
     for (uint32_t n = 0; n < g_.size(); ++n) any_register = any_register || hold_[n] > 0;
     r_.sequential = any_register || (modulo_ && shared_);
@@ -684,8 +691,6 @@ class StageBuilder {
       cyc_bits_ = b;
     }
     unit_ops_.assign(static_cast<std::size_t>(units_), {});
-    plan_product_groups();
-    price_product_groups();
     for (uint32_t n = 0; n < g_.size(); ++n) emit_node(n, body);
     if (shared_) emit_units(body);
     emit_registers(body);

@@ -73,6 +73,9 @@ struct StageOptions {
   // the producer writes each element of bank `bank`, in order.
   std::function<std::vector<int64_t>(const Channel& channel, int bank)> channel_writes;
   int interval = 1;  // the design's interval so far: samples come at least this far apart
+  // false: schedule, bind and price only (the report), no Verilog: what the
+  // plan searches ask.
+  bool emit = true;
 };
 
 struct BuiltStage {
@@ -96,6 +99,12 @@ struct BuiltStage {
   // chv_<buffer>_<bank> (valid), which its consumer takes as inputs of the
   // same names.
   std::map<std::pair<int, int>, std::vector<int64_t>> channel_write_times;
+  // Every write port of a kept loop's body into a buffer of the program
+  // (not its own memories): (storage buffer, LoopBody::writes index) -> the
+  // cycles after the stage's start at which it writes, in order. What a
+  // channel's consumer needs of its producer, whether or not the producer
+  // was built with the channel.
+  std::map<std::pair<int, int>, std::vector<int64_t>> port_write_times;
   std::vector<std::pair<std::string, int>> channel_outputs_ports;  // name, width
   std::vector<std::pair<std::string, int>> channel_inputs_ports;
 };

@@ -1,7 +1,7 @@
 // LatencyCycles as a problem of its own: per layer the plans it may take
 // (interval already met), one pick per layer whose latencies add up to the
 // bound, checked by verify_latency().
-#include "kiln/rtl/target_cycles.h"
+#include "kiln/rtl/search.h"
 
 #include <gtest/gtest.h>
 

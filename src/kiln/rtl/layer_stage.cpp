@@ -1,0 +1,42 @@
+#include "kiln/rtl/layer_stage.h"
+
+#include "kiln/rtl/loop_schedule.h"
+#include "kiln/rtl/loop_stage.h"
+#include "kiln/rtl/memories.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan& plan,
+                       const dfg::UnrollOptions& unroll) {
+  LayerGraph g;
+  if (plan.loop < 0)
+    g.unrolled = dfg::unroll_kernel(program, kernel, unroll);
+  else
+    g.split = dfg::split_at_loop(program, kernel, plan.loop, plan.unroll, plan.flatten);
+  return g;
+}
+
+BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan,
+                             const LayerGraph& graph, const StageOptions& options,
+                             const std::string& module) {
+  if (plan.loop < 0) {
+    KILN_ASSERT(graph.unrolled.has_value(), "an unrolled plan without its graph");
+    return build_stage(*graph.unrolled, program, options, module);
+  }
+  KILN_ASSERT(graph.split.has_value(), "a loop plan without its split");
+  const dfg::SplitKernel& sk = *graph.split;
+  // The loop's memories may partition its locals (a copy of the program:
+  // its weights are shared, not copied).
+  loop::Program own = program;
+  LoopScheduleOptions lo;
+  lo.family = options.family;
+  lo.multiplier_limit = options.multiplier_limit;
+  lo.ii = plan.ii;
+  lo.clock_ns = options.clock_ns;
+  lo.memories = plan_memories(sk, own);
+  const LoopSchedule ls = schedule_loop(sk.body, own, lo);
+  return build_loop_stage(sk, own, ls, plan.pipelined, options, module);
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,35 @@
+// A layer's stage under a plan (plan.h): its dataflow graph (fully unrolled,
+// or split at the kept loop, dfg/unroll.h), then the stage built from it,
+// priced only (StageOptions::emit false) or with its Verilog.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/rtl/plan.h"
+#include "kiln/rtl/stage.h"
+
+namespace kiln::rtl {
+
+// The graph a plan's stage is built from. It depends on the kernel's form and
+// the plan's loop, unroll and flatten only (not on pipelining or where the
+// weights sit), so the searches share it between plans.
+struct LayerGraph {
+  std::optional<dfg::Stage> unrolled;     // plan.loop < 0
+  std::optional<dfg::SplitKernel> split;  // a kept loop
+};
+
+// `program` holds the kernel in the plan's form. Throws kiln::Error
+// (Unsupported) naming the layer or loop for a graph kiln cannot make (over
+// the unrolling bound, accesses one iteration cannot order).
+LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan& plan,
+                       const dfg::UnrollOptions& unroll);
+
+// The layer's stage from its graph (`program` in the plan's form, with its
+// weights' storage); its submodules in BuiltStage::submodules.
+BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan,
+                             const LayerGraph& graph, const StageOptions& options,
+                             const std::string& module);
+
+}  // namespace kiln::rtl

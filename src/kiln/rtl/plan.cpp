@@ -1,0 +1,290 @@
+#include "kiln/rtl/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "kiln/dfg/unroll.h"
+#include "kiln/loop/directives.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+const loop::Loop& loop_at(const loop::Kernel& k, int l) {
+  return k.loops[static_cast<std::size_t>(l)];
+}
+
+int find_loop(const loop::Kernel& k, std::string_view name) {
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].name == name) return static_cast<int>(l);
+  return -1;
+}
+
+// The loop whose copies `unroll` counts: the kept loop's, or the flattened
+// inner loop's.
+int copied_loop(const loop::Kernel& k, const LayerPlan& p) {
+  return p.flatten ? dfg::perfect_inner_loop(k, p.loop) : p.loop;
+}
+
+void weights_loaded(const std::vector<loop::Stmt>& stmts, const loop::Kernel& k,
+                    const loop::Program& p, std::vector<int>& out) {
+  for (const loop::Stmt& s : stmts) {
+    if (s.kind == loop::StmtKind::Let) {
+      const loop::Value& v = k.values[static_cast<std::size_t>(s.value)];
+      const int b = v.op == loop::Op::Load ? p.storage_of(v.buffer) : -1;
+      if (b >= 0 && p.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Const &&
+          std::find(out.begin(), out.end(), b) == out.end())
+        out.push_back(b);
+    }
+    weights_loaded(s.body, k, p, out);
+  }
+}
+
+// The first top-level loop of a kernel (the one a fully unrolled plan's
+// directive names), or -1.
+int first_top_loop(const loop::Kernel& k) {
+  for (const loop::Stmt& st : dfg::top_level(k))
+    if (st.kind == loop::StmtKind::For) return st.loop;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<int> weights_of(const loop::Program& program, int kernel) {
+  std::vector<int> out;
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  weights_loaded(k.body, k, program, out);
+  return out;
+}
+
+std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
+  std::string s;
+  if (p.loop < 0) {
+    s = "unrolled";
+  } else {
+    s = "loop=" + loop_at(k, p.loop).name;
+    if (p.flatten) s += " flatten";
+    if (p.unroll > 1) s += fmt::format(" unroll={}", p.unroll);
+    if (p.pipelined) s += p.ii ? fmt::format(" pipeline={}", *p.ii) : " pipeline";
+    if (p.weights_in_registers) s += " weights=registers";
+  }
+  if (p.line_buffered) s += " form=line_buffer";
+  return s;
+}
+
+LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::string& where) {
+  auto bad = [&](const std::string& what, const std::string& hint = {}) -> LayerPlan {
+    throw_error(ErrorKind::InvalidModel, where, what,
+                hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten] [unroll=N] "
+                               "[pipeline[=II]] [weights=registers] [form=line_buffer]\""
+                             : hint);
+  };
+  LayerPlan p;
+  std::istringstream words{std::string(text)};
+  bool unrolled = false;
+  for (std::string w; words >> w;) {
+    const std::size_t eq = w.find('=');
+    const std::string key = w.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : w.substr(eq + 1);
+    auto number = [&]() -> int64_t {
+      int64_t n = 0;
+      std::size_t used = 0;
+      try {
+        n = std::stoll(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != value.size() || n < 1) bad("'" + w + "' needs a positive number");
+      return n;
+    };
+    if (key == "unrolled" && eq == std::string::npos) {
+      unrolled = true;
+    } else if (key == "loop") {
+      p.loop = find_loop(k, value);
+      if (p.loop < 0) bad("layer " + k.name + " has no loop '" + value + "'");
+    } else if (key == "flatten" && eq == std::string::npos) {
+      p.flatten = true;
+    } else if (key == "unroll") {
+      p.unroll = number();
+    } else if (key == "pipeline") {
+      p.pipelined = true;
+      if (eq != std::string::npos) p.ii = static_cast<int>(number());
+    } else if (key == "weights" && value == "registers") {
+      p.weights_in_registers = true;
+    } else if (key == "form" && value == "line_buffer") {
+      p.line_buffered = true;
+    } else {
+      bad("unknown word '" + w + "' in a plan");
+    }
+  }
+  if (unrolled == (p.loop >= 0)) bad("a plan is either \"unrolled\" or keeps one loop=NAME");
+  if (p.loop >= 0) {
+    if (p.flatten && dfg::perfect_inner_loop(k, p.loop) < 0)
+      bad("loop " + loop_at(k, p.loop).name + " is not a perfect nest: it cannot be flattened");
+    const loop::Loop& copied = loop_at(k, copied_loop(k, p));
+    if (copied.trip % p.unroll != 0)
+      bad(fmt::format("unroll={} does not divide the trip count {} of loop {}", p.unroll,
+                      copied.trip, copied.name),
+          "valid factors: " +
+              fmt::format("{}", fmt::join(loop::unroll_factors(copied.trip), ", ")));
+  }
+  return p;
+}
+
+std::string plan_key(const loop::Kernel& k, const LayerPlan& p) {
+  return k.name + ":" + plan_text(k, p);
+}
+
+uint64_t plan_hash(std::string_view key) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string describe(const loop::Kernel& k, const LayerPlan& p) {
+  if (p.loop < 0) return p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled";
+  std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,
+                              loop_at(k, p.loop).name);
+  const int inner = p.flatten ? dfg::perfect_inner_loop(k, p.loop) : -1;
+  if (inner >= 0) s += fmt::format(" flattened with {}", loop_at(k, inner).name);
+  if (p.unroll > 1) s += fmt::format(" unrolled by {}", p.unroll);
+  s += p.pipelined ? ", pipelined" : ", not pipelined";
+  if (p.weights_in_registers) s += ", weights in registers";
+  return s;
+}
+
+PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& p,
+                       bool has_line_buffered_form) {
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  PlanConfig c;
+  auto loop_key = [&](int l) { return k.name + "/" + loop_at(k, l).name; };
+  if (p.loop < 0) {
+    if (const int first = first_top_loop(k); first >= 0) c.loops[loop_key(first)].unroll = 0;
+  } else {
+    hls::LoopConfig& kept = c.loops[loop_key(p.loop)];
+    kept.pipeline_ii = p.pipelined ? p.ii.value_or(1) : 0;
+    if (p.flatten) {
+      kept.flatten = true;
+      if (p.unroll > 1) c.loops[loop_key(copied_loop(k, p))].unroll = p.unroll;
+    } else {
+      kept.unroll = p.unroll;
+    }
+  }
+  if (p.weights_in_registers)
+    for (int b : weights_of(program, kernel))
+      c.buffers[program.buffers[static_cast<std::size_t>(b)].name].storage =
+          hls::BufferStorage::Registers;
+  if (has_line_buffered_form)
+    c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
+  return c;
+}
+
+LayerPlan configured_plan(const loop::Program& program, int kernel,
+                          const std::map<std::string, std::string>& where) {
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  // The inner loops of flattened nests: their Unroll copies the flattened
+  // body (neighbouring pixels), it does not keep them.
+  std::set<int> inner_of_flattened;
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].directives.flatten)
+      inner_of_flattened.insert(dfg::perfect_inner_loop(k, static_cast<int>(l)));
+  LayerPlan plan;
+  plan.line_buffered = k.line_buffered;
+  for (std::size_t l = 0; l < k.loops.size(); ++l) {
+    const loop::Loop& lp = k.loops[l];
+    const loop::LoopDirectives& d = lp.directives;
+    if (inner_of_flattened.count(static_cast<int>(l))) continue;
+    // Kept: pipelined, flattened, or unrolled by a factor short of the trip count.
+    const bool keep = (d.pipeline_ii && *d.pipeline_ii > 0) || d.flatten ||
+                      (d.unroll && *d.unroll != 0 && *d.unroll != lp.trip);
+    if (!keep) continue;
+    const std::string name = k.name + "/" + lp.name;
+    if (plan.loop >= 0) {
+      const auto w = where.find(name);
+      throw_error(ErrorKind::Unsupported, w == where.end() ? "Loop." + name : w->second,
+                  fmt::format("layer '{}' keeps loop {} already; kiln rtl keeps one loop per "
+                              "layer so far",
+                              k.onnx_name, loop_at(k, plan.loop).name),
+                  "pipeline or partially unroll one top-level loop of the layer");
+    }
+    plan.loop = static_cast<int>(l);
+    plan.flatten = d.flatten;
+    const loop::Loop& copied = loop_at(k, copied_loop(k, plan));
+    const int64_t u = copied.directives.unroll.value_or(1);
+    plan.unroll = u == 0 ? copied.trip : u;
+    plan.pipelined = d.pipeline_ii && *d.pipeline_ii > 0;
+    if (plan.pipelined) plan.ii = d.pipeline_ii;
+  }
+  // Weights in registers: every weight the kernel reads is (a configured
+  // storage of some of them is the config's, not a plan's).
+  const std::vector<int> weights = weights_of(program, kernel);
+  plan.weights_in_registers =
+      plan.loop >= 0 && !weights.empty() && std::all_of(weights.begin(), weights.end(), [&](int b) {
+        return program.buffers[static_cast<std::size_t>(b)].directives.storage ==
+               loop::Storage::Registers;
+      });
+  return plan;
+}
+
+void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan) {
+  loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  KILN_ASSERT(k.line_buffered == plan.line_buffered,
+              "a plan applied to the other form of " + k.name);
+  for (loop::Loop& l : k.loops) l.directives = {};
+  if (plan.loop < 0) {
+    if (const int first = first_top_loop(k); first >= 0)
+      k.loops[static_cast<std::size_t>(first)].directives.unroll = 0;
+  } else {
+    loop::LoopDirectives& d = k.loops[static_cast<std::size_t>(plan.loop)].directives;
+    if (plan.pipelined) d.pipeline_ii = plan.ii.value_or(1);
+    d.flatten = plan.flatten;
+    const int copied = copied_loop(k, plan);
+    const loop::Loop& c = k.loops[static_cast<std::size_t>(copied)];
+    // Unroll 1 keeps a loop that nothing else does (not pipelined, not flattened).
+    if (plan.unroll > 1 || !plan.flatten)
+      k.loops[static_cast<std::size_t>(copied)].directives.unroll =
+          plan.unroll == c.trip ? 0 : plan.unroll;
+  }
+  if (plan.weights_in_registers)
+    for (int b : weights_of(program, kernel))
+      program.buffers[static_cast<std::size_t>(b)].directives.storage = loop::Storage::Registers;
+}
+
+std::string plans_yaml(const std::vector<PlanConfig>& plans,
+                       const std::vector<std::string>& layer_names, const std::string& comment) {
+  KILN_ASSERT(plans.size() == layer_names.size(), "plans_yaml: a name per plan");
+  std::string s;
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) s += "# " + line + "\n";
+  std::string impl, loops, buffers;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const PlanConfig& c = plans[i];
+    if (c.conv_impl)
+      impl += fmt::format("  {}:\n    ConvImplementation: {}\n", layer_names[i],
+                          enum_name(*c.conv_impl));
+    for (const auto& [name, lc] : c.loops) {
+      loops += "  " + name + ":\n";
+      if (lc.pipeline_ii) loops += fmt::format("    Pipeline: {}\n", *lc.pipeline_ii);
+      if (lc.flatten) loops += fmt::format("    Flatten: {}\n", *lc.flatten ? "true" : "false");
+      if (lc.unroll)
+        loops +=
+            *lc.unroll == 0 ? "    Unroll: full\n" : fmt::format("    Unroll: {}\n", *lc.unroll);
+    }
+    for (const auto& [name, bc] : c.buffers)
+      if (bc.storage)
+        buffers += fmt::format("  {}:\n    Storage: {}\n", name, enum_name(*bc.storage));
+  }
+  if (!impl.empty()) s += "LayerName:\n" + impl;
+  if (!loops.empty()) s += "Loop:\n" + loops;
+  if (!buffers.empty()) s += "Buffer:\n" + buffers;
+  return s;
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,92 @@
+// A layer's plan: how one layer (a Loop IR kernel) becomes hardware, as data
+// that the searches enumerate and price (price.h), a config gives (the
+// Loop/Buffer directives and ConvImplementation, docs/config.md), a design
+// report prints, and `kiln rtl` writes back as a config (plans.yaml), so
+// that any plan a search finds can be kept.
+//
+// A plan keeps at most one top-level loop of the kernel as a loop (with the
+// loop inside it when flattened); everything else unrolls. The kept loop's
+// body is copied `unroll` times per iteration (flattened: the inner loop's
+// body), iterations overlap when it is pipelined, and the weights it reads
+// sit in two-port ROM banks or, `weights_in_registers`, in a table per read.
+// A convolution may be in its line-buffered form (lower_line_buffer.cpp),
+// whose loops are that form's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kiln/hls/config.h"
+#include "kiln/loop/loop_ir.h"
+
+namespace kiln::rtl {
+
+struct LayerPlan {
+  bool line_buffered = false;  // the convolution's streaming form
+  int loop = -1;               // the kept loop (index in Kernel::loops); -1: fully unrolled
+  bool flatten = false;        // kept with the one loop its body is (a perfect nest)
+  // Copies of the kept loop's body per iteration (flattened: of the inner
+  // loop's body, neighbouring pixels); a factor of that loop's trip count.
+  int64_t unroll = 1;
+  bool pipelined = false;
+  std::optional<int> ii;  // the II asked for when pipelined
+  // The weights the kept loop reads in registers (a table per read) rather
+  // than in two-port ROM banks.
+  bool weights_in_registers = false;
+  bool operator==(const LayerPlan&) const = default;
+};
+
+// The canonical one-line text, against the kernel of the plan's form:
+// "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
+// form=line_buffer" (fields in that order, defaults left out).
+std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
+// The inverse. Throws kiln::Error(InvalidModel) at `where` for text that is
+// not a plan of `kernel` (an unknown word or loop, an unroll factor that
+// does not divide the trip count).
+LayerPlan parse_plan(const loop::Kernel& kernel, std::string_view text, const std::string& where);
+
+// "<layer>:<plan text>": the plan's identity in caches and reports, and its
+// 64-bit FNV-1a hash (stable across runs and machines).
+std::string plan_key(const loop::Kernel& kernel, const LayerPlan& plan);
+uint64_t plan_hash(std::string_view key);
+
+// "fully unrolled", "line-buffered, loop n_0_Conv/oh flattened with ow
+// unrolled by 4, pipelined": the plan in words, for reports.
+std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);
+
+// The plan as the config's directives: Loop.<layer>/<loop> blocks (Pipeline,
+// Unroll, Flatten; a fully unrolled layer: Unroll 0 on its first top-level
+// loop), Buffer.<weights> Storage (registers or auto) for the weights the
+// kernel reads, and the layer's ConvImplementation for a convolution that has
+// both forms. `program` holds the kernel in the plan's form.
+struct PlanConfig {
+  std::map<std::string, hls::LoopConfig> loops;
+  std::map<std::string, hls::BufferConfig> buffers;
+  std::optional<hls::ConvImpl> conv_impl;
+};
+PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& plan,
+                       bool has_line_buffered_form);
+
+// The plan the directives `program` carries give kernel `kernel` (the config
+// applied by loop::apply_directives, or a plan applied by apply_plan): the
+// converse of plan_config. Throws kiln::Error(Unsupported) at the
+// directive's place when they keep more than one top-level loop.
+LayerPlan configured_plan(const loop::Program& program, int kernel,
+                          const std::map<std::string, std::string>& where = {});
+
+// Sets kernel `kernel`'s loop directives and its weights' storage to `plan`
+// (the kernel must be in the plan's form): configured_plan then gives `plan`.
+void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan);
+
+// The Const buffers kernel `kernel` loads (storage buffers), in order.
+std::vector<int> weights_of(const loop::Program& program, int kernel);
+
+// A YAML config fragment with every layer's plan (plan_config's blocks
+// under LayerName, Loop and Buffer), headed by `comment` lines.
+std::string plans_yaml(const std::vector<PlanConfig>& plans,
+                       const std::vector<std::string>& layer_names, const std::string& comment);
+
+}  // namespace kiln::rtl

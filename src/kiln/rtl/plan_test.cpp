@@ -1,0 +1,150 @@
+// Plans as data: a canonical text that parses back, a stable key, and the
+// round trip through the config's directives (plan -> Loop/Buffer blocks ->
+// directives on the Loop IR -> the same plan) for every plan the searches
+// try on LeNet-5's layers.
+#include "kiln/rtl/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/loop/directives.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/rtl/price.h"
+#include "kiln/rtl/search.h"
+#include "kiln/rtl/testing/sim_check.h"
+#include "kiln/support/testing/test_helpers.h"
+
+namespace kiln::rtl {
+namespace {
+
+using kiln::testing::catch_error;
+
+// dense_a: Gemm with loops init, i, j (inside i), out.
+struct Dense {
+  hls::Model model = testing::zoo_model("dense_a");
+  loop::Program program = loop::lower_model(model);
+  const loop::Kernel& kernel() const { return program.kernels.at(0); }
+  int loop(const std::string& name) const {
+    for (std::size_t l = 0; l < kernel().loops.size(); ++l)
+      if (kernel().loops[l].name == name) return static_cast<int>(l);
+    return -1;
+  }
+};
+
+TEST(Plan, TextIsCanonicalAndParsesBack) {
+  const Dense d;
+  LayerPlan p;
+  EXPECT_EQ(plan_text(d.kernel(), p), "unrolled");
+  p.loop = d.loop("i");
+  p.unroll = 4;
+  p.pipelined = true;
+  p.ii = 1;
+  p.weights_in_registers = true;
+  EXPECT_EQ(plan_text(d.kernel(), p), "loop=i unroll=4 pipeline=1 weights=registers");
+  EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), p), "test"), p);
+  EXPECT_EQ(parse_plan(d.kernel(), "unrolled", "test"), LayerPlan{});
+  LayerPlan q;
+  q.loop = d.loop("i");
+  q.flatten = true;
+  q.unroll = 2;
+  EXPECT_EQ(plan_text(d.kernel(), q), "loop=i flatten unroll=2");
+  EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), q), "test"), q);
+  EXPECT_EQ(describe(d.kernel(), q), "loop Gemm/i flattened with j unrolled by 2, not pipelined");
+}
+
+TEST(Plan, BadTextSaysWhatIsWrong) {
+  const Dense d;
+  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+           {"loop=q", "has no loop 'q'"},
+           {"loop=i unroll=3", "does not divide the trip count 8"},
+           {"loop=init flatten", "not a perfect nest"},
+           {"unrolled loop=i", "either"},
+           {"", "either"},
+           {"loop=i pipeline=0", "positive number"},
+           {"loop=i fast", "unknown word 'fast'"}}) {
+    const Error e = catch_error([&] { parse_plan(d.kernel(), text, "plan.txt"); });
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel) << text;
+    EXPECT_EQ(e.where(), "plan.txt") << text;
+    EXPECT_NE(e.message().find(what), std::string::npos) << text << ": " << e.message();
+  }
+}
+
+TEST(Plan, KeyAndHashAreStable) {
+  const Dense d;
+  LayerPlan p;
+  p.loop = d.loop("i");
+  p.pipelined = true;
+  EXPECT_EQ(plan_key(d.kernel(), p), "Gemm:loop=i pipeline");
+  // FNV-1a of the key, the same on every run and machine.
+  EXPECT_EQ(plan_hash(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(plan_hash("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_NE(plan_hash(plan_key(d.kernel(), p)), plan_hash(plan_key(d.kernel(), LayerPlan{})));
+}
+
+// Every plan a search prices goes to the config's directives and comes back:
+// written as Loop/Buffer blocks and ConvImplementation, applied to a fresh
+// program by loop::apply_directives (the config's path), read back by
+// configured_plan; and applied directly by apply_plan. On a convolution
+// (both forms), a pooling, element-wise layers and a dense layer.
+class PlanRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PlanRoundTrip, EveryPlanTheSearchTriesRoundTripsThroughTheConfig) {
+  const hls::Model m = testing::zoo_model(GetParam());
+  const loop::Program base = loop::lower_model(m);
+  Pricer pricer(base, m, {}, fpga::device_of_part(m.part), {}, {});
+  StageOptions so;
+  int checked = 0;
+  for (std::size_t k = 0; k < base.kernels.size(); ++k) {
+    const int kernel = static_cast<int>(k);
+    const IntervalTarget none{base.kernels[k].name, 0, "test"};
+    const PlanContext alone = [&](const LayerPlan&) { return so; };
+    for (const PlanChoice& c : layer_plans(pricer, kernel, none, 1, alone)) {
+      const bool has_lb = pricer.may_line_buffer(kernel);
+      const loop::Program& form = pricer.program_for(kernel, c.plan);
+      const PlanConfig pc = plan_config(form, kernel, c.plan, has_lb);
+      loop::Program fresh = loop::lower_model(m);
+      if (pc.conv_impl == hls::ConvImpl::LineBuffer) loop::line_buffer(fresh, m, kernel);
+      loop::apply_directives(fresh, pc.loops, pc.buffers);
+      EXPECT_EQ(configured_plan(fresh, kernel), c.plan)
+          << base.kernels[k].name << ": " << plan_text(form.kernels[k], c.plan);
+      loop::Program direct = form;
+      apply_plan(direct, kernel, c.plan);
+      EXPECT_EQ(configured_plan(direct, kernel), c.plan);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, PlanRoundTrip,
+                         ::testing::Values("conv2d_a", "maxpool_b", "thxprlsg", "dense_a"));
+
+TEST(Plan, YamlIsAConfigKilnReads) {
+  const Dense d;
+  LayerPlan p;
+  p.loop = d.loop("i");
+  p.unroll = 2;
+  p.pipelined = true;
+  p.ii = 1;
+  p.weights_in_registers = true;
+  const PlanConfig pc = plan_config(d.program, 0, p, false);
+  const std::string yaml = plans_yaml({pc}, {"Gemm"}, "the plans of a test\nline two");
+  EXPECT_EQ(yaml,
+            "# the plans of a test\n"
+            "# line two\n"
+            "Loop:\n"
+            "  Gemm/i:\n"
+            "    Pipeline: 1\n"
+            "    Unroll: 2\n"
+            "Buffer:\n"
+            "  Gemm_b:\n"  // the biases are weights too
+            "    Storage: registers\n"
+            "  Gemm_w:\n"
+            "    Storage: registers\n");
+  const hls::Config cfg = hls::parse_config(yaml, "plans.yaml");
+  loop::Program fresh = loop::lower_model(d.model);
+  loop::apply_directives(fresh, cfg.loops, cfg.buffers);
+  EXPECT_EQ(configured_plan(fresh, 0), p);
+}
+
+}  // namespace
+}  // namespace kiln::rtl

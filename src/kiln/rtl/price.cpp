@@ -1,0 +1,88 @@
+#include "kiln/rtl/price.h"
+
+#include "kiln/loop/lower_layers.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+Pricer::Pricer(const loop::Program& program, const hls::Model& model,
+               const dfg::UnrollOptions& unroll, const fpga::Device& device,
+               std::set<std::string> configured_buffers, std::set<std::string> configured_forms)
+    : base_(program),
+      model_(model),
+      unroll_(unroll),
+      device_(device),
+      configured_buffers_(std::move(configured_buffers)),
+      configured_forms_(std::move(configured_forms)) {}
+
+bool Pricer::may_line_buffer(int kernel) {
+  const auto it = may_line_buffer_.find(kernel);
+  if (it != may_line_buffer_.end()) return it->second;
+  const loop::Kernel& k = base_.kernels[static_cast<std::size_t>(kernel)];
+  const bool may = !k.line_buffered && !configured_forms_.count(k.name) &&
+                   loop::can_line_buffer(base_, model_, kernel);
+  return may_line_buffer_[kernel] = may;
+}
+
+const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
+  const loop::Kernel& base_kernel = base_.kernels[static_cast<std::size_t>(kernel)];
+  if (plan.line_buffered == base_kernel.line_buffered && !plan.weights_in_registers) return base_;
+  auto& slot = programs_[{kernel, plan.line_buffered, plan.weights_in_registers}];
+  if (slot) return *slot;
+  auto p = std::make_unique<loop::Program>(base_);
+  if (plan.line_buffered && !base_kernel.line_buffered) {
+    KILN_ASSERT(may_line_buffer(kernel), "a line-buffered plan for " + base_kernel.name);
+    loop::line_buffer(*p, model_, kernel);
+  }
+  if (plan.weights_in_registers)
+    for (int b : weights_of(*p, kernel)) {
+      loop::Buffer& buf = p->buffers[static_cast<std::size_t>(b)];
+      if (!configured_buffers_.count(buf.name)) buf.directives.storage = loop::Storage::Registers;
+    }
+  slot = std::move(p);
+  return *slot;
+}
+
+const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::string* reason) {
+  CachedGraph& c = graphs_[{kernel, plan.line_buffered, plan.loop, plan.loop < 0 ? 1 : plan.unroll,
+                            plan.loop >= 0 && plan.flatten}];
+  if (!c.graph && c.reason.empty()) {
+    // The graph does not depend on the weights' storage.
+    LayerPlan form;
+    form.line_buffered = plan.line_buffered;
+    try {
+      c.graph = std::make_unique<LayerGraph>(
+          layer_graph(program_for(kernel, form), kernel, plan, unroll_));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Internal) throw;
+      c.reason = e.what();  // over the unrolling bound, accesses a loop cannot order
+    }
+  }
+  if (reason) *reason = c.reason;
+  return c.graph.get();
+}
+
+PlanPrice Pricer::price(int kernel, const LayerPlan& plan, const StageOptions& options) {
+  ++priced_;
+  PlanPrice p;
+  const LayerGraph* graph = graph_for(kernel, plan, &p.reason);
+  if (!graph) return p;
+  StageOptions o = options;
+  o.emit = false;
+  try {
+    p.stage = build_layer_stage(program_for(kernel, plan), plan, *graph, o, "candidate");
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Internal) throw;
+    p.reason = e.what();  // a schedule that cannot meet a constraint, a read kiln cannot bank
+    return p;
+  }
+  const StageReport& r = p.stage.report;
+  p.feasible = true;
+  p.interval = r.interval_cycles;
+  p.latency = r.latency_cycles;
+  p.share = fpga::share(r, device_.capacity);
+  p.on_multipliers = r.multipliers > 0 && r.const_multipliers == 0;
+  return p;
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,85 @@
+// Pricing a layer's plan without building any hardware: its exact latency
+// and interval (from its schedule), its resources (the operator library's
+// estimate, fpga::Resources) and whether kiln can build it, with the reason
+// when it cannot, as a value. The searches (search.h) price thousands of
+// plans this way and build only the winners.
+//
+// A Pricer holds what plans of one design share: the program in each form a
+// plan may take (a convolution direct or line-buffered, weights in ROM banks
+// or registers; copies share the weights) and each layer's dataflow graph
+// per (form, loop, unroll, flatten), which pipelining and weight storage do
+// not change.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "kiln/fpga/devices.h"
+#include "kiln/hls/model.h"
+#include "kiln/rtl/layer_stage.h"
+
+namespace kiln::rtl {
+
+struct PlanPrice {
+  bool feasible = false;
+  std::string reason;  // why kiln cannot build it, when not feasible
+  int interval = 0;    // cycles between samples the layer takes
+  int latency = 0;     // cycles from its start to its results
+  double share = 0;    // of the device (fpga::share): the searches' cost
+  // Its products of two variables all run on DSP multipliers (none by
+  // constants as shifts and adds): what folding onto a budget asks.
+  bool on_multipliers = false;
+  BuiltStage stage;  // the priced stage: its report and ports, no Verilog
+};
+
+class Pricer {
+ public:
+  // `program` has the config's directives applied and the convolutions the
+  // config builds line-buffered in that form. Weights that
+  // `configured_buffers` names keep the config's storage in every plan.
+  Pricer(const loop::Program& program, const hls::Model& model, const dfg::UnrollOptions& unroll,
+         const fpga::Device& device, std::set<std::string> configured_buffers,
+         std::set<std::string> configured_forms);
+
+  // Whether a plan may put kernel `kernel` in the line-buffered form (a
+  // stride-1 convolution whose form the config leaves open).
+  bool may_line_buffer(int kernel);
+  // The program with kernel `kernel` in the plan's form and its weights'
+  // storage; shared by every plan of that form.
+  const loop::Program& program_for(int kernel, const LayerPlan& plan);
+  // The plan's graph, or the reason kiln cannot make it.
+  const LayerGraph* graph_for(int kernel, const LayerPlan& plan, std::string* reason);
+
+  // Prices `plan` with `options` (clock, family, scheduler, the layer's
+  // MultiplierLimit, and, when the search has them, the design's timing and
+  // the channels the plan reads from its producers).
+  PlanPrice price(int kernel, const LayerPlan& plan, const StageOptions& options);
+
+  int64_t priced() const { return priced_; }
+  // The program as given (every kernel in its configured form).
+  const loop::Program& program() const { return base_; }
+  const fpga::Device& device() const { return device_; }
+
+ private:
+  const loop::Program& base_;
+  const hls::Model& model_;
+  dfg::UnrollOptions unroll_;
+  fpga::Device device_;
+  std::set<std::string> configured_buffers_, configured_forms_;
+  // (kernel, line_buffered, weights_in_registers) -> program
+  std::map<std::tuple<int, bool, bool>, std::unique_ptr<loop::Program>> programs_;
+  // (kernel, line_buffered, loop, unroll, flatten) -> graph, or the reason it failed
+  struct CachedGraph {
+    std::unique_ptr<LayerGraph> graph;
+    std::string reason;
+  };
+  std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
+  std::map<int, bool> may_line_buffer_;
+  int64_t priced_ = 0;
+};
+
+}  // namespace kiln::rtl

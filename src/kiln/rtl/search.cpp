@@ -1,0 +1,443 @@
+#include "kiln/rtl/search.h"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <limits>
+#include <map>
+
+#include "kiln/loop/directives.h"
+#include "kiln/rtl/timing.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+namespace {
+
+const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
+  for (const IntervalTarget& t : o.interval_targets)
+    if (t.layer == k.name) return &t;
+  return nullptr;
+}
+
+// Whether the config's Loop block names a loop of the layer: its plan is then
+// the user's, never searched.
+bool searched(const RtlOptions& o, const loop::Kernel& k) {
+  return !o.configured_layers.count(k.name);
+}
+
+PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPrice price) {
+  PlanChoice c;
+  c.plan = plan;
+  c.interval = price.interval;
+  c.latency = price.latency;
+  c.cost = price.share;
+  c.on_multipliers = price.on_multipliers;
+  c.text = describe(kernel, plan);
+  c.stage = std::make_shared<const BuiltStage>(std::move(price.stage));
+  return c;
+}
+
+// The plans of one layer, as layer_plans() walks them.
+class Candidates {
+ public:
+  Candidates(Pricer& pricer, int kernel, const IntervalTarget& target, int more_factors,
+             const PlanContext& context)
+      : pricer_(pricer),
+        kernel_(kernel),
+        target_(target),
+        more_(more_factors),
+        context_(context),
+        base_(pricer.program_for(kernel, {}).kernels[static_cast<std::size_t>(kernel)]),
+        has_weights_(!weights_of(pricer.program(), kernel).empty()) {}
+
+  std::vector<PlanChoice> run() {
+    consider({});
+    walk_loops(base_, false);
+    // The streaming form: its pixel loop flattened, that many input columns
+    // per iteration (its weights are constants of the body).
+    if (pricer_.may_line_buffer(kernel_)) {
+      LayerPlan form;
+      form.line_buffered = true;
+      walk_loops(pricer_.program_for(kernel_, form).kernels[static_cast<std::size_t>(kernel_)],
+                 true);
+    }
+    for (PlanChoice& c : priced_) c.tried = tried_;
+    return std::move(priced_);
+  }
+
+ private:
+  // Prices `plan`; true if it meets the target.
+  bool consider(const LayerPlan& plan) {
+    ++tried_;
+    PlanPrice p = pricer_.price(kernel_, plan, context_(plan));
+    if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
+    const bool meets = p.interval <= target_.cycles;
+    const loop::Kernel& k =
+        pricer_.program_for(kernel_, plan).kernels[static_cast<std::size_t>(kernel_)];
+    priced_.push_back(choice_of(k, plan, std::move(p)));
+    return meets;
+  }
+
+  // Each factor of `trip` from the smallest up: the first that meets the
+  // target is the cheapest of this shape (more copies only cost more);
+  // `more_` after it are faster.
+  void factors(int64_t trip, const std::function<LayerPlan(int64_t)>& plan_of) {
+    int past = -1;
+    for (const int64_t u : loop::unroll_factors(trip)) {
+      if (u >= trip || past >= more_) break;
+      if (consider(plan_of(u)) || past >= 0) ++past;
+    }
+  }
+
+  void walk_loops(const loop::Kernel& k, bool line_buffered) {
+    for (const loop::Stmt& st : dfg::top_level(k)) {
+      if (st.kind != loop::StmtKind::For) continue;
+      const int l = st.loop;
+      const int64_t trip = k.loops[static_cast<std::size_t>(l)].trip;
+      const int inner = dfg::perfect_inner_loop(k, l);
+      // The line-buffered form is only worth its pixel loop, flattened.
+      if (line_buffered && inner < 0) continue;
+      if (!line_buffered && trip < 2) continue;
+      for (const bool registers : {false, true}) {
+        // Nothing to place: the line-buffered form's weights are constants of
+        // its body, and some layers read none.
+        if (registers && (line_buffered || !has_weights_)) continue;
+        auto plan = [&](int64_t u, bool flatten) {
+          LayerPlan p;
+          p.line_buffered = line_buffered;
+          p.loop = l;
+          p.unroll = u;
+          p.pipelined = true;
+          p.ii = 1;
+          p.weights_in_registers = registers;
+          p.flatten = flatten;
+          return p;
+        };
+        if (!line_buffered) factors(trip, [&](int64_t u) { return plan(u, false); });
+        // A perfect nest flattened: one iteration per pair of the two loops'
+        // values, so the body is the inner loop's (a convolution's pixel),
+        // or that many neighbouring ones when the inner loop is unrolled.
+        if (inner >= 0)
+          factors(k.loops[static_cast<std::size_t>(inner)].trip,
+                  [&](int64_t u) { return plan(u, true); });
+      }
+    }
+  }
+
+  Pricer& pricer_;
+  const int kernel_;
+  const IntervalTarget& target_;
+  const int more_;
+  const PlanContext& context_;
+  const loop::Kernel& base_;
+  const bool has_weights_;
+  std::vector<PlanChoice> priced_;
+  int tried_ = 0;
+};
+
+// LatencyCycles: every layer's plans (the searched ones meeting their
+// interval target; the others their one plan), each priced alone, and the
+// pick whose latencies add up to at most the bound.
+std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const RtlOptions& options,
+                                                         const StageOptions& stage) {
+  const loop::Program& program = pricer.program();
+  const int64_t bound = *options.latency_cycles;
+  std::vector<std::vector<PlanChoice>> layers;
+  std::vector<const IntervalTarget*> targets;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const loop::Kernel& kernel = program.kernels[k];
+    StageOptions so = stage;
+    so.multiplier_limit = multiplier_limit_of(options, kernel);
+    const PlanContext alone = [&so](const LayerPlan&) { return so; };
+    const IntervalTarget* target = searched(options, kernel) ? target_of(options, kernel) : nullptr;
+    targets.push_back(target);
+    if (target) {
+      std::vector<PlanChoice> meeting;
+      const std::vector<PlanChoice> all =
+          layer_plans(pricer, static_cast<int>(k), *target, 3, alone);
+      for (const PlanChoice& c : all)
+        if (c.interval <= target->cycles) meeting.push_back(c);
+      if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
+      layers.push_back(std::move(meeting));
+      continue;
+    }
+    // A layer folded onto its multipliers keeps that plan.
+    if (options.fold.count(kernel.name) && searched(options, kernel))
+      if (std::optional<PlanChoice> c = fold_plan(pricer, static_cast<int>(k), options, alone)) {
+        layers.push_back({std::move(*c)});
+        continue;
+      }
+    const LayerPlan plan = configured_plan(program, static_cast<int>(k));
+    PlanPrice p = pricer.price(static_cast<int>(k), plan, so);
+    if (!p.feasible)
+      throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'", p.reason);
+    PlanChoice only = choice_of(kernel, plan, std::move(p));
+    only.tried = 1;
+    layers.push_back({only});
+  }
+  const std::vector<int> pick = meet_latency(layers, bound);
+  if (pick.empty()) {
+    int64_t fastest = 0;
+    for (const auto& plans : layers) {
+      int best = std::numeric_limits<int>::max();
+      for (const PlanChoice& c : plans) best = std::min(best, c.latency);
+      fastest += best;
+    }
+    throw_error(ErrorKind::InvalidModel, "LatencyCycles",
+                fmt::format("cannot meet {}: the fastest plans kiln tried for each layer add up "
+                            "to {} cycles",
+                            bound, fastest),
+                "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
+                "the slow layers' Loop directives yourself");
+  }
+  KILN_ASSERT(verify_latency(layers, pick, bound), "a latency pick over its bound");
+  std::vector<std::optional<PlanChoice>> chosen(program.kernels.size());
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    if (!targets[k]) continue;
+    PlanChoice c = layers[k][static_cast<std::size_t>(pick[k])];
+    c.why = fmt::format(
+        "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
+        "{:.2f}% of {} ({} plans tried)",
+        targets[k]->source, bound, c.text, c.interval, c.latency, 100 * c.cost,
+        pricer.device().name, c.tried);
+    chosen[k] = std::move(c);
+  }
+  return chosen;
+}
+
+// Who writes and who reads each storage buffer, by kernel.
+struct Users {
+  std::map<int, std::vector<int>> writers, readers;
+  explicit Users(const loop::Program& program) {
+    for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+      const loop::Kernel& kernel = program.kernels[k];
+      for (int b : kernel.writes) writers[program.storage_of(b)].push_back(static_cast<int>(k));
+      for (int b : kernel.reads) readers[program.storage_of(b)].push_back(static_cast<int>(k));
+    }
+  }
+  // The one other kernel that writes `b` when `k` is its one reader, or -1.
+  int only_producer(int b, int k) const {
+    const auto w = writers.find(b);
+    const auto r = readers.find(b);
+    if (w == writers.end() || w->second.size() != 1 || r == readers.end() ||
+        r->second.size() != 1 || r->second[0] != k || w->second[0] == k)
+      return -1;
+    return w->second[0];
+  }
+};
+
+}  // namespace
+
+std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& k) {
+  for (const auto& [name, limit] : o.multiplier_limits)
+    if (name == k.name) return limit;
+  return std::nullopt;
+}
+
+std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
+                                    int more_factors, const PlanContext& context) {
+  return Candidates(pricer, kernel, target, more_factors, context).run();
+}
+
+PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device) {
+  const PlanChoice* best = nullptr;
+  const PlanChoice* closest = nullptr;
+  for (const PlanChoice& c : plans) {
+    if (!closest || c.interval < closest->interval) closest = &c;
+    if (c.interval <= target.cycles && (!best || c.cost < best->cost)) best = &c;
+  }
+  const int tried = plans.empty() ? 0 : plans.front().tried;
+  if (!best)
+    throw_error(
+        ErrorKind::InvalidModel, "layer '" + k.onnx_name + "'",
+        !closest
+            ? fmt::format("no way to build it met {} ({} plans tried)", target.source, tried)
+            : fmt::format("cannot meet {}: the closest of {} plans, {}, takes {} cycles per sample",
+                          target.source, tried, closest->text, closest->interval),
+        "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
+        "--list-loops shows what each loop would give)");
+  PlanChoice c = *best;
+  c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
+                      c.text, c.interval, 100 * c.cost, device.name, tried);
+  return c;
+}
+
+std::optional<PlanChoice> fold_plan(Pricer& pricer, int kernel, const RtlOptions& options,
+                                    const PlanContext& context) {
+  const loop::Kernel& k = pricer.program_for(kernel, {}).kernels[static_cast<std::size_t>(kernel)];
+  // No interval to meet: every factor is priced.
+  const IntervalTarget none{k.name, 0, "MultiplierLimit"};
+  const std::vector<PlanChoice> plans = layer_plans(pricer, kernel, none, 0, context);
+  const PlanChoice* fastest = nullptr;
+  for (const PlanChoice& c : plans)
+    if (c.on_multipliers && (!fastest || c.interval < fastest->interval)) fastest = &c;
+  if (!fastest) return std::nullopt;
+  const PlanChoice* best = fastest;
+  for (const PlanChoice& c : plans)
+    if (c.on_multipliers && c.interval <= (1 + kFoldSlack) * fastest->interval &&
+        c.cost < best->cost)
+      best = &c;
+  PlanChoice c = *best;
+  const int units = multiplier_limit_of(options, k).value_or(0);
+  const std::string which = best == fastest
+                                ? "the fastest such plan"
+                                : fmt::format(
+                                      "the fastest such plan takes {}; this one is within {:.0f}% "
+                                      "and cheaper",
+                                      fastest->interval, 100 * kFoldSlack);
+  c.why = fmt::format(
+      "MultiplierLimit {}: folded onto its multipliers: {}, {} cycles per sample ({}), {:.2f}% "
+      "of {} ({} plans tried)",
+      units, c.text, c.interval, which, 100 * c.cost, pricer.device().name, c.tried);
+  return c;
+}
+
+std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                              int64_t latency_cycles) {
+  std::vector<int> pick(layers.size(), 0);
+  int64_t total = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    KILN_ASSERT(!layers[l].empty(), "a layer without a plan");
+    for (std::size_t i = 1; i < layers[l].size(); ++i) {
+      const PlanChoice &c = layers[l][i], &p = layers[l][static_cast<std::size_t>(pick[l])];
+      if (c.cost < p.cost || (c.cost == p.cost && c.latency < p.latency))
+        pick[l] = static_cast<int>(i);
+    }
+    total += layers[l][static_cast<std::size_t>(pick[l])].latency;
+  }
+  // Upgrade, while over, the layer whose faster plan saves the most cycles
+  // per share of the device it adds (a faster plan that costs no more first).
+  while (total > latency_cycles) {
+    double best_ratio = -1;
+    std::size_t best_l = 0;
+    int best_i = -1;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const PlanChoice& now = layers[l][static_cast<std::size_t>(pick[l])];
+      for (std::size_t i = 0; i < layers[l].size(); ++i) {
+        const PlanChoice& c = layers[l][i];
+        if (c.latency >= now.latency) continue;
+        const double added = c.cost - now.cost;
+        const double ratio = added <= 0 ? std::numeric_limits<double>::infinity()
+                                        : static_cast<double>(now.latency - c.latency) / added;
+        if (ratio > best_ratio) {
+          best_ratio = ratio;
+          best_l = l;
+          best_i = static_cast<int>(i);
+        }
+      }
+    }
+    if (best_i < 0) return {};  // every layer at its fastest plan
+    total += layers[best_l][static_cast<std::size_t>(best_i)].latency -
+             layers[best_l][static_cast<std::size_t>(pick[best_l])].latency;
+    pick[best_l] = best_i;
+  }
+  return pick;
+}
+
+bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                    const std::vector<int>& pick, int64_t latency_cycles) {
+  if (pick.size() != layers.size()) return false;
+  int64_t total = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    if (pick[l] < 0 || static_cast<std::size_t>(pick[l]) >= layers[l].size()) return false;
+    total += layers[l][static_cast<std::size_t>(pick[l])].latency;
+  }
+  return total <= latency_cycles;
+}
+
+std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
+                                     const StageOptions& stage) {
+  const loop::Program& program = pricer.program();
+  StageOptions alone = stage;
+  alone.time_inputs = nullptr;  // no producers: each layer alone
+  std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());
+  if (options.latency_cycles) for_latency = plans_for_latency(pricer, options, alone);
+
+  // Layers in order, each where the chosen ones before it put it.
+  const Users users(program);
+  DesignTiming timing;
+  for (int b : program.inputs)
+    timing.add_input(program.storage_of(b), program.buffers[static_cast<std::size_t>(b)].numel());
+  std::vector<const LayerGraph*> chosen_graph(program.kernels.size(), nullptr);
+  std::deque<Channel> channels;  // StageOptions point into it
+  std::vector<LayerChoice> plans;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const int kernel = static_cast<int>(k);
+    const loop::Kernel& kk = program.kernels[k];
+    StageOptions so = stage;
+    so.multiplier_limit = multiplier_limit_of(options, kk);
+    timing.prepare(so);
+    // A candidate reads through channels from the layers chosen before it,
+    // where the two plans allow one.
+    const PlanContext in_design = [&](const LayerPlan& plan) {
+      StageOptions o = so;
+      if (plan.loop < 0) return o;
+      const LayerGraph* g = pricer.graph_for(kernel, plan, nullptr);
+      if (!g) return o;
+      for (int read : kk.reads) {
+        const int b = program.storage_of(read);
+        const int p = users.only_producer(b, kernel);
+        if (p < 0 || !chosen_graph[static_cast<std::size_t>(p)] ||
+            !chosen_graph[static_cast<std::size_t>(p)]->split)
+          continue;
+        const dfg::SplitKernel& produced = *chosen_graph[static_cast<std::size_t>(p)]->split;
+        const loop::Program& pp = pricer.program_for(kernel, plan);
+        if (std::optional<Channel> c = plan_channel(pp, b, p, produced, kernel, *g->split)) {
+          verify_channel(pp, *c, produced, *g->split);
+          channels.push_back(std::move(*c));
+          o.channels.push_back(&channels.back());
+        }
+      }
+      return o;
+    };
+    LayerChoice choice{configured_plan(program, kernel), ""};
+    std::optional<PlanChoice> c;
+    if (const IntervalTarget* target = target_of(options, kk); target && searched(options, kk)) {
+      c = for_latency[k];
+      if (!c)
+        c = cheapest_meeting(kk, *target, layer_plans(pricer, kernel, *target, 0, in_design),
+                             pricer.device());
+    } else if (options.fold.count(kk.name) && searched(options, kk)) {
+      c = fold_plan(pricer, kernel, options, in_design);
+    }
+    if (c) choice = {c->plan, c->why};
+    // The chosen plan where the design puts it, for the layers after it.
+    PlanPrice chosen = pricer.price(kernel, choice.plan, in_design(choice.plan));
+    if (!chosen.feasible)
+      throw_error(ErrorKind::Unsupported, "layer '" + kk.onnx_name + "'", chosen.reason,
+                  "set its Loop directives (kiln rtl --list-loops shows what each loop would "
+                  "give), or a TargetCycles for kiln to search its plans");
+    timing.commit(chosen.stage);
+    chosen_graph[k] = pricer.graph_for(kernel, choice.plan, nullptr);
+    plans.push_back(std::move(choice));
+  }
+  return plans;
+}
+
+std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans) {
+  const loop::Program& program = pricer.program();
+  const Users users(program);
+  std::vector<Channel> out;
+  for (const auto& [b, w] : users.writers) {
+    const auto r = users.readers.find(b);
+    if (w.size() != 1 || r == users.readers.end() || r->second.size() != 1) continue;
+    const int producer = w[0], consumer = r->second[0];
+    const LayerPlan& pp = plans[static_cast<std::size_t>(producer)].plan;
+    const LayerPlan& cp = plans[static_cast<std::size_t>(consumer)].plan;
+    if (producer == consumer || pp.loop < 0 || cp.loop < 0) continue;
+    const LayerGraph* produced = pricer.graph_for(producer, pp, nullptr);
+    const LayerGraph* consumed = pricer.graph_for(consumer, cp, nullptr);
+    KILN_ASSERT(produced && consumed, "a chosen plan without its graph");
+    const loop::Program& prog = pricer.program_for(consumer, cp);
+    if (std::optional<Channel> c =
+            plan_channel(prog, b, producer, *produced->split, consumer, *consumed->split)) {
+      verify_channel(prog, *c, *produced->split, *consumed->split);
+      out.push_back(std::move(*c));
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln::rtl

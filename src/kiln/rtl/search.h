@@ -1,0 +1,108 @@
+// Choosing each layer's plan before any hardware is built (docs/config.md,
+// "In kiln rtl"): the config's Loop directives where it gives them, else
+//
+//  - TargetCycles (or the II its ReuseFactor gives in kiln compile): the
+//    plan that meets the layer's interval target with the smallest share of
+//    the device;
+//  - a Dense layer with a MultiplierLimit and no target: folded onto its
+//    multipliers (the fastest plan whose products all run on them, or the
+//    cheapest within 5% of it);
+//  - Model.LatencyCycles: the searched plans raised until the layers'
+//    latencies add up to the bound;
+//  - otherwise fully unrolled.
+//
+// The plans tried: fully unrolled; each top-level loop kept and pipelined,
+// unrolled by each factor of its trip count from the smallest up (the first
+// that meets the target is the cheapest of that loop: more copies only cost
+// more); flattened with the loop inside it when a perfect nest (that loop
+// unrolled likewise); with the weights it reads in two-port ROM banks or in
+// registers; and a stride-1 convolution's line-buffered form. Every plan is
+// priced (price.h), never built. Layers are searched in order, each priced
+// where the design's timing puts it and with the channels (channels.h) its
+// reads from the layers already chosen make, so that a consumer's memories
+// instead of a register copy of its input count in its cost. The cost is the
+// share of the device (fpga::share): one DSP weighs 1/6,840 of a VU9P's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/rtl/channels.h"
+#include "kiln/rtl/price.h"
+
+namespace kiln::rtl {
+
+struct PlanChoice {
+  LayerPlan plan;
+  int interval = 0;  // cycles between samples the layer takes
+  int latency = 0;   // cycles from its start to its results
+  double cost = 0;   // share of the device
+  int tried = 0;     // plans priced
+  // Its products run on DSP multipliers (none by constants as shifts and adds).
+  bool on_multipliers = false;
+  std::string text;                         // describe(): the plan in words
+  std::string why;                          // for the report
+  std::shared_ptr<const BuiltStage> stage;  // as priced
+};
+
+struct LayerChoice {
+  LayerPlan plan;
+  std::string why;  // the search's or the fold's reason; empty for a configured plan
+};
+
+// The layer's MultiplierLimit (RtlOptions::multiplier_limits), if any.
+std::optional<int> multiplier_limit_of(const RtlOptions& options, const loop::Kernel& kernel);
+
+// The options a candidate plan of a layer is priced with.
+using PlanContext = std::function<StageOptions(const LayerPlan&)>;
+
+// The plans the search tries for kernel `kernel` that kiln can build, each
+// priced: up to the first factor of each loop whose interval meets `target`
+// and `more_factors` past it. `tried` (on every entry) counts the infeasible
+// ones too.
+std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
+                                    int more_factors, const PlanContext& context);
+
+// The cheapest of `plans` whose interval meets `target`, its `why` filled in.
+// Throws kiln::Error(InvalidModel) naming the layer when none does, with the
+// closest plan and its interval.
+PlanChoice cheapest_meeting(const loop::Kernel& kernel, const IntervalTarget& target,
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device);
+
+// A layer folded onto its multipliers (RtlOptions::fold): of the plans
+// layer_plans() prices with no interval to meet, those whose products run on
+// the layer's MultiplierLimit DSPs; the fastest, or the cheapest whose
+// interval is within 5% of it. nullopt when no plan does (the layer is then
+// built as it would be without: fully unrolled).
+inline constexpr double kFoldSlack = 0.05;
+std::optional<PlanChoice> fold_plan(Pricer& pricer, int kernel, const RtlOptions& options,
+                                    const PlanContext& context);
+
+// LatencyCycles (docs/config.md): one plan per layer from `layers` (the plans
+// each may take), their latencies adding up to at most `latency_cycles`.
+// Dataflow only shortens the design's latency below that sum, so the sum
+// bounds it. Greedy: each layer's cheapest plan, then, while over, the
+// upgrade saving the most cycles per share of the device added. Returns the
+// index picked per layer, or empty when even the fastest plans are over.
+std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                              int64_t latency_cycles);
+
+// Checks a pick independently: one valid plan per layer, within the sum.
+bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
+                    const std::vector<int>& pick, int64_t latency_cycles);
+
+// One plan per kernel of the pricer's program, in order, searched as above
+// with `stage` (clock, family, scheduler) as the stages' options.
+std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
+                                     const StageOptions& stage);
+
+// The channels between the planned layers: for every tensor one kept loop
+// writes and one other kept loop reads, the channel plan_channel finds, each
+// checked by verify_channel.
+std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans);
+
+}  // namespace kiln::rtl
