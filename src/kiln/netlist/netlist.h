@@ -47,10 +47,12 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kiln/netlist/bits.h"
@@ -234,6 +236,13 @@ class Module {
   std::vector<Instance> instances_;
   std::vector<InstanceOutput> instance_outputs_;
   std::vector<CaseKeys> cases_;
+  // Numbers k of explicit names "v<k>", which auto names avoid: a bitmap
+  // (k < 2^24) and the rare larger ones.
+  std::vector<bool> explicit_v_;
+  std::vector<uint32_t> explicit_v_large_;
+
+  ValueId add_value(Op op, int width, std::span<const ValueId> args, int64_t imm,
+                    std::string name);
 };
 
 struct Design {
@@ -244,3 +253,29 @@ struct Design {
 };
 
 }  // namespace kiln::netlist
+
+namespace kiln {
+template <>
+struct EnumNames<netlist::MemoryKind> {
+  static constexpr std::pair<netlist::MemoryKind, std::string_view> kNames[] = {
+      {netlist::MemoryKind::Rom, "rom"},
+      {netlist::MemoryKind::Ram, "ram"},
+  };
+};
+template <>
+struct EnumNames<netlist::Storage> {
+  static constexpr std::pair<netlist::Storage, std::string_view> kNames[] = {
+      {netlist::Storage::Auto, "auto"},
+      {netlist::Storage::Lutram, "lutram"},
+      {netlist::Storage::Bram, "bram"},
+      {netlist::Storage::Registers, "registers"},
+  };
+};
+template <>
+struct EnumNames<netlist::PortDirection> {
+  static constexpr std::pair<netlist::PortDirection, std::string_view> kNames[] = {
+      {netlist::PortDirection::In, "input"},
+      {netlist::PortDirection::Out, "output"},
+  };
+};
+}  // namespace kiln
