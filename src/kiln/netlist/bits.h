@@ -14,7 +14,7 @@ namespace kiln::netlist {
 
 class Bits {
  public:
-  Bits() = default;  // width 0
+  Bits() = default;          // width 0
   explicit Bits(int width);  // zero
 
   // v's two's complement, sign-extended past 64 bits, cut to `width`.

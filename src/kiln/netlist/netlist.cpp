@@ -93,8 +93,7 @@ ValueId Module::op(Op op, int width, std::initializer_list<ValueId> args, int64_
                    std::move(name));
 }
 
-ValueId Module::op(Op op, int width, std::span<const ValueId> args, int64_t imm,
-                   std::string name) {
+ValueId Module::op(Op op, int width, std::span<const ValueId> args, int64_t imm, std::string name) {
   return add_value(op, width, args, imm, std::move(name));
 }
 
@@ -143,6 +142,11 @@ ValueId Module::case_of(ValueId selector, std::span<const std::pair<Bits, ValueI
   cases_.push_back(std::move(keys));
   return op(Op::Case, width(otherwise), args, static_cast<int64_t>(cases_.size()) - 1,
             std::move(name));
+}
+
+int Module::case_keys(CaseKeys keys) {
+  cases_.push_back(std::move(keys));
+  return static_cast<int>(cases_.size()) - 1;
 }
 
 int Module::table(Table t) {

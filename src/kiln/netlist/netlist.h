@@ -113,9 +113,9 @@ struct Memory {
   Storage storage = Storage::Auto;
   int width = 1;
   int64_t depth = 1;
-  int read_latency = 1;  // 0: combinational read, 1: registered
-  int read_ports = 1;    // declared; verify() counts the Read values and writes against them
-  int write_ports = 1;   // 0 for a ROM
+  int read_latency = 1;    // 0: combinational read, 1: registered
+  int read_ports = 1;      // declared; verify() counts the Read values and writes against them
+  int write_ports = 1;     // 0 for a ROM
   std::vector<Bits> init;  // a ROM's words (at most depth; the rest 0); a RAM's: empty
 };
 
@@ -128,7 +128,7 @@ struct Read {
 
 struct Write {
   int memory = -1;
-  int port = 0;  // 0 .. write_ports - 1
+  int port = 0;                                             // 0 .. write_ports - 1
   ValueId addr = kNoValue, data = kNoValue, en = kNoValue;  // en kNoValue: every edge
 };
 
@@ -181,6 +181,9 @@ class Module {
   ValueId mux(ValueId c, ValueId a, ValueId b, std::string name = "");
   ValueId case_of(ValueId selector, std::span<const std::pair<Bits, ValueId>> cases,
                   ValueId otherwise, std::string name = "");
+  // A case's keys on their own, for op(Op::Case, ...) (the parser): returns
+  // the index the op's imm names.
+  int case_keys(CaseKeys keys);
   int table(Table t);
   ValueId lookup(int table, ValueId index, std::string name = "");
 
@@ -241,8 +244,7 @@ class Module {
   std::vector<bool> explicit_v_;
   std::vector<uint32_t> explicit_v_large_;
 
-  ValueId add_value(Op op, int width, std::span<const ValueId> args, int64_t imm,
-                    std::string name);
+  ValueId add_value(Op op, int width, std::span<const ValueId> args, int64_t imm, std::string name);
 };
 
 struct Design {

@@ -13,14 +13,39 @@
 namespace kiln::netlist {
 
 enum class Op : uint8_t {
-  Input, Const,
-  Add, Sub, Neg, MulS, MulU,
-  Shl, Shr, Sar,
-  And, Or, Xor, Not,
-  ReduceOr, ReduceAnd, ReduceXor,
-  Eq, Ne, Ult, Ule, Slt, Sle,
-  Mux, Case, Concat, Slice, Sext, Zext,
-  Lookup, Reg, Read, InstanceOutput,
+  Input,
+  Const,
+  Add,
+  Sub,
+  Neg,
+  MulS,
+  MulU,
+  Shl,
+  Shr,
+  Sar,
+  And,
+  Or,
+  Xor,
+  Not,
+  ReduceOr,
+  ReduceAnd,
+  ReduceXor,
+  Eq,
+  Ne,
+  Ult,
+  Ule,
+  Slt,
+  Sle,
+  Mux,
+  Case,
+  Concat,
+  Slice,
+  Sext,
+  Zext,
+  Lookup,
+  Reg,
+  Read,
+  InstanceOutput,
 };
 inline constexpr std::size_t kNumOps = static_cast<std::size_t>(Op::InstanceOutput) + 1;
 
@@ -77,7 +102,9 @@ inline constexpr auto kOpInfo = make_enum_table<Op, kNumOps, OpInfo>({
     {{Op::InstanceOutput}, {0, 0, -1, false, WidthRule::Declared, Imm::Output}},
 });
 
-inline const OpInfo& op_info(Op op) { return kOpInfo[op]; }
+inline const OpInfo& op_info(Op op) {
+  return kOpInfo[op];
+}
 
 // The op's text mnemonic (EnumNames<Op>), and back; by array and by hash,
 // for the printer's and the parser's inner loops.
@@ -91,17 +118,39 @@ template <>
 struct EnumNames<netlist::Op> {
   using O = netlist::Op;
   static constexpr std::pair<O, std::string_view> kNames[] = {
-      {O::Input, "input"},        {O::Const, "const"},          {O::Add, "add"},
-      {O::Sub, "sub"},            {O::Neg, "neg"},              {O::MulS, "muls"},
-      {O::MulU, "mulu"},          {O::Shl, "shl"},              {O::Shr, "shr"},
-      {O::Sar, "sar"},            {O::And, "and"},              {O::Or, "or"},
-      {O::Xor, "xor"},            {O::Not, "not"},              {O::ReduceOr, "reduce_or"},
-      {O::ReduceAnd, "reduce_and"}, {O::ReduceXor, "reduce_xor"}, {O::Eq, "eq"},
-      {O::Ne, "ne"},              {O::Ult, "ult"},              {O::Ule, "ule"},
-      {O::Slt, "slt"},            {O::Sle, "sle"},              {O::Mux, "mux"},
-      {O::Case, "case"},          {O::Concat, "concat"},        {O::Slice, "slice"},
-      {O::Sext, "sext"},          {O::Zext, "zext"},            {O::Lookup, "lookup"},
-      {O::Reg, "reg"},            {O::Read, "read"},            {O::InstanceOutput, "instance_output"},
+      {O::Input, "input"},
+      {O::Const, "const"},
+      {O::Add, "add"},
+      {O::Sub, "sub"},
+      {O::Neg, "neg"},
+      {O::MulS, "muls"},
+      {O::MulU, "mulu"},
+      {O::Shl, "shl"},
+      {O::Shr, "shr"},
+      {O::Sar, "sar"},
+      {O::And, "and"},
+      {O::Or, "or"},
+      {O::Xor, "xor"},
+      {O::Not, "not"},
+      {O::ReduceOr, "reduce_or"},
+      {O::ReduceAnd, "reduce_and"},
+      {O::ReduceXor, "reduce_xor"},
+      {O::Eq, "eq"},
+      {O::Ne, "ne"},
+      {O::Ult, "ult"},
+      {O::Ule, "ule"},
+      {O::Slt, "slt"},
+      {O::Sle, "sle"},
+      {O::Mux, "mux"},
+      {O::Case, "case"},
+      {O::Concat, "concat"},
+      {O::Slice, "slice"},
+      {O::Sext, "sext"},
+      {O::Zext, "zext"},
+      {O::Lookup, "lookup"},
+      {O::Reg, "reg"},
+      {O::Read, "read"},
+      {O::InstanceOutput, "instance_output"},
   };
 };
 }  // namespace kiln
