@@ -1,6 +1,9 @@
 #include "kiln/netlist/testing/netlist_helpers.h"
 
 #include <algorithm>
+#include <fstream>
+
+#include "kiln/netlist/verilog.h"
 
 namespace kiln::netlist::testing {
 
@@ -86,6 +89,16 @@ Design convolution_design(int n) {
     m.output("q" + std::to_string(p / kPerPort), m.concat(msb_first));
   }
   return d;
+}
+
+std::vector<std::filesystem::path> write_verilog(const Design& design,
+                                                 const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& [file, text] : print_verilog(design)) {
+    paths.push_back(dir / file);
+    std::ofstream(paths.back(), std::ios::binary) << text;
+  }
+  return paths;
 }
 
 }  // namespace kiln::netlist::testing

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "kiln/netlist/netlist.h"
 #include "kiln/support/error.h"
@@ -30,5 +32,9 @@ inline Error error_of(const std::function<void()>& f, ErrorKind kind) {
 // registers sit in banks of about 1 Kbit, and outputs packed like the
 // inputs. About 40 values per output pixel.
 Design convolution_design(int n);
+
+// print_verilog's files written into `dir`; their paths.
+std::vector<std::filesystem::path> write_verilog(const Design& design,
+                                                 const std::filesystem::path& dir);
 
 }  // namespace kiln::netlist::testing
