@@ -106,6 +106,12 @@ class ModulePrinter {
         s += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
       s += ");\n";
     }
+    // The builders do not fold constants, so a comparison may be constant
+    // once Verilator propagates them: not a fault of the Verilog.
+    bool compares = false;
+    for (ValueId v = 0; v < m_.size() && !compares; ++v)
+      compares = op_info(m_.value(v).op).rule == WidthRule::Compare;
+    if (compares) s += "  /* verilator lint_off CMPCONST */\n  /* verilator lint_off UNSIGNED */\n";
     s += body;
     s += "endmodule\n";
     return s;
@@ -169,9 +175,10 @@ class ModulePrinter {
       // keeps one C++ function. Each call is its own ROM in Yosys (one array
       // read by every lookup would be a ROM of as many read ports, which
       // Yosys's memory mapping cannot handle).
-      out += fmt::format(
-          "  function {}{}(input {}{});\n    /* verilator no_inline_task */\n    case ({})\n",
-          range(tb.width), tb.name, range(iw), arg, arg);
+      // (Verilator keeps no function returning more than 64 bits.)
+      out += fmt::format("  function {}{}(input {}{});\n{}    case ({})\n", range(tb.width),
+                         tb.name, range(iw), arg,
+                         tb.width <= 64 ? "    /* verilator no_inline_task */\n" : "", arg);
       for (std::size_t e = 0; e < tb.entries.size(); ++e) {
         if (iw < 63 && e >= (uint64_t{1} << iw)) break;  // unreachable by the index
         out += fmt::format("      {}'h{:x}: {} = {};\n", iw, e, tb.name, literal(tb.entries[e]));
@@ -285,14 +292,21 @@ class ModulePrinter {
       case Op::Sle: signed_binary("<="); return;
       case Op::Mux: wire(fmt::format("{} ? {} : {}", full(a[0]), full(a[1]), full(a[2]))); return;
       case Op::Case: {
+        // A function over a case statement (an `always @*` block would not
+        // run at time 0 in Icarus when its inputs never change): synthesis
+        // makes it a parallel multiplexer.
         const CaseKeys& keys = m_.cases()[static_cast<std::size_t>(val.imm)];
-        out += fmt::format("  reg {}{};\n  always @* begin\n    case ({})\n", range(w), val.name,
-                           full(a[0]));
+        const std::string f = fresh(val.name + "_case");
+        out += fmt::format("  function {}{}(input {}sel", range(w), f, range(width(a[0])));
+        for (std::size_t k = 0; k + 2 < a.size(); ++k)
+          out += fmt::format(", input {}c{}", range(w), k);
+        out += fmt::format(", input {}other);\n    case (sel)\n", range(w));
         for (std::size_t k = 0; k < keys.keys.size(); ++k)
-          out +=
-              fmt::format("      {}: {} = {};\n", literal(keys.keys[k]), val.name, full(a[k + 1]));
-        out +=
-            fmt::format("      default: {} = {};\n    endcase\n  end\n", val.name, full(a.back()));
+          out += fmt::format("      {}: {} = c{};\n", literal(keys.keys[k]), f, k);
+        out += fmt::format("      default: {} = other;\n    endcase\n  endfunction\n", f);
+        std::string call = f + "(" + full(a[0]);
+        for (std::size_t k = 1; k < a.size(); ++k) call += ", " + full(a[k]);
+        wire(call + ")");
         return;
       }
       case Op::Concat: {
