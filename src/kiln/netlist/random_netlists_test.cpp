@@ -382,9 +382,18 @@ void check(uint64_t seed, tools::Simulator simulator) {
   files.push_back(dir / "tb.v");
   tools::SimOptions options;
   options.build_jobs = 1;
+  // Verilator 5.006's bit-op-tree constant folding computes some parities
+  // wrong (seed 1002: ^ of a 62-bit constant; Icarus and -O0 agree with the
+  // interpreter): verilator#4059, #4709, #5186.
+  options.verilator_args = {"-fno-const-bit-op-tree"};
   const tools::SimResult r = tools::simulate(simulator, files, "tb", dir / "sim", options);
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log;
-  EXPECT_EQ(r.out, expected) << first_difference(expected, r.out) << "\n" << text;
+  // The outputs without Verilator's "- tb.v:N: Verilog $finish".
+  std::string out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("- ", 0) != 0) out += line + "\n";
+  EXPECT_EQ(out, expected) << first_difference(expected, out) << "\n" << text;
 }
 
 TEST(RandomNetlists, GeneratedDesignsAreValidAndDiverse) {
