@@ -254,55 +254,49 @@ class Flattener {
     return false;
   }
 
-  // The flat values a combinational one reads within the cycle.
-  template <class F>
-  void preds(const Frame& fr, ValueId v, F&& f) const {
+  // The k-th flat value a combinational one reads within the cycle, or
+  // UINT32_MAX past the last.
+  uint32_t pred(const Frame& fr, ValueId v, uint32_t k) const {
     const Value& val = fr.module->value(v);
-    if (val.op == Op::Input || val.op == Op::InstanceOutput) {
-      f(source(fr, v));
-    } else if (val.op == Op::Read) {
-      f(fr.first + fr.module->args(v)[0]);
-    } else {
-      for (ValueId a : fr.module->args(v)) f(fr.first + a);
-    }
+    if (val.op == Op::Input || val.op == Op::InstanceOutput)
+      return k == 0 ? source(fr, v) : UINT32_MAX;
+    if (val.op == Op::Read) return k == 0 ? fr.first + fr.module->args(v)[0] : UINT32_MAX;
+    const std::span<const ValueId> args = fr.module->args(v);
+    return k < args.size() ? fr.first + args[k] : UINT32_MAX;
   }
 
   // Depth first over what each combinational value reads: each after its
   // operands (verify() ruled out loops).
   void order() {
     std::vector<uint8_t> done(total_, 0);
-    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> stack;
-    std::vector<uint32_t> ps;
-    for (std::size_t fi = 0; fi < frames_.size(); ++fi) {
-      const Frame& root_frame = frames_[fi];
+    struct Entry {
+      uint32_t id;
+      ValueId v;  // in its frame
+      uint32_t next;
+      const Frame* frame;
+    };
+    std::vector<Entry> stack;
+    for (const Frame& root_frame : frames_)
       for (ValueId rv = 0; rv < root_frame.module->size(); ++rv) {
         const uint32_t root = root_frame.first + rv;
         if (done[root]) continue;
         done[root] = 1;
         if (!combinational(root_frame, rv)) continue;
-        const auto push = [&](uint32_t id) {
-          const Frame& fr = frame_of(id);
-          ps.clear();
-          preds(fr, id - fr.first, [&](uint32_t p) { ps.push_back(p); });
-          stack.emplace_back(id, ps);
-        };
-        push(root);
+        stack.push_back({root, rv, 0, &root_frame});
         while (!stack.empty()) {
-          auto& [id, pending] = stack.back();
-          if (pending.empty()) {
-            order_.push_back(id);
+          Entry& e = stack.back();
+          const uint32_t p = pred(*e.frame, e.v, e.next++);
+          if (p == UINT32_MAX) {
+            order_.push_back(e.id);
             stack.pop_back();
             continue;
           }
-          const uint32_t p = pending.back();
-          pending.pop_back();
           if (done[p]) continue;
           done[p] = 1;
           const Frame& pf = frame_of(p);
-          if (combinational(pf, p - pf.first)) push(p);
+          if (combinational(pf, p - pf.first)) stack.push_back({p, p - pf.first, 0, &pf});
         }
       }
-    }
   }
 
   uint32_t pool(const Bits& b, int width) {
@@ -589,6 +583,7 @@ void Machine::eval_wide(const Instr& i) {
     case Op::Sar: {
       const int64_t k = std::min<int64_t>(i.imm, i.w - 1);
       const bool neg = top_bit(a, i.w);
+      std::fill_n(d, n, 0);  // extract() writes only the words of its width
       extract(d, a, i.w, k, static_cast<int>(i.w - k));
       if (neg) {
         // The vacated top k bits become ones.

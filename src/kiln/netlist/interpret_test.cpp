@@ -135,6 +135,25 @@ TEST(NetlistInterpreter, WideOps) {
   EXPECT_EQ(wide("slice", 8, "123456789abcdef0123456789", "0", "60"), "9a");  // across words
 }
 
+// A wide result is rewritten in full every cycle (the random designs found
+// sar keeping the sign fill of the cycle before).
+TEST(NetlistInterpreter, WideResultsForgetTheCycleBefore) {
+  Interpreter in(parse(R"(netlist 1
+top m
+module m
+  input a : 95
+  output y : 95 = %s
+  %s : 95 = sar %a, 31
+end
+)"));
+  in.set_input(0, *Bits::from_hex("400000000000000000000000", 95));  // negative
+  in.settle();
+  EXPECT_EQ(in.output(1).hex(), "7fffffff8000000000000000");
+  in.set_input(0, *Bits::from_hex("200000000000000000000000", 95));  // positive
+  in.settle();
+  EXPECT_EQ(in.output(1).hex(), "4000000000000000");
+}
+
 TEST(NetlistInterpreter, RegistersCountAndReset) {
   Interpreter in(parse(R"(netlist 1
 top m

@@ -176,7 +176,7 @@ class ModuleMaker {
       }
       case 11: {
         const ValueId v = any();
-        const int ew = std::min(130, m_.width(v) + r_.uniform(0, 40));
+        const int ew = std::max(m_.width(v), std::min(130, m_.width(v) + r_.uniform(0, 40)));
         keep(r_.chance(0.5) ? m_.sext(v, ew) : m_.zext(v, ew));
         return;
       }
@@ -348,21 +348,36 @@ int env_int(const char* name, int otherwise) {
 }
 
 // The first line where two outputs differ, for the failure message.
-std::string first_difference(const std::string& a, const std::string& b) {
+// With the outputs' names (probing), the outputs that differ there.
+std::string first_difference(const std::string& a, const std::string& b,
+                             const std::string& names = "") {
   std::istringstream x(a), y(b);
   std::string la, lb;
   for (int line = 0;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(x, la)),
-               gb = static_cast<bool>(std::getline(y, lb));
+    const bool ga = static_cast<bool>(std::getline(x, la));
+    const bool gb = static_cast<bool>(std::getline(y, lb));
     if (!ga && !gb) return "none";
-    if (la != lb || ga != gb)
-      return fmt::format("cycle {}:\n  interpreter {}\n  simulator   {}", line, la, lb);
+    if (la == lb && ga == gb) continue;
+    std::string s = fmt::format("cycle {}:\n  interpreter {}\n  simulator   {}", line, la, lb);
+    std::istringstream n(names), xa(la), yb(lb);
+    std::string name, va, vb;
+    while (n >> name && xa >> va && yb >> vb)
+      if (va != vb) s += fmt::format("\n  {}: interpreter {} simulator {}", name, va, vb);
+    return s;
   }
 }
 
 void check(uint64_t seed, tools::Simulator simulator) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const Design d = random_design(seed);
+  Design d = random_design(seed);
+  // KILN_NETLIST_FUZZ_PROBE=1: every value of the top is an output too, and
+  // a mismatch names the values that differ.
+  const bool probe = std::getenv("KILN_NETLIST_FUZZ_PROBE") != nullptr;
+  if (probe) {
+    Module& top = *d.find("top");
+    for (ValueId v = 0, n = static_cast<ValueId>(top.size()); v < n; ++v)
+      top.output("probe_" + top.value(v).name, v);
+  }
   ASSERT_NO_THROW(verify(d)) << print(d);
   const std::string text = print(d);
   ASSERT_EQ(print(parse(text)), text);
@@ -393,7 +408,11 @@ void check(uint64_t seed, tools::Simulator simulator) {
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("- ", 0) != 0) out += line + "\n";
-  EXPECT_EQ(out, expected) << first_difference(expected, out) << "\n" << text;
+  std::string names;
+  if (probe)
+    for (const Port& p : d.find("top")->ports())
+      if (p.direction == PortDirection::Out) names += p.name + " ";
+  EXPECT_EQ(out, expected) << first_difference(expected, out, names) << "\n" << text;
 }
 
 TEST(RandomNetlists, GeneratedDesignsAreValidAndDiverse) {

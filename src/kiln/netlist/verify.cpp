@@ -541,30 +541,47 @@ class Verifier {
 
   void names() {
     // Values, ports, instances, memories and tables share the Verilog
-    // module's namespace.
-    std::unordered_map<std::string_view, std::string> seen;
-    seen.reserve(m_.size() + m_.ports().size() + m_.instances().size());
-    const auto name = [&](std::string_view n, const std::string& at, bool same_as_input = false) {
-      if (!is_identifier(n)) fail(at, "name '" + std::string(n) + "' is not a Verilog identifier");
-      if (keywords().count(n)) fail(at, "name " + std::string(n) + " is a Verilog keyword");
-      if (n == "clk") fail(at, "name clk is the clock's");
-      if (same_as_input) return;
-      const auto [it, fresh] = seen.emplace(n, at);
-      if (!fresh) fail(at, "name " + std::string(n) + " is also " + it->second + "'s");
+    // module's namespace. What holds each name, described on failure only.
+    enum class Kind : uint8_t { Port, Value, Instance, Memory, Table };
+    const auto describe = [&](Kind k, std::size_t i) -> std::string {
+      switch (k) {
+        case Kind::Port: return "port " + m_.ports()[i].name;
+        case Kind::Value: return at_value(static_cast<ValueId>(i));
+        case Kind::Instance: return "instance " + m_.instances()[i].name;
+        case Kind::Memory: return "memory " + m_.memories()[i].name;
+        case Kind::Table: return "table " + m_.tables()[i].name;
+      }
+      return "?";
     };
-    for (const Port& p : m_.ports())
-      name(p.name, "port " + p.name, p.direction == PortDirection::In);
+    std::unordered_map<std::string_view, std::pair<Kind, std::size_t>> seen;
+    seen.reserve(m_.size() + m_.ports().size() + m_.instances().size());
+    const auto name = [&](std::string_view n, Kind k, std::size_t i, bool unique = true) {
+      if (!is_identifier(n))
+        fail(describe(k, i), "name '" + std::string(n) + "' is not a Verilog identifier");
+      if (keywords().count(n))
+        fail(describe(k, i), "name " + std::string(n) + " is a Verilog keyword");
+      if (n == "clk") fail(describe(k, i), "name clk is the clock's");
+      if (!unique) return;
+      const auto [it, fresh] = seen.emplace(n, std::pair{k, i});
+      if (!fresh)
+        fail(describe(k, i), "name " + std::string(n) + " is also " +
+                                 describe(it->second.first, it->second.second) + "'s");
+    };
+    // An input port's name is its value's: checked with the value.
+    for (std::size_t p = 0; p < m_.ports().size(); ++p)
+      name(m_.ports()[p].name, Kind::Port, p, m_.ports()[p].direction == PortDirection::Out);
     for (ValueId v = 0; v < m_.size(); ++v) {
       const Value& val = m_.value(v);
-      const bool is_port_value = val.op == Op::Input;
-      if (is_port_value && val.name != m_.ports()[static_cast<std::size_t>(val.imm)].name)
+      if (val.op == Op::Input && val.name != m_.ports()[static_cast<std::size_t>(val.imm)].name)
         fail_value(v, "input value named differently from its port " +
                           m_.ports()[static_cast<std::size_t>(val.imm)].name);
-      name(val.name, at_value(v));
+      name(val.name, Kind::Value, v);
     }
-    for (const Instance& i : m_.instances()) name(i.name, "instance " + i.name);
-    for (const Memory& mem : m_.memories()) name(mem.name, "memory " + mem.name);
-    for (const Table& t : m_.tables()) name(t.name, "table " + t.name);
+    for (std::size_t i = 0; i < m_.instances().size(); ++i)
+      name(m_.instances()[i].name, Kind::Instance, i);
+    for (std::size_t i = 0; i < m_.memories().size(); ++i)
+      name(m_.memories()[i].name, Kind::Memory, i);
+    for (std::size_t i = 0; i < m_.tables().size(); ++i) name(m_.tables()[i].name, Kind::Table, i);
   }
 
   // ---- instances ----

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
 #include "kiln/netlist/testing/netlist_helpers.h"
 #include "kiln/netlist/text.h"
 #include "kiln/netlist/verify.h"
@@ -222,6 +226,24 @@ endmodule
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log;
   // i = 0, 1, 2, 3 (past the depth: 0), 0, ...: sums 16, 48, 96, 96, 112, 144.
   EXPECT_EQ(r.out, "16\n48\n96\n96\n112\n144\n");
+}
+
+// The generated convolution (register banks, packed ports, slices of both)
+// lints clean; its Verilog is printed in linear time.
+TEST(NetlistVerilog, ConvolutionLintsCleanAndPrintsQuickly) {
+  if (tools::find_verilator().found()) {
+    TempDir dir;
+    const tools::LintResult r = tools::lint_verilog(
+        testing::write_verilog(testing::convolution_design(10), dir.path()), "conv");
+    EXPECT_TRUE(r.ok) << r.error << "\n" << r.log;
+  }
+  const Design d = testing::convolution_design(std::getenv("KILN_NETLIST_LARGE") ? 148 : 48);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto files = print_verilog(d);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "values " << d.modules[0].size() << ": Verilog " << files[0].second.size() / 1e6
+            << " MB in " << s << " s\n";
+  EXPECT_LT(s, 10.0);
 }
 
 }  // namespace
