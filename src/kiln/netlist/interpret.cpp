@@ -171,10 +171,9 @@ class Flattener {
     order();
     compile();
     state();
+    // An input port's value is its Input; an output's, its driver's.
     for (const Port& p : top->ports())
-      s_.ports.push_back(
-          {p.name, p.direction, p.width,
-           offset_[frames_[0].first + (p.direction == PortDirection::In ? p.value : p.value)]});
+      s_.ports.push_back({p.name, p.direction, p.width, offset_[frames_[0].first + p.value]});
   }
 
  private:
