@@ -656,6 +656,12 @@ class Parser {
     ValueId* target;
   };
 
+  struct RegOperands {
+    ValueId reg;
+    Token d, en, rst;
+    bool has_d = false, has_en = false, has_rst = false;
+  };
+
   void module(Module& m) {
     values_.clear();
     memories_.clear();
@@ -670,11 +676,6 @@ class Parser {
       int instance;
       std::string_view port;
       Token value;
-    };
-    struct RegOperands {
-      ValueId reg;
-      Token d, en, rst;
-      bool has_d = false, has_en = false, has_rst = false;
     };
     struct PendingWrite {
       int memory, port;
@@ -799,8 +800,7 @@ class Parser {
   }
 
   // %NAME : W = OP ...
-  template <class Regs>
-  void value(Module& m, Regs& regs) {
+  void value(Module& m, std::vector<RegOperands>& regs) {
     const Token name = lex_.next();
     expect(':');
     const int w = width();
@@ -847,7 +847,7 @@ class Parser {
         return;
       }
       case Op::Reg: {
-        typename Regs::value_type r{};
+        RegOperands r{};
         std::optional<Bits> reset;
         bool first = true;
         if (lex_.peek().kind == Tok::Value) {
