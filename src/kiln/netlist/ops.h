@@ -12,41 +12,18 @@
 
 namespace kiln::netlist {
 
+// clang-format off
 enum class Op : uint8_t {
-  Input,
-  Const,
-  Add,
-  Sub,
-  Neg,
-  MulS,
-  MulU,
-  Shl,
-  Shr,
-  Sar,
-  And,
-  Or,
-  Xor,
-  Not,
-  ReduceOr,
-  ReduceAnd,
-  ReduceXor,
-  Eq,
-  Ne,
-  Ult,
-  Ule,
-  Slt,
-  Sle,
-  Mux,
-  Case,
-  Concat,
-  Slice,
-  Sext,
-  Zext,
-  Lookup,
-  Reg,
-  Read,
-  InstanceOutput,
+  Input, Const,
+  Add, Sub, Neg, MulS, MulU,
+  Shl, Shr, Sar,
+  And, Or, Xor, Not,
+  ReduceOr, ReduceAnd, ReduceXor,
+  Eq, Ne, Ult, Ule, Slt, Sle,
+  Mux, Case, Concat, Slice, Sext, Zext,
+  Lookup, Reg, Read, InstanceOutput,
 };
+// clang-format on
 inline constexpr std::size_t kNumOps = static_cast<std::size_t>(Op::InstanceOutput) + 1;
 
 // How an operation's operand and result widths relate (verify checks them).

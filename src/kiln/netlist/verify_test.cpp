@@ -173,6 +173,41 @@ TEST(NetlistVerify, DriversAndNames) {
             "module m, value %v2: name v2 is also value %v2's");
 }
 
+// Rules that only a builder can break (the text cannot say it).
+TEST(NetlistVerify, RulesOnlyBuildersCanBreak) {
+  const auto message = [](const Design& d) {
+    return error_of([&] { verify(d); }, ErrorKind::Internal).message();
+  };
+  Design keys = parse(with(""));
+  const int k = keys.modules[0].case_keys({{Bits::from_uint(1, 8), Bits::from_uint(2, 8)}});
+  keys.modules[0].op(Op::Case, 8, {0, 0, 0}, k, "c");
+  EXPECT_EQ(message(keys), "module m, value %c: case with 2 keys for 1 choices");
+
+  Design depth = parse(with(""));
+  Memory mem;
+  mem.name = "r";
+  mem.depth = 0;
+  depth.modules[0].memory(mem);
+  EXPECT_EQ(message(depth), "module m, memory r: depth 0: at least 1");
+
+  Design twice = parse(with(""));
+  twice.modules.emplace_back("m");
+  EXPECT_EQ(message(twice), "module m: module name m is used twice");
+
+  Design bad = parse(with(""));
+  bad.modules.emplace_back("2x");
+  EXPECT_EQ(message(bad), "module 2x: name '2x' is not a Verilog identifier");
+
+  // An input value of no port (made with the generic builder).
+  Design input = parse(with(""));
+  input.modules[0].op(Op::Input, 8, std::initializer_list<ValueId>{}, 7, "stray");
+  EXPECT_EQ(message(input), "module m, value %stray: input value of no input port");
+
+  Design io = parse(with(""));
+  io.modules[0].op(Op::InstanceOutput, 8, std::initializer_list<ValueId>{}, 3, "o");
+  EXPECT_EQ(message(io), "module m, value %o: instance output 3 does not exist");
+}
+
 const std::string kSub = R"(module sub
   input i : 8
   input j : 1
