@@ -1,5 +1,6 @@
 #include "kiln/netlist/verilog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -226,6 +227,52 @@ endmodule
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log;
   // i = 0, 1, 2, 3 (past the depth: 0), 0, ...: sums 16, 48, 96, 96, 112, 144.
   EXPECT_EQ(r.out, "16\n48\n96\n96\n112\n144\n");
+}
+
+// The memories as Yosys infers them: a block RAM with an enabled registered
+// read (its register starting at zero), a ROM read into a register (block
+// RAM), a distributed RAM, and a table lookup in LUTs; no flip-flops.
+TEST(NetlistVerilog, MemoriesMapAsYosysInfersThem) {
+  if (!tools::find_yosys().found()) GTEST_SKIP() << "yosys is not installed";
+  std::string init, tab;
+  for (int k = 0; k < 1024; ++k)
+    init += fmt::format("{}16'h{:x}", k ? ", " : "", (k * 40503) % 65536);
+  for (int k = 0; k < 64; ++k) tab += fmt::format("{}8'h{:x}", k ? ", " : "", (k * 97) % 256);
+  const Design d = parse(fmt::format(R"(netlist 1
+top m
+module m
+  input addr : 10
+  input a6 : 6
+  input data : 16
+  input d8 : 8
+  input we : 1
+  input en : 1
+  output q : 16 = %rq
+  output r : 16 = %rr
+  output s : 8 = %rs
+  output t : 8 = %rt
+  table tab : 8 {{{}}}
+  memory ram : 16 depth 1024 kind ram storage bram latency 1 reads 1 writes 1
+  memory rom : 16 depth 1024 kind rom storage auto latency 1 reads 1 writes 0 init {{{}}}
+  memory lut : 8 depth 64 kind ram storage lutram latency 0 reads 1 writes 1
+  %rq : 16 = read ram.0 %addr, en %en
+  %rr : 16 = read rom.0 %addr
+  %rs : 8 = read lut.0 %a6
+  %rt : 8 = lookup tab, %a6
+  write ram.0 %addr, %data, en %we
+  write lut.0 %a6, %d8, en %we
+end
+)",
+                                     tab, init));
+  verify(d);
+  TempDir dir;
+  const tools::SynthResult r = tools::synthesize(testing::write_verilog(d, dir.path()), "m",
+                                                 tools::FpgaFamily::UltraScalePlus, dir / "synth");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.total.bram18, 2);   // the RAM and the ROM
+  EXPECT_EQ(r.total.ff, 0);       // the read registers are the block RAMs' own
+  EXPECT_EQ(r.total.lutram, 8);   // 64 x 8 bits: RAM64X1S x 8
+  EXPECT_LE(r.total.lut, 8 + 8);  // those, and the table: 64 x 8 bits in LUT6s
 }
 
 // The generated convolution (register banks, packed ports, slices of both)
