@@ -86,7 +86,9 @@ class ModuleMaker {
       mem.width = r_.uniform(1, 70);
       mem.depth = r_.uniform(1, 24);
       mem.read_latency = mem.storage == Storage::Bram ? 1 : r_.uniform(0, 1);
-      mem.write_ports = mem.kind == MemoryKind::Ram ? 1 : 0;
+      // Two write ports where the storage allows (a later write wins).
+      const bool two = mem.storage == Storage::Auto || mem.storage == Storage::Registers;
+      mem.write_ports = mem.kind == MemoryKind::Rom ? 0 : two && r_.chance(0.5) ? 2 : 1;
       mem.read_ports = mem.storage == Storage::Bram ? 2 - mem.write_ports : r_.uniform(1, 2);
       if (mem.kind == MemoryKind::Rom)
         for (int w = r_.uniform(0, static_cast<int>(mem.depth)); w > 0; --w)
@@ -213,9 +215,12 @@ class ModuleMaker {
     for (std::size_t k = 0; k < m_.memories().size(); ++k) {
       const Memory& mem = m_.memories()[k];
       if (mem.kind != MemoryKind::Ram) continue;
-      const int aw = address_bits(mem.depth) + r_.uniform(0, 1);
-      m_.write(static_cast<int>(k), 0, fit(any(), aw), fit(any(), mem.width),
-               r_.chance(0.7) ? bit() : kNoValue);
+      for (int port = 0; port < mem.write_ports; ++port) {
+        // Narrow addresses, so two writes often meet at one word.
+        const int aw = address_bits(mem.depth) + r_.uniform(0, 1);
+        m_.write(static_cast<int>(k), port, fit(any(), aw), fit(any(), mem.width),
+                 r_.chance(0.7) ? bit() : kNoValue);
+      }
     }
     std::vector<ValueId> parity;
     for (ValueId v : pool_) parity.push_back(m_.op(Op::ReduceXor, 1, {v}));

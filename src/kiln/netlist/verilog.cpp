@@ -106,9 +106,10 @@ class ModulePrinter {
         s += ports[i] + (i + 1 < ports.size() ? ",\n" : "\n");
       s += ");\n";
     }
-    // The builders do not fold constants, so a comparison may be constant
-    // once Verilator propagates them: not a fault of the Verilog.
-    bool compares = false;
+    // The builders do not fold constants, so a comparison (or an address
+    // guard) may be constant once Verilator propagates them: not a fault of
+    // the Verilog.
+    bool compares = guards_;
     for (ValueId v = 0; v < m_.size() && !compares; ++v)
       compares = op_info(m_.value(v).op).rule == WidthRule::Compare;
     if (compares) s += "  /* verilator lint_off CMPCONST */\n  /* verilator lint_off UNSIGNED */\n";
@@ -226,8 +227,10 @@ class ModulePrinter {
     const int k = address_bits(mem.depth);
     const int aw = width(addr);
     std::string guard;
-    if (aw > k || (writing && mem.depth < (int64_t{1} << k)))
+    if (aw > k || (writing && mem.depth < (int64_t{1} << k))) {
       guard = fmt::format("{} < {}'h{:x}", full(addr), aw, mem.depth);
+      guards_ = true;
+    }
     return {aw > k ? bits(addr, 0, k) : full(addr), guard};
   }
 
@@ -458,6 +461,7 @@ class ModulePrinter {
   const std::unordered_map<std::string, const Module*>& modules_;
   const std::unordered_map<std::string, bool>& needs_clk_;
   std::vector<uint8_t> full_;  // read in full by something
+  bool guards_ = false;        // an address is compared with a memory's depth
   std::unordered_set<std::string> taken_;
   std::vector<std::string> unread_, unread_memories_;
   std::vector<int> index_width_;  // per table: its function's index width (0: no lookup)
