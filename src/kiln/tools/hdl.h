@@ -67,6 +67,10 @@ struct SimOptions {
   std::string verilator_cxx = "clang++";
   std::string verilator_opt = "-O0";
   int build_jobs = 2;
+  // Verilator only: more arguments for the build (e.g.
+  // -fno-const-bit-op-tree, around Verilator 5's wrong results from that
+  // optimization: verilator#4059, #4709, #5186).
+  std::vector<std::string> verilator_args;
 };
 
 struct SimResult {

@@ -149,6 +149,7 @@ SimResult run_verilator(const std::vector<std::string>& files, const std::string
     args.insert(args.end(),
                 {"--compiler", "clang", "-MAKEFLAGS", "CFG_CXXFLAGS_COROUTINES=-std=c++20"});
   }
+  args.insert(args.end(), opts.verilator_args.begin(), opts.verilator_args.end());
   args.insert(args.end(), files.begin(), files.end());
 
   ProcessOptions popts;
