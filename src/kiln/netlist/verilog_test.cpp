@@ -267,7 +267,7 @@ end
   verify(d);
   TempDir dir;
   const tools::SynthResult r = tools::synthesize(testing::write_verilog(d, dir.path()), "m",
-                                                 tools::FpgaFamily::UltraScalePlus, dir / "synth");
+                                                 fpga::Family::UltraScalePlus, dir / "synth");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.total.bram18, 2);   // the RAM and the ROM
   EXPECT_EQ(r.total.ff, 0);       // the read registers are the block RAMs' own
