@@ -11,6 +11,7 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/ir.h"
+#include "kiln/commands/netlist.h"
 #include "kiln/commands/layers.h"
 #include "kiln/commands/opt.h"
 #include "kiln/commands/pictures.h"
@@ -285,13 +286,28 @@ int main(int argc, char** argv) {
   rtlsim->add_option("--seed", rtlsim_seed, "Seed of the random inputs");
   rtlsim->add_option("--input,-i", rtlsim_inputs,
                      "NAME=FILE (.pb or .npy, ONNX layout): simulate this sample instead");
-  rtlsim->add_option("--simulator", rtlsim_simulator, "verilator (default) or icarus");
+  rtlsim->add_option("--simulator", rtlsim_simulator,
+                     "verilator (default), icarus, or kiln (kiln's own netlist interpreter: no "
+                     "build)");
   rtlsim
       ->add_option("--timeout", rtlsim_timeout,
                    "Seconds the simulator's build and its run may take, each (default 600)")
       ->check(CLI::Range(1.0, 86400.0));
   rtlsim->add_flag("--json", rtlsim_json, "Machine-readable output");
 
+  // ---- kiln netlist
+  std::string netlist_path, netlist_out;
+  bool netlist_verify = false, netlist_force = false, netlist_json = false;
+  CLI::App* netlist_cmd = app.add_subcommand(
+      "netlist", "Read a design's netlist (netlist.knl), check it, write it again (the same bytes)");
+  netlist_cmd->add_option("FILE", netlist_path, "Netlist text written by `kiln rtl` (netlist.knl)")
+      ->required();
+  netlist_cmd->add_flag("--verify", netlist_verify,
+                        "Check every rule of the netlist's verifier (widths, drivers, loops, "
+                        "memory ports); always done with -o");
+  netlist_cmd->add_option("-o,--output", netlist_out, "Write the netlist again to OUT.knl");
+  netlist_cmd->add_flag("--force", netlist_force, "Replace an existing -o file");
+  netlist_cmd->add_flag("--json", netlist_json, "Machine-readable output");
   // ---- kiln synth
   std::string synth_dir;
   bool synth_json = false;
@@ -469,6 +485,15 @@ int main(int argc, char** argv) {
       const rtl::RtlsimResult r = commands::rtlsim_dir(rtlsim_dir, o);
       print(r, rtlsim_json, commands::rtlsim_to_json, commands::format_rtlsim_summary);
       return r.verdict.bit_exact ? kExitOk : kExitMismatch;
+    }
+    if (*netlist_cmd) {
+      commands::NetlistOptions o;
+      o.verify = netlist_verify;
+      if (!netlist_out.empty()) o.output = netlist_out;
+      o.overwrite = netlist_force;
+      print(commands::netlist_file(netlist_path, o), netlist_json, commands::netlist_to_json,
+            commands::format_netlist);
+      return kExitOk;
     }
     if (*synth) {
       print(commands::synth_dir(synth_dir, synth_timeout), synth_json, commands::synth_to_json,

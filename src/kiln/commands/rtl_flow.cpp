@@ -9,7 +9,9 @@
 #include "kiln/hls/project_writer.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/netlist/text.h"
 #include "kiln/rtl/design_dir.h"
+#include "kiln/rtl/testbench.h"
 #include "kiln/rtl/options.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
@@ -28,7 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // The files kiln writes next to the design's Verilog.
 bool reserved_name(const std::string& name) {
   return name == rtl::kTestbenchFile || name == rtl::kReportFile || name == rtl::kSynthScriptFile ||
-         name == rtl::kPlansFile || name == hls::kModelJsonFile;
+         name == rtl::kPlansFile || name == rtl::kNetlistFile || name == hls::kModelJsonFile;
 }
 
 json optional_json(const std::optional<double>& v) {
@@ -87,6 +89,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   hls::save_model_json(dir / hls::kModelJsonFile, r.model, source);
   write_file_atomically(dir / rtl::kReportFile, r.report.dump(2) + "\n");
   write_file_atomically(dir / rtl::kPlansFile, r.design.plans);
+  write_file_atomically(dir / rtl::kNetlistFile, netlist::print(r.design.netlist));
   out.commit();
   r.dir = options.output_dir;
   r.seconds = seconds_since(t0);
@@ -233,8 +236,9 @@ json rtl_to_json(const RtlCommandResult& r) {
 tools::Simulator parse_simulator(const std::string& name) {
   if (name == "verilator") return tools::Simulator::Verilator;
   if (name == "icarus") return tools::Simulator::Icarus;
+  if (name == "kiln") return tools::Simulator::Kiln;
   throw_error(ErrorKind::Usage, "--simulator " + name, "unknown simulator",
-              "use verilator (the default) or icarus");
+              "use verilator (the default), icarus, or kiln (its own netlist interpreter)");
 }
 
 rtl::RtlsimResult rtlsim_dir(const fs::path& dir, const RtlsimCommandOptions& options) {

@@ -1,5 +1,6 @@
 #include "kiln/rtl/constant_products.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -60,6 +61,34 @@ ConstantProducts share_constant_products(const std::vector<int64_t>& constants) 
     }
   }
   return plan;
+}
+
+std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
+                                                  const std::vector<int>& start) {
+  std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> by_x;  // (x, cycle) -> products
+  for (uint32_t n = 0; n < g.size(); ++n) {
+    if (g.node(n).op != dfg::NodeOp::Mul) continue;
+    const auto args = g.args(n);
+    const bool c0 = g.is_const(args[0]), c1 = g.is_const(args[1]);
+    if (c0 == c1) continue;  // a product of two variables (or folded constants)
+    by_x[{c0 ? args[1] : args[0], start[n]}].push_back(n);
+  }
+  std::vector<ProductGroup> groups;
+  for (auto& [key, nodes] : by_x) {
+    if (nodes.size() < 2) continue;
+    std::vector<int64_t> constants;
+    for (uint32_t n : nodes) {
+      const auto args = g.args(n);
+      constants.push_back(g.node(args[g.is_const(args[0]) ? 0 : 1]).imm);
+    }
+    ProductGroup group;
+    group.plan = share_constant_products(constants);
+    if (group.plan.shared.empty()) continue;
+    for (uint32_t n : nodes) group.width = std::max(group.width, g.type(n).width);
+    group.nodes = std::move(nodes);
+    groups.push_back(std::move(group));
+  }
+  return groups;
 }
 
 int64_t evaluate(const ConstantProducts& plan, std::size_t j, int64_t x) {

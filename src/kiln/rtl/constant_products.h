@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kiln/dfg/graph.h"
+
 namespace kiln::rtl {
 
 struct ConstantProducts {
@@ -41,5 +43,15 @@ ConstantProducts share_constant_products(const std::vector<int64_t>& constants);
 
 // x * constants[j] by the plan (exact, in int64): what the tests compare.
 int64_t evaluate(const ConstantProducts& plan, std::size_t j, int64_t x);
+
+// The products by constants of one x in one cycle of a scheduled graph, planned
+// together (groups of two or more whose plan shares a term).
+struct ProductGroup {
+  std::vector<uint32_t> nodes;  // the Mul nodes, in graph order
+  ConstantProducts plan;        // plan.products[i] is nodes[i]'s
+  int width = 0;                // the widest product's; narrower ones take its low bits
+};
+std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
+                                                  const std::vector<int>& start);
 
 }  // namespace kiln::rtl

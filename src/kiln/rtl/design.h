@@ -25,6 +25,7 @@
 
 #include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
+#include "kiln/netlist/netlist.h"
 #include "kiln/loop/loop_ir.h"
 
 namespace kiln::rtl {
@@ -121,7 +122,10 @@ struct Design {
   // synthesis (Yosys's xilinx_srl, Vivado): one SRLC32E LUT per bit per 32
   // stages; a shorter one stays in flip-flops.
   StageReport top_report;
-  // Verilog sources: file name -> text (one module per stage, the top).
+  // The hardware: every stage's module (and the modules they instantiate),
+  // then the top (netlist/netlist.h), and its Verilog: file name -> text, one
+  // module per file (netlist/verilog.h).
+  netlist::Design netlist;
   std::vector<std::pair<std::string, std::string>> files;
   // plans.yaml: every layer's plan as the config's Loop, Buffer and
   // ConvImplementation entries (rtl/plan.h), so that a searched design can be
@@ -138,16 +142,5 @@ loop::Program design_program(const hls::Model& model, const RtlOptions& options)
 // Loop IR lowering or over the unrolling bound (naming the layer), and
 // InvalidModel when a schedule is infeasible (naming the constraint).
 Design build_design(const hls::Model& model, const RtlOptions& options);
-
-// The self-checking testbench (module `tb`, file tb.sv) for `samples`
-// samples. It reads, from the simulation's working directory, samples.hex
-// (the sample count, one hex number) and in_<port>.hex per input (the raw
-// values of every sample's elements, one per line, sample after sample), and
-// drives a sample whenever the top is ready. It prints, one per line:
-//   IN <sample> <cycle>            a sample accepted
-//   OUT <sample> <cycle>           its results valid
-//   Y <sample> <output> <element> <hex raw value>
-//   DONE | TIMEOUT
-std::string testbench_verilog(const Design& design, int max_samples);
 
 }  // namespace kiln::rtl

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model_json.h"
+#include "kiln/netlist/text.h"
+#include "kiln/netlist/verify.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/support/error.h"
 
@@ -131,6 +134,7 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
        "clock_ns and critical_path_ns are estimates of kiln's operator delay model "
        "(sched/operator_library.h), not a timing report"},
       {"files", files},
+      {"netlist", kNetlistFile},
       {"testbench",
        {{"file", kTestbenchFile}, {"top", kTestbenchTop}, {"max_samples", tb_capacity}}},
       {"inputs", inputs},
@@ -153,6 +157,27 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
       {"notes", o.notes},
   };
 }
+
+netlist::Design read_netlist(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw_error(ErrorKind::Io, file.string(), "cannot read the netlist",
+                "check the path, or rewrite the design with `kiln rtl MODEL -o DIR --force`");
+  std::ostringstream text;
+  text << in.rdbuf();
+  netlist::Design d = netlist::parse(text.str(), file.string());
+  try {
+    netlist::verify(d);
+  } catch (const Error& e) {
+    // verify() names a rule kiln's builders broke; in a file, the file did.
+    throw_error(ErrorKind::InvalidModel, file.string(),
+                "not a valid netlist: " + e.where() + ": " + e.what_happened(),
+                "a netlist kiln rtl wrote verifies; rewrite the design, or fix the file");
+  }
+  return d;
+}
+
+netlist::Design load_netlist(const fs::path& dir) { return read_netlist(dir / kNetlistFile); }
 
 DesignDir load_design_dir(const fs::path& dir) {
   if (!fs::is_directory(dir))

@@ -14,6 +14,7 @@
 
 #include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
+#include "kiln/netlist/netlist.h"
 #include "kiln/rtl/design.h"
 
 namespace kiln::rtl {
@@ -22,9 +23,10 @@ inline constexpr const char* kReportFile = "report.json";
 inline constexpr const char* kTestbenchFile = "tb.sv";
 inline constexpr const char* kTestbenchTop = "tb";
 inline constexpr const char* kSynthScriptFile = "synth.ys";
-inline constexpr const char* kPlansFile = "plans.yaml";  // Design::plans
+inline constexpr const char* kPlansFile = "plans.yaml";     // Design::plans
+inline constexpr const char* kNetlistFile = "netlist.knl";  // Design::netlist
 inline constexpr const char* kReportFormat = "kiln-rtl-design";
-inline constexpr int kReportVersion = 1;
+inline constexpr int kReportVersion = 2;  // 2: the netlist (netlist.knl)
 // Samples the tb.sv that `kiln rtl` writes can hold (report.json's
 // testbench.max_samples); `kiln rtlsim` refuses more. 1024, or fewer for
 // large inputs: the testbench's stimulus memories hold capacity x the input
@@ -58,5 +60,12 @@ struct DesignDir {
 // Io if `dir` is not a directory; InvalidModel if it is not a design written
 // by `kiln rtl` (no report.json of the format) or a file is missing.
 DesignDir load_design_dir(const std::filesystem::path& dir);
+
+// A netlist text file read, parsed and verified. Io when it cannot be read;
+// InvalidModel naming the file (and line) when it is not a netlist or breaks
+// one of verify()'s rules.
+netlist::Design read_netlist(const std::filesystem::path& file);
+// The design directory's netlist.knl, read_netlist()'s way.
+netlist::Design load_netlist(const std::filesystem::path& dir);
 
 }  // namespace kiln::rtl

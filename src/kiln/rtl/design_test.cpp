@@ -48,16 +48,19 @@ TEST(DesignTop, DelayLinesAreEstimatedAsTheVerilogHoldsThem) {
   for (const std::string name : {"addmm", "../coverage/channel_split"}) {
     SCOPED_TRACE(name);
     const Design d = build_design(testing::zoo_model(name), {});
-    std::string top;
-    for (const auto& [file, text] : d.files)
-      if (file == d.top + ".v") top = text;
-    ASSERT_FALSE(top.empty());
+    const netlist::Module* top = d.netlist.find(d.top);
+    ASSERT_NE(top, nullptr);
+    // The top's registers named <wire>_d<k>: k registers behind <wire>.
     std::map<std::string, std::pair<int, int>> chains;  // wire -> (depth, width)
-    const std::regex reg(R"(reg \[(\d+):0\] (\w+)_d(\d+);)");
-    for (std::sregex_iterator it(top.begin(), top.end(), reg), end; it != end; ++it) {
-      auto& [depth, width] = chains[(*it)[2].str()];
-      depth = std::max(depth, std::stoi((*it)[3].str()));
-      width = std::stoi((*it)[1].str()) + 1;
+    const std::regex delay(R"((\w+)_d(\d+))");
+    for (netlist::ValueId v = 0; v < top->size(); ++v) {
+      std::smatch m;
+      if (top->value(v).op != netlist::Op::Reg ||
+          !std::regex_match(top->value(v).name, m, delay))
+        continue;
+      auto& [depth, width] = chains[m[1].str()];
+      depth = std::max(depth, std::stoi(m[2].str()));
+      width = top->width(v);
     }
     ASSERT_FALSE(chains.empty());
     int64_t bits = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/rtl/design_dir.h"
+#include "kiln/rtl/netlist_sim.h"
 #include "kiln/support/error.h"
 #include "kiln/support/progress.h"
 
@@ -215,6 +217,24 @@ SimVerdict judge(const SimTrace& trace, const std::vector<Port>& outputs,
 
 // ---- the run --------------------------------------------------------------------
 
+namespace {
+
+// The verdict on a run's trace, and its timing against the schedule's.
+RtlsimResult finish(RtlsimResult r, const SimTrace& trace,
+                    const std::vector<std::vector<std::vector<int64_t>>>& expected,
+                    const DesignDir& d) {
+  r.verdict = judge(trace, d.outputs, expected);
+  r.outputs = output_values(trace, d.outputs);
+  const SimVerdict& v = r.verdict;
+  r.latency_agrees =
+      v.latency_cycles && v.latency_uniform() && *v.latency_cycles == d.latency_cycles;
+  // One sample has no interval to measure: nothing to disagree with.
+  r.interval_agrees = !v.interval_cycles || *v.interval_cycles == d.interval_cycles;
+  return r;
+}
+
+}  // namespace
+
 RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
   const DesignDir d = load_design_dir(dir);
   const hls::Model& m = d.model;
@@ -238,6 +258,8 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
   // the emulator does; the expected outputs: the emulator's raw values.
   const std::size_t n = samples.size();
   std::vector<std::string> stimulus(d.inputs.size());
+  // The same as raw values: [sample][input][element].
+  std::vector<std::vector<std::vector<int64_t>>> raw(n);
   std::vector<std::vector<std::vector<int64_t>>> expected(n);
   for (std::size_t s = 0; s < n; ++s) {
     const hls::Sample& sample = samples[s];
@@ -245,6 +267,7 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
       throw_error(ErrorKind::InvalidModel, "sample " + std::to_string(s),
                   std::to_string(sample.size()) + " inputs given, the model has " +
                       std::to_string(m.inputs.size()));
+    raw[s].resize(d.inputs.size());
     for (std::size_t k = 0; k < d.inputs.size(); ++k) {
       const hls::TensorInfo& t = m.tensors.at(static_cast<std::size_t>(m.inputs[k]));
       const Port& port = d.inputs[k];
@@ -256,7 +279,9 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
         if (std::isnan(sample[k][i]))
           throw_error(ErrorKind::InvalidModel, "input " + port.name,
                       "value " + std::to_string(i) + " is NaN");
-        stimulus[k] += hex_of(numeric::quantize(sample[k][i], t.type), port.type.width) + "\n";
+        const int64_t q = numeric::quantize(sample[k][i], t.type);
+        raw[s][k].push_back(q);
+        stimulus[k] += hex_of(q, port.type.width) + "\n";
       }
     }
     const hls::EmulationResult e = hls::emulate(m, sample);
@@ -282,6 +307,24 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
   for (std::size_t k = 0; k < d.inputs.size(); ++k)
     write_text(r.work_dir / ("in_" + d.inputs[k].name + ".hex"), stimulus[k]);
 
+  if (options.simulator == tools::Simulator::Kiln) {
+    // kiln's own interpreter on the design's netlist: no build, no files.
+    Progress progress("rtlsim " + d.model.name);
+    progress.phase(fmt::format("simulating {} sample(s) in kiln's netlist interpreter", n));
+    const auto t0 = std::chrono::steady_clock::now();
+    const netlist::Design design = load_netlist(dir);
+    const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const NetlistSimRun sim = simulate_netlist(design, d.inputs, d.outputs, raw, d.interval_cycles,
+                                               d.latency_cycles, options.timeout_seconds);
+    r.build_seconds = load + sim.build_seconds;
+    r.run_seconds = sim.run_seconds;
+    write_text(r.work_dir / "sim.log", sim.out);
+    if (sim.timed_out)
+      throw_error(ErrorKind::Unsupported, r.work_dir.string(),
+                  fmt::format("the netlist interpreter ran over {:.0f} s", options.timeout_seconds),
+                  "raise --timeout or try --simulator verilator");
+    return finish(r, parse_sim_output(sim.out, d.outputs, static_cast<int>(n)), expected, d);
+  }
   const bool verilator = options.simulator == tools::Simulator::Verilator;
   const tools::ToolInfo tool = verilator ? tools::find_verilator() : tools::find_iverilog();
   if (!tool.found())
@@ -312,15 +355,7 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
     throw_error(ErrorKind::Internal, r.work_dir.string(), sim.error,
                 "the log is in " + (r.work_dir / "sim.log").string() +
                     "; please report this with the model");
-  const SimTrace trace = parse_sim_output(sim.out, d.outputs, static_cast<int>(n));
-  r.verdict = judge(trace, d.outputs, expected);
-  r.outputs = output_values(trace, d.outputs);
-  const SimVerdict& v = r.verdict;
-  r.latency_agrees =
-      v.latency_cycles && v.latency_uniform() && *v.latency_cycles == d.latency_cycles;
-  // One sample has no interval to measure: nothing to disagree with.
-  r.interval_agrees = !v.interval_cycles || *v.interval_cycles == d.interval_cycles;
-  return r;
+  return finish(r, parse_sim_output(sim.out, d.outputs, static_cast<int>(n)), expected, d);
 }
 
 }  // namespace kiln::rtl

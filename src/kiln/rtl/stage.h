@@ -1,5 +1,6 @@
-// One stage of a design: a layer's unrolled graph scheduled and written as a
-// Verilog module (private to rtl/; design.cpp connects the stages).
+// One stage of a design: a layer's unrolled graph scheduled, bound and priced,
+// and, unless only priced, built as a netlist module (private to rtl/;
+// design.cpp connects the stages).
 #pragma once
 
 #include <functional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/netlist/netlist.h"
 #include "kiln/rtl/channels.h"
 #include "kiln/rtl/design.h"
 #include "kiln/sched/operator_library.h"
@@ -47,10 +49,10 @@ std::vector<std::pair<std::string, int>> packed_widths(
     const std::vector<StagePortElement>& elements);
 
 // Each packed port of `elements` (in order) with the concatenation of
-// signal(i) over its elements i, the last (most significant) first.
-std::vector<std::pair<std::string, std::string>> packed_concatenations(
-    const std::vector<StagePortElement>& elements,
-    const std::function<std::string(std::size_t)>& signal);
+// value(i) over its elements i (the last the most significant), built in `m`.
+std::vector<std::pair<std::string, netlist::ValueId>> packed_values(
+    netlist::Module& m, const std::vector<StagePortElement>& elements,
+    const std::function<netlist::ValueId(std::size_t)>& value);
 
 struct StageOptions {
   double clock_ns = 5;
@@ -73,23 +75,23 @@ struct StageOptions {
   // the producer writes each element of bank `bank`, in order.
   std::function<std::vector<int64_t>(const Channel& channel, int bank)> channel_writes;
   int interval = 1;  // the design's interval so far: samples come at least this far apart
-  // false: schedule, bind and price only (the report), no Verilog: what the
+  // false: schedule, bind and price only (the report), no netlist: what the
   // plan searches ask.
   bool emit = true;
 };
 
 struct BuiltStage {
   StageReport report;
-  std::string module;  // the Verilog module's name
-  std::string verilog;
+  std::string module;      // its module's name
+  netlist::Module netlist;  // the module (when built with StageOptions::emit)
   // In port order; consecutive elements share a packed port.
   std::vector<StagePortElement> inputs;
   std::vector<StagePortElement> outputs;
   bool sequential = false;  // has the clk port
   bool started = false;     // has rst and start ports (one sample at a time)
   bool phased = false;      // a loop body with a `ph` port (units shared by phase)
-  // Modules it instantiates, each its own file: (module name, Verilog).
-  std::vector<std::pair<std::string, std::string>> submodules;
+  // Modules it instantiates, each before the modules that instantiate it.
+  std::vector<netlist::Module> submodules;
   // Elements handed on or taken through channels, with no bits on the ports
   // above: an output's `at` is the cycle after its write (it is in the
   // consumer's memory from then on), an input's the cycle it is first read.

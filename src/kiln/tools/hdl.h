@@ -56,8 +56,10 @@ std::vector<HdlDiagnostic> parse_verilator_diagnostics(const std::string& log);
 
 // --- Simulation --------------------------------------------------------------
 
-enum class Simulator { Verilator, Icarus };
-const char* to_string(Simulator s);  // "verilator", "icarus"
+// Kiln is kiln's own netlist interpreter (rtl/netlist_sim.h runs it;
+// simulate() below runs only the external tools).
+enum class Simulator { Verilator, Icarus, Kiln };
+const char* to_string(Simulator s);  // "verilator", "icarus", "kiln"
 
 struct SimOptions {
   double timeout_seconds = 600;  // for the build and for the run, each

@@ -299,12 +299,18 @@ const char* to_string(Simulator s) {
   switch (s) {
     case Simulator::Verilator: return "verilator";
     case Simulator::Icarus: return "icarus";
+    case Simulator::Kiln: return "kiln";
   }
   return "?";
 }
 
 SimResult simulate(Simulator simulator, const std::vector<fs::path>& files, const std::string& top,
                    const fs::path& work_dir, const SimOptions& options) {
+  if (simulator == Simulator::Kiln) {
+    SimResult r;
+    r.error = "kiln's netlist interpreter is not an external simulator (rtl/netlist_sim.h)";
+    return r;
+  }
   make_work_dir(work_dir);
   // Absolute, because the tools run in work_dir.
   const std::vector<std::string> paths = absolute_paths(files);

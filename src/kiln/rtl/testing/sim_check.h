@@ -17,6 +17,7 @@
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/rtl/design.h"
+#include "kiln/rtl/testbench.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/hdl.h"
 

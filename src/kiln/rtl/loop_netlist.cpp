@@ -1,0 +1,556 @@
+// A layer with a kept loop as a netlist module (the timeline is in
+// loop_stage.h): the controller that counts cycles after start, the
+// iterations in flight (an index and a valid bit per pipeline stage, the
+// phase), the buffers it keeps in registers (in banks of about 1 Kbit, each
+// element loaded when the design delivers it, when the parts and the body
+// write it), the weights in ROM banks or tables, its own memories, the
+// channels' memories, and the before, body and after modules as instances.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kiln/rtl/loop_stage_builder.h"
+#include "kiln/support/error.h"
+
+namespace kiln::rtl {
+
+using dfg::NodeOp;
+using netlist::kNoValue;
+using netlist::Op;
+
+namespace {
+
+// Buffer registers are packed into banks of about this many bits (stage_netlist.cpp).
+constexpr int kBankBits = 1024;
+
+netlist::Storage storage_of(loop::Storage s) {
+  switch (s) {
+    case loop::Storage::Bram: return netlist::Storage::Bram;
+    case loop::Storage::Lutram: return netlist::Storage::Lutram;
+    case loop::Storage::Registers: return netlist::Storage::Registers;
+    case loop::Storage::Auto: return netlist::Storage::Auto;
+  }
+  return netlist::Storage::Auto;
+}
+
+}  // namespace
+
+void LoopStageBuilder::emit() {
+  r_.netlist = netlist::Module(r_.module);
+  m_ = &r_.netlist;
+  fv_.emplace(*m_);
+  m_->set_doc(fmt::format(
+      "Layer {} ({}): loop {}{} kept, {} iteration(s), a new one every {} cycle(s) ({}), {} "
+      "cycle(s) each; {} cycles in all, one sample at a time.",
+      onnx_name_, r_.report.name, body_.name,
+      body_.flat() ? " (flattened with the loop inside it)" : "", body_.trip, ii_,
+      pipelined_ ? "pipelined" : "not pipelined", depth_, end_));
+  // Ports: rst, start, the inputs, the outputs, the channel banks out and in.
+  rst_ = m_->input("rst", 1);
+  start_in_ = m_->input("start", 1);
+  for (const auto& [name, width] : packed_widths(r_.inputs)) inputs_[name] = m_->input(name, width);
+  std::vector<int> out_ports;
+  for (const auto& [name, width] : packed_widths(r_.outputs))
+    out_ports.push_back(m_->output(name, width));
+  std::map<std::string, int> chan_out;
+  for (const auto& [name, width] : r_.channel_outputs_ports)
+    chan_out[name] = m_->output(name, width);
+  for (const auto& [name, width] : r_.channel_inputs_ports) inputs_[name] = m_->input(name, width);
+
+  controller();
+  iterations();
+  variables();
+  buffer_registers();
+  reads();
+  if (before_)
+    instance_of(*before_, "u_pre", b_at_ - before_->report.latency_cycles, pre_);
+  body_instance();
+  if (after_) instance_of(*after_, "u_post", a0_, post_);
+  loads();
+  rams();
+  // Channel write ports (the producer's side).
+  for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
+    const StagePortElement& e = body_stage_.outputs[i];
+    if (e.where.buffer < 0 || e.where.element >= 0) continue;
+    const int w = static_cast<int>(-1 - e.where.element);
+    const auto ch = chan_write_.find(w);
+    if (ch == chan_write_.end()) continue;
+    const std::pair<int, int> key{e.where.buffer, ch->second.second};
+    const int t = op_start(ls_.lp.output_ops[i]);
+    const auto en = enable_.find(w);
+    m_->drive_output(chan_out.at(channel_port("chw", key)),
+                     m_->slice(body_out_.at(e.port), e.lsb, e.type.width));
+    m_->drive_output(chan_out.at(channel_port("chv", key)),
+                     en == enable_.end() ? active(t) : fv_->and2(active(t), en->second));
+  }
+  const auto packed = packed_values(*m_, r_.outputs, [&](std::size_t i) {
+    return element(r_.outputs[i].where.buffer, r_.outputs[i].where.element);
+  });
+  for (std::size_t i = 0; i < packed.size(); ++i) m_->drive_output(out_ports[i], packed[i].second);
+  for (const auto* s : {&before_, &after_})
+    if (*s) r_.submodules.push_back(std::move((*s)->netlist));
+  r_.submodules.push_back(std::move(body_stage_.netlist));
+  m_ = nullptr;
+  fv_.reset();
+}
+
+// ---- the controller ----------------------------------------------------------------
+
+// cyc counts the cycles after start while busy.
+void LoopStageBuilder::controller() {
+  FixedValues& fv = *fv_;
+  const int b = cyc_bits_;
+  cyc_ = m_->reg(b, "cyc");
+  busy_ = m_->reg(1, "busy");
+  const ValueId en = fv.or2(start_in_, busy_);
+  m_->drive_register(busy_,
+                     m_->mux(start_in_, fv.lit(1, 1), fv.ne(cyc_, std::max<int64_t>(end_ - 1, 1))),
+                     en, rst_);
+  m_->drive_register(cyc_, m_->mux(start_in_, fv.lit(1, b), m_->add(cyc_, fv.lit(1, b))), en,
+                     rst_);
+}
+
+ValueId LoopStageBuilder::at(int64_t cycle) {
+  if (cycle == 0) return start_in_;
+  auto [it, fresh] = at_.try_emplace(cycle, kNoValue);
+  if (fresh) it->second = fv_->and2(busy_, fv_->eq(cyc_, cycle));
+  return it->second;
+}
+
+// Iteration k is in pipeline stage s (times s*II .. s*II + II - 1) during
+// cycles L0 + (k + s) * II + phase: k<s> holds its index, vs[s] whether one
+// is there; ph counts the phase.
+void LoopStageBuilder::iterations() {
+  FixedValues& fv = *fv_;
+  go_ = l0_ == 1 ? start_in_ : at(l0_ - 1);
+  vs_ = m_->reg(stages_, "vs");
+  for (int s = 0; s < stages_; ++s) k_.push_back(m_->reg(k_bits_, fmt::format("k{}", s)));
+  wrap_ = fv.lit(1, 1);
+  if (ii_ > 1) {
+    ph_ = m_->reg(ph_bits_, "ph");
+    wrap_ = fv.eq(ph_, ii_ - 1);
+    // rst, go: 0; else 0 at the wrap, else + 1.
+    m_->drive_register(ph_,
+                       m_->mux(fv.or2(go_, wrap_), fv.lit(0, ph_bits_),
+                               m_->add(ph_, fv.lit(1, ph_bits_))),
+                       kNoValue, rst_);
+  }
+  const ValueId not_rst = fv.not1(rst_);
+  const ValueId not_go = fv.not1(go_);
+  const ValueId next_valid =
+      fv.and2(fv.bit(vs_, 0), fv.ne(k_[0], body_.trip - 1));
+  ValueId shifted = next_valid;
+  if (stages_ > 1) {
+    const ValueId parts[] = {m_->slice(vs_, 0, stages_ - 1), next_valid};
+    shifted = m_->concat(parts);
+  }
+  m_->drive_register(vs_, m_->mux(go_, fv.lit(1, stages_), shifted), fv.or2(go_, wrap_), rst_);
+  m_->drive_register(k_[0], m_->mux(go_, fv.lit(0, k_bits_), m_->add(k_[0], fv.lit(1, k_bits_))),
+                     fv.and2(not_rst, fv.or2(go_, wrap_)));
+  shift_ = fv.and2(fv.and2(not_rst, not_go), wrap_);
+  for (int s = 1; s < stages_; ++s)
+    m_->drive_register(k_[static_cast<std::size_t>(s)], k_[static_cast<std::size_t>(s - 1)],
+                       shift_);
+}
+
+int LoopStageBuilder::variable_bits(int which) const {
+  if (!body_.flat()) return k_bits_;
+  return which == 0 ? index_bits(body_.trip / body_.inner_trip) : index_bits(body_.inner_trip);
+}
+
+// A flattened nest's variables in the iteration k0 holds, and, for the
+// memories and channels that address by them, their copies in each pipeline
+// stage (moving along with k).
+void LoopStageBuilder::variables() {
+  if (!body_.flat()) return;
+  FixedValues& fv = *fv_;
+  const int ob = variable_bits(0), ib = variable_bits(1);
+  const ValueId var0 = m_->reg(ob, "var0"), var1 = m_->reg(ib, "var1");
+  const ValueId step = ii_ > 1 ? shift_ : fv.lit(1, 1);
+  const ValueId last = fv.eq(var1, body_.inner_trip - 1);
+  m_->drive_register(var1,
+                     m_->mux(go_, fv.lit(0, ib),
+                             m_->mux(last, fv.lit(0, ib), m_->add(var1, fv.lit(1, ib)))),
+                     fv.or2(go_, step));
+  m_->drive_register(var0, m_->mux(go_, fv.lit(0, ob), m_->add(var0, fv.lit(1, ob))),
+                     fv.or2(go_, fv.and2(step, last)));
+  var_ = {{var0}, {var1}};
+  if ((rams_.empty() && chan_read_.empty()) || stages_ < 2) return;
+  for (int s = 1; s < stages_; ++s)
+    for (const int which : {0, 1}) {
+      auto& copies = var_[static_cast<std::size_t>(which)];
+      const ValueId v = m_->reg(which == 0 ? ob : ib, fmt::format("var{}_{}", which, s));
+      m_->drive_register(v, copies.back(), shift_);
+      copies.push_back(v);
+    }
+}
+
+ValueId LoopStageBuilder::variable_at(int which, int t) {
+  const auto st = static_cast<std::size_t>(t / ii_);
+  if (!body_.flat()) return k_[st];
+  const auto& copies = var_[static_cast<std::size_t>(which)];
+  KILN_ASSERT(st < copies.size(), "a variable's copy in a pipeline stage that has none");
+  return copies[st];
+}
+
+ValueId LoopStageBuilder::active(int t) {
+  auto [it, fresh] = active_.try_emplace(t, kNoValue);
+  if (!fresh) return it->second;
+  const ValueId valid = fv_->bit(vs_, t / ii_);
+  return it->second = ii_ == 1 ? valid : fv_->and2(valid, fv_->eq(ph_, t % ii_));
+}
+
+// step * k + base in `width` bits, k being the iteration at time t (or,
+// `inner`, a flattened nest's inner variable in that iteration); the product
+// by the constant step as shifted copies (a `*` is one Yosys may map to a
+// DSP slice).
+ValueId LoopStageBuilder::linear(const Linear& a, int t, int width, bool inner) {
+  const ValueId k = inner ? variable_at(1, t) : k_at(t);
+  const int cw = std::max(width, m_->width(k)) + index_bits(std::abs(a.step) + 1) + 1;
+  return m_->slice(fv_->modular_sum(cw, a.base, {{k, a.step}}), 0, width);
+}
+
+// ---- the buffers in registers ---------------------------------------------------------
+
+// Every element something loads gets a register, in banks; the others hold
+// zero.
+void LoopStageBuilder::buffer_registers() {
+  std::set<std::pair<int, int64_t>> loaded;
+  for (const StagePortElement& e : r_.inputs) loaded.insert({e.where.buffer, e.where.element});
+  for (const auto* s : {&before_, &after_})
+    if (*s)
+      for (const StagePortElement& e : (*s)->outputs)
+        loaded.insert({e.where.buffer, e.where.element});
+  for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
+    const StagePortElement& e = body_stage_.outputs[i];
+    const int b = e.where.buffer;
+    if (b == dfg::kWriteEnableBuffer || ls_.memories.count(b) ||
+        (e.where.element < 0 && chan_write_.count(static_cast<int>(-1 - e.where.element))))
+      continue;
+    if (e.where.element >= 0) {
+      loaded.insert({b, e.where.element});
+      continue;
+    }
+    const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(-1 - e.where.element)];
+    for (int64_t k = 0; k < body_.trip; ++k)
+      if (const int64_t el = element_at(pa, k); el >= 0) loaded.insert({b, el});
+  }
+  int bits = kBankBits;
+  for (const auto& [b, use] : uses_)
+    for (int64_t e = 0; e < p_.buffers[static_cast<std::size_t>(b)].numel(); ++e) {
+      if (!loaded.count({b, e})) continue;
+      const int w = width_of(b);
+      if (bits + w > kBankBits) {
+        bank_elements_.emplace_back();
+        bits = 0;
+      }
+      element_slot_[{b, e}] = {static_cast<int>(bank_elements_.size()) - 1, bits};
+      bank_elements_.back().emplace_back(b, e);
+      bits += w;
+    }
+  for (std::size_t i = 0; i < bank_elements_.size(); ++i) {
+    const auto last = bank_elements_[i].back();
+    element_bank_.push_back(m_->reg(element_slot_.at(last).lsb + width_of(last.first),
+                                    fmt::format("m{}", i)));
+  }
+}
+
+ValueId LoopStageBuilder::element(int b, int64_t e) {
+  auto [it, fresh] = element_value_.try_emplace({b, e}, kNoValue);
+  if (!fresh) return it->second;
+  const auto slot = element_slot_.find({b, e});
+  if (slot == element_slot_.end()) return it->second = fv_->lit(0, width_of(b));
+  return it->second = m_->slice(element_bank_[static_cast<std::size_t>(slot->second.bank)],
+                                slot->second.lsb, width_of(b),
+                                fmt::format("{}_{}", p_.buffers[static_cast<std::size_t>(b)].name, e));
+}
+
+// Each element's next value: its register, unless a load of it happens this
+// cycle (the last of them in this order: inputs, before, body, after).
+void LoopStageBuilder::loads() {
+  FixedValues& fv = *fv_;
+  std::map<std::pair<int, int64_t>, std::vector<std::pair<ValueId, ValueId>>> load;  // cond, data
+  for (const StagePortElement& e : r_.inputs)
+    load[{e.where.buffer, e.where.element}].emplace_back(
+        at(e.at), m_->slice(inputs_.at(e.port), e.lsb, e.type.width));
+  auto from_part = [&](const std::optional<BuiltStage>& s, std::map<std::string, ValueId>& outs,
+                       int64_t cycle) {
+    if (!s) return;
+    for (const StagePortElement& e : s->outputs)
+      load[{e.where.buffer, e.where.element}].emplace_back(
+          at(cycle), m_->slice(outs.at(e.port), e.lsb, e.type.width));
+  };
+  from_part(before_, pre_, b_at_);
+  std::map<std::pair<int, int64_t>, ValueId> iteration_is;  // (stage, k) -> k<stage> == k
+  for (std::size_t i = 0; i < body_stage_.outputs.size(); ++i) {
+    const StagePortElement& e = body_stage_.outputs[i];
+    const int t = op_start(ls_.lp.output_ops[i]);
+    const int b = e.where.buffer;
+    if (b == dfg::kWriteEnableBuffer || ls_.memories.count(b) ||
+        (e.where.element < 0 && chan_write_.count(static_cast<int>(-1 - e.where.element))))
+      continue;  // not registers
+    const ValueId data = m_->slice(body_out_.at(e.port), e.lsb, e.type.width);
+    if (e.where.element >= 0) {
+      load[{b, e.where.element}].emplace_back(active(t), data);
+      continue;
+    }
+    // The element the iteration writes, decoded from its index (where the
+    // write happens; a predicated one when its enable says so too).
+    const int64_t w = -1 - e.where.element;
+    const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(w)];
+    const auto en = enable_.find(w);
+    const ValueId when = en == enable_.end() ? active(t) : fv.and2(active(t), en->second);
+    for (int64_t k = 0; k < body_.trip; ++k)
+      if (const int64_t el = element_at(pa, k); el >= 0) {
+        auto [is, fresh] = iteration_is.try_emplace({t / ii_, k}, kNoValue);
+        if (fresh) is->second = fv.eq(k_at(t), k);
+        load[{b, el}].emplace_back(fv.and2(when, is->second), data);
+      }
+  }
+  from_part(after_, post_, a_at_);
+  for (std::size_t i = 0; i < element_bank_.size(); ++i) {
+    std::vector<ValueId> parts;  // most significant first
+    for (const auto& [b, e] : bank_elements_[i]) {
+      ValueId v = element(b, e);
+      for (const auto& [cond, data] : load[{b, e}]) v = m_->mux(cond, data, v);
+      parts.insert(parts.begin(), v);
+    }
+    m_->drive_register(element_bank_[i], parts.size() == 1 ? parts[0] : m_->concat(parts));
+  }
+}
+
+// ---- reads ------------------------------------------------------------------------
+
+void LoopStageBuilder::reads() {
+  FixedValues& fv = *fv_;
+  // Weights in ROM banks: each port's address by phase, its data registered.
+  std::vector<std::vector<ValueId>> port_data(banks_.size());
+  for (std::size_t i = 0; i < banks_.size(); ++i) {
+    const RomBank& rb = banks_[i];
+    const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+    const std::vector<int64_t> elems = bank_elements(p_, rb.accessed, rb.part);
+    const int w = buf.type.width;
+    const int ab = index_bits(static_cast<int64_t>(elems.size()));
+    netlist::Memory mem;
+    mem.name = fmt::format("rom{}", i);
+    mem.kind = netlist::MemoryKind::Rom;
+    mem.storage = storage_of(buf.directives.storage);
+    mem.width = w;
+    mem.depth = static_cast<int64_t>(elems.size());
+    mem.read_latency = 1;
+    mem.read_ports = static_cast<int>(rb.ports.size());
+    mem.write_ports = 0;
+    for (int64_t e : elems)
+      mem.init.push_back(bits_of(e < 0 ? 0 : buf.data[static_cast<std::size_t>(e)], w));
+    const int id = m_->memory(std::move(mem));
+    for (std::size_t port = 0; port < rb.ports.size(); ++port) {
+      std::vector<std::pair<int64_t, ValueId>> addresses;  // phase -> address
+      for (const auto& [phase, r] : rb.ports[port]) {
+        const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
+        addresses.emplace_back(
+            phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t, ab));
+      }
+      const ValueId addr = addresses.size() == 1 ? addresses[0].second
+                                                 : fv.select(ph_, addresses, fv.lit(0, ab));
+      port_data[i].push_back(m_->read(id, static_cast<int>(port), addr, kNoValue,
+                                      fmt::format("pd{}_{}", i, port)));
+    }
+  }
+  // The memories (their writes in rams()), each read registered.
+  for (std::size_t i = 0; i < rams_.size(); ++i) {
+    const RamBank& rb = rams_[i];
+    const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+    netlist::Memory mem;
+    mem.name = fmt::format("mem{}_{}", i, buf.name);
+    mem.kind = netlist::MemoryKind::Ram;
+    mem.storage = storage_of(buf.directives.storage);
+    mem.width = buf.type.width;
+    mem.depth = static_cast<int64_t>(bank_elements(p_, rb.storage, rb.part).size());
+    mem.read_latency = 1;
+    mem.read_ports = rb.reads.empty() ? 0 : 1;
+    mem.write_ports = 1;
+    ram_id_.push_back(m_->memory(std::move(mem)));
+  }
+  rd_.assign(body_.reads.size(), kNoValue);
+  for (std::size_t r = 0; r < body_.reads.size(); ++r) {
+    const dfg::PortAccess& pa = body_.reads[r];
+    const int op = ls_.lp.read_ops[r];
+    const int t = op_start(op);
+    const int w = width_of(pa.buffer);
+    const std::string name = fmt::format("rd{}", r);
+    if (const auto it = rom_port_.find(static_cast<int>(r)); it != rom_port_.end()) {
+      rd_[r] = port_data[static_cast<std::size_t>(it->second.first)]
+                        [static_cast<std::size_t>(it->second.second)];
+    } else if (ram_of_read_.count(static_cast<int>(r))) {
+      continue;  // rams() reads it
+    } else if (const auto ch = chan_read_.find(static_cast<int>(r)); ch != chan_read_.end()) {
+      rd_[r] = channel_read(static_cast<int>(r), *ch->second.second, t);
+    } else if (is_const(pa.buffer)) {
+      // Weights in registers: the elements this read reaches, by iteration.
+      const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(pa.buffer)];
+      netlist::Table table;
+      table.name = fmt::format("wt{}", r);
+      table.width = w;
+      for (int64_t k = 0; k < body_.trip; ++k) {
+        const int64_t e = element_at(pa, k);
+        table.entries.push_back(bits_of(e < 0 ? 0 : buf.data[static_cast<std::size_t>(e)], w));
+      }
+      const ValueId v = m_->lookup(m_->table(std::move(table)), k_at(t));
+      // Registered where the schedule counts a read's latency (a port of a
+      // bank it would have had: a flattened nest's reads).
+      if (op_latency(op) > 0) {
+        rd_[r] = m_->reg(w, name);
+        m_->drive_register(rd_[r], v);
+      } else {
+        rd_[r] = v;
+      }
+    } else {
+      // A buffer in registers: a multiplexer over the elements the read
+      // reaches, by iteration (a shift by a computed offset would be a
+      // barrel shifter over the whole buffer).
+      std::vector<std::pair<int64_t, ValueId>> cases;
+      for (int64_t k = 0; k < body_.trip; ++k)
+        if (const int64_t e = element_at(pa, k); e >= 0) cases.emplace_back(k, element(pa.buffer, e));
+      const ValueId v = cases.empty() ? fv.lit(0, w) : fv.select(k_at(t), cases, fv.lit(0, w));
+      if (op_latency(op) > 0) {
+        rd_[r] = m_->reg(w, name);
+        m_->drive_register(rd_[r], v);
+      } else {
+        rd_[r] = v;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < rams_.size(); ++i) {
+    const RamBank& rb = rams_[i];
+    if (rb.reads.empty()) continue;
+    const int ab = index_bits(m_->memories()[static_cast<std::size_t>(ram_id_[i])].depth);
+    std::vector<std::pair<int64_t, ValueId>> at;
+    for (const auto& [phase, r] : rb.reads) {
+      const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
+      at.emplace_back(phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t,
+                                    ab, body_.flat()));
+    }
+    const ValueId addr = at.size() == 1 ? at[0].second : fv.select(ph_, at, fv.lit(0, ab));
+    const ValueId mq = m_->read(ram_id_[i], 0, addr, kNoValue, fmt::format("mq{}", i));
+    for (const auto& [phase, r] : rb.reads) rd_[static_cast<std::size_t>(r)] = mq;
+  }
+}
+
+// A channel bank's write pointer and the place its sample starts at, once per
+// bank; then the read's own copy of the bank, written as the producer writes
+// and read at the element's place.
+ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
+  FixedValues& fv = *fv_;
+  const int buffer = body_.reads[static_cast<std::size_t>(r)].buffer;
+  const std::pair<int, int> key{buffer, cr.bank};
+  const int bits = chan_bits_.at(key);
+  const ValueId wd = inputs_.at(channel_port("chw", key));
+  const ValueId wv = inputs_.at(channel_port("chv", key));
+  const std::string tag = fmt::format("{}_{}", key.first, key.second);
+  auto [bank, fresh] = chan_bank_.try_emplace(key);
+  if (fresh) {
+    const int64_t size = int64_t{1} << bits;
+    const ValueId cwp = m_->reg(bits, "cwp_" + tag);
+    const ValueId cbase = m_->reg(bits, "cbase_" + tag);
+    const ValueId cnext = m_->reg(bits, "cnext_" + tag);
+    m_->drive_register(cwp, m_->add(cwp, fv.lit(1, bits)), wv, rst_);
+    m_->drive_register(cnext, m_->add(cnext, fv.lit(chan_per_sample_.at(key) % size, bits)),
+                       start_in_, rst_);
+    m_->drive_register(cbase, cnext, fv.and2(fv.not1(rst_), start_in_));
+    bank->second = {cwp, cbase};
+  }
+  std::vector<std::pair<ValueId, int64_t>> terms = {{variable_at(0, t), cr.step[0]}};
+  if (body_.flat()) terms.emplace_back(variable_at(1, t), cr.step[1]);
+  const ValueId address = fv.modular_sum(bits, cr.base, terms, bank->second[1]);
+  netlist::Memory mem;
+  mem.name = fmt::format("chm{}", r);
+  mem.kind = netlist::MemoryKind::Ram;
+  mem.width = width_of(buffer);
+  mem.depth = int64_t{1} << bits;
+  mem.read_latency = 1;
+  mem.read_ports = 1;
+  mem.write_ports = 1;
+  const int id = m_->memory(std::move(mem));
+  m_->write(id, 0, bank->second[0], wd, wv);
+  return m_->read(id, 0, address, kNoValue, fmt::format("rd{}", r));
+}
+
+// ---- the parts as instances ---------------------------------------------------------
+
+// Before or after: its inputs the buffer registers, its start `start_cycle`
+// cycles after the layer's, its outputs instance outputs the buffers load.
+void LoopStageBuilder::instance_of(const BuiltStage& s, const std::string& name,
+                                   int64_t start_cycle, std::map<std::string, ValueId>& outputs) {
+  const int inst = m_->instance(name, s.module);
+  if (s.started) {
+    m_->connect(inst, "rst", rst_);
+    m_->connect(inst, "start", at(start_cycle));
+  }
+  for (const auto& [port, v] : packed_values(*m_, s.inputs, [&](std::size_t i) {
+         return element(s.inputs[i].where.buffer, s.inputs[i].where.element);
+       }))
+    m_->connect(inst, port, v);
+  for (const auto& [port, width] : packed_widths(s.outputs))
+    outputs[port] = m_->instance_output(inst, port, width, name + "_" + port);
+}
+
+void LoopStageBuilder::body_instance() {
+  const BuiltStage& s = body_stage_;
+  const int inst = m_->instance("u_body", s.module);
+  if (s.phased) m_->connect(inst, "ph", ph_);
+  for (const auto& [port, v] : packed_values(*m_, s.inputs, [&](std::size_t i) {
+         const dfg::Element& e = s.inputs[i].where;
+         if (e.buffer == dfg::kIterationBuffer) {
+           // The iteration entering the body: k0, or a flattened nest's variables.
+           const ValueId var = body_.flat() ? var_[static_cast<std::size_t>(e.element)][0] : k_[0];
+           return fv_->low(var, s.inputs[i].type.width);
+         }
+         return e.element >= 0 ? element(e.buffer, e.element)
+                               : rd_[static_cast<std::size_t>(-1 - e.element)];
+       }))
+    m_->connect(inst, port, v);
+  for (const auto& [port, width] : packed_widths(s.outputs))
+    body_out_[port] = m_->instance_output(inst, port, width, "body_" + port);
+  // Each predicated port write's enable, by write.
+  for (const StagePortElement& e : s.outputs)
+    if (e.where.buffer == dfg::kWriteEnableBuffer)
+      enable_[e.where.element] = m_->slice(body_out_.at(e.port), e.lsb, 1);
+}
+
+// ---- memories ---------------------------------------------------------------------
+
+// Each memory bank: one write port and one registered read port (reads()),
+// the addresses and data multiplexed by phase among the accesses the schedule
+// put there; a read in the cycle of a write to its address sees the old word,
+// as the schedule's order of a read before a write assumes.
+void LoopStageBuilder::rams() {
+  FixedValues& fv = *fv_;
+  std::map<int, ValueId> data;  // the body's output each write stores
+  for (const StagePortElement& e : body_stage_.outputs)
+    if (e.where.buffer >= 0 && e.where.element < 0)
+      data[static_cast<int>(-1 - e.where.element)] =
+          m_->slice(body_out_.at(e.port), e.lsb, e.type.width);
+  for (std::size_t i = 0; i < rams_.size(); ++i) {
+    const RamBank& rb = rams_[i];
+    if (rb.writes.empty()) continue;
+    const int id = ram_id_[i];
+    const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
+    const int ab = index_bits(static_cast<int64_t>(bank_elements(p_, rb.storage, rb.part).size()));
+    std::vector<std::pair<int64_t, ValueId>> addr, value;
+    std::vector<ValueId> we;
+    for (const auto& [phase, wr] : rb.writes) {
+      const int t = op_start(ls_.lp.write_ops[static_cast<std::size_t>(wr)]);
+      addr.emplace_back(phase, linear(bank_address(body_.writes[static_cast<std::size_t>(wr)], p_),
+                                      t, ab, body_.flat()));
+      value.emplace_back(phase, data.at(wr));
+      const auto en = enable_.find(wr);
+      we.push_back(en == enable_.end() ? active(t) : fv.and2(active(t), en->second));
+    }
+    const int w = buf.type.width;
+    const ValueId a = addr.size() == 1 ? addr[0].second : fv.select(ph_, addr, fv.lit(0, ab));
+    const ValueId d = value.size() == 1 ? value[0].second : fv.select(ph_, value, fv.lit(0, w));
+    m_->write(id, 0, a, d, fv.any(we));
+  }
+}
+
+}  // namespace kiln::rtl

@@ -1,0 +1,161 @@
+// The builder of a layer with a kept loop (private to rtl/; loop_stage.h is
+// the interface and its timeline): the loop's timeline and the before, body
+// and after stages (stage_builder.h), what it does with each buffer (registers,
+// ROM banks, memories, channels) and its resources (loop_stage.cpp), then,
+// unless only priced, its netlist module with the controller that counts
+// cycles and iterations (loop_netlist.cpp).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kiln/rtl/banks.h"
+#include "kiln/rtl/fixed_values.h"
+#include "kiln/rtl/node_cost.h"
+#include "kiln/rtl/loop_stage.h"
+
+namespace kiln::rtl {
+
+// What the layer does with one buffer (storage) outside its weights.
+struct BufferUse {
+  std::set<int64_t> read, written;
+};
+
+// One ROM bank of a weight buffer and the body reads on each of its ports.
+struct RomBank {
+  int accessed = -1;  // the buffer as the reads name it (partitioned)
+  int storage = -1;
+  std::vector<int64_t> part;
+  std::vector<std::map<int, int>> ports;  // per port: phase -> read
+};
+
+// One bank of a buffer the loop keeps in memory (memories.h) and the body's
+// accesses on its write port and its read port, by phase.
+struct RamBank {
+  int storage = -1;
+  std::vector<int64_t> part;
+  std::map<int, int> reads;   // phase -> read
+  std::map<int, int> writes;  // phase -> write
+};
+
+// A channel bank's port: chw_<buffer>_<bank> (data), chv_... (valid).
+inline std::string channel_port(const char* what, const std::pair<int, int>& bank) {
+  return std::string(what) + "_" + std::to_string(bank.first) + "_" + std::to_string(bank.second);
+}
+
+class LoopStageBuilder {
+ public:
+  LoopStageBuilder(const dfg::SplitKernel& sk, const loop::Program& p, const LoopSchedule& ls,
+                   bool pipelined, const StageOptions& o, std::string module)
+      : sk_(sk), p_(p), ls_(ls), pipelined_(pipelined), o_(o), body_(sk.body) {
+    r_.module = std::move(module);
+  }
+
+  BuiltStage run();
+
+ private:
+  // ---- analysis (loop_stage.cpp) ----
+  int op_latency(int op) const;
+  int op_start(int op) const { return ls_.solution.start[static_cast<std::size_t>(op)]; }
+  void timing();
+  dfg::Stage part_stage(const dfg::Graph& g, const std::string& suffix) const;
+  void parts();
+  bool is_const(int b) const {
+    return p_.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Const;
+  }
+  int width_of(int b) const { return p_.buffers[static_cast<std::size_t>(b)].type.width; }
+  int64_t element_at(const dfg::PortAccess& pa, int64_t k) const;
+  void note_read(int b, int64_t e, int64_t cycle);
+  void note_write(int b, int64_t e, int64_t cycle);
+  void note_reads(const dfg::Graph& g, int64_t cycle);
+  void note_writes(const dfg::Graph& g, int64_t cycle);
+  void uses();
+  static int64_t rank_of(const ChannelRead& r, const dfg::LoopBody& body, int64_t k);
+  int64_t rank_of(const ChannelRead& r, int64_t k) const { return rank_of(r, body_, k); }
+  void channel_depths();
+  void rom_read(int r);
+  void ram_access(const dfg::PortAccess& pa, int index, int t, bool write);
+  void add(const StageReport& s);
+  void report();
+
+  // ---- the netlist (loop_netlist.cpp) ----
+  void emit();
+  ValueId at(int64_t cycle);      // `cycle` cycles after start
+  ValueId active(int t);          // operation time t of an iteration in flight
+  ValueId k_at(int t) { return k_[static_cast<std::size_t>(t / ii_)]; }
+  ValueId variable_at(int which, int t);  // a kept variable in the iteration at time t
+  int variable_bits(int which) const;
+  ValueId linear(const Linear& a, int t, int width, bool inner = false);
+  ValueId element(int b, int64_t e);  // a buffer element's register (0 if nothing loads it)
+  void controller();
+  void iterations();
+  void variables();
+  void buffer_registers();
+  void reads();
+  ValueId channel_read(int r, const ChannelRead& cr, int t);
+  void instance_of(const BuiltStage& s, const std::string& name, int64_t start_cycle,
+                   std::map<std::string, ValueId>& outputs);
+  void body_instance();
+  void loads();
+  void rams();
+
+  const dfg::SplitKernel& sk_;
+  const loop::Program& p_;
+  const LoopSchedule& ls_;
+  const bool pipelined_;
+  const StageOptions& o_;
+  const dfg::LoopBody& body_;
+  BuiltStage r_;
+  std::string onnx_name_;
+  std::optional<BuiltStage> before_, after_;
+  BuiltStage body_stage_;
+  int ii_ = 1, depth_ = 1, stages_ = 1;
+  int64_t b_at_ = 0, l0_ = 1, a0_ = 0, a_at_ = 0, end_ = 0;
+  int cyc_bits_ = 1, ph_bits_ = 1, k_bits_ = 1;
+  std::map<int, BufferUse> uses_;
+  std::map<std::pair<int, int64_t>, int64_t> first_read_;  // element -> cycle of its first read
+  std::map<std::pair<int, int64_t>, std::pair<int64_t, int64_t>> writes_;  // first, last write
+  std::vector<RomBank> banks_;
+  std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
+  std::vector<RamBank> rams_;
+  std::map<int, int> ram_of_read_;  // read -> its memory bank
+  int kernel_ = -1;
+  int start_ = 0;  // when the design starts this stage after a sample enters
+  std::map<int, std::pair<const Channel*, int>> chan_write_;                // write -> bank
+  std::map<int, std::pair<const Channel*, const ChannelRead*>> chan_read_;  // read -> its
+  std::map<std::pair<int, int64_t>, int64_t> chan_first_;                   // element -> first read
+  std::map<std::pair<int, int>, std::map<int64_t, int64_t>>
+      chan_last_;                                           // bank -> place -> last read
+  std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
+  std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
+
+  // The netlist under construction.
+  netlist::Module* m_ = nullptr;
+  std::optional<FixedValues> fv_;
+  ValueId rst_ = netlist::kNoValue, start_in_ = netlist::kNoValue;
+  ValueId cyc_ = netlist::kNoValue, busy_ = netlist::kNoValue, ph_ = netlist::kNoValue;
+  ValueId vs_ = netlist::kNoValue, go_ = netlist::kNoValue, wrap_ = netlist::kNoValue;
+  ValueId shift_ = netlist::kNoValue;  // each pipeline stage takes the one before's iteration
+  std::vector<ValueId> k_;              // per pipeline stage: its iteration's index
+  std::vector<std::vector<ValueId>> var_;  // [which][stage]: a flattened nest's variables
+  std::map<int64_t, ValueId> at_, active_;
+  std::map<std::string, ValueId> inputs_;  // the module's input ports
+  struct ElementSlot {
+    int bank = -1;
+    int lsb = 0;
+  };
+  std::map<std::pair<int, int64_t>, ElementSlot> element_slot_;  // (buffer, element) -> register
+  std::map<std::pair<int, int64_t>, ValueId> element_value_;
+  std::vector<ValueId> element_bank_;
+  std::vector<std::vector<std::pair<int, int64_t>>> bank_elements_;  // per bank, lsb first
+  std::vector<ValueId> rd_;           // per body read: its value
+  std::vector<int> ram_id_;           // per memory bank: its memory
+  std::map<int64_t, ValueId> enable_;  // per predicated write: its enable
+  std::map<std::string, ValueId> pre_, post_, body_out_;  // the parts' output ports
+  std::map<std::pair<int, int>, std::vector<ValueId>> chan_bank_;  // bank -> cwp, cbase
+};
+
+}  // namespace kiln::rtl
