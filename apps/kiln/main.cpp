@@ -11,8 +11,8 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/ir.h"
-#include "kiln/commands/netlist.h"
 #include "kiln/commands/layers.h"
+#include "kiln/commands/netlist.h"
 #include "kiln/commands/opt.h"
 #include "kiln/commands/pictures.h"
 #include "kiln/commands/rtl_flow.h"
@@ -299,7 +299,8 @@ int main(int argc, char** argv) {
   std::string netlist_path, netlist_out;
   bool netlist_verify = false, netlist_force = false, netlist_json = false;
   CLI::App* netlist_cmd = app.add_subcommand(
-      "netlist", "Read a design's netlist (netlist.knl), check it, write it again (the same bytes)");
+      "netlist",
+      "Read a design's netlist (netlist.knl), check it, write it again (the same bytes)");
   netlist_cmd->add_option("FILE", netlist_path, "Netlist text written by `kiln rtl` (netlist.knl)")
       ->required();
   netlist_cmd->add_flag("--verify", netlist_verify,

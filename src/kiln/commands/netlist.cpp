@@ -79,7 +79,8 @@ nlohmann::json netlist_to_json(const NetlistResult& r) {
           {"top", r.top},
           {"verified", r.verified},
           {"modules", modules},
-          {"written", r.written.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.written.string())}};
+          {"written",
+           r.written.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.written.string())}};
 }
 
 }  // namespace kiln::commands

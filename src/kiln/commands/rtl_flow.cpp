@@ -11,8 +11,8 @@
 #include "kiln/loop/lower_layers.h"
 #include "kiln/netlist/text.h"
 #include "kiln/rtl/design_dir.h"
-#include "kiln/rtl/testbench.h"
 #include "kiln/rtl/options.h"
+#include "kiln/rtl/testbench.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
 

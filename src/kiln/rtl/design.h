@@ -25,8 +25,8 @@
 
 #include "kiln/fpga/resources.h"
 #include "kiln/hls/model.h"
-#include "kiln/netlist/netlist.h"
 #include "kiln/loop/loop_ir.h"
+#include "kiln/netlist/netlist.h"
 
 namespace kiln::rtl {
 

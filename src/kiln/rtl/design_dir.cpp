@@ -6,9 +6,9 @@
 
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model_json.h"
+#include "kiln/hls/project_writer.h"
 #include "kiln/netlist/text.h"
 #include "kiln/netlist/verify.h"
-#include "kiln/hls/project_writer.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -177,7 +177,9 @@ netlist::Design read_netlist(const fs::path& file) {
   return d;
 }
 
-netlist::Design load_netlist(const fs::path& dir) { return read_netlist(dir / kNetlistFile); }
+netlist::Design load_netlist(const fs::path& dir) {
+  return read_netlist(dir / kNetlistFile);
+}
 
 DesignDir load_design_dir(const fs::path& dir) {
   if (!fs::is_directory(dir))

@@ -55,8 +55,7 @@ TEST(DesignTop, DelayLinesAreEstimatedAsTheVerilogHoldsThem) {
     const std::regex delay(R"((\w+)_d(\d+))");
     for (netlist::ValueId v = 0; v < top->size(); ++v) {
       std::smatch m;
-      if (top->value(v).op != netlist::Op::Reg ||
-          !std::regex_match(top->value(v).name, m, delay))
+      if (top->value(v).op != netlist::Op::Reg || !std::regex_match(top->value(v).name, m, delay))
         continue;
       auto& [depth, width] = chains[m[1].str()];
       depth = std::max(depth, std::stoi(m[2].str()));

@@ -55,7 +55,8 @@ class FixedValues {
   // (if not kNoValue), each operand `bits` wide (variables zero-extended or
   // cut), modulo 2^bits; products by constants as shifts and adds (a `*` by a
   // constant is one Yosys may map to a DSP slice).
-  ValueId modular_sum(int bits, int64_t constant, const std::vector<std::pair<ValueId, int64_t>>& terms,
+  ValueId modular_sum(int bits, int64_t constant,
+                      const std::vector<std::pair<ValueId, int64_t>>& terms,
                       ValueId extra = netlist::kNoValue);
 
  private:

@@ -62,8 +62,7 @@ void LoopStageBuilder::emit() {
   variables();
   buffer_registers();
   reads();
-  if (before_)
-    instance_of(*before_, "u_pre", b_at_ - before_->report.latency_cycles, pre_);
+  if (before_) instance_of(*before_, "u_pre", b_at_ - before_->report.latency_cycles, pre_);
   body_instance();
   if (after_) instance_of(*after_, "u_post", a0_, post_);
   loads();
@@ -106,8 +105,7 @@ void LoopStageBuilder::controller() {
   m_->drive_register(busy_,
                      m_->mux(start_in_, fv.lit(1, 1), fv.ne(cyc_, std::max<int64_t>(end_ - 1, 1))),
                      en, rst_);
-  m_->drive_register(cyc_, m_->mux(start_in_, fv.lit(1, b), m_->add(cyc_, fv.lit(1, b))), en,
-                     rst_);
+  m_->drive_register(cyc_, m_->mux(start_in_, fv.lit(1, b), m_->add(cyc_, fv.lit(1, b))), en, rst_);
 }
 
 ValueId LoopStageBuilder::at(int64_t cycle) {
@@ -130,15 +128,13 @@ void LoopStageBuilder::iterations() {
     ph_ = m_->reg(ph_bits_, "ph");
     wrap_ = fv.eq(ph_, ii_ - 1);
     // rst, go: 0; else 0 at the wrap, else + 1.
-    m_->drive_register(ph_,
-                       m_->mux(fv.or2(go_, wrap_), fv.lit(0, ph_bits_),
-                               m_->add(ph_, fv.lit(1, ph_bits_))),
-                       kNoValue, rst_);
+    m_->drive_register(
+        ph_, m_->mux(fv.or2(go_, wrap_), fv.lit(0, ph_bits_), m_->add(ph_, fv.lit(1, ph_bits_))),
+        kNoValue, rst_);
   }
   const ValueId not_rst = fv.not1(rst_);
   const ValueId not_go = fv.not1(go_);
-  const ValueId next_valid =
-      fv.and2(fv.bit(vs_, 0), fv.ne(k_[0], body_.trip - 1));
+  const ValueId next_valid = fv.and2(fv.bit(vs_, 0), fv.ne(k_[0], body_.trip - 1));
   ValueId shifted = next_valid;
   if (stages_ > 1) {
     const ValueId parts[] = {m_->slice(vs_, 0, stages_ - 1), next_valid};
@@ -168,10 +164,9 @@ void LoopStageBuilder::variables() {
   const ValueId var0 = m_->reg(ob, "var0"), var1 = m_->reg(ib, "var1");
   const ValueId step = ii_ > 1 ? shift_ : fv.lit(1, 1);
   const ValueId last = fv.eq(var1, body_.inner_trip - 1);
-  m_->drive_register(var1,
-                     m_->mux(go_, fv.lit(0, ib),
-                             m_->mux(last, fv.lit(0, ib), m_->add(var1, fv.lit(1, ib)))),
-                     fv.or2(go_, step));
+  m_->drive_register(
+      var1, m_->mux(go_, fv.lit(0, ib), m_->mux(last, fv.lit(0, ib), m_->add(var1, fv.lit(1, ib)))),
+      fv.or2(go_, step));
   m_->drive_register(var0, m_->mux(go_, fv.lit(0, ob), m_->add(var0, fv.lit(1, ob))),
                      fv.or2(go_, fv.and2(step, last)));
   var_ = {{var0}, {var1}};
@@ -250,8 +245,8 @@ void LoopStageBuilder::buffer_registers() {
     }
   for (std::size_t i = 0; i < bank_elements_.size(); ++i) {
     const auto last = bank_elements_[i].back();
-    element_bank_.push_back(m_->reg(element_slot_.at(last).lsb + width_of(last.first),
-                                    fmt::format("m{}", i)));
+    element_bank_.push_back(
+        m_->reg(element_slot_.at(last).lsb + width_of(last.first), fmt::format("m{}", i)));
   }
 }
 
@@ -260,9 +255,9 @@ ValueId LoopStageBuilder::element(int b, int64_t e) {
   if (!fresh) return it->second;
   const auto slot = element_slot_.find({b, e});
   if (slot == element_slot_.end()) return it->second = fv_->lit(0, width_of(b));
-  return it->second = m_->slice(element_bank_[static_cast<std::size_t>(slot->second.bank)],
-                                slot->second.lsb, width_of(b),
-                                fmt::format("{}_{}", p_.buffers[static_cast<std::size_t>(b)].name, e));
+  return it->second = m_->slice(
+             element_bank_[static_cast<std::size_t>(slot->second.bank)], slot->second.lsb,
+             width_of(b), fmt::format("{}_{}", p_.buffers[static_cast<std::size_t>(b)].name, e));
 }
 
 // Each element's next value: its register, unless a load of it happens this
@@ -350,10 +345,10 @@ void LoopStageBuilder::reads() {
         addresses.emplace_back(
             phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t, ab));
       }
-      const ValueId addr = addresses.size() == 1 ? addresses[0].second
-                                                 : fv.select(ph_, addresses, fv.lit(0, ab));
-      port_data[i].push_back(m_->read(id, static_cast<int>(port), addr, kNoValue,
-                                      fmt::format("pd{}_{}", i, port)));
+      const ValueId addr =
+          addresses.size() == 1 ? addresses[0].second : fv.select(ph_, addresses, fv.lit(0, ab));
+      port_data[i].push_back(
+          m_->read(id, static_cast<int>(port), addr, kNoValue, fmt::format("pd{}_{}", i, port)));
     }
   }
   // The memories (their writes in rams()), each read registered.
@@ -410,7 +405,8 @@ void LoopStageBuilder::reads() {
       // barrel shifter over the whole buffer).
       std::vector<std::pair<int64_t, ValueId>> cases;
       for (int64_t k = 0; k < body_.trip; ++k)
-        if (const int64_t e = element_at(pa, k); e >= 0) cases.emplace_back(k, element(pa.buffer, e));
+        if (const int64_t e = element_at(pa, k); e >= 0)
+          cases.emplace_back(k, element(pa.buffer, e));
       const ValueId v = cases.empty() ? fv.lit(0, w) : fv.select(k_at(t), cases, fv.lit(0, w));
       if (op_latency(op) > 0) {
         rd_[r] = m_->reg(w, name);

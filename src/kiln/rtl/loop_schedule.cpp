@@ -11,6 +11,7 @@
 
 #include "kiln/rtl/banks.h"
 #include "kiln/rtl/node_cost.h"
+#include "kiln/rtl/problem.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
 #include "kiln/support/error.h"
@@ -58,31 +59,18 @@ class ProblemBuilder {
     return types_[name] = lp_.problem.add_type(t);
   }
 
-  int type_of_node(uint32_t n) {
-    // MultiplierLimit 0: products in LUTs, as many as the body has.
-    const bool fabric = o_.multiplier_limit == 0;
-    const bool mul = is_var_mul(g_, n) && !fabric;
-    const sched::OperatorCost c = node_cost(g_, n, o_.family, fabric);
-    // One type per operator and delay; the shared multipliers take the
-    // slowest product's delay.
-    const std::string name = mul ? "mul"
-                                 : fmt::format("{}_l{}_{}ps", enum_name(g_.node(n).op), c.latency,
-                                               std::llround(c.delay_ns * 1000));
-    if (auto it = types_.find(name); it != types_.end()) {
-      double& d = lp_.problem.types[static_cast<std::size_t>(it->second)].delay_ns;
-      d = std::max(d, c.delay_ns);
-      return it->second;
-    }
-    sched::OperatorType t{name, c.latency, c.delay_ns, std::nullopt};
-    if (mul) t.limit = o_.multiplier_limit;
-    return types_[name] = lp_.problem.add_type(t);
-  }
 
   // Element -1 - k of an Input or output: port k.
   static int port(int64_t element) { return static_cast<int>(-1 - element); }
 
   void operations() {
     sched::Problem& pb = lp_.problem;
+    // The body's nodes as the unrolled stages' are (problem.h); MultiplierLimit
+    // 0 puts the products in LUTs, as many as the body has.
+    const bool fabric = o_.multiplier_limit == 0;
+    costs_.resize(g_.size());
+    for (uint32_t n = 0; n < g_.size(); ++n) costs_[n] = node_cost(g_, n, o_.family, fabric);
+    GraphOperations nodes(pb, g_, costs_, !fabric, o_.multiplier_limit);
     for (const dfg::PortAccess& pa : body_.reads)
       lp_.read_ops.push_back(
           pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa, false),
@@ -95,8 +83,7 @@ class ProblemBuilder {
         if (e < 0) lp_.op_of_node[n] = lp_.read_ops[static_cast<std::size_t>(port(e))];
         continue;  // state: a register, not an operation
       }
-      lp_.op_of_node[n] =
-          pb.add_operation(fmt::format("n{}", n), type_of_node(n), g_.type(n).width);
+      lp_.op_of_node[n] = nodes.add(n);
     }
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
       lp_.write_ops.push_back(pb.add_operation(
@@ -219,7 +206,8 @@ class ProblemBuilder {
   const loop::Program& p_;
   const LoopScheduleOptions& o_;
   LoopProblem lp_;
-  std::map<std::string, int> types_;
+  std::map<std::string, int> types_;  // the ports' and the state's
+  std::vector<sched::OperatorCost> costs_;
   std::set<std::tuple<int, int, int, bool>> added_;
   struct ElementLess {
     bool operator()(const dfg::Element& a, const dfg::Element& b) const {

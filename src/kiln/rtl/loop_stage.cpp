@@ -143,7 +143,6 @@ void LoopStageBuilder::parts() {
 
 // ---- buffers ----------------------------------------------------------------
 
-
 // The element a moving access reaches in iteration k; -1 past the
 // buffer's ends (a read that padding guards, its value never used).
 // -1 too in the iterations whose conditions it does not happen in (a
@@ -164,8 +163,7 @@ void LoopStageBuilder::note_read(int b, int64_t e, int64_t cycle) {
 void LoopStageBuilder::note_write(int b, int64_t e, int64_t cycle) {
   uses_[b].written.insert(e);
   auto [it, fresh] = writes_.try_emplace({b, e}, cycle, cycle);
-  if (!fresh)
-    it->second = {std::min(it->second.first, cycle), std::max(it->second.second, cycle)};
+  if (!fresh) it->second = {std::min(it->second.first, cycle), std::max(it->second.second, cycle)};
 }
 
 // The fixed elements graph `g` reads, from cycle `cycle` on.
@@ -231,8 +229,7 @@ void LoopStageBuilder::uses() {
       continue;
     }
     for (int64_t k = 0; k < body_.trip; ++k)
-      if (const int64_t e = element_at(pa, k); e >= 0)
-        note_write(pa.buffer, e, l0_ + k * ii_ + t);
+      if (const int64_t e = element_at(pa, k); e >= 0) note_write(pa.buffer, e, l0_ + k * ii_ + t);
   }
   // A moving read in iteration k happens in cycle L0 + k*II + t, both as a
   // multiplexer (latency 0) and as a registered read (latency 1).
@@ -357,8 +354,7 @@ void LoopStageBuilder::rom_read(int r) {
                 "divides the step of its index), or not at all");
   if (bank.registers) return;  // a table of its own (emit_reads)
   std::size_t i = 0;
-  while (i < banks_.size() && !(banks_[i].accessed == accessed && banks_[i].part == bank.part))
-    ++i;
+  while (i < banks_.size() && !(banks_[i].accessed == accessed && banks_[i].part == bank.part)) ++i;
   if (i == banks_.size()) banks_.push_back({accessed, pa.buffer, bank.part, {}});
   RomBank& rb = banks_[i];
   const int op = ls_.lp.read_ops[static_cast<std::size_t>(r)];
@@ -456,7 +452,6 @@ void LoopStageBuilder::report() {
             .resources.lut;
   }
 }
-
 
 BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,
                             const LoopSchedule& schedule, bool pipelined,

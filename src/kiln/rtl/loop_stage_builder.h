@@ -14,8 +14,8 @@
 
 #include "kiln/rtl/banks.h"
 #include "kiln/rtl/fixed_values.h"
-#include "kiln/rtl/node_cost.h"
 #include "kiln/rtl/loop_stage.h"
+#include "kiln/rtl/node_cost.h"
 
 namespace kiln::rtl {
 
@@ -83,8 +83,8 @@ class LoopStageBuilder {
 
   // ---- the netlist (loop_netlist.cpp) ----
   void emit();
-  ValueId at(int64_t cycle);      // `cycle` cycles after start
-  ValueId active(int t);          // operation time t of an iteration in flight
+  ValueId at(int64_t cycle);  // `cycle` cycles after start
+  ValueId active(int t);      // operation time t of an iteration in flight
   ValueId k_at(int t) { return k_[static_cast<std::size_t>(t / ii_)]; }
   ValueId variable_at(int which, int t);  // a kept variable in the iteration at time t
   int variable_bits(int which) const;
@@ -138,8 +138,8 @@ class LoopStageBuilder {
   ValueId rst_ = netlist::kNoValue, start_in_ = netlist::kNoValue;
   ValueId cyc_ = netlist::kNoValue, busy_ = netlist::kNoValue, ph_ = netlist::kNoValue;
   ValueId vs_ = netlist::kNoValue, go_ = netlist::kNoValue, wrap_ = netlist::kNoValue;
-  ValueId shift_ = netlist::kNoValue;  // each pipeline stage takes the one before's iteration
-  std::vector<ValueId> k_;              // per pipeline stage: its iteration's index
+  ValueId shift_ = netlist::kNoValue;      // each pipeline stage takes the one before's iteration
+  std::vector<ValueId> k_;                 // per pipeline stage: its iteration's index
   std::vector<std::vector<ValueId>> var_;  // [which][stage]: a flattened nest's variables
   std::map<int64_t, ValueId> at_, active_;
   std::map<std::string, ValueId> inputs_;  // the module's input ports
@@ -151,9 +151,9 @@ class LoopStageBuilder {
   std::map<std::pair<int, int64_t>, ValueId> element_value_;
   std::vector<ValueId> element_bank_;
   std::vector<std::vector<std::pair<int, int64_t>>> bank_elements_;  // per bank, lsb first
-  std::vector<ValueId> rd_;           // per body read: its value
-  std::vector<int> ram_id_;           // per memory bank: its memory
-  std::map<int64_t, ValueId> enable_;  // per predicated write: its enable
+  std::vector<ValueId> rd_;                                          // per body read: its value
+  std::vector<int> ram_id_;                                          // per memory bank: its memory
+  std::map<int64_t, ValueId> enable_;                     // per predicated write: its enable
   std::map<std::string, ValueId> pre_, post_, body_out_;  // the parts' output ports
   std::map<std::pair<int, int>, std::vector<ValueId>> chan_bank_;  // bank -> cwp, cbase
 };

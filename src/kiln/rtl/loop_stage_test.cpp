@@ -192,13 +192,15 @@ TEST(LoopStage, LineBuffersInMemory) {
       EXPECT_EQ(mem.kind, netlist::MemoryKind::Ram);
     }
   }
-  EXPECT_EQ(std::count_if(memories.begin(), memories.end(),
-                          [](const std::string& n) { return n.find("line0_0") != std::string::npos; }),
-            1)
+  EXPECT_EQ(
+      std::count_if(memories.begin(), memories.end(),
+                    [](const std::string& n) { return n.find("line0_0") != std::string::npos; }),
+      1)
       << ::testing::PrintToString(memories);
-  EXPECT_EQ(std::count_if(memories.begin(), memories.end(),
-                          [](const std::string& n) { return n.find("line1_0") != std::string::npos; }),
-            0);
+  EXPECT_EQ(
+      std::count_if(memories.begin(), memories.end(),
+                    [](const std::string& n) { return n.find("line1_0") != std::string::npos; }),
+      0);
   // 8 x 8 input pixels at II 1: the memory's one read and one write per
   // cycle are enough.
   EXPECT_LE(stage_named(d, "Conv").latency_cycles, 64 + 8);

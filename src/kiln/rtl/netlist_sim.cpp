@@ -81,8 +81,8 @@ NetlistSimRun simulate_netlist(const netlist::Design& design, const std::vector<
         const netlist::Bits y = sim.output(out_ports[k]);
         const int w = outputs[k].type.width;
         for (int64_t i = 0; i < outputs[k].numel; ++i)
-          out += fmt::format("Y {} {} {} {}\n", got, k, i,
-                             hex_field(y, static_cast<int>(i) * w, w));
+          out +=
+              fmt::format("Y {} {} {} {}\n", got, k, i, hex_field(y, static_cast<int>(i) * w, w));
       }
       if (++got == n) {
         out += "DONE\n";

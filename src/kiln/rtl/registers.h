@@ -11,7 +11,7 @@
 namespace kiln::rtl {
 
 struct Lifetimes {
-  std::vector<int> hold;  // per node: the cycles it must outlive its own (0: none)
+  std::vector<int> hold;                // per node: the cycles it must outlive its own (0: none)
   std::vector<bool> read_in_own_cycle;  // per node: a consumer reads it in its cycle
 };
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -313,7 +313,8 @@ RtlsimResult run_rtlsim(const fs::path& dir, const RtlsimOptions& options) {
     progress.phase(fmt::format("simulating {} sample(s) in kiln's netlist interpreter", n));
     const auto t0 = std::chrono::steady_clock::now();
     const netlist::Design design = load_netlist(dir);
-    const double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double load =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const NetlistSimRun sim = simulate_netlist(design, d.inputs, d.outputs, raw, d.interval_cycles,
                                                d.latency_cycles, options.timeout_seconds);
     r.build_seconds = load + sim.build_seconds;

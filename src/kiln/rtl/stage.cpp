@@ -122,8 +122,8 @@ void StageBuilder::schedule() {
   for (uint32_t n = 0; n < g_.size(); ++n)
     if (op_of[n] >= 0) {
       start_[n] = sol.start[static_cast<std::size_t>(op_of[n])];
-      critical = std::max(critical,
-                          sol.start_ns[static_cast<std::size_t>(op_of[n])] + costs_[n].delay_ns);
+      critical =
+          std::max(critical, sol.start_ns[static_cast<std::size_t>(op_of[n])] + costs_[n].delay_ns);
     }
   depth_ = 1;
   for (uint32_t n = 0; n < g_.size(); ++n) depth_ = std::max(depth_, start_[n] + 1);
@@ -160,7 +160,8 @@ void StageBuilder::registers() {
   }
   if (shared_) {
     units_ = bind_units(g_, start_, [this](int c) { return slot(c); });
-    verify_units(g_, start_, [this](int c) { return slot(c); }, units_);
+    verify_units(
+        g_, start_, [this](int c) { return slot(c); }, units_);
     rep.multiplier_units = units_.units;
     double unit_dsp = 0;
     for (uint32_t n = 0; n < g_.size(); ++n)

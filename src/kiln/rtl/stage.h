@@ -82,7 +82,7 @@ struct StageOptions {
 
 struct BuiltStage {
   StageReport report;
-  std::string module;      // its module's name
+  std::string module;       // its module's name
   netlist::Module netlist;  // the module (when built with StageOptions::emit)
   // In port order; consecutive elements share a packed port.
   std::vector<StagePortElement> inputs;

@@ -40,10 +40,10 @@ class StageBuilder {
 
   // ---- the netlist (stage_netlist.cpp) ----
   void emit();
-  ValueId value_of(uint32_t n);             // node n's value in its own cycle
-  ValueId ref(uint32_t a, int cycle);        // node a as seen in `cycle`
+  ValueId value_of(uint32_t n);        // node n's value in its own cycle
+  ValueId ref(uint32_t a, int cycle);  // node a as seen in `cycle`
   ValueId operand(uint32_t a, int cycle, int width, int frac);
-  ValueId delayed(uint32_t n, int k);        // node n held k cycles (a pipeline register)
+  ValueId delayed(uint32_t n, int k);  // node n held k cycles (a pipeline register)
   ValueId node_value(uint32_t n);
   ValueId const_product(uint32_t n, int cycle);
   ValueId fabric_product(uint32_t n, int cycle);
@@ -76,19 +76,19 @@ class StageBuilder {
   // The netlist under construction.
   netlist::Module* m_ = nullptr;
   std::optional<FixedValues> fv_;
-  std::vector<ValueId> value_;               // per node, in its own cycle
-  ValueId select_ = netlist::kNoValue;       // what picks a unit's operands: cyc or ph
+  std::vector<ValueId> value_;          // per node, in its own cycle
+  ValueId select_ = netlist::kNoValue;  // what picks a unit's operands: cyc or ph
   ValueId cyc_ = netlist::kNoValue, active_ = netlist::kNoValue;
-  std::vector<ValueId> shared_reg_;          // one sample at a time: per register
+  std::vector<ValueId> shared_reg_;  // one sample at a time: per register
   struct Slot {
     int bank = 0;
     int lsb = 0;
   };
-  std::map<std::pair<uint32_t, int>, Slot> slot_of_;       // (node, k) -> its bank bits
-  std::map<std::pair<uint32_t, int>, ValueId> delayed_;    // (node, k) -> its slice
-  std::vector<ValueId> bank_;                              // pipeline register banks
+  std::map<std::pair<uint32_t, int>, Slot> slot_of_;               // (node, k) -> its bank bits
+  std::map<std::pair<uint32_t, int>, ValueId> delayed_;            // (node, k) -> its slice
+  std::vector<ValueId> bank_;                                      // pipeline register banks
   std::vector<std::vector<std::pair<uint32_t, int>>> bank_parts_;  // per bank, lsb first
-  std::vector<ValueId> unit_product_;                      // per unit, once built
+  std::vector<ValueId> unit_product_;                              // per unit, once built
   struct GroupValues {
     ValueId x = netlist::kNoValue;
     std::vector<ValueId> terms;

@@ -66,8 +66,7 @@ void StageBuilder::emit() {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (g_.node(n).op == NodeOp::Input) {
         const StagePortElement& e = r_.inputs[i++];
-        value_[n] =
-            m_->slice(port_value.at(e.port), e.lsb, e.type.width, fmt::format("n{}", n));
+        value_[n] = m_->slice(port_value.at(e.port), e.lsb, e.type.width, fmt::format("n{}", n));
       }
   }
 
@@ -80,8 +79,7 @@ void StageBuilder::emit() {
     cyc_ = m_->mux(start, fv.lit(0, b), cnt, "cyc");
     active_ = m_->op(Op::Or, 1, {start, busy}, 0, "active");
     m_->drive_register(busy, m_->mux(start, fv.lit(1, 1), fv.ne(cnt, depth_ - 1)), active_, rst);
-    m_->drive_register(cnt, m_->mux(start, fv.lit(1, b), m_->add(cnt, fv.lit(1, b))), active_,
-                       rst);
+    m_->drive_register(cnt, m_->mux(start, fv.lit(1, b), m_->add(cnt, fv.lit(1, b))), active_, rst);
     select_ = cyc_;
     for (std::size_t r = 0; r < shared_regs_.width.size(); ++r)
       shared_reg_.push_back(m_->reg(shared_regs_.width[r], fmt::format("r{}", r)));
@@ -129,8 +127,8 @@ void StageBuilder::layout_registers() {
   }
   for (std::size_t b = 0; b < bank_parts_.size(); ++b) {
     const auto last = bank_parts_[b].back();
-    bank_.push_back(m_->reg(slot_of_.at(last).lsb + g_.type(last.first).width,
-                            fmt::format("rb{}", b)));
+    bank_.push_back(
+        m_->reg(slot_of_.at(last).lsb + g_.type(last.first).width, fmt::format("rb{}", b)));
   }
 }
 
@@ -149,7 +147,7 @@ void StageBuilder::drive_registers() {
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (shared_regs_.reg_of[n] >= 0)
         loads[static_cast<std::size_t>(shared_regs_.reg_of[n])].emplace_back(start_[n],
-                                                                              value_of(n));
+                                                                             value_of(n));
     for (std::size_t r = 0; r < shared_reg_.size(); ++r) {
       if (loads[r].empty()) continue;
       const ValueId d = fv_->select(cyc_, loads[r], shared_reg_[r]);
@@ -228,8 +226,7 @@ ValueId StageBuilder::node_value(uint32_t n) {
       const ScalarType u = loop::union_type(g_.type(args[0]), g_.type(args[1]));
       const ValueId x = operand(args[0], c, u.width, u.frac);
       const ValueId y = operand(args[1], c, u.width, u.frac);
-      if (node.op == NodeOp::Lt)
-        return m_->op(u.is_signed ? Op::Slt : Op::Ult, 1, {x, y}, 0, name);
+      if (node.op == NodeOp::Lt) return m_->op(u.is_signed ? Op::Slt : Op::Ult, 1, {x, y}, 0, name);
       // The result type is the union: the chosen operand as it is.
       if (node.op == NodeOp::Max) {  // x >= y ? x : y
         const ValueId lt = m_->op(u.is_signed ? Op::Slt : Op::Ult, 1, {x, y});
@@ -443,12 +440,12 @@ ValueId StageBuilder::lookup(uint32_t n) {
   while ((int64_t{1} << off_bits) <= std::abs(l.offset) + size) ++off_bits;
   const int wv = std::max(at.width + std::max(up, 0), k) + off_bits + 2;
   const ValueId x = ref(a, start_[n]);
-  const ValueId scaled = up >= 0 ? fv.align(x, at, wv, at.frac + up) : fv.floor_bits(x, at, -up, wv);
+  const ValueId scaled =
+      up >= 0 ? fv.align(x, at, wv, at.frac + up) : fv.floor_bits(x, at, -up, wv);
   const ValueId v = m_->add(scaled, fv.lit(l.offset, wv));
-  const ValueId index =
-      m_->mux(m_->op(Op::Slt, 1, {v, fv.lit(0, wv)}), fv.lit(0, k),
-              m_->mux(m_->op(Op::Slt, 1, {fv.lit(size - 1, wv), v}), fv.lit(size - 1, k),
-                      m_->slice(v, 0, k)));
+  const ValueId index = m_->mux(m_->op(Op::Slt, 1, {v, fv.lit(0, wv)}), fv.lit(0, k),
+                                m_->mux(m_->op(Op::Slt, 1, {fv.lit(size - 1, wv), v}),
+                                        fv.lit(size - 1, k), m_->slice(v, 0, k)));
   auto [it, fresh] = table_of_.try_emplace(l.table, -1);
   if (fresh) {
     netlist::Table table;

@@ -7,7 +7,9 @@ namespace kiln::rtl {
 namespace {
 
 // "[w-1:0] ", or "" for one bit.
-std::string range(int width) { return width == 1 ? "" : fmt::format("[{}:0] ", width - 1); }
+std::string range(int width) {
+  return width == 1 ? "" : fmt::format("[{}:0] ", width - 1);
+}
 
 }  // namespace
 

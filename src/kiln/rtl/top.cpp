@@ -54,10 +54,9 @@ class TopBuilder {
     accept_ = fv_.and2(in_valid_, ready);
     if (gap != kNoValue) {
       const int b = m_.width(gap);
-      m_.drive_register(gap,
-                        m_.mux(accept_, fv_.lit(d_.interval_cycles - 1, b),
-                               m_.sub(gap, fv_.lit(1, b))),
-                        fv_.or2(accept_, fv_.ne(gap, 0)), rst_);
+      m_.drive_register(
+          gap, m_.mux(accept_, fv_.lit(d_.interval_cycles - 1, b), m_.sub(gap, fv_.lit(1, b))),
+          fv_.or2(accept_, fv_.ne(gap, 0)), rst_);
     }
     // The valid chain: the taps the stages' starts and out_valid read.
     std::set<int> taps;
@@ -187,7 +186,8 @@ class TopBuilder {
     // which the consumer takes.
     for (const auto& [port, width] : b.channel_outputs_ports)
       channel[port] = m_.instance_output(inst, port, width, port);
-    for (const auto& [port, width] : b.channel_inputs_ports) m_.connect(inst, port, channel.at(port));
+    for (const auto& [port, width] : b.channel_inputs_ports)
+      m_.connect(inst, port, channel.at(port));
   }
 
   // A chain of three or more registers without reset or enable is a shift
