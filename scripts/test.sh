@@ -6,6 +6,9 @@
 #                              DIR and compared bit for bit (scripts/ap_types.sh; headers not included)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
+#   scripts/test.sh fuzz-rtl [N]  N random RTL designs (default 10000) in kiln's netlist
+#                              interpreter against the emulator, every 100th also in Icarus and
+#                              every 2000th in Verilator (about a minute here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-default}"
@@ -34,8 +37,14 @@ case "$tier" in
   fuzz)
     bash scripts/fuzz.sh "${2:-600}"
     ;;
+  fuzz-rtl)
+    bash scripts/install-deps.sh
+    bash scripts/build.sh
+    KILN_RTL_FUZZ="${2:-10000}" KILN_RTL_FUZZ_ICARUS=100 KILN_RTL_FUZZ_VERILATOR=2000 \
+      build/src/kiln/kiln_rtl_tests --gtest_filter='RtlFuzz.*'
+    ;;
   *)
-    echo "usage: scripts/test.sh [default|slow|ap_types DIR|large|fuzz [SECONDS]]" >&2
+    echo "usage: scripts/test.sh [default|slow|ap_types DIR|large|fuzz [SECONDS]|fuzz-rtl [N]]" >&2
     exit 2
     ;;
 esac

@@ -34,6 +34,17 @@ bool exact_fit(const ScalarType& a, const ScalarType& t) {
          numeric::exact_compare(type_max(a), type_max(t)) <= 0;
 }
 
+// Assigning any value of `a` to `target` leaves it as it is: it is on the
+// target's grid and inside the range its overflow mode keeps. A symmetric
+// saturation (AP_SAT_SYM) maps the most negative value to -max, so that one
+// is not kept (found by the RTL fuzz tier: -1.0 into ap_fixed<8,1,..,AP_SAT_SYM>).
+bool assignment_exact(const ScalarType& a, const FixedType& target) {
+  const ScalarType t = loop::scalar_of(target);
+  if (!exact_fit(a, t)) return false;
+  if (target.overflow != numeric::OverflowMode::SatSym || !t.is_signed || t.width < 2) return true;
+  return numeric::exact_compare(type_min(a), type_min(t)) > 0;
+}
+
 FixedType wrap_type(const ScalarType& t) {
   FixedType f = loop::fixed_of(t);
   f.overflow = numeric::OverflowMode::Wrap;
@@ -175,7 +186,7 @@ uint32_t Graph::quantize(uint32_t a, const FixedType& target) {
   const ScalarType tt = loop::scalar_of(target);
   if (is_const(a)) return constant(numeric::quantize(exact_of_const(*this, a), target), tt);
   // Exact and in range: the same value, no hardware.
-  if (exact_fit(type(a), tt)) return a;
+  if (assignment_exact(type(a), target)) return a;
   // A wrap-around target on a grid that drops no bits: a modular sum.
   const Node& n = node(a);
   if (target.overflow == numeric::OverflowMode::Wrap &&
@@ -343,7 +354,7 @@ void Graph::balance_sums() {
   for (uint32_t n = 0; n < original; ++n) {
     if (!live[n] || nodes_[n].op != NodeOp::Quantize) continue;
     const uint32_t a = repl[args_[nodes_[n].first_arg]];
-    if (exact_fit(types_[nodes_[a].type], loop::scalar_of(targets_[nodes_[n].imm]))) repl[n] = a;
+    if (assignment_exact(types_[nodes_[a].type], targets_[nodes_[n].imm])) repl[n] = a;
   }
   for (uint32_t& a : args_) a = repl[a];
   for (Output& o : outputs_) o.node = repl[o.node];

@@ -257,6 +257,25 @@ TEST(Unroll, SumsThatCannotOverflowAreExactTrees) {
   EXPECT_EQ(depth[g.outputs().at(0).node], 4) << print_graph(g);
 }
 
+// A quantization that keeps every value folds away, but a symmetric
+// saturation does not keep the most negative one: -1.0 of ap_fixed<5,1> into
+// ap_fixed<8,1,..,AP_SAT_SYM> is -127/128 (found by the RTL fuzz tier).
+TEST(Graph, QuantizationsFoldOnlyWhenTheyKeepEveryValue) {
+  const auto type = [](const char* text) { return *numeric::parse_fixed_type(text, nullptr); };
+  Graph g("q");
+  const uint32_t x = g.input({0, 0}, loop::ScalarType{5, 4, true});
+  const FixedType wide = type("ap_fixed<8,1,AP_RND_MIN_INF,AP_SAT>");
+  EXPECT_EQ(g.quantize(x, wide), x);
+  const FixedType sym = type("ap_fixed<8,1,AP_RND_MIN_INF,AP_SAT_SYM>");
+  const uint32_t q = g.quantize(x, sym);
+  ASSERT_NE(q, x);
+  const std::vector<numeric::Exact> v = evaluate(g, {-16, 0});  // x = -1.0
+  EXPECT_EQ(v[q].raw, -127);
+  // An unsigned source never reaches the negative end: it folds.
+  const uint32_t u = g.input({0, 1}, loop::ScalarType{5, 4, false});
+  EXPECT_EQ(g.quantize(u, type("ap_fixed<10,2,AP_TRN,AP_SAT_SYM>")), u);
+}
+
 TEST(Unroll, RepeatedSubexpressionsAreOneNode) {
   // Two outputs with identical weight columns share every node.
   const loop::Program p =

@@ -17,6 +17,7 @@
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/rtl/design.h"
+#include "kiln/rtl/netlist_sim.h"
 #include "kiln/rtl/testbench.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/hdl.h"
@@ -50,15 +51,15 @@ inline std::string hex_of(int64_t raw, int width) {
   return s.str();
 }
 
-// Simulates `samples` random samples and checks every output against the emulator.
+// Simulates `samples` random samples (in Verilator, Icarus or kiln's netlist
+// interpreter) and checks every output against the emulator, and every
+// sample's latency and interval against the design's.
 inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simulator sim,
                              int samples, double scale = 0.6, uint32_t seed = 11) {
   kiln::testing::TempDir dir;
-  std::vector<fs::path> files = write_files(d, dir.path());
-  std::ofstream(dir / "tb.sv") << testbench_verilog(d, samples);
-  files.push_back(dir / "tb.sv");
   std::mt19937 rng(seed);
   std::vector<std::vector<int64_t>> expected;  // per sample, all outputs' elements
+  std::vector<std::vector<std::vector<int64_t>>> raw;  // [sample][input][element]
   std::vector<std::ofstream> in_files;
   for (const Port& p : d.inputs) in_files.emplace_back(dir / ("in_" + p.name + ".hex"));
   for (int s = 0; s < samples; ++s) {
@@ -72,10 +73,14 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
       for (double& x : v) x = u(rng) * scale;
       in.push_back(std::move(v));
     }
+    raw.emplace_back();
     for (std::size_t k = 0; k < in.size(); ++k) {
       const numeric::FixedType& t = m.tensors.at(static_cast<std::size_t>(m.inputs[k])).type;
-      for (double v : in[k])
-        in_files[k] << hex_of(numeric::quantize(v, t), d.inputs[k].type.width) << "\n";
+      raw.back().emplace_back();
+      for (double v : in[k]) {
+        raw.back().back().push_back(numeric::quantize(v, t));
+        in_files[k] << hex_of(raw.back().back().back(), d.inputs[k].type.width) << "\n";
+      }
     }
     const hls::EmulationResult e = hls::emulate(m, in);
     std::vector<int64_t> all;
@@ -83,10 +88,21 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
     expected.push_back(std::move(all));
   }
   for (auto& f : in_files) f.close();
-  std::ofstream(dir / "samples.hex") << std::hex << samples << "\n";
-  const tools::SimResult r = tools::simulate(sim, files, "tb", dir.path());
-  ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log << r.err;
-  std::istringstream lines(r.out);
+  std::string out;
+  if (sim == tools::Simulator::Kiln) {
+    out = simulate_netlist(d.netlist, d.inputs, d.outputs, raw, d.interval_cycles,
+                           d.latency_cycles, 600)
+              .out;
+  } else {
+    std::vector<fs::path> files = write_files(d, dir.path());
+    std::ofstream(dir / "tb.sv") << testbench_verilog(d, samples);
+    files.push_back(dir / "tb.sv");
+    std::ofstream(dir / "samples.hex") << std::hex << samples << "\n";
+    const tools::SimResult r = tools::simulate(sim, files, "tb", dir.path());
+    ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log << r.err;
+    out = r.out;
+  }
+  std::istringstream lines(out);
   std::string tag;
   int outs = 0;
   std::string line;
@@ -126,7 +142,7 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
     ASSERT_EQ(std::stoull(h, nullptr, 16), std::stoull(hex_of(want, p.type.width), nullptr, 16))
         << m.name << ": sample " << s << " output " << o << " element " << e;
   }
-  EXPECT_TRUE(done) << r.out.substr(0, 2000);
+  EXPECT_TRUE(done) << out.substr(0, 2000);
   EXPECT_EQ(outs, samples);
 }
 
