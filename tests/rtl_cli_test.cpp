@@ -379,7 +379,7 @@ TEST(RtlCli, LatencyCyclesRaisesThePlansUntilTheyFit) {
 TEST(RtlCli, UnknownSimulatorIsExit2) {
   TempDir tmp;
   expect_error(kiln({"rtlsim", tmp.path().string(), "--simulator", "modelsim"}), 2,
-               "use verilator (the default) or icarus");
+               "use verilator (the default), icarus, or kiln");
 }
 
 TEST(RtlCli, RtlsimAndSynthRefuseWhatIsNotADesign) {

@@ -115,10 +115,14 @@ struct LoopBody {
   // The value an affine expression of the kept variables has in iteration k
   // (an element index, a guard's expression).
   int64_t element_at(const loop::Affine& element, int64_t k) const {
+    // variables(k) without a vector: a price walks every iteration's accesses.
+    const int64_t outer = flat() ? k / inner_trip : k;
     int64_t e = element.constant;
-    for (const auto& [l, value] : variables(k))
-      for (const auto& [term, c] : element.terms)
-        if (term == l) e += c * value;
+    for (const auto& [term, c] : element.terms)
+      if (term == loop)
+        e += c * outer;
+      else if (flat() && term == inner)
+        e += c * (k % inner_trip);
     return e;
   }
   // Whether an access happens in iteration k.

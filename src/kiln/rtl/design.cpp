@@ -146,7 +146,9 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     std::string reason;
     const LayerGraph* graph = pricer.graph_for(kernel, plan, &reason);
     if (!graph) throw_error(ErrorKind::Unsupported, "layer '" + kk.onnx_name + "'", reason);
-    BuiltStage b = build_layer_stage(prog, plan, *graph, sk, names.unique(d.top + "_" + kk.name));
+    BuiltStage b =
+        build_layer_stage(prog, plan, *graph, sk, names.unique(d.top + "_" + kk.name),
+                          graph->split ? &pricer.memories_for(kernel, plan, *graph) : nullptr);
     b.report.plan = plans[k].why.empty() ? describe(kk, plan) : plans[k].why;
     timing.commit(b);
     for (netlist::Module& sub : b.submodules) {

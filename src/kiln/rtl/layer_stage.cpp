@@ -17,26 +17,33 @@ LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan
   return g;
 }
 
+LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split) {
+  LoopMemories m{program, {}};
+  m.memories = plan_memories(split, m.program);
+  return m;
+}
+
 BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan,
                              const LayerGraph& graph, const StageOptions& options,
-                             const std::string& module) {
+                             const std::string& module, const LoopMemories* memories) {
   if (plan.loop < 0) {
     KILN_ASSERT(graph.unrolled.has_value(), "an unrolled plan without its graph");
-    return build_stage(*graph.unrolled, program, options, module);
+    return build_stage(StageGraph::of(*graph.unrolled), program, options, module);
   }
   KILN_ASSERT(graph.split.has_value(), "a loop plan without its split");
   const dfg::SplitKernel& sk = *graph.split;
   // The loop's memories may partition its locals (a copy of the program:
   // its weights are shared, not copied).
-  loop::Program own = program;
+  std::optional<LoopMemories> own;
+  if (!memories) memories = &own.emplace(loop_memories(program, sk));
   LoopScheduleOptions lo;
   lo.family = options.family;
   lo.multiplier_limit = options.multiplier_limit;
   lo.ii = plan.ii;
   lo.clock_ns = options.clock_ns;
-  lo.memories = plan_memories(sk, own);
-  const LoopSchedule ls = schedule_loop(sk.body, own, lo);
-  return build_loop_stage(sk, own, ls, plan.pipelined, options, module);
+  lo.memories = memories->memories;
+  const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
+  return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module);
 }
 
 }  // namespace kiln::rtl

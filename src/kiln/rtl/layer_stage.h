@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "kiln/dfg/unroll.h"
@@ -26,10 +27,20 @@ struct LayerGraph {
 LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan& plan,
                        const dfg::UnrollOptions& unroll);
 
+// A kept loop's program: `program` with the locals that loop keeps in
+// memories partitioned (memories.h), and which they are. The Pricer keeps one
+// per graph and weight storage.
+struct LoopMemories {
+  loop::Program program;
+  std::set<int> memories;
+};
+LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split);
+
 // The layer's stage from its graph (`program` in the plan's form, with its
-// weights' storage); its submodules in BuiltStage::submodules.
+// weights' storage; for a kept loop, `memories` when the caller has them);
+// its submodules in BuiltStage::submodules.
 BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan,
                              const LayerGraph& graph, const StageOptions& options,
-                             const std::string& module);
+                             const std::string& module, const LoopMemories* memories = nullptr);
 
 }  // namespace kiln::rtl

@@ -70,12 +70,8 @@ void LoopStageBuilder::timing() {
   k_bits_ = index_bits(body_.trip);
 }
 
-dfg::Stage LoopStageBuilder::part_stage(const dfg::Graph& g, const std::string& suffix) const {
-  dfg::Stage s;
-  s.name = body_.name + suffix;
-  s.onnx_name = onnx_name_;
-  s.graph = g;
-  return s;
+StageGraph LoopStageBuilder::part_stage(const dfg::Graph& g, const std::string& suffix) const {
+  return {body_.name + suffix, onnx_name_, 0, &g};
 }
 
 void LoopStageBuilder::parts() {
@@ -148,22 +144,71 @@ void LoopStageBuilder::parts() {
 // -1 too in the iterations whose conditions it does not happen in (a
 // predicated write, a read whose value is not used).
 int64_t LoopStageBuilder::element_at(const dfg::PortAccess& pa, int64_t k) const {
-  if (!body_.happens(pa, k)) return -1;
-  const int64_t e = body_.element_at(pa.element, k);
-  return e >= 0 && e < p_.buffers[static_cast<std::size_t>(pa.buffer)].numel() ? e : -1;
+  return elements_of(pa)[static_cast<std::size_t>(k)];
+}
+
+// Every iteration's element at once, the kept variables stepped rather than
+// divided out: a price walks every iteration of every access.
+const std::vector<int64_t>& LoopStageBuilder::elements_of(const dfg::PortAccess& pa) const {
+  auto [it, fresh] = elements_.try_emplace(&pa);
+  std::vector<int64_t>& out = it->second;
+  if (!fresh) return out;
+  const int64_t numel = p_.buffers[static_cast<std::size_t>(pa.buffer)].numel();
+  // An affine expression of the kept variables as (constant, outer, inner).
+  struct Linear3 {
+    int64_t c = 0, outer = 0, inner = 0;
+  };
+  auto coefficients = [&](const loop::Affine& a) {
+    Linear3 l{a.constant, 0, 0};
+    for (const auto& [term, c] : a.terms)
+      if (term == body_.loop)
+        l.outer += c;
+      else if (body_.flat() && term == body_.inner)
+        l.inner += c;
+    return l;
+  };
+  const Linear3 e = coefficients(pa.element);
+  std::vector<std::pair<Linear3, std::pair<int64_t, int64_t>>> guards;
+  for (const loop::Guard& g : pa.guards) guards.push_back({coefficients(g.expr), {g.lo, g.hi}});
+  out.resize(static_cast<std::size_t>(body_.trip));
+  int64_t outer = 0, inner = 0;
+  for (int64_t k = 0; k < body_.trip; ++k) {
+    bool happens = true;
+    for (const auto& [g, range] : guards) {
+      const int64_t x = g.c + g.outer * outer + g.inner * inner;
+      happens = happens && x >= range.first && x < range.second;
+    }
+    const int64_t el = e.c + e.outer * outer + e.inner * inner;
+    out[static_cast<std::size_t>(k)] = happens && el >= 0 && el < numel ? el : -1;
+    if (body_.flat() && ++inner < body_.inner_trip) continue;
+    inner = 0;
+    ++outer;
+  }
+  return out;
+}
+
+BufferUse& LoopStageBuilder::use_of(int b) {
+  auto it = uses_.find(b);
+  if (it == uses_.end())
+    it = uses_.emplace(b, BufferUse(p_.buffers[static_cast<std::size_t>(b)].numel())).first;
+  return it->second;
 }
 
 // A read of element `e` in cycle `cycle`: its register must hold it then.
 void LoopStageBuilder::note_read(int b, int64_t e, int64_t cycle) {
-  uses_[b].read.insert(e);
-  auto [it, fresh] = first_read_.try_emplace({b, e}, cycle);
-  if (!fresh) it->second = std::min(it->second, cycle);
+  BufferUse& u = use_of(b);
+  int64_t& first = u.first_read[static_cast<std::size_t>(e)];
+  first = first == BufferUse::kNever ? cycle : std::min(first, cycle);
+  u.any_read = true;
 }
 // A write of element `e` in cycle `cycle` (its register loads at its end).
 void LoopStageBuilder::note_write(int b, int64_t e, int64_t cycle) {
-  uses_[b].written.insert(e);
-  auto [it, fresh] = writes_.try_emplace({b, e}, cycle, cycle);
-  if (!fresh) it->second = {std::min(it->second.first, cycle), std::max(it->second.second, cycle)};
+  BufferUse& u = use_of(b);
+  int64_t& first = u.first_write[static_cast<std::size_t>(e)];
+  int64_t& last = u.last_write[static_cast<std::size_t>(e)];
+  first = first == BufferUse::kNever ? cycle : std::min(first, cycle);
+  last = last == BufferUse::kNever ? cycle : std::max(last, cycle);
+  u.any_write = true;
 }
 
 // The fixed elements graph `g` reads, from cycle `cycle` on.
@@ -267,21 +312,23 @@ void LoopStageBuilder::uses() {
   // held until the next sample's first.
   for (const auto& [b, use] : uses_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
-    if (use.written.empty()) {
-      for (int64_t e : use.read) {
-        StagePortElement in{{b, e}, buf.type, "", 0};
-        in.at = static_cast<int>(first_read_.at({b, e}) - 1);
-        r_.inputs.push_back(in);
-      }
+    const auto n = static_cast<int64_t>(use.first_read.size());
+    if (!use.any_write) {
+      for (int64_t e = 0; e < n; ++e)
+        if (use.read(e)) {
+          StagePortElement in{{b, e}, buf.type, "", 0};
+          in.at = static_cast<int>(use.first_read[static_cast<std::size_t>(e)] - 1);
+          r_.inputs.push_back(in);
+        }
     } else if (buf.role != loop::BufferRole::Local) {
-      for (int64_t e : use.written) {
-        const auto [first, last] = writes_.at({b, e});
-        StagePortElement out{{b, e}, buf.type, "", 0};
-        out.at = static_cast<int>(last + 1);
-        out.held = true;
-        out.rewritten = static_cast<int>(first);
-        r_.outputs.push_back(out);
-      }
+      for (int64_t e = 0; e < n; ++e)
+        if (use.written(e)) {
+          StagePortElement out{{b, e}, buf.type, "", 0};
+          out.at = static_cast<int>(use.last_write[static_cast<std::size_t>(e)] + 1);
+          out.held = true;
+          out.rewritten = static_cast<int>(use.first_write[static_cast<std::size_t>(e)]);
+          r_.outputs.push_back(out);
+        }
     }
   }
   for (const auto& [at, cycle] : chan_first_) {

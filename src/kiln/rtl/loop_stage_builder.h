@@ -6,10 +6,12 @@
 // cycles and iterations (loop_netlist.cpp).
 #pragma once
 
+#include <climits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kiln/rtl/banks.h"
@@ -19,9 +21,20 @@
 
 namespace kiln::rtl {
 
-// What the layer does with one buffer (storage) outside its weights.
+// What the layer does with one buffer (storage) outside its weights, per
+// element: the cycle of its first read, of its first and last write (kNever
+// when none). Dense arrays: a loop touches most of a buffer's elements, and
+// a price walks every iteration's accesses.
 struct BufferUse {
-  std::set<int64_t> read, written;
+  static constexpr int64_t kNever = INT64_MIN;
+  std::vector<int64_t> first_read, first_write, last_write;
+  bool any_read = false, any_write = false;
+  explicit BufferUse(int64_t numel)
+      : first_read(static_cast<std::size_t>(numel), kNever),
+        first_write(static_cast<std::size_t>(numel), kNever),
+        last_write(static_cast<std::size_t>(numel), kNever) {}
+  bool read(int64_t e) const { return first_read[static_cast<std::size_t>(e)] != kNever; }
+  bool written(int64_t e) const { return first_write[static_cast<std::size_t>(e)] != kNever; }
 };
 
 // One ROM bank of a weight buffer and the body reads on each of its ports.
@@ -61,13 +74,14 @@ class LoopStageBuilder {
   int op_latency(int op) const;
   int op_start(int op) const { return ls_.solution.start[static_cast<std::size_t>(op)]; }
   void timing();
-  dfg::Stage part_stage(const dfg::Graph& g, const std::string& suffix) const;
+  StageGraph part_stage(const dfg::Graph& g, const std::string& suffix) const;
   void parts();
   bool is_const(int b) const {
     return p_.buffers[static_cast<std::size_t>(b)].role == loop::BufferRole::Const;
   }
   int width_of(int b) const { return p_.buffers[static_cast<std::size_t>(b)].type.width; }
   int64_t element_at(const dfg::PortAccess& pa, int64_t k) const;
+  const std::vector<int64_t>& elements_of(const dfg::PortAccess& pa) const;
   void note_read(int b, int64_t e, int64_t cycle);
   void note_write(int b, int64_t e, int64_t cycle);
   void note_reads(const dfg::Graph& g, int64_t cycle);
@@ -115,9 +129,9 @@ class LoopStageBuilder {
   int ii_ = 1, depth_ = 1, stages_ = 1;
   int64_t b_at_ = 0, l0_ = 1, a0_ = 0, a_at_ = 0, end_ = 0;
   int cyc_bits_ = 1, ph_bits_ = 1, k_bits_ = 1;
+  mutable std::unordered_map<const dfg::PortAccess*, std::vector<int64_t>> elements_;
   std::map<int, BufferUse> uses_;
-  std::map<std::pair<int, int64_t>, int64_t> first_read_;  // element -> cycle of its first read
-  std::map<std::pair<int, int64_t>, std::pair<int64_t, int64_t>> writes_;  // first, last write
+  BufferUse& use_of(int b);
   std::vector<RomBank> banks_;
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
   std::vector<RamBank> rams_;

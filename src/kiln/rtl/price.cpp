@@ -62,6 +62,14 @@ const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::stri
   return c.graph.get();
 }
 
+const LoopMemories& Pricer::memories_for(int kernel, const LayerPlan& plan,
+                                         const LayerGraph& graph) {
+  auto& slot = memories_[{&graph, plan.weights_in_registers}];
+  if (!slot)
+    slot = std::make_unique<LoopMemories>(loop_memories(program_for(kernel, plan), *graph.split));
+  return *slot;
+}
+
 PlanPrice Pricer::price(int kernel, const LayerPlan& plan, const StageOptions& options) {
   ++priced_;
   PlanPrice p;
@@ -70,7 +78,8 @@ PlanPrice Pricer::price(int kernel, const LayerPlan& plan, const StageOptions& o
   StageOptions o = options;
   o.emit = false;
   try {
-    p.stage = build_layer_stage(program_for(kernel, plan), plan, *graph, o, "candidate");
+    p.stage = build_layer_stage(program_for(kernel, plan), plan, *graph, o, "candidate",
+                                graph->split ? &memories_for(kernel, plan, *graph) : nullptr);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Internal) throw;
     p.reason = e.what();  // a schedule that cannot meet a constraint, a read kiln cannot bank

@@ -53,6 +53,9 @@ class Pricer {
   const loop::Program& program_for(int kernel, const LayerPlan& plan);
   // The plan's graph, or the reason kiln cannot make it.
   const LayerGraph* graph_for(int kernel, const LayerPlan& plan, std::string* reason);
+  // A kept loop's program with its memories (layer_stage.h), per graph and
+  // weight storage.
+  const LoopMemories& memories_for(int kernel, const LayerPlan& plan, const LayerGraph& graph);
 
   // Prices `plan` with `options` (clock, family, scheduler, the layer's
   // MultiplierLimit, and, when the search has them, the design's timing and
@@ -78,6 +81,7 @@ class Pricer {
     std::string reason;
   };
   std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
+  std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   int64_t priced_ = 0;
 };

@@ -38,20 +38,22 @@ PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPric
   return c;
 }
 
-// The plans of one layer, as layer_plans() walks them.
+// The plans of one layer in the order the search walks them. `consider`
+// looks at one and says whether it meets the target: the first factor of a
+// loop that does is the cheapest of that loop's shape (more copies only cost
+// more), and only `more_factors` after it are walked.
 class Candidates {
  public:
-  Candidates(Pricer& pricer, int kernel, const IntervalTarget& target, int more_factors,
-             const PlanContext& context)
+  Candidates(Pricer& pricer, int kernel, int more_factors,
+             std::function<bool(const LayerPlan&)> consider)
       : pricer_(pricer),
         kernel_(kernel),
-        target_(target),
         more_(more_factors),
-        context_(context),
+        consider_(std::move(consider)),
         base_(pricer.program_for(kernel, {}).kernels[static_cast<std::size_t>(kernel)]),
         has_weights_(!weights_of(pricer.program(), kernel).empty()) {}
 
-  std::vector<PlanChoice> run() {
+  void run() {
     consider({});
     walk_loops(base_, false);
     // The streaming form: its pixel loop flattened, that many input columns
@@ -62,22 +64,10 @@ class Candidates {
       walk_loops(pricer_.program_for(kernel_, form).kernels[static_cast<std::size_t>(kernel_)],
                  true);
     }
-    for (PlanChoice& c : priced_) c.tried = tried_;
-    return std::move(priced_);
   }
 
  private:
-  // Prices `plan`; true if it meets the target.
-  bool consider(const LayerPlan& plan) {
-    ++tried_;
-    PlanPrice p = pricer_.price(kernel_, plan, context_(plan));
-    if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
-    const bool meets = p.interval <= target_.cycles;
-    const loop::Kernel& k =
-        pricer_.program_for(kernel_, plan).kernels[static_cast<std::size_t>(kernel_)];
-    priced_.push_back(choice_of(k, plan, std::move(p)));
-    return meets;
-  }
+  bool consider(const LayerPlan& plan) { return consider_(plan); }
 
   // Each factor of `trip` from the smallest up: the first that meets the
   // target is the cheapest of this shape (more copies only cost more);
@@ -127,13 +117,10 @@ class Candidates {
 
   Pricer& pricer_;
   const int kernel_;
-  const IntervalTarget& target_;
   const int more_;
-  const PlanContext& context_;
+  const std::function<bool(const LayerPlan&)> consider_;
   const loop::Kernel& base_;
   const bool has_weights_;
-  std::vector<PlanChoice> priced_;
-  int tried_ = 0;
 };
 
 // LatencyCycles: every layer's plans (the searched ones meeting their
@@ -237,7 +224,29 @@ std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& 
 
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
                                     int more_factors, const PlanContext& context) {
-  return Candidates(pricer, kernel, target, more_factors, context).run();
+  std::vector<PlanChoice> priced;
+  int tried = 0;
+  Candidates(pricer, kernel, more_factors, [&](const LayerPlan& plan) {
+    ++tried;
+    PlanPrice p = pricer.price(kernel, plan, context(plan));
+    if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
+    const bool meets = p.interval <= target.cycles;
+    const loop::Kernel& k =
+        pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
+    priced.push_back(choice_of(k, plan, std::move(p)));
+    return meets;
+  }).run();
+  for (PlanChoice& c : priced) c.tried = tried;
+  return priced;
+}
+
+std::vector<LayerPlan> candidate_plans(Pricer& pricer, int kernel) {
+  std::vector<LayerPlan> plans;
+  Candidates(pricer, kernel, 0, [&](const LayerPlan& plan) {
+    plans.push_back(plan);
+    return false;  // never met: every factor is walked
+  }).run();
+  return plans;
 }
 
 PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,

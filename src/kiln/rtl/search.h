@@ -67,6 +67,10 @@ using PlanContext = std::function<StageOptions(const LayerPlan&)>;
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
                                     int more_factors, const PlanContext& context);
 
+// Every plan the search may try for kernel `kernel`, in its order, unpriced:
+// what kiln explore and the pricing benchmark (bench/rtl_price.cpp) walk.
+std::vector<LayerPlan> candidate_plans(Pricer& pricer, int kernel);
+
 // The cheapest of `plans` whose interval meets `target`, its `why` filled in.
 // Throws kiln::Error(InvalidModel) naming the layer when none does, with the
 // closest plan and its interval.

@@ -19,9 +19,9 @@ namespace kiln::rtl {
 using dfg::NodeOp;
 using loop::ScalarType;
 
-StageBuilder::StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o,
+StageBuilder::StageBuilder(const StageGraph& s, const loop::Program& p, const StageOptions& o,
                            std::string module, const ModuloTiming* modulo)
-    : s_(s), g_(s.graph), p_(p), o_(o), modulo_(modulo) {
+    : s_(s), g_(*s.graph), p_(p), o_(o), modulo_(modulo) {
   r_.module = std::move(module);
   r_.report.name = s.name;
   r_.report.onnx_name = s.onnx_name;
@@ -262,14 +262,14 @@ std::vector<std::pair<std::string, netlist::ValueId>> packed_values(
   return ports;
 }
 
-BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
+BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {
   BuiltStage s = StageBuilder(stage, program, options, module_name).run();
   for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
   return s;
 }
 
-BuiltStage build_body(const dfg::Stage& body, const loop::Program& program,
+BuiltStage build_body(const StageGraph& body, const loop::Program& program,
                       const StageOptions& options, const ModuloTiming& timing,
                       const std::string& module_name) {
   return StageBuilder(body, program, options, module_name, &timing).run();

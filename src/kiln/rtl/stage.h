@@ -111,9 +111,19 @@ struct BuiltStage {
   std::vector<std::pair<std::string, int>> channel_inputs_ports;
 };
 
-// Schedules `stage` and writes its module. `buffer_types` gives each
-// program buffer's element type (outputs are presented in it).
-BuiltStage build_stage(const dfg::Stage& stage, const loop::Program& program,
+// A graph to build as a stage, by reference: a layer's unrolled graph, or a
+// part of a kept loop's split (not copied per price).
+struct StageGraph {
+  std::string name;       // the layer's (and the part's) name
+  std::string onnx_name;  // for messages
+  int64_t loop_ops = 0;   // Loop IR operations before unrolling
+  const dfg::Graph* graph = nullptr;
+  static StageGraph of(const dfg::Stage& s) { return {s.name, s.onnx_name, s.loop_ops, &s.graph}; }
+};
+
+// Schedules `stage` and builds its module; its outputs are presented in
+// their program buffers' types.
+BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name);
 
 // One iteration of a kept loop (loop_stage.h) as a module: each node at its
@@ -129,7 +139,7 @@ struct ModuloTiming {
   std::vector<int> output_at;  // per graph output: the cycle its value is taken
 };
 
-BuiltStage build_body(const dfg::Stage& body, const loop::Program& program,
+BuiltStage build_body(const StageGraph& body, const loop::Program& program,
                       const StageOptions& options, const ModuloTiming& timing,
                       const std::string& module_name);
 

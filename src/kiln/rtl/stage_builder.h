@@ -20,7 +20,7 @@ namespace kiln::rtl {
 
 class StageBuilder {
  public:
-  StageBuilder(const dfg::Stage& s, const loop::Program& p, const StageOptions& o,
+  StageBuilder(const StageGraph& s, const loop::Program& p, const StageOptions& o,
                std::string module, const ModuloTiming* modulo = nullptr);
   BuiltStage run();
 
@@ -54,7 +54,7 @@ class StageBuilder {
   void layout_registers();
   void drive_registers();
 
-  const dfg::Stage& s_;
+  const StageGraph s_;
   const dfg::Graph& g_;
   const loop::Program& p_;
   const StageOptions& o_;
