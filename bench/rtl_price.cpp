@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/commands/hls_flow.h"
+#include "kiln/flow/configure.h"
 #include "kiln/rtl/options.h"
 #include "kiln/rtl/price.h"
 #include "kiln/rtl/search.h"
@@ -65,10 +65,10 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    commands::CompileOptions o;
+    flow::ConfigureOptions o;
     o.sets = sets;
-    const commands::ConfiguredModel built = commands::build_configured_model(model, o);
-    const rtl::RtlOptions options = rtl::rtl_options(built.config, built.model);
+    const flow::ConfiguredModel built = flow::configure_model(model, o);
+    const rtl::RtlOptions options = rtl::rtl_options(built.model);
     const loop::Program program = rtl::design_program(built.model, options);
     const fpga::Device device = fpga::device_of_part(built.model.part);
     rtl::StageOptions so;

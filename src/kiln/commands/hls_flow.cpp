@@ -20,6 +20,7 @@
 #include "kiln/hls/project_writer.h"
 #include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
+#include "kiln/onnx/test_data.h"
 #include "kiln/ref/random_inputs.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
@@ -124,34 +125,6 @@ hls::Sample sample_from_files(const hls::Model& m,
   return sample_from_tensors(m, tensors, "--input", labels);
 }
 
-hls::Config load_hls_config(const std::vector<fs::path>& files,
-                            const std::vector<std::string>& sets) {
-  hls::Config cfg;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (i == 0) {
-      cfg = hls::load_config(files[i].string());
-      continue;
-    }
-    std::ifstream in(files[i], std::ios::binary);
-    if (!in)
-      throw_error(ErrorKind::Io, files[i].string(), "cannot read the config file",
-                  "check the path and its permissions");
-    std::ostringstream text;
-    text << in.rdbuf();
-    hls::merge_config(cfg, text.str(), files[i].string());
-  }
-  for (const std::string& s : sets) hls::apply_set(cfg, s);
-  return cfg;
-}
-
-std::optional<hls::Profile> profile_for_auto(const hls::Config& cfg, const Graph& passed,
-                                             const std::optional<fs::path>& data, int samples,
-                                             uint64_t seed) {
-  if (!hls::uses_auto(cfg)) return std::nullopt;
-  return hls::profile_graph(
-      passed, data ? read_test_data_inputs(*data) : ref::random_inputs(passed, samples, seed));
-}
-
 hls::Granularity parse_granularity(const std::string& text) {
   if (text == "model") return hls::Granularity::Model;
   if (text == "type") return hls::Granularity::Type;
@@ -167,32 +140,11 @@ std::string default_config(const fs::path& onnx, const onnx_import::ImportOption
   return hls::default_config_yaml(m, granularity);
 }
 
-ConfiguredModel build_configured_model(const fs::path& onnx, const CompileOptions& options) {
-  ConfiguredModel r;
-  // The configuration first: a typo should not wait for the model to import.
-  r.config = load_hls_config(options.configs, options.sets);
-  r.prepared = hls::prepare_graph(onnx, options.import);
-  const std::optional<hls::Profile> profile = profile_for_auto(
-      r.config, r.prepared.passed, options.profile_data, options.profile_samples, options.seed);
-  r.profiled = profile.has_value();
-  if (profile) {
-    r.profile_samples = profile->samples;
-    r.profile_source =
-        options.profile_data
-            ? fmt::format("the {} data set(s) in {}", profile->samples,
-                          options.profile_data->string())
-            : fmt::format("{} random inputs (seed {})", profile->samples, options.seed);
-  }
-  r.model = hls::build_model(r.prepared.passed, r.config, profile ? &*profile : nullptr);
-  r.model.name = hls::top_function_name(onnx, options.top);
-  return r;
-}
-
 CompileResult compile_model(const fs::path& onnx, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.output_dir.empty())
     throw_error(ErrorKind::Usage, "kiln compile", "no output directory", "pass -o DIR");
-  ConfiguredModel built = build_configured_model(onnx, options);
+  flow::ConfiguredModel built = flow::configure_model(onnx, options);
   const hls::PreparedGraph& p = built.prepared;
   CompileResult r;
   r.passes = p.passes;
@@ -348,7 +300,7 @@ ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options)
   if (!options.given.empty()) {
     samples = options.given;
   } else if (options.data) {
-    samples = read_test_data_inputs(*options.data);
+    samples = onnx_import::read_test_data_inputs(*options.data);
   } else if (options.inputs.empty()) {
     samples = ref::random_inputs(p.passed, options.samples, options.seed);
   } else {

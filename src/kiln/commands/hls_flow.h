@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/estimate/estimate.h"
+#include "kiln/flow/configure.h"
 #include "kiln/graph/graph.h"
 #include "kiln/hls/config.h"
 #include "kiln/hls/csim.h"
@@ -22,19 +23,6 @@
 
 namespace kiln::commands {
 
-// The config of `kiln compile`, `kiln rtl` and `kiln layers`: each FILE in
-// order (later keys win, as in one merged file), then each KEY=VALUE
-// override in order. Config errors come before the model loads.
-hls::Config load_hls_config(const std::vector<std::filesystem::path>& files,
-                            const std::vector<std::string>& sets);
-
-// The profile "Precision: auto" needs, or nullopt when `cfg` has no auto
-// field: of the data sets in `data` (test_data_set_*/input_K.pb) when given,
-// else of `samples` random inputs from `seed`.
-std::optional<hls::Profile> profile_for_auto(const hls::Config& cfg, const Graph& passed,
-                                             const std::optional<std::filesystem::path>& data,
-                                             int samples, uint64_t seed);
-
 // ---- kiln config --------------------------------------------------------------
 std::string default_config(const std::filesystem::path& onnx,
                            const onnx_import::ImportOptions& import, hls::Granularity granularity);
@@ -42,17 +30,11 @@ std::string default_config(const std::filesystem::path& onnx,
 hls::Granularity parse_granularity(const std::string& text);
 
 // ---- kiln compile -------------------------------------------------------------
-struct CompileOptions {
-  onnx_import::ImportOptions import;
-  std::vector<std::filesystem::path> configs;  // -c FILE, merged in order
-  std::vector<std::string> sets;  // KEY=VALUE overrides, applied in order after the file
+// The model, its config (flow/configure.h) and where the project goes; `kiln
+// rtl` takes the same.
+struct CompileOptions : flow::ConfigureOptions {
   std::filesystem::path output_dir;
   bool overwrite = false;
-  int profile_samples = 100;  // random inputs profiled when a precision is "auto"
-  uint64_t seed = 1;
-  // Profile these inputs instead (a directory of test_data_set_*/input_K.pb).
-  std::optional<std::filesystem::path> profile_data;
-  std::string top;  // top function name; default from the file name
 };
 
 struct CompileResult {
@@ -71,20 +53,6 @@ struct CompileResult {
 // written; the project appears whole or not at all.
 CompileResult compile_model(const std::filesystem::path& onnx, const CompileOptions& options);
 
-// What `kiln compile` builds before it writes anything, for the commands that
-// take a model through the same config handling (`kiln rtl`): the config
-// (FILE, then --set), the prepared graph, the profile for "auto" precisions,
-// and the configured model named after the file (or `top`).
-struct ConfiguredModel {
-  hls::Config config;
-  hls::PreparedGraph prepared;
-  hls::Model model;
-  bool profiled = false;
-  std::string profile_source;
-  int64_t profile_samples = 0;
-};
-ConfiguredModel build_configured_model(const std::filesystem::path& onnx,
-                                       const CompileOptions& options);
 std::string format_compile_summary(const CompileResult& result);
 nlohmann::json compile_to_json(const CompileResult& result);
 

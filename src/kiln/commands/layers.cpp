@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include "kiln/commands/hls_flow.h"
-#include "kiln/hls/build_model.h"
+#include "kiln/flow/configure.h"
 #include "kiln/hls/model_text.h"
-#include "kiln/hls/prepare.h"
 #include "kiln/support/error.h"
 
 namespace kiln::commands {
@@ -16,10 +15,6 @@ LayersResult show_layers(const fs::path& model, const LayersOptions& options) {
   if (options.output && fs::exists(*options.output) && !options.overwrite)
     throw_error(ErrorKind::Usage, options.output->string(), "file exists",
                 "pass --force to replace it");
-  const hls::Config cfg = load_hls_config(options.configs, options.sets);
-  const hls::PreparedGraph p = hls::prepare_graph(model, options.import);
-  const std::optional<hls::Profile> profile =
-      profile_for_auto(cfg, p.passed, std::nullopt, options.profile_samples, options.seed);
 
   hls::LayerTextOptions text;
   if (!options.full) text.inline_limit = 16;
@@ -40,8 +35,7 @@ LayersResult show_layers(const fs::path& model, const LayersOptions& options) {
     if (options.print_after_all) s.text = hls::print_layers(m, text);
     r.stages.push_back(std::move(s));
   };
-  hls::Model m = hls::build_model(p.passed, cfg, profile ? &*profile : nullptr, hooks);
-  m.name = hls::top_function_name(model, "");
+  const hls::Model m = flow::configure_model(model, options, hooks).model;
   if (options.output) {
     write_text_file(*options.output, hls::print_layers(m), options.overwrite);
     r.written = *options.output;

@@ -9,21 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "kiln/onnx/import.h"
+#include "kiln/flow/configure.h"
 #include "kiln/support/pass.h"
 
 namespace kiln::commands {
 
-struct LayersOptions {
-  onnx_import::ImportOptions import;
-  std::vector<std::filesystem::path> configs;  // as `kiln compile -c` (repeatable)
-  std::vector<std::string> sets;               // as `kiln compile --set`
+// The model and its config as `kiln compile` takes them (flow/configure.h).
+struct LayersOptions : flow::ConfigureOptions {
   bool print_after_all = false;  // the model after lowering and after every layer pass
   bool full = false;             // every constant, not elided (the text parses back)
   std::optional<std::filesystem::path> output;  // write the final model's full text here
   bool overwrite = false;
-  int profile_samples = 100;  // random inputs profiled when a precision is "auto"
-  uint64_t seed = 1;
 };
 
 struct LayersStage {

@@ -54,12 +54,12 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
       !(fs::is_directory(options.output_dir, ec) && fs::is_empty(options.output_dir, ec)))
     throw_error(ErrorKind::Io, options.output_dir.string(), "output directory exists",
                 "pass --force to replace it, or choose another -o directory");
-  ConfiguredModel built = build_configured_model(onnx, options);
+  flow::ConfiguredModel built = flow::configure_model(onnx, options);
   RtlCommandResult r;
   r.model = std::move(built.model);
   // The part must name a family Yosys knows before the long build starts.
   const fpga::Family family = fpga::device_of_part(r.model.part).family;
-  r.options = rtl::rtl_options(built.config, r.model);
+  r.options = rtl::rtl_options(r.model);
   r.design = rtl::build_design(r.model, r.options);
   const int capacity = rtl::testbench_capacity(r.design);
   r.report = rtl::design_report(r.design, r.model, r.options, capacity);
@@ -139,8 +139,8 @@ std::string format_rtl_summary(const RtlCommandResult& r) {
 // ---- kiln rtl --list-loops ------------------------------------------------------
 
 LoopListing list_loops(const fs::path& onnx, const CompileOptions& options) {
-  const ConfiguredModel built = build_configured_model(onnx, options);
-  const rtl::RtlOptions options_rtl = rtl::rtl_options(built.config, built.model);
+  const flow::ConfiguredModel built = flow::configure_model(onnx, options);
+  const rtl::RtlOptions options_rtl = rtl::rtl_options(built.model);
   loop::Program program = rtl::design_program(built.model, options_rtl);
   std::vector<loop::LoopSite> sites = loop::loop_sites(program);
   std::vector<rtl::PipelineEstimate> pipelines =

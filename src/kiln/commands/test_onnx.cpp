@@ -12,6 +12,7 @@
 
 #include "kiln/onnx/npy.h"
 #include "kiln/onnx/tensor_proto.h"
+#include "kiln/onnx/test_data.h"
 #include "kiln/ref/interpreter.h"
 #include "kiln/support/error.h"
 #include "kiln/support/progress.h"
@@ -43,27 +44,6 @@ int exit_code(TestStatus s) {
 }
 
 namespace {
-
-// input_0.pb, input_1.pb, ... in numeric order (input_10 after input_9).
-std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
-  std::vector<std::pair<int, fs::path>> found;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) != 0 || e.path().extension() != ".pb") continue;
-    const std::string num = name.substr(prefix.size(), name.size() - prefix.size() - 3);
-    if (num.empty() || !std::all_of(num.begin(), num.end(), ::isdigit)) continue;
-    found.emplace_back(std::stoi(num), e.path());
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<fs::path> out;
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    if (found[i].first != static_cast<int>(i))
-      throw_error(ErrorKind::InvalidModel, dir.string(),
-                  fmt::format("{}{}.pb is missing", prefix, i), "data sets number files from 0");
-    out.push_back(found[i].second);
-  }
-  return out;
-}
 
 struct Comparison {
   bool ok = true;
@@ -134,11 +114,7 @@ void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
     unsupported = e;
   }
 
-  std::vector<fs::path> sets;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
-      sets.push_back(e.path());
-  std::sort(sets.begin(), sets.end());
+  const std::vector<fs::path> sets = onnx_import::test_data_sets(dir);
   if (sets.empty()) {
     if (unsupported) throw *unsupported;
     throw_error(ErrorKind::Usage, dir.string(), "no test_data_set_* directories",
@@ -150,8 +126,8 @@ void run_data_sets(const fs::path& dir, const Tolerance& tolerance,
   progress.phase("running the data sets with the interpreter");
   for (const fs::path& set : sets) {
     progress.advance(r.data_sets);
-    const std::vector<fs::path> in_files = numbered_files(set, "input_");
-    const std::vector<fs::path> out_files = numbered_files(set, "output_");
+    const std::vector<fs::path> in_files = onnx_import::numbered_tensor_files(set, "input_");
+    const std::vector<fs::path> out_files = onnx_import::numbered_tensor_files(set, "output_");
     std::vector<std::string> in_names(in_files.size());
     std::vector<Tensor> in_tensors;
     try {
@@ -284,26 +260,6 @@ nlohmann::json test_to_json(const TestDirResult& r) {
                   {"expected", r.expected},
                   {"abs_error", r.abs_error}};
   return j;
-}
-
-std::vector<std::vector<Tensor>> read_test_data_inputs(const fs::path& dir) {
-  std::vector<fs::path> sets;
-  if (fs::is_directory(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
-        sets.push_back(e.path());
-  if (sets.empty())
-    throw_error(ErrorKind::Usage, dir.string(), "no test_data_set_* directories",
-                "give a directory in the ONNX backend-test layout (test_data_set_N/input_K.pb)");
-  std::sort(sets.begin(), sets.end());
-  std::vector<std::vector<Tensor>> samples;
-  for (const fs::path& set : sets) {
-    std::vector<Tensor> in;
-    for (const fs::path& f : numbered_files(set, "input_"))
-      in.push_back(onnx_import::read_tensor_file(f));
-    samples.push_back(std::move(in));
-  }
-  return samples;
 }
 
 namespace {

@@ -48,9 +48,6 @@ TestDirResult test_onnx_dir(const std::filesystem::path& dir, const Tolerance& t
                             const onnx_import::ImportOptions& import_options = {});
 
 std::string format_test_line(const TestDirResult& r);
-// The inputs of every test_data_set_*/input_K.pb under `dir` (one sample per
-// data set, in graph input order). Usage error if there are none.
-std::vector<std::vector<Tensor>> read_test_data_inputs(const std::filesystem::path& dir);
 nlohmann::json test_to_json(const TestDirResult& r);
 
 // A run over several directories: "total N: ... passed, ..." and the exit

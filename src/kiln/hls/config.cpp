@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -297,36 +298,49 @@ std::string where_of(const Ctx& c, const std::string& path, const YAML::Node& ke
   return where;
 }
 
-void parse_loop_block(const Ctx& c, const std::string& path, const YAML::Node& n, LoopConfig& lc) {
+// A Loop block into the Loop IR's directives: Unroll full is 0, Pipeline
+// off unsets the II; a key the block leaves out keeps what an earlier file
+// or block said.
+void parse_loop_block(const Ctx& c, const std::string& path, const YAML::Node& n,
+                      LoopDirectives& d) {
   for_each_entry(
       c, path, n,
       [&](const std::string& k, const std::string& sub, const YAML::Node& key,
           const YAML::Node& v) {
-        if (k == "Unroll")
-          lc.unroll = parse_positive_or(c, sub, v, "full", "a positive factor of the trip count");
-        else if (k == "Pipeline")
-          lc.pipeline_ii = parse_positive_or(c, sub, v, "off", "a positive initiation interval");
-        else if (k == "Flatten")
-          lc.flatten = parse_flag(c, sub, v);
-        else
+        if (k == "Unroll") {
+          d.unroll = parse_positive_or(c, sub, v, "full", "a positive factor of the trip count");
+        } else if (k == "Pipeline") {
+          const int64_t ii = parse_positive_or(c, sub, v, "off", "a positive initiation interval");
+          if (ii > std::numeric_limits<int>::max())
+            fail(c, sub, v, "an initiation interval of " + std::to_string(ii) + " cycles",
+                 "ask for a smaller II, or leave the loop unpipelined (off)");
+          if (ii == 0)
+            d.pipeline_ii.reset();
+          else
+            d.pipeline_ii = static_cast<int>(ii);
+        } else if (k == "Flatten") {
+          d.flatten = parse_flag(c, sub, v);
+        } else {
           fail(c, sub, key, "unknown loop key '" + k + "'",
                spelling_hint(k, {"Unroll", "Pipeline", "Flatten"}, "valid keys"));
+        }
       });
 }
 
 void parse_buffer_block(const Ctx& c, const std::string& path, const YAML::Node& n,
-                        BufferConfig& bc) {
+                        BufferDirectives& d) {
   for_each_entry(c, path, n,
                  [&](const std::string& k, const std::string& sub, const YAML::Node& key,
                      const YAML::Node& v) {
                    if (k == "Partition")
-                     bc.partition = parse_enum<BufferPartition>(c, sub, v);
+                     d.partition = parse_enum<BufferPartition>(c, sub, v);
                    else if (k == "Factor")
-                     bc.factor = parse_positive_int(c, sub, v);
+                     d.factor = parse_positive_int(c, sub, v);
                    else if (k == "Dim")
-                     bc.dim = parse_non_negative_int(c, sub, v);
+                     d.dim = static_cast<int>(std::min<int64_t>(parse_non_negative_int(c, sub, v),
+                                                                std::numeric_limits<int>::max()));
                    else if (k == "Storage")
-                     bc.storage = parse_enum<BufferStorage>(c, sub, v);
+                     d.storage = parse_enum<BufferStorage>(c, sub, v);
                    else
                      fail(
                          c, sub, key, "unknown buffer key '" + k + "'",
@@ -380,17 +394,15 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                      for_each_entry(c, sub, v,
                                     [&](const std::string& name, const std::string& lsub,
                                         const YAML::Node& lkey, const YAML::Node& lv) {
-                                      LoopConfig& lc = cfg.loops[name];
-                                      lc.where = where_of(c, lsub, lkey);
-                                      parse_loop_block(c, lsub, lv, lc);
+                                      cfg.directives.loop_where[name] = where_of(c, lsub, lkey);
+                                      parse_loop_block(c, lsub, lv, cfg.directives.loops[name]);
                                     });
                    } else if (k == "Buffer") {
                      for_each_entry(c, sub, v,
                                     [&](const std::string& name, const std::string& bsub,
                                         const YAML::Node& bkey, const YAML::Node& bv) {
-                                      BufferConfig& bc = cfg.buffers[name];
-                                      bc.where = where_of(c, bsub, bkey);
-                                      parse_buffer_block(c, bsub, bv, bc);
+                                      cfg.directives.buffer_where[name] = where_of(c, bsub, bkey);
+                                      parse_buffer_block(c, bsub, bv, cfg.directives.buffers[name]);
                                     });
                    } else if (k == "HLSConfig") {
                      fail(c, sub, key, "unknown key 'HLSConfig'",

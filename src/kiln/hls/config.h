@@ -18,6 +18,7 @@
 
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model.h"
+#include "kiln/hls/rtl_settings.h"
 #include "kiln/support/strings.h"
 
 namespace kiln::hls {
@@ -45,34 +46,6 @@ struct LayerConfig {
   bool operator==(const LayerConfig&) const = default;
 };
 
-// RTL only: the scheduler of every stage (rtl/design.h), set as Model.Scheduler.
-enum class RtlScheduler : uint8_t { Asap, List, Sdc };
-inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
-
-// RTL only (kiln rtl): directives for one loop, named as `kiln rtl
-// --list-loops` prints it ("<layer>/<loop>"). Checked against the model's
-// loops when the design is built (loop/directives.h).
-struct LoopConfig {
-  std::optional<int64_t> unroll;       // a factor of the trip count; 0 = fully
-  std::optional<int64_t> pipeline_ii;  // the initiation interval asked for; 0 = not pipelined
-  std::string where;                   // "config.yaml: Loop.fc/i (line 3)", for those checks
-  std::optional<bool> flatten = {};    // keep the loop inside it with it (a perfect nest)
-  bool operator==(const LoopConfig&) const = default;
-};
-
-// RTL only: how a buffer of the Loop IR is stored and partitioned (Vitis's
-// ARRAY_PARTITION and BIND_STORAGE).
-enum class BufferPartition : uint8_t { None, Complete, Cyclic, Block };
-enum class BufferStorage : uint8_t { Auto, Registers, Lutram, Bram };
-struct BufferConfig {
-  std::optional<BufferPartition> partition;
-  std::optional<int64_t> factor;  // Cyclic and Block
-  std::optional<int64_t> dim;     // the partitioned dimension, 1-based; 0 = all
-  std::optional<BufferStorage> storage;
-  std::string where;
-  bool operator==(const BufferConfig&) const = default;
-};
-
 // kiln's defaults (docs/config.md).
 inline constexpr const char* kDefaultPart = "xcvu9p-flga2104-2L-e";
 inline constexpr double kDefaultClockPeriodNs = 5.0;
@@ -95,9 +68,9 @@ struct Config {
   // Where each by_name entry came from ("config.yaml: LayerName.fc1"), for
   // the unknown-layer error.
   std::map<std::string, std::string> by_name_where;
-  // RTL only: Loop.<name> and Buffer.<name> blocks.
-  std::map<std::string, LoopConfig> loops;
-  std::map<std::string, BufferConfig> buffers;
+  // RTL only: Loop.<name> and Buffer.<name> blocks, parsed into the Loop
+  // IR's directive types.
+  ConfiguredDirectives directives;
 };
 
 // Reads and validates a YAML config. Io if unreadable, InvalidModel if bad.
@@ -153,29 +126,3 @@ enum class Granularity : uint8_t { Model, Type, Name };
 std::string default_config_yaml(const Model& model, Granularity granularity);
 
 }  // namespace kiln::hls
-
-namespace kiln {
-template <>
-struct EnumNames<hls::BufferPartition> {
-  static constexpr std::pair<hls::BufferPartition, std::string_view> kNames[] = {
-      {hls::BufferPartition::None, "none"},
-      {hls::BufferPartition::Complete, "complete"},
-      {hls::BufferPartition::Cyclic, "cyclic"},
-      {hls::BufferPartition::Block, "block"}};
-};
-template <>
-struct EnumNames<hls::BufferStorage> {
-  static constexpr std::pair<hls::BufferStorage, std::string_view> kNames[] = {
-      {hls::BufferStorage::Auto, "auto"},
-      {hls::BufferStorage::Registers, "registers"},
-      {hls::BufferStorage::Lutram, "lutram"},
-      {hls::BufferStorage::Bram, "bram"}};
-};
-template <>
-struct EnumNames<hls::RtlScheduler> {
-  static constexpr std::pair<hls::RtlScheduler, std::string_view> kNames[] = {
-      {hls::RtlScheduler::Asap, "asap"},
-      {hls::RtlScheduler::List, "list"},
-      {hls::RtlScheduler::Sdc, "sdc"}};
-};
-}  // namespace kiln

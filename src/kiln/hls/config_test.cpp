@@ -467,32 +467,42 @@ TEST(ConfigRtlErrors, MultiplierLimitMustBeANonNegativeInteger) {
 namespace kiln::hls {
 namespace {
 
-TEST(ConfigDirectives, LoopAndBufferBlocksParse) {
+TEST(ConfigDirectives, LoopAndBufferBlocksParseIntoTheLoopIrsDirectives) {
   const Config c = parse_config(
       "Loop:\n  fc/i:\n    Unroll: 4\n    Pipeline: 1\n  fc/j:\n    Unroll: FULL\n    Pipeline: "
       "off\nBuffer:\n  fc_w:\n    Partition: cyclic\n    Factor: 4\n    Dim: 1\n    Storage: "
       "bram\n",
       "config.yaml");
-  ASSERT_EQ(c.loops.size(), 2u);
-  EXPECT_EQ(c.loops.at("fc/i").unroll, 4);
-  EXPECT_EQ(c.loops.at("fc/i").pipeline_ii, 1);
-  EXPECT_EQ(c.loops.at("fc/i").where, "config.yaml: Loop.fc/i (line 2)");
-  EXPECT_EQ(c.loops.at("fc/j").unroll, 0);
-  EXPECT_EQ(c.loops.at("fc/j").pipeline_ii, 0);
-  const BufferConfig& b = c.buffers.at("fc_w");
-  EXPECT_EQ(b.partition, BufferPartition::Cyclic);
-  EXPECT_EQ(b.factor, 4);
-  EXPECT_EQ(b.dim, 1);
-  EXPECT_EQ(b.storage, BufferStorage::Bram);
+  const ConfiguredDirectives& d = c.directives;
+  ASSERT_EQ(d.loops.size(), 2u);
+  EXPECT_EQ(d.loops.at("fc/i"), (LoopDirectives{4, 1, false}));
+  EXPECT_EQ(d.where_of_loop("fc/i"), "config.yaml: Loop.fc/i (line 2)");
+  EXPECT_EQ(d.loops.at("fc/j"), (LoopDirectives{0, std::nullopt, false}));  // Pipeline off
+  EXPECT_EQ(d.buffers.at("fc_w"),
+            (BufferDirectives{BufferPartition::Cyclic, 4, 1, BufferStorage::Bram}));
+  EXPECT_EQ(d.where_of_buffer("fc_w"), "config.yaml: Buffer.fc_w (line 9)");
+  EXPECT_EQ(d.where_of_buffer("other"), "Buffer.other");
+}
+
+TEST(ConfigDirectives, LaterBlocksChangeOnlyTheKeysTheySet) {
+  Config c = parse_config("Loop:\n  fc/i:\n    Pipeline: 2\n    Flatten: true\n", "a.yaml");
+  merge_config(c, "Loop:\n  fc/i:\n    Unroll: 1\n", "b.yaml");
+  EXPECT_EQ(c.directives.loops.at("fc/i"), (LoopDirectives{1, 2, true}));
+  EXPECT_EQ(c.directives.where_of_loop("fc/i"), "b.yaml: Loop.fc/i (line 2)");
+  merge_config(c, "Loop:\n  fc/i:\n    Pipeline: off\n    Flatten: false\n", "c.yaml");
+  EXPECT_EQ(c.directives.loops.at("fc/i"), (LoopDirectives{1, std::nullopt, false}));
+  const Error e =
+      catch_error([&] { parse_config("Loop:\n  fc/i:\n    Pipeline: 3000000000\n", "big.yaml"); });
+  EXPECT_CONTAINS(e.what_happened(), "an initiation interval of 3000000000 cycles");
 }
 
 TEST(ConfigDirectives, SetReachesLoopsAndBuffers) {
   Config c;
   apply_set(c, "Loop.n_0_Conv/kh.Unroll=5");
   apply_set(c, "Buffer.fc_w.Partition=complete");
-  EXPECT_EQ(c.loops.at("n_0_Conv/kh").unroll, 5);
-  EXPECT_EQ(c.loops.at("n_0_Conv/kh").where, "--set: Loop.n_0_Conv/kh");
-  EXPECT_EQ(c.buffers.at("fc_w").partition, BufferPartition::Complete);
+  EXPECT_EQ(c.directives.loops.at("n_0_Conv/kh").unroll, 5);
+  EXPECT_EQ(c.directives.where_of_loop("n_0_Conv/kh"), "--set: Loop.n_0_Conv/kh");
+  EXPECT_EQ(c.directives.buffers.at("fc_w").partition, BufferPartition::Complete);
   const Error e = catch_error([&] { apply_set(c, "Loop.fc/i=2"); });
   EXPECT_CONTAINS(e.what_happened(), "expects Loop.<name>.<Key>");
 }
@@ -508,7 +518,9 @@ TEST(ConfigDirectives, BadValuesNameTheKeyAndTheChoices) {
   EXPECT_EQ(parse_config("Model:\n  LatencyCycles: 450\n", "c.yaml").latency_cycles, 450);
   e = parse_error("Loop:\n  fc/i:\n    Flatten: yes\n");
   EXPECT_CONTAINS(e.what_happened(), "expects true or false");
-  EXPECT_EQ(parse_config("Loop:\n  fc/i:\n    Flatten: true\n", "c.yaml").loops.at("fc/i").flatten,
+  EXPECT_EQ(parse_config("Loop:\n  fc/i:\n    Flatten: true\n", "c.yaml")
+                .directives.loops.at("fc/i")
+                .flatten,
             true);
   e = parse_error("Loop:\n  fc/i:\n    Unrol: 2\n");
   EXPECT_CONTAINS(e.what_happened(), "unknown loop key 'Unrol'");

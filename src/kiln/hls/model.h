@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "kiln/hls/rtl_settings.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/enum_table.h"
 
@@ -416,6 +417,8 @@ struct Layer {
   // The TargetCycles value that chose reuse_factor (0: the reuse factor was
   // configured directly); see docs/config.md.
   int64_t target_cycles = 0;
+  // What the config asks of kiln rtl for this layer (not in kiln_model.json).
+  LayerRtlSettings rtl;
 
   // Constants, quantized: weights in precision.weight, bias in precision.bias,
   // layout as documented on the params struct.
@@ -451,6 +454,8 @@ struct Model {
   double clock_period_ns = 5.0;
   IOType io_type = IOType::Parallel;
   Backend backend = Backend::Vitis;
+  // What the config asks of kiln rtl (not in kiln_model.json).
+  ModelRtlSettings rtl;
 
   std::vector<TensorInfo> tensors;
   std::vector<Layer> layers;  // topological order; Input layers first

@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/hls/config.h"
+#include "kiln/hls/rtl_settings.h"
 #include "kiln/numeric/fixed.h"
 #include "kiln/support/enum_table.h"
 
@@ -93,16 +93,12 @@ enum class BufferRole : uint8_t {
   Local,   // a kernel's own scratch (accumulators, a row's exponentials)
 };
 
-// The config's spellings (hls/config.h): one enum for both.
+// The config's directive types (hls/rtl_settings.h): the config writes them,
+// the IR carries them, plans (rtl/plan.h) read and write them.
 using Partition = hls::BufferPartition;
 using Storage = hls::BufferStorage;
-struct BufferDirectives {
-  Partition partition = Partition::None;
-  int64_t factor = 0;  // Cyclic/Block
-  int dim = 0;         // the partitioned dimension (0 = all, as Vitis's dim=0)
-  Storage storage = Storage::Auto;
-  bool operator==(const BufferDirectives&) const = default;
-};
+using BufferDirectives = hls::BufferDirectives;
+using LoopDirectives = hls::LoopDirectives;
 
 // A Const buffer's raw values, row-major: immutable once lowered and shared
 // by every copy of the program (a plan search copies programs per candidate
@@ -137,20 +133,6 @@ struct Buffer {
   int alias_of = -1;
   BufferDirectives directives;
   int64_t numel() const;
-};
-
-// What a config (or a plan, rtl/plan.h) says of one loop. An Unroll that
-// nobody set leaves the loop to the backend: kiln rtl unrolls it fully
-// unless a plan keeps it, C would keep it a loop.
-struct LoopDirectives {
-  // 1: not unrolled (kept as a loop); 0: fully; else a factor of the trip
-  // count; unset: the backend's default.
-  std::optional<int64_t> unroll;
-  std::optional<int> pipeline_ii;  // pipelined with this initiation interval
-  bool flatten = false;            // kept together with the one loop its body is
-  bool operator==(const LoopDirectives&) const = default;
-  // Whether anything is set.
-  bool any() const { return unroll || pipeline_ii || flatten; }
 };
 
 struct Loop {

@@ -33,18 +33,17 @@ using loop::ScalarType;
 // Buffers the layers hand each other are registers (loop_stage.h): a
 // partition or a memory kind for one would be ignored, so it is refused.
 void refuse_memories_of_computed_buffers(const loop::Program& p, const RtlOptions& o) {
-  for (const auto& [name, bc] : o.buffers) {
+  for (const auto& [name, d] : o.directives.buffers) {
     const int b = p.find_buffer(name);
     if (b < 0) continue;  // apply_directives has named it already
     // Weights are ROMs; a layer's own scratch may be a memory (memories.h).
     const loop::BufferRole role = p.buffers[static_cast<std::size_t>(p.storage_of(b))].role;
     if (role == loop::BufferRole::Const || role == loop::BufferRole::Local) continue;
-    const bool partition = bc.partition && *bc.partition != hls::BufferPartition::None &&
-                           *bc.partition != hls::BufferPartition::Complete;
-    const bool memory = bc.storage && *bc.storage != hls::BufferStorage::Auto &&
-                        *bc.storage != hls::BufferStorage::Registers;
+    const bool partition =
+        d.partition != loop::Partition::None && d.partition != loop::Partition::Complete;
+    const bool memory = d.storage != loop::Storage::Auto && d.storage != loop::Storage::Registers;
     if (partition || memory)
-      throw_error(ErrorKind::Unsupported, bc.where,
+      throw_error(ErrorKind::Unsupported, o.directives.where_of_buffer(name),
                   fmt::format("'{}' holds a model input or a layer's results, which kiln rtl "
                               "keeps in registers, read through a multiplexer per read (no "
                               "ports to partition, no memory to choose)",
@@ -67,7 +66,7 @@ loop::Program design_program(const hls::Model& model, const RtlOptions& options)
         loop::can_line_buffer(program, model, static_cast<int>(k)))
       loop::line_buffer(program, model, static_cast<int>(k));
   }
-  loop::apply_directives(program, options.loops, options.buffers);  // names and values
+  loop::apply_directives(program, options.directives);  // names and values
   return program;
 }
 

@@ -61,8 +61,7 @@ struct RtlOptions {
   // (design_program, loop/directives.h): from then on the program's
   // directives are the one form of them, and plans (plan.h) read and write
   // those.
-  std::map<std::string, hls::LoopConfig> loops;
-  std::map<std::string, hls::BufferConfig> buffers;
+  hls::ConfiguredDirectives directives;
   // The layers whose loops a Loop block names (their plans are the user's,
   // never searched) and the buffers a Buffer block names (a search leaves
   // their storage as configured).

@@ -39,11 +39,11 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   LoopScheduleOptions lo;
   lo.family = options.family;
   lo.multiplier_limit = options.multiplier_limit;
-  lo.ii = plan.ii;
+  lo.ii = plan.pipeline_ii;
   lo.clock_ns = options.clock_ns;
   lo.memories = memories->memories;
   const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
-  return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module);
+  return build_loop_stage(sk, memories->program, ls, plan.pipeline_ii.has_value(), options, module);
 }
 
 }  // namespace kiln::rtl

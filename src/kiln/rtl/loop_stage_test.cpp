@@ -15,12 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-hls::LoopConfig loop_config(std::optional<int64_t> unroll, std::optional<int64_t> ii) {
-  return {unroll, ii, "test"};
+loop::LoopDirectives loop_config(std::optional<int64_t> unroll, std::optional<int> ii) {
+  return {unroll, ii, false};
 }
 
-hls::BufferConfig cyclic(int64_t factor, int64_t dim) {
-  return {hls::BufferPartition::Cyclic, factor, dim, std::nullopt, "test"};
+loop::BufferDirectives cyclic(int64_t factor, int dim) {
+  return {loop::Partition::Cyclic, factor, dim, loop::Storage::Auto};
 }
 
 const StageReport& stage_named(const Design& d, const std::string& name) {
@@ -53,7 +53,7 @@ void expect_unsupported(const hls::Model& m, const RtlOptions& o, const std::str
 TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
   const Design d = build_design(m, o);
   const StageReport& s = stage_named(d, "Gemm");
   // 8 iterations at II 4, the before and after stages around them.
@@ -67,8 +67,8 @@ TEST(LoopStage, MemoryPortBoundLoopWithAccumulators) {
 TEST(LoopStage, MultipliersSharedByPhase) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.buffers["Gemm_w"] = cyclic(4, 2);
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.buffers["Gemm_w"] = cyclic(4, 2);
   o.multiplier_limits = {{"Gemm", 2}};
   const Design d = build_design(m, o);
   const StageReport& s = stage_named(d, "Gemm");
@@ -85,9 +85,8 @@ TEST(LoopStage, MultipliersSharedByPhase) {
 TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.buffers["Gemm_w"] = {std::nullopt, std::nullopt, std::nullopt, hls::BufferStorage::Registers,
-                         "test"};
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.buffers["Gemm_w"] = {loop::Partition::None, 0, 0, loop::Storage::Registers};
   const Design d = build_design(m, o);
   const StageReport& s = stage_named(d, "Gemm");
   EXPECT_LE(s.latency_cycles, 7 + 10);
@@ -99,8 +98,8 @@ TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
 TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(2, std::nullopt);
-  o.buffers["Gemm_w"] = cyclic(2, 1);
+  o.directives.loops["Gemm/i"] = loop_config(2, std::nullopt);
+  o.directives.buffers["Gemm_w"] = cyclic(2, 1);
   const Design d = build_design(m, o);
   const std::string& v = std::find_if(d.files.begin(), d.files.end(), [](const auto& f) {
                            return f.first.find("Gemm.v") != std::string::npos;
@@ -115,7 +114,7 @@ TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
 TEST(LoopStage, PortWritesOfTheLayersOutput) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
+  o.directives.loops["Gemm/out"] = loop_config(std::nullopt, 1);
   const Design d = build_design(m, o);
   EXPECT_EQ(stage_named(d, "Gemm").interval_cycles, stage_named(d, "Gemm").latency_cycles);
   expect_lint_clean_and_bit_exact(m, d);
@@ -129,9 +128,9 @@ TEST(LoopStage, PortWritesOfTheLayersOutput) {
 TEST(LoopStage, LayersStartWhenWhatTheyReadFirstIsWritten) {
   const hls::Model m = testing::zoo_model("thxprlsg");
   RtlOptions o;
-  o.loops["Tanh/d0"] = loop_config(std::nullopt, 2);     // a slower producer,
-  o.loops["Exp/d0"] = loop_config(std::nullopt, 1);      // a faster consumer,
-  o.loops["Sigmoid/d0"] = loop_config(std::nullopt, 3);  // a slower one after Relu
+  o.directives.loops["Tanh/d0"] = loop_config(std::nullopt, 2);     // a slower producer,
+  o.directives.loops["Exp/d0"] = loop_config(std::nullopt, 1);      // a faster consumer,
+  o.directives.loops["Sigmoid/d0"] = loop_config(std::nullopt, 3);  // a slower one after Relu
   const Design d = build_design(m, o);
   const StageReport &tanh = stage_named(d, "Tanh"), &exp = stage_named(d, "Exp"),
                     &relu = stage_named(d, "Relu"), &sigmoid = stage_named(d, "Sigmoid");
@@ -160,8 +159,8 @@ TEST(LoopStage, LineBufferedConvolution) {
   const hls::Model m = testing::zoo_model("conv2d_a");
   RtlOptions o;
   o.line_buffer["Conv"] = true;
-  o.loops["Conv/oh"] = {std::nullopt, 1, "test", true};
-  o.loops["Conv/ow"] = loop_config(2, std::nullopt);
+  o.directives.loops["Conv/oh"] = {std::nullopt, 1, true};
+  o.directives.loops["Conv/ow"] = loop_config(2, std::nullopt);
   const Design d = build_design(m, o);
   const StageReport& s = stage_named(d, "Conv");
   // 8 x 8 input pixels, two per iteration at II 1.
@@ -177,9 +176,8 @@ TEST(LoopStage, LineBuffersInMemory) {
   const hls::Model m = testing::zoo_model("conv2d_a");
   RtlOptions o;
   o.line_buffer["Conv"] = true;
-  o.loops["Conv/oh"] = {std::nullopt, 1, "test", true};
-  o.buffers["Conv_line1_0"] = {std::nullopt, std::nullopt, std::nullopt,
-                               hls::BufferStorage::Registers, "test"};
+  o.directives.loops["Conv/oh"] = {std::nullopt, 1, true};
+  o.directives.buffers["Conv_line1_0"] = {loop::Partition::None, 0, 0, loop::Storage::Registers};
   const Design d = build_design(m, o);
   const netlist::Module* conv = d.netlist.find("conv2d_a_Conv");
   ASSERT_NE(conv, nullptr);
@@ -210,24 +208,24 @@ TEST(LoopStage, LineBuffersInMemory) {
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.loops["Gemm/out"] = loop_config(std::nullopt, 1);
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.loops["Gemm/out"] = loop_config(std::nullopt, 1);
   expect_unsupported(m, o, "one loop per layer");
 }
 
 TEST(LoopStage, PartitionsOfComputedBuffersAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.buffers["input_v"] = cyclic(2, 1);
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.buffers["input_v"] = cyclic(2, 1);
   expect_unsupported(m, o, "'input_v' holds a model input");
 }
 
 TEST(LoopStage, WeightReadsAcrossBanksAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
-  o.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.buffers["Gemm_w"] = cyclic(2, 1);  // the loop moves along dimension 1 by 1
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.buffers["Gemm_w"] = cyclic(2, 1);  // the loop moves along dimension 1 by 1
   expect_unsupported(m, o, "Gemm_w");
 }
 

@@ -39,21 +39,20 @@ int64_t products_of(const hls::Model& model, const hls::Layer& layer) {
 // the products each computes (largest remainders), after the caps; a share
 // of 0 puts the layer's products of two variables in LUTs. When none of them
 // has products to share by, each may use the whole budget.
-std::vector<std::pair<std::string, int>> multiplier_limits(const hls::Config& config,
-                                                           const hls::Model& model) {
+std::vector<std::pair<std::string, int>> multiplier_limits(const hls::Model& model) {
   std::vector<std::pair<std::string, int>> out;
   std::vector<std::pair<std::string, int64_t>> sharing;  // layer, products
   int64_t budget = 0, capped = 0, total = 0;
   for (const hls::Layer& layer : model.layers) {
-    const hls::ResolvedLayerConfig rc = hls::resolve_layer_config(config, layer);
-    if (!rc.multiplier_limit) continue;
-    if (rc.multiplier_limit_level != hls::ConfigLevel::Model) {
-      out.emplace_back(layer.name, clamp_int(*rc.multiplier_limit));
-      capped += *rc.multiplier_limit;
+    const hls::LayerRtlSettings& rs = layer.rtl;
+    if (!rs.multiplier_limit) continue;
+    if (!rs.multiplier_limit_shared) {
+      out.emplace_back(layer.name, clamp_int(*rs.multiplier_limit));
+      capped += *rs.multiplier_limit;
       continue;
     }
     if (layer.kind() == hls::LayerKind::Input) continue;
-    budget = *rc.multiplier_limit;
+    budget = *rs.multiplier_limit;
     sharing.emplace_back(layer.name, products_of(model, layer));
     total += sharing.back().second;
   }
@@ -84,25 +83,25 @@ std::vector<std::pair<std::string, int>> multiplier_limits(const hls::Config& co
 
 }  // namespace
 
-RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
+RtlOptions rtl_options(const hls::Model& model) {
+  const hls::ModelRtlSettings& settings = model.rtl;
   RtlOptions o;
-  o.scheduler = scheduler_of(config.scheduler.value_or(hls::kDefaultRtlScheduler));
-  o.multiplier_limits = multiplier_limits(config, model);
-  // An interval target per layer, as kiln compile reads the same keys: a
-  // TargetCycles set at the same or a more specific level than ReuseFactor
-  // decides; else an explicit ReuseFactor asks for the II it gives there.
+  o.scheduler = scheduler_of(settings.scheduler.value_or(hls::kDefaultRtlScheduler));
+  o.multiplier_limits = multiplier_limits(model);
+  // An interval target per layer (hls/rtl_settings.h): TargetCycles, or the
+  // II an explicit ReuseFactor gives in kiln compile's estimate.
   for (const hls::Layer& layer : model.layers) {
     if (layer.kind() == hls::LayerKind::Input) continue;  // nothing to build
-    const hls::ResolvedLayerConfig rc = hls::resolve_layer_config(config, layer);
-    if (rc.target_cycles && rc.target_level >= rc.reuse_level) {
+    const hls::LayerRtlSettings& rs = layer.rtl;
+    if (rs.target_cycles) {
       o.interval_targets.push_back(
-          {layer.name, *rc.target_cycles, fmt::format("TargetCycles {}", *rc.target_cycles)});
-    } else if (rc.reuse_level != hls::ConfigLevel::Default) {
-      const int64_t ii = hls::product_layer_ii(model, layer, rc.reuse_factor);
+          {layer.name, *rs.target_cycles, fmt::format("TargetCycles {}", *rs.target_cycles)});
+    } else if (rs.reuse_factor) {
+      const int64_t ii = hls::product_layer_ii(model, layer, *rs.reuse_factor);
       if (ii > 0)
         o.interval_targets.push_back(
             {layer.name, ii,
-             fmt::format("ReuseFactor {} (II {} in kiln compile's estimate)", rc.reuse_factor,
+             fmt::format("ReuseFactor {} (II {} in kiln compile's estimate)", *rs.reuse_factor,
                          ii)});
     }
   }
@@ -116,32 +115,22 @@ RtlOptions rtl_options(const hls::Config& config, const hls::Model& model) {
     for (const IntervalTarget& t : o.interval_targets) targeted = targeted || t.layer == layer;
     if (dense && !targeted) o.fold.insert(layer);
   }
-  o.latency_cycles = config.latency_cycles;
-  // ConvImplementation, where the config sets it: the form of a convolution's
-  // kept loop (LineBuffer: streaming with line buffers, Encoded: direct).
-  for (const hls::Layer& layer : model.layers) {
-    if (layer.kind() != hls::LayerKind::Conv) continue;
-    const hls::ResolvedLayerConfig rc = hls::resolve_layer_config(config, layer);
-    if (rc.conv_impl_level != hls::ConfigLevel::Default)
-      o.line_buffer[layer.name] = rc.conv_impl == hls::ConvImpl::LineBuffer;
-  }
+  o.latency_cycles = settings.latency_cycles;
+  for (const hls::Layer& layer : model.layers)
+    if (layer.rtl.line_buffer) o.line_buffer[layer.name] = *layer.rtl.line_buffer;
   // Keys kiln compile reads that leave kiln rtl's design as it is.
-  bool strategy = config.model.strategy.has_value();
-  for (const auto& [kind, lc] : config.by_type) strategy = strategy || lc.strategy.has_value();
-  for (const auto& [name, lc] : config.by_name) strategy = strategy || lc.strategy.has_value();
-  if (config.io_type == hls::IOType::Stream)
+  if (model.io_type == hls::IOType::Stream)
     o.notes.push_back(
         "IOType io_stream shapes kiln compile's project only: kiln rtl's layers hand results on "
         "in registers, as early as each consumer reads them (dataflow)");
-  if (strategy)
+  if (settings.strategy_set)
     o.notes.push_back(
         "Strategy shapes kiln compile's project only: kiln rtl folds a layer as far as its "
         "TargetCycles or ReuseFactor allows, whatever the strategy");
-  o.loops = config.loops;
-  o.buffers = config.buffers;
-  for (const auto& [name, lc] : config.loops)
+  o.directives = settings.directives;
+  for (const auto& [name, d] : o.directives.loops)
     o.configured_layers.insert(name.substr(0, name.find('/')));
-  for (const auto& [name, bc] : config.buffers) o.configured_buffers.insert(name);
+  for (const auto& [name, d] : o.directives.buffers) o.configured_buffers.insert(name);
   return o;
 }
 

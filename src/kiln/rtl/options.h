@@ -1,9 +1,10 @@
-// The RTL options a configuration asks for: Model.Scheduler, each layer's
-// MultiplierLimit, and its interval target from TargetCycles or ReuseFactor,
-// resolved LayerName > LayerType > Model (docs/config.md).
+// The RTL options a configuration asks for, from the layer model it was
+// resolved into once (hls/rtl_settings.h; the config is not read again):
+// Model.Scheduler, each layer's MultiplierLimit, its interval target from
+// TargetCycles or ReuseFactor, the convolutions' forms and the Loop/Buffer
+// directives (docs/config.md).
 #pragma once
 
-#include "kiln/hls/config.h"
 #include "kiln/hls/model.h"
 #include "kiln/rtl/design.h"
 
@@ -17,6 +18,6 @@ Scheduler scheduler_of(hls::RtlScheduler s);
 // interval_targets entry per layer with a TargetCycles or an explicit
 // ReuseFactor, and `fold` for the Dense layers with a limit of 1 or more and
 // no interval target.
-RtlOptions rtl_options(const hls::Config& config, const hls::Model& model);
+RtlOptions rtl_options(const hls::Model& model);
 
 }  // namespace kiln::rtl

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kiln/hls/layer_passes/pipeline.h"
 #include "kiln/hls/model_text.h"
 
 namespace kiln::rtl {
@@ -16,16 +17,26 @@ input %x "x": [1x3] perm=[0]
 output %y "y": [1x2] perm=[0]
 )";
 
+// The two-layer model with `yaml` resolved into it, as build_model resolves
+// a config (the resolve_config layer pass): the only place kiln rtl's
+// options come from.
+hls::Model configured(const std::string& yaml) {
+  hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
+  const hls::Config c = hls::parse_config(yaml, "c.yaml");
+  hls::LayerPassContext context;
+  context.config = &c;
+  hls::make_resolve_config(context)->run(m);
+  return m;
+}
+
 TEST(RtlOptions, DefaultsAreListWithoutLimits) {
-  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
-  const RtlOptions o = rtl_options(hls::Config{}, m);
+  const RtlOptions o = rtl_options(configured(""));
   EXPECT_EQ(o.scheduler, Scheduler::List);
   EXPECT_TRUE(o.multiplier_limits.empty());
 }
 
 TEST(RtlOptions, LimitsResolvePerLayer) {
-  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
-  const hls::Config c = hls::parse_config(R"(
+  const RtlOptions o = rtl_options(configured(R"(
 Model:
   Scheduler: sdc
 LayerType:
@@ -34,9 +45,7 @@ LayerType:
 LayerName:
   /fc2/Gemm:
     MultiplierLimit: 1
-)",
-                                          "c.yaml");
-  const RtlOptions o = rtl_options(c, m);
+)"));
   EXPECT_EQ(o.scheduler, Scheduler::Sdc);
   const std::vector<std::pair<std::string, int>> expected = {{"fc1", 4}, {"fc2", 1}};
   EXPECT_EQ(o.multiplier_limits, expected);  // by layer name, the ONNX name accepted
@@ -47,14 +56,12 @@ LayerName:
 // of 10: 3 and 2 of 5), and the Dense layers with a limit and no interval
 // target fold onto their multipliers.
 TEST(RtlOptions, ModelMultiplierLimitIsTheDesignsBudget) {
-  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
-  const RtlOptions shared = rtl_options(
-      hls::parse_config("Model:\n  MultiplierLimit: 5\n", "c.yaml"), m);
+  const RtlOptions shared = rtl_options(configured("Model:\n  MultiplierLimit: 5\n"));
   const std::vector<std::pair<std::string, int>> both = {{"fc1", 3}, {"fc2", 2}};
   EXPECT_EQ(shared.multiplier_limits, both);
   EXPECT_EQ(shared.fold, (std::set<std::string>{"fc1", "fc2"}));
   // fc2 takes 4 of 6 (the other 2 are fc1's), and fc1 has a target.
-  const RtlOptions capped = rtl_options(hls::parse_config(R"(
+  const RtlOptions capped = rtl_options(configured(R"(
 Model:
   MultiplierLimit: 6
 LayerName:
@@ -62,16 +69,13 @@ LayerName:
     MultiplierLimit: 4
   fc1:
     TargetCycles: 10
-)",
-                                                          "c.yaml"),
-                                        m);
+)"));
   const std::vector<std::pair<std::string, int>> rest = {{"fc1", 2}, {"fc2", 4}};
   EXPECT_EQ(capped.multiplier_limits, rest);
   EXPECT_EQ(capped.fold, (std::set<std::string>{"fc2"}));
   // A budget of 1: the larger remainder (fc1's 0.6) takes it; fc2's share of
   // 0 puts its products in LUTs and does not fold.
-  const RtlOptions one =
-      rtl_options(hls::parse_config("Model:\n  MultiplierLimit: 1\n", "c.yaml"), m);
+  const RtlOptions one = rtl_options(configured("Model:\n  MultiplierLimit: 1\n"));
   const std::vector<std::pair<std::string, int>> single = {{"fc1", 1}, {"fc2", 0}};
   EXPECT_EQ(one.multiplier_limits, single);
   EXPECT_EQ(one.fold, (std::set<std::string>{"fc1"}));
@@ -82,17 +86,14 @@ LayerName:
 // for the II it gives there (a Dense in io_parallel: RF cycles); the default
 // ReuseFactor asks nothing.
 TEST(RtlOptions, IntervalTargetsFromTargetCyclesAndReuseFactor) {
-  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
-  EXPECT_TRUE(rtl_options(hls::Config{}, m).interval_targets.empty());
-  const hls::Config c = hls::parse_config(R"(
+  EXPECT_TRUE(rtl_options(configured("")).interval_targets.empty());
+  const RtlOptions o = rtl_options(configured(R"(
 Model:
   TargetCycles: 40
 LayerName:
   fc2:
     ReuseFactor: 2
-)",
-                                          "c.yaml");
-  const RtlOptions o = rtl_options(c, m);
+)"));
   ASSERT_EQ(o.interval_targets.size(), 2U);
   EXPECT_EQ(o.interval_targets[0].layer, "fc1");
   EXPECT_EQ(o.interval_targets[0].cycles, 40);
@@ -104,11 +105,9 @@ LayerName:
 
 // Keys that only shape kiln compile's project are said, not ignored.
 TEST(RtlOptions, HlsOnlyKeysAreNoted) {
-  const hls::Model m = hls::parse_layers(kTwoDense, "t.layers");
-  EXPECT_TRUE(rtl_options(hls::Config{}, m).notes.empty());
-  const hls::Config c = hls::parse_config(
-      "IOType: io_stream\nLayerName:\n  fc1:\n    Strategy: Resource\n", "c.yaml");
-  const RtlOptions o = rtl_options(c, m);
+  EXPECT_TRUE(rtl_options(configured("")).notes.empty());
+  const RtlOptions o =
+      rtl_options(configured("IOType: io_stream\nLayerName:\n  fc1:\n    Strategy: Resource\n"));
   ASSERT_EQ(o.notes.size(), 2U);
   EXPECT_EQ(o.notes[0].rfind("IOType io_stream shapes kiln compile's project only", 0), 0U);
   EXPECT_EQ(o.notes[1].rfind("Strategy shapes kiln compile's project only", 0), 0U);

@@ -69,7 +69,7 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
     s = "loop=" + loop_at(k, p.loop).name;
     if (p.flatten) s += " flatten";
     if (p.unroll > 1) s += fmt::format(" unroll={}", p.unroll);
-    if (p.pipelined) s += p.ii ? fmt::format(" pipeline={}", *p.ii) : " pipeline";
+    if (p.pipeline_ii) s += fmt::format(" pipeline={}", *p.pipeline_ii);
     if (p.weights_in_registers) s += " weights=registers";
   }
   if (p.line_buffered) s += " form=line_buffer";
@@ -111,8 +111,9 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
     } else if (key == "unroll") {
       p.unroll = number();
     } else if (key == "pipeline") {
-      p.pipelined = true;
-      if (eq != std::string::npos) p.ii = static_cast<int>(number());
+      // "pipeline" alone asks for II 1, the floor of every schedule.
+      p.pipeline_ii =
+          eq == std::string::npos ? 1 : static_cast<int>(std::min<int64_t>(number(), 1 << 20));
     } else if (key == "weights" && value == "registers") {
       p.weights_in_registers = true;
     } else if (key == "form" && value == "line_buffer") {
@@ -155,7 +156,7 @@ std::string describe(const loop::Kernel& k, const LayerPlan& p) {
   const int inner = p.flatten ? dfg::perfect_inner_loop(k, p.loop) : -1;
   if (inner >= 0) s += fmt::format(" flattened with {}", loop_at(k, inner).name);
   if (p.unroll > 1) s += fmt::format(" unrolled by {}", p.unroll);
-  s += p.pipelined ? ", pipelined" : ", not pipelined";
+  s += p.pipeline_ii ? ", pipelined" : ", not pipelined";
   if (p.weights_in_registers) s += ", weights in registers";
   return s;
 }
@@ -166,21 +167,22 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
   PlanConfig c;
   auto loop_key = [&](int l) { return k.name + "/" + loop_at(k, l).name; };
   if (p.loop < 0) {
-    if (const int first = first_top_loop(k); first >= 0) c.loops[loop_key(first)].unroll = 0;
+    if (const int first = first_top_loop(k); first >= 0)
+      c.directives.loops[loop_key(first)].unroll = 0;
   } else {
-    hls::LoopConfig& kept = c.loops[loop_key(p.loop)];
-    kept.pipeline_ii = p.pipelined ? p.ii.value_or(1) : 0;
+    loop::LoopDirectives& kept = c.directives.loops[loop_key(p.loop)];
+    kept.pipeline_ii = p.pipeline_ii;
     if (p.flatten) {
       kept.flatten = true;
-      if (p.unroll > 1) c.loops[loop_key(copied_loop(k, p))].unroll = p.unroll;
+      if (p.unroll > 1) c.directives.loops[loop_key(copied_loop(k, p))].unroll = p.unroll;
     } else {
       kept.unroll = p.unroll;
     }
   }
   if (p.weights_in_registers)
     for (int b : weights_of(program, kernel))
-      c.buffers[program.buffers[static_cast<std::size_t>(b)].name].storage =
-          hls::BufferStorage::Registers;
+      c.directives.buffers[program.buffers[static_cast<std::size_t>(b)].name].storage =
+          loop::Storage::Registers;
   if (has_line_buffered_form)
     c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
   return c;
@@ -202,8 +204,8 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
     const loop::LoopDirectives& d = lp.directives;
     if (inner_of_flattened.count(static_cast<int>(l))) continue;
     // Kept: pipelined, flattened, or unrolled by a factor short of the trip count.
-    const bool keep = (d.pipeline_ii && *d.pipeline_ii > 0) || d.flatten ||
-                      (d.unroll && *d.unroll != 0 && *d.unroll != lp.trip);
+    const bool keep =
+        d.pipeline_ii || d.flatten || (d.unroll && *d.unroll != 0 && *d.unroll != lp.trip);
     if (!keep) continue;
     const std::string name = k.name + "/" + lp.name;
     if (plan.loop >= 0) {
@@ -219,8 +221,7 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
     const loop::Loop& copied = loop_at(k, copied_loop(k, plan));
     const int64_t u = copied.directives.unroll.value_or(1);
     plan.unroll = u == 0 ? copied.trip : u;
-    plan.pipelined = d.pipeline_ii && *d.pipeline_ii > 0;
-    if (plan.pipelined) plan.ii = d.pipeline_ii;
+    plan.pipeline_ii = d.pipeline_ii;
   }
   // Weights in registers: every weight the kernel reads is (a configured
   // storage of some of them is the config's, not a plan's).
@@ -243,7 +244,7 @@ void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan) {
       k.loops[static_cast<std::size_t>(first)].directives.unroll = 0;
   } else {
     loop::LoopDirectives& d = k.loops[static_cast<std::size_t>(plan.loop)].directives;
-    if (plan.pipelined) d.pipeline_ii = plan.ii.value_or(1);
+    d.pipeline_ii = plan.pipeline_ii;
     d.flatten = plan.flatten;
     const int copied = copied_loop(k, plan);
     const loop::Loop& c = k.loops[static_cast<std::size_t>(copied)];
@@ -269,17 +270,18 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
     if (c.conv_impl)
       impl += fmt::format("  {}:\n    ConvImplementation: {}\n", layer_names[i],
                           enum_name(*c.conv_impl));
-    for (const auto& [name, lc] : c.loops) {
+    // Every block says Pipeline (a number or off), so that it reads the
+    // same merged over a config that pipelines the loop.
+    for (const auto& [name, d] : c.directives.loops) {
       loops += "  " + name + ":\n";
-      if (lc.pipeline_ii) loops += fmt::format("    Pipeline: {}\n", *lc.pipeline_ii);
-      if (lc.flatten) loops += fmt::format("    Flatten: {}\n", *lc.flatten ? "true" : "false");
-      if (lc.unroll)
-        loops +=
-            *lc.unroll == 0 ? "    Unroll: full\n" : fmt::format("    Unroll: {}\n", *lc.unroll);
+      loops += d.pipeline_ii ? fmt::format("    Pipeline: {}\n", *d.pipeline_ii)
+                             : std::string("    Pipeline: off\n");
+      if (d.flatten) loops += "    Flatten: true\n";
+      if (d.unroll)
+        loops += *d.unroll == 0 ? "    Unroll: full\n" : fmt::format("    Unroll: {}\n", *d.unroll);
     }
-    for (const auto& [name, bc] : c.buffers)
-      if (bc.storage)
-        buffers += fmt::format("  {}:\n    Storage: {}\n", name, enum_name(*bc.storage));
+    for (const auto& [name, d] : c.directives.buffers)
+      buffers += fmt::format("  {}:\n    Storage: {}\n", name, enum_name(d.storage));
   }
   if (!impl.empty()) s += "LayerName:\n" + impl;
   if (!loops.empty()) s += "Loop:\n" + loops;

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "kiln/hls/config.h"
+#include "kiln/hls/model.h"
 #include "kiln/loop/loop_ir.h"
 
 namespace kiln::rtl {
@@ -31,8 +31,9 @@ struct LayerPlan {
   // Copies of the kept loop's body per iteration (flattened: of the inner
   // loop's body, neighbouring pixels); a factor of that loop's trip count.
   int64_t unroll = 1;
-  bool pipelined = false;
-  std::optional<int> ii;  // the II asked for when pipelined
+  // Pipelined, with this II asked for (the modulo schedule's floor, as a
+  // Pipeline directive's); unset: not pipelined.
+  std::optional<int> pipeline_ii;
   // The weights the kept loop reads in registers (a table per read) rather
   // than in two-port ROM banks.
   bool weights_in_registers = false;
@@ -63,8 +64,7 @@ std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);
 // kernel reads, and the layer's ConvImplementation for a convolution that has
 // both forms. `program` holds the kernel in the plan's form.
 struct PlanConfig {
-  std::map<std::string, hls::LoopConfig> loops;
-  std::map<std::string, hls::BufferConfig> buffers;
+  hls::ConfiguredDirectives directives;
   std::optional<hls::ConvImpl> conv_impl;
 };
 PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& plan,

@@ -36,8 +36,7 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   EXPECT_EQ(plan_text(d.kernel(), p), "unrolled");
   p.loop = d.loop("i");
   p.unroll = 4;
-  p.pipelined = true;
-  p.ii = 1;
+  p.pipeline_ii = 1;
   p.weights_in_registers = true;
   EXPECT_EQ(plan_text(d.kernel(), p), "loop=i unroll=4 pipeline=1 weights=registers");
   EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), p), "test"), p);
@@ -72,8 +71,10 @@ TEST(Plan, KeyAndHashAreStable) {
   const Dense d;
   LayerPlan p;
   p.loop = d.loop("i");
-  p.pipelined = true;
-  EXPECT_EQ(plan_key(d.kernel(), p), "Gemm:loop=i pipeline");
+  p.pipeline_ii = 1;
+  EXPECT_EQ(plan_key(d.kernel(), p), "Gemm:loop=i pipeline=1");
+  // "pipeline" alone asks for II 1.
+  EXPECT_EQ(parse_plan(d.kernel(), "loop=i pipeline", "test"), p);
   // FNV-1a of the key, the same on every run and machine.
   EXPECT_EQ(plan_hash(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(plan_hash("a"), 0xaf63dc4c8601ec8cULL);
@@ -103,7 +104,7 @@ TEST_P(PlanRoundTrip, EveryPlanTheSearchTriesRoundTripsThroughTheConfig) {
       const PlanConfig pc = plan_config(form, kernel, c.plan, has_lb);
       loop::Program fresh = loop::lower_model(m);
       if (pc.conv_impl == hls::ConvImpl::LineBuffer) loop::line_buffer(fresh, m, kernel);
-      loop::apply_directives(fresh, pc.loops, pc.buffers);
+      loop::apply_directives(fresh, pc.directives);
       EXPECT_EQ(configured_plan(fresh, kernel), c.plan)
           << base.kernels[k].name << ": " << plan_text(form.kernels[k], c.plan);
       loop::Program direct = form;
@@ -123,8 +124,7 @@ TEST(Plan, YamlIsAConfigKilnReads) {
   LayerPlan p;
   p.loop = d.loop("i");
   p.unroll = 2;
-  p.pipelined = true;
-  p.ii = 1;
+  p.pipeline_ii = 1;
   p.weights_in_registers = true;
   const PlanConfig pc = plan_config(d.program, 0, p, false);
   const std::string yaml = plans_yaml({pc}, {"Gemm"}, "the plans of a test\nline two");
@@ -142,7 +142,7 @@ TEST(Plan, YamlIsAConfigKilnReads) {
             "    Storage: registers\n");
   const hls::Config cfg = hls::parse_config(yaml, "plans.yaml");
   loop::Program fresh = loop::lower_model(d.model);
-  loop::apply_directives(fresh, cfg.loops, cfg.buffers);
+  loop::apply_directives(fresh, cfg.directives);
   EXPECT_EQ(configured_plan(fresh, 0), p);
 }
 

@@ -244,12 +244,12 @@ RandomDesign random_layer_design(int seed) {
   if (const int kind = seed % 11; (kind == 1 || kind == 2) && seed % 3 != 0) {
     const std::string layer = kind == 1 ? "conv" : "pool";
     if (kind == 1 && seed % 4 != 3) o.line_buffer["conv"] = true;
-    o.loops[layer + "/oh"] = {std::nullopt, 1, "random", seed % 3 == 1};
+    o.directives.loops[layer + "/oh"] = {std::nullopt, 1, seed % 3 == 1};
     if (seed % 3 == 1 && seed % 4 < 2)
       for (const loop::Kernel& k : design_program(m, o).kernels)
         for (const loop::Loop& l : k.loops)
           if (k.name == layer && l.name == "ow" && l.trip % 2 == 0)
-            o.loops[layer + "/ow"] = {2, std::nullopt, "random"};
+            o.directives.loops[layer + "/ow"] = {2, std::nullopt, false};
   }
   return r;
 }
@@ -330,7 +330,7 @@ RtlOptions chain_options(int seed) {
   if (seed % 4 < 2) o.line_buffer["conv"] = true;
   if (seed % 3 == 0) o.line_buffer["second"] = true;
   for (const char* layer : {"conv", "second"})
-    o.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, "random", true};
+    o.directives.loops[std::string(layer) + "/oh"] = {std::nullopt, 1, true};
   return o;
 }
 

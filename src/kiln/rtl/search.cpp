@@ -98,8 +98,7 @@ class Candidates {
           p.line_buffered = line_buffered;
           p.loop = l;
           p.unroll = u;
-          p.pipelined = true;
-          p.ii = 1;
+          p.pipeline_ii = 1;
           p.weights_in_registers = registers;
           p.flatten = flatten;
           return p;

@@ -32,8 +32,10 @@ class ResolveConfig final : public LayerPass {
     m.clock_period_ns = cfg_.clock_period_ns;
     m.io_type = cfg_.io_type;
     m.backend = cfg_.backend;
+    m.rtl = model_rtl_settings();
     check_layer_names(m);
     for (Layer& l : m.layers) {
+      l.rtl = layer_rtl_settings(l);
       if (l.kind() == LayerKind::Clone) {
         l.precision.result = m.tensors[static_cast<std::size_t>(l.inputs.at(0))].type;
       } else {
@@ -66,6 +68,35 @@ class ResolveConfig final : public LayerPass {
       throw_error(ErrorKind::InvalidModel, where, "no layer named '" + key + "' in the model",
                   hint);
     }
+  }
+
+  ModelRtlSettings model_rtl_settings() const {
+    ModelRtlSettings r;
+    r.scheduler = cfg_.scheduler;
+    r.latency_cycles = cfg_.latency_cycles;
+    r.directives = cfg_.directives;
+    r.strategy_set = cfg_.model.strategy.has_value();
+    for (const auto& [kind, lc] : cfg_.by_type) r.strategy_set |= lc.strategy.has_value();
+    for (const auto& [name, lc] : cfg_.by_name) r.strategy_set |= lc.strategy.has_value();
+    return r;
+  }
+
+  // kiln rtl's reading of the same keys: an interval target from
+  // TargetCycles or an explicit ReuseFactor for every kind of layer (kiln
+  // compile's only for the kinds it folds), the multiplier limit and a
+  // convolution's form where set.
+  LayerRtlSettings layer_rtl_settings(const Layer& l) const {
+    const ResolvedLayerConfig r = resolve_layer_config(cfg_, l);
+    LayerRtlSettings s;
+    if (r.target_cycles && r.target_level >= r.reuse_level)
+      s.target_cycles = r.target_cycles;
+    else if (r.reuse_level != ConfigLevel::Default)
+      s.reuse_factor = r.reuse_factor;
+    s.multiplier_limit = r.multiplier_limit;
+    s.multiplier_limit_shared = r.multiplier_limit_level == ConfigLevel::Model;
+    if (l.kind() == LayerKind::Conv && r.conv_impl_level != ConfigLevel::Default)
+      s.line_buffer = r.conv_impl == ConvImpl::LineBuffer;
+    return s;
   }
 
   void resolve(Layer& l) const {
