@@ -17,7 +17,8 @@ namespace kiln::dfg {
 
 // The most operations (loop::dynamic_ops) one layer may unroll to. It admits
 // a 3x3 convolution over a 128x128 image (about 0.9 million) with room to
-// spare; larger layers are refused (exit 3) until issue 10 keeps them as loops.
+// spare; a larger layer is refused (exit 3) unless a plan keeps one of its
+// loops (split_at_loop).
 inline constexpr int64_t kMaxUnrolledOps = 4'000'000;
 
 struct Stage {

@@ -5,8 +5,9 @@
 // lowering per layer kind writes the emulator's arithmetic, in the emulator's
 // order, as loops (lower_layers.h); the interpreter runs it bit-exactly
 // (interpret.h); the symbolic unroller turns it into a dataflow graph
-// (dfg/). Directives (unroll, pipeline, partitioning, storage) are typed
-// fields here although issue 9 only unrolls fully.
+// (dfg/). Directives (unroll, pipeline, flatten, partitioning, storage) are
+// typed fields (hls/rtl_settings.h): the config writes them, plans (rtl/plan.h)
+// read and write them.
 //
 // Values are SSA: each `Let` statement defines one value, visible in the rest
 // of its block and the blocks nested in it. A value's type is exact: add, sub

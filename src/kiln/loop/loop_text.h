@@ -1,5 +1,5 @@
 // Loop IR as text: a printer and a parser that round-trip (tests are text
-// in, text out; `kiln rtl --print-loops` shows a model's program).
+// in, text out; `kiln rtl --list-loops` names a model's loops).
 //
 //   program "conv"
 //   buffer @x input ap_fixed<16,6> [8x8x1]

@@ -30,7 +30,9 @@
 
 namespace kiln::rtl {
 
-enum class Scheduler : uint8_t { Asap, List, Sdc };
+// The scheduler of every stage: the config's Model.Scheduler (one enum, one
+// spelling table: hls/rtl_settings.h).
+using Scheduler = hls::RtlScheduler;
 
 struct IntervalTarget {
   std::string layer;   // hls::Layer::name

@@ -18,15 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* scheduler_name(Scheduler s) {
-  switch (s) {
-    case Scheduler::Asap: return "asap";
-    case Scheduler::List: return "list";
-    case Scheduler::Sdc: return "sdc";
-  }
-  return "?";
-}
-
 json port_json(const Port& p, const std::string& onnx_name) {
   return {{"name", p.name},
           {"onnx_name", onnx_name},
@@ -124,7 +115,7 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
       {"top", d.top},
       {"part", m.part},
       {"clock_period_ns", m.clock_period_ns},
-      {"scheduler", scheduler_name(o.scheduler)},
+      {"scheduler", std::string(enum_name(o.scheduler))},
       {"multiplier_limits", limits},
       {"latency_cycles", d.latency_cycles},
       {"interval_cycles", d.interval_cycles},

@@ -10,15 +10,6 @@
 
 namespace kiln::rtl {
 
-Scheduler scheduler_of(hls::RtlScheduler s) {
-  switch (s) {
-    case hls::RtlScheduler::Asap: return Scheduler::Asap;
-    case hls::RtlScheduler::List: return Scheduler::List;
-    case hls::RtlScheduler::Sdc: return Scheduler::Sdc;
-  }
-  return Scheduler::List;
-}
-
 namespace {
 
 int clamp_int(int64_t v) {
@@ -86,7 +77,7 @@ std::vector<std::pair<std::string, int>> multiplier_limits(const hls::Model& mod
 RtlOptions rtl_options(const hls::Model& model) {
   const hls::ModelRtlSettings& settings = model.rtl;
   RtlOptions o;
-  o.scheduler = scheduler_of(settings.scheduler.value_or(hls::kDefaultRtlScheduler));
+  o.scheduler = settings.scheduler.value_or(hls::kDefaultRtlScheduler);
   o.multiplier_limits = multiplier_limits(model);
   // An interval target per layer (hls/rtl_settings.h): TargetCycles, or the
   // II an explicit ReuseFactor gives in kiln compile's estimate.

@@ -10,8 +10,6 @@
 
 namespace kiln::rtl {
 
-Scheduler scheduler_of(hls::RtlScheduler s);
-
 // One multiplier_limits entry per layer of `model` that has a limit (a
 // LayerType or LayerName MultiplierLimit, or its share of the Model's, which
 // is the design's budget shared by the layers' products), one

@@ -1,5 +1,7 @@
 // Passes and pipelines over any IR: the graph IR (graph/), the HLS layer
-// model (hls/), and the loop and dataflow IRs to come.
+// model (hls/); the Loop IR and the dataflow graphs have no passes of this
+// kind yet (their transformations are functions: loop::line_buffer,
+// dfg/unroll.h).
 //
 // A pass has a name and a run() that rewrites the IR in place and says whether
 // it changed anything (as XLS's passes do). A pipeline is plain data, a list of
