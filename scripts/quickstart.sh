@@ -19,3 +19,11 @@ build/apps/kiln/kiln compile "$model/model.onnx" -o out/lenet5_hls --force \
 build/apps/kiln/kiln csim out/lenet5_hls --samples 20
 # Its pictures in one self-contained HTML file (estimate, precision profile, C simulation).
 build/apps/kiln/kiln report out/lenet5_hls --html out/lenet5_report.html --force
+# kiln's own hardware: Verilog from the same model, each layer's loop plan searched for an
+# interval of at most 400 cycles with 8-bit weights and results, then simulated: Verilator
+# (bit-exact against kiln's emulator, latency and interval measured) and kiln's netlist interpreter.
+build/apps/kiln/kiln rtl "$model/model.onnx" -o out/lenet5_rtl --force \
+  --set Model.TargetCycles=400 --set 'Model.Precision.weight=ap_fixed<8,2>' \
+  --set 'Model.Precision.result=ap_fixed<8,4>'
+build/apps/kiln/kiln rtlsim out/lenet5_rtl --samples 2
+build/apps/kiln/kiln rtlsim out/lenet5_rtl --samples 20 --simulator kiln

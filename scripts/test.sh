@@ -33,6 +33,8 @@ case "$tier" in
     bash scripts/build.sh
     /usr/bin/python3 scripts/gen_zoo.py --tier large  # into models/large (git-ignored)
     build/apps/kiln/kiln test-onnx models/large/alexnet models/large/zfnet models/large/vgg16
+    # The Loop IR interpreter bit-exact with the emulator on those models too (ctest's `large` label).
+    ctest --test-dir build --output-on-failure -L large
     ;;
   fuzz)
     bash scripts/fuzz.sh "${2:-600}"
