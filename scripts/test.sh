@@ -8,7 +8,7 @@
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
 #   scripts/test.sh fuzz-rtl [N]  N random RTL designs (default 10000) in kiln's netlist
 #                              interpreter against the emulator, every 100th also in Icarus and
-#                              every 2000th in Verilator (about a minute here)
+#                              every 2000th in Verilator (about 30 s here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-default}"

@@ -482,6 +482,55 @@ TEST(RtlCli, HumanSummarySaysTheClockIsAnEstimate) {
   EXPECT_CONTAINS(r.out, "delay-model estimates");
 }
 
+// `kiln netlist` reads what `kiln rtl` wrote, verifies it and writes the same
+// bytes; a file with a broken rule or an undefined name is exit 2 with one
+// line saying where.
+TEST(RtlCli, NetlistRewritesTheSameBytesAndRefusesBrokenOnes) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  const fs::path knl = w.dir / "netlist.knl";
+  const std::string text = read_text(knl);
+  ASSERT_FALSE(text.empty());
+  TempDir tmp;
+  const fs::path out = tmp.path() / "again.knl";
+  ProcessResult r = kiln({"netlist", knl.string(), "--verify", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "every rule of netlist::verify holds");
+  EXPECT_EQ(read_text(out), text);
+  expect_error(kiln({"netlist", knl.string(), "-o", out.string()}), 2, "pass --force");
+  expect_error(kiln({"netlist", (tmp.path() / "none.knl").string()}), 2, "cannot read");
+  // A concatenation narrower than its parts, then a name nothing defines.
+  std::string narrow = text;
+  const std::size_t at = narrow.find(" : 128 = concat");
+  ASSERT_NE(at, std::string::npos);
+  narrow.replace(at, 15, " : 120 = concat");
+  const fs::path bad = tmp.path() / "bad.knl";
+  std::ofstream(bad, std::ios::binary) << narrow;
+  expect_error(kiln({"netlist", bad.string(), "--verify"}), 2, "not a valid netlist");
+  std::string undefined = text;
+  const std::size_t slice = undefined.find("= slice %i0");
+  ASSERT_NE(slice, std::string::npos);
+  undefined.replace(slice, 11, "= slice %zz");
+  std::ofstream(bad, std::ios::binary | std::ios::trunc) << undefined;
+  expect_error(kiln({"netlist", bad.string()}), 2, "undefined value %zz");
+}
+
+// `rtlsim --simulator kiln`: the netlist interpreter, bit-exact with the
+// emulator at the schedule's latency and interval, with no build.
+TEST(RtlCli, RtlsimInKilnsNetlistInterpreter) {
+  const Written& w = design_of("vecmul_a");
+  REQUIRE_DESIGN(w);
+  const ProcessResult r =
+      kiln({"rtlsim", w.dir.string(), "--simulator", "kiln", "--samples", "16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "kiln");
+  EXPECT_EQ(j["bit_exact"], true);
+  EXPECT_EQ(j["samples"], 16);
+  EXPECT_EQ(j["latency_agrees"], true);
+  EXPECT_EQ(j["interval_agrees"], true);
+}
+
 TEST(RtlCli, RtlsimRefusesMoreSamplesThanTheTestbenchHolds) {
   const Written& w = design_of("vecmul_a");
   REQUIRE_DESIGN(w);

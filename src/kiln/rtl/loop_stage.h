@@ -1,4 +1,4 @@
-// A layer with a kept loop (issue 10) as a Verilog module with the interface
+// A layer with a kept loop (issue 10) as a netlist module with the interface
 // of a one-sample-at-a-time stage (clk, rst, start, packed element ports):
 //
 //   cycle 0            start;

@@ -60,9 +60,9 @@ std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);
 
 // The plan as the config's directives: Loop.<layer>/<loop> blocks (Pipeline,
 // Unroll, Flatten; a fully unrolled layer: Unroll 0 on its first top-level
-// loop), Buffer.<weights> Storage (registers or auto) for the weights the
-// kernel reads, and the layer's ConvImplementation for a convolution that has
-// both forms. `program` holds the kernel in the plan's form.
+// loop), Buffer.<weights> Storage: registers for the weights the kernel
+// reads when the plan keeps them there, and the layer's ConvImplementation for a convolution that
+// has both forms. `program` holds the kernel in the plan's form.
 struct PlanConfig {
   hls::ConfiguredDirectives directives;
   std::optional<hls::ConvImpl> conv_impl;

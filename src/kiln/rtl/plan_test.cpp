@@ -1,7 +1,7 @@
 // Plans as data: a canonical text that parses back, a stable key, and the
 // round trip through the config's directives (plan -> Loop/Buffer blocks ->
 // directives on the Loop IR -> the same plan) for every plan the searches
-// try on LeNet-5's layers.
+// try on a convolution, a pooling, element-wise layers and a dense layer.
 #include "kiln/rtl/plan.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // samples, quantized as the Input layers do, run through the design's
 // testbench in Verilator or Icarus and compared raw value by raw value with
 // kiln's emulator; latency and interval measured in cycles next to the
-// schedule's. The testbench protocol is rtl::testbench_verilog's (design.h).
+// schedule's. The testbench protocol is rtl::testbench_verilog's (testbench.h).
 #pragma once
 
 #include <cstdint>

@@ -68,7 +68,8 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
                                     int more_factors, const PlanContext& context);
 
 // Every plan the search may try for kernel `kernel`, in its order, unpriced:
-// what kiln explore and the pricing benchmark (bench/rtl_price.cpp) walk.
+// what the pricing benchmark (bench/rtl_price.cpp) walks, and a directive
+// explorer would.
 std::vector<LayerPlan> candidate_plans(Pricer& pricer, int kernel);
 
 // The cheapest of `plans` whose interval meets `target`, its `why` filled in.

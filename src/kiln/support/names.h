@@ -16,7 +16,10 @@ namespace kiln {
 // keywords get a suffix. Not unique by itself; see NameTable.
 std::string sanitize_identifier(std::string_view raw, std::string_view prefix = "t");
 
+// A C, C++ or Verilog keyword (what sanitize_identifier avoids).
 bool is_reserved_word(std::string_view word);
+// A Verilog-2005 or SystemVerilog-2017 keyword (what a netlist name may not be).
+bool is_verilog_keyword(std::string_view word);
 
 // Hands out unique sanitized identifiers ("conv", "conv_2", "conv_3", ...).
 class NameTable {
