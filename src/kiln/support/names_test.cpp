@@ -31,6 +31,14 @@ TEST(SanitizeIdentifier, AvoidsKeywordsOfCAndVerilog) {
   EXPECT_EQ(sanitize_identifier("module"), "module_v");
   EXPECT_EQ(sanitize_identifier("float"), "float_v");
   EXPECT_EQ(sanitize_identifier("wire"), "wire_v");
+  // SystemVerilog's keywords too: Verilator reads .v files as SystemVerilog,
+  // and the netlist verifier refuses them as names.
+  for (const char* k : {"interface", "final", "type", "string", "with", "ref", "bind"}) {
+    EXPECT_TRUE(is_verilog_keyword(k)) << k;
+    EXPECT_EQ(sanitize_identifier(k), std::string(k) + "_v");
+  }
+  EXPECT_TRUE(is_reserved_word("new"));  // C++ only
+  EXPECT_FALSE(is_verilog_keyword("new"));
 }
 
 TEST(SanitizeIdentifier, AlwaysValid) {
