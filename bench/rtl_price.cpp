@@ -66,7 +66,7 @@ std::string price_text(const std::string& layer, const std::string& plan,
   const auto elements = [&](const char* what, const std::vector<kiln::rtl::StagePortElement>& v) {
     fmt::format_to(std::back_inserter(out), "  {} {}:", what, v.size());
     for (const kiln::rtl::StagePortElement& e : v)
-      fmt::format_to(std::back_inserter(out), " {}.{}:{}/{}/{}@{}:{}{}{}", e.where.buffer,
+      fmt::format_to(std::back_inserter(out), " {}.{}:{}/{}/{}@{}:{}@{}{}", e.where.buffer,
                      e.where.element, e.type.width, e.type.frac, e.type.is_signed ? "s" : "u",
                      e.port, e.lsb, e.at, e.held ? fmt::format("h{}", e.rewritten) : "");
     out += "\n";
