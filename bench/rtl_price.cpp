@@ -11,7 +11,7 @@
 // times) to FILE, so that a change to pricing can be checked to give the same
 // bytes; it also checks that the warm pass prices each plan as the cold one.
 //   kiln_bench_rtl_price [--model models/zoo/lenet5/model.onnx] [--set KEY=VALUE ...]
-//                        [--max-plans N] [--json] [--prices FILE]
+//                        [--max-plans N] [--json] [--prices FILE] [--layer NAME]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   int max_plans = 100000;
   bool json = false, verbose = false;
   std::string prices_file;            // --prices FILE: every plan's price
+  std::string layer_filter;           // --layer NAME: that layer only
   std::string only_layer, only_plan;  // --plan LAYER:TEXT, priced --repeat times (profiling)
   int repeat = 1;
   for (int i = 1; i < argc; ++i) {
@@ -120,11 +121,14 @@ int main(int argc, char** argv) {
       only_plan = v.substr(v.find(':') + 1);
     } else if (a == "--repeat" && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
+    } else if (a == "--layer" && i + 1 < argc) {
+      layer_filter = argv[++i];
     } else if (a == "--prices" && i + 1 < argc) {
       prices_file = argv[++i];
     } else {
       std::cerr << "usage: kiln_bench_rtl_price [--model FILE] [--set KEY=VALUE ...] "
-                   "[--max-plans N] [--json] [--prices FILE] [--verbose] [--plan LAYER:PLAN "
+                   "[--max-plans N] [--json] [--prices FILE] [--layer NAME] [--verbose] [--plan "
+                   "LAYER:PLAN "
                    "--repeat N]\n";
       return 2;
     }
@@ -162,6 +166,7 @@ int main(int argc, char** argv) {
                                  seconds_since(t0) / repeat);
         continue;
       }
+      if (!layer_filter.empty() && program.kernels[k].name != layer_filter) continue;
       std::vector<rtl::LayerPlan> plans = rtl::candidate_plans(pricer, static_cast<int>(k));
       if (static_cast<int>(plans.size()) > max_plans)
         plans.resize(static_cast<std::size_t>(max_plans));
