@@ -1,6 +1,7 @@
 #include "kiln/rtl/constant_products.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -23,25 +24,41 @@ ConstantProducts share_constant_products(const std::vector<int64_t>& constants) 
     plan.products.push_back(std::move(p));
   }
   // The pair (a, b) of x's own digits, a at the lower position, as the
-  // pattern (sign of a times sign of b, distance).
+  // pattern (sign of a times sign of b, distance): counted in flat arrays by
+  // [sign < 0 ? 0 : 1][distance] (a digit's position is below 64), walked in
+  // that order so that ties resolve the same way every run.
+  constexpr int kPositions = 64;
+  using Counts = std::array<std::array<int, kPositions>, 2>;
   using Pattern = std::pair<int, int>;
+  std::vector<std::pair<int, int>> here;  // the patterns of one product, each once
+  std::array<std::array<bool, kPositions>, 2> seen{};
   for (;;) {
-    std::map<Pattern, int> count;  // ordered: ties resolved the same way every run
+    Counts count{};
     for (const auto& p : plan.products) {
-      std::map<Pattern, int> here;  // non-overlapping occurrences are counted below
+      here.clear();
       for (std::size_t a = 0; a < p.size(); ++a)
         for (std::size_t b = a + 1; b < p.size(); ++b)
-          if (p[a].source < 0 && p[b].source < 0)
-            ++here[{p[a].sign * p[b].sign, std::abs(p[b].shift - p[a].shift)}];
-      for (const auto& [pattern, n] : here) count[pattern] += 1;  // at least once per product
+          if (p[a].source < 0 && p[b].source < 0) {
+            const int sign = p[a].sign * p[b].sign < 0 ? 0 : 1;
+            const int distance = std::abs(p[b].shift - p[a].shift);
+            if (!seen[sign][distance]) {
+              seen[sign][distance] = true;
+              here.emplace_back(sign, distance);
+            }
+          }
+      for (const auto& [sign, distance] : here) {
+        ++count[sign][distance];  // at least once per product
+        seen[sign][distance] = false;
+      }
     }
     Pattern best{0, 0};
     int best_count = 1;
-    for (const auto& [pattern, n] : count)
-      if (n > best_count) {
-        best = pattern;
-        best_count = n;
-      }
+    for (int sign = 0; sign < 2; ++sign)
+      for (int distance = 0; distance < kPositions; ++distance)
+        if (count[sign][distance] > best_count) {
+          best = {sign == 0 ? -1 : 1, distance};
+          best_count = count[sign][distance];
+        }
     if (best_count < 2) break;
     const int term = static_cast<int>(plan.shared.size());
     plan.shared.push_back({best.first, best.second});

@@ -228,9 +228,13 @@ void StageBuilder::ports() {
 
 void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
   int lsb = 0;
+  std::string port;  // named once per port, not per element
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    if (i % kStagePortElements == 0) lsb = 0;
-    elements[i].port = fmt::format("{}{}", prefix, i / kStagePortElements);
+    if (i % kStagePortElements == 0) {
+      lsb = 0;
+      port = prefix + std::to_string(i / kStagePortElements);
+    }
+    elements[i].port = port;
     elements[i].lsb = lsb;
     lsb += elements[i].type.width;
   }

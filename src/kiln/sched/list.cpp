@@ -17,6 +17,7 @@
 #include "kiln/sched/bounds.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
+#include "kiln/support/error.h"
 
 namespace kiln::sched {
 
@@ -130,6 +131,11 @@ Solution list_schedule(const Problem& p, const Graph& g) {
 }
 
 }  // namespace
+
+Solution schedule_list_body(const Problem& p, const Graph& g) {
+  KILN_ASSERT(p.is_modulo(), "the list schedule of a body asked of a problem that is not modulo");
+  return list_schedule(p, g);
+}
 
 Solution schedule_list(const Problem& p) {
   check(p);

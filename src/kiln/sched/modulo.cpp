@@ -197,7 +197,7 @@ std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii) {
   return s;
 }
 
-Solution schedule_modulo(const Problem& p) {
+Solution schedule_modulo(const Problem& p, ModuloBounds* bounds) {
   check(p);
   if (!p.is_modulo())
     throw_error(ErrorKind::Unsupported, p.where(),
@@ -206,14 +206,11 @@ Solution schedule_modulo(const Problem& p) {
                 "use the list or sdc scheduler");
   const Graph g(p);
   const ModuloBounds b = modulo_bounds(p);
+  if (bounds) *bounds = b;
 
-  // The fallback: one iteration at a time, the list schedule of the body.
-  Problem body = p;
-  body.problem_class = p.has_chaining() ? ProblemClass::Chaining : ProblemClass::SharedOperators;
-  body.ii.reset();
-  body.max_latency.reset();
-  std::erase_if(body.dependences, [](const Dependence& d) { return d.distance != 0; });
-  const Solution list = schedule_list(body);
+  // The fallback: one iteration at a time, the list schedule of the body
+  // (the dependences of distance 0, which `g` holds).
+  const Solution list = schedule_list_body(p, g);
   int list_ii = 1;
   for (int v = 0; v < p.num_operations(); ++v)
     list_ii = std::max(list_ii, list.start[v] + std::max(p.latency(v), 1));

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
-#include <unordered_map>
 
 #include "kiln/support/error.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::sched {
 
@@ -98,11 +98,11 @@ void check(const Problem& p) {
   if (p.ii && !p.is_modulo()) fail(p, "an initiation interval applies to the modulo problem only");
   if (p.ii && *p.ii < 1) fail(p, "initiation interval " + std::to_string(*p.ii) + " is below 1");
 
-  std::unordered_map<std::string_view, int> type_names;
+  FlatHashMap<std::string_view, int, std::hash<std::string_view>> type_names;
   for (std::size_t i = 0; i < p.types.size(); ++i) {
     const OperatorType& t = p.types[i];
     if (t.name.empty()) fail(p, "operator type " + std::to_string(i) + " has no name");
-    if (!type_names.emplace(t.name, static_cast<int>(i)).second)
+    if (!type_names.try_emplace(t.name, static_cast<int>(i)).second)
       fail(p, "operator type " + t.name + " is defined twice");
     if (t.latency < 0)
       fail(p, "operator type " + t.name + " has negative latency " + std::to_string(t.latency));
@@ -112,13 +112,14 @@ void check(const Problem& p) {
 
   const int n = p.num_operations();
   const int num_types = static_cast<int>(p.types.size());
-  std::unordered_map<std::string_view, int> op_names;
-  op_names.reserve(n);
+  FlatHashMap<std::string_view, int, std::hash<std::string_view>> op_names;
+  op_names.reserve(static_cast<std::size_t>(n));
   std::vector<int> uses(num_types, 0);
   for (int i = 0; i < n; ++i) {
     const Operation& op = p.operations[i];
     if (op.name.empty()) fail(p, "operation " + std::to_string(i) + " has no name");
-    if (!op_names.emplace(op.name, i).second) fail(p, "operation " + op.name + " is defined twice");
+    if (!op_names.try_emplace(op.name, i).second)
+      fail(p, "operation " + op.name + " is defined twice");
     if (op.type < 0 || op.type >= num_types)
       fail(p, "op " + op.name + " has type index " + std::to_string(op.type) +
                   ", but the problem has " + std::to_string(num_types) + " types");
