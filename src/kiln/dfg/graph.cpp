@@ -1,6 +1,7 @@
 #include "kiln/dfg/graph.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -68,44 +69,44 @@ uint16_t Graph::type_id(const ScalarType& t) {
   const uint64_t key = (static_cast<uint64_t>(t.width) << 32) |
                        (static_cast<uint64_t>(static_cast<uint32_t>(t.frac + 65536)) << 1) |
                        (t.is_signed ? 1 : 0);
-  auto it = type_ids_.find(key);
-  if (it != type_ids_.end()) return it->second;
+  if (const uint16_t* id = type_ids_.find(key)) return *id;
   KILN_ASSERT(types_.size() < 65535, "too many distinct types in one graph");
   types_.push_back(t);
   const auto id = static_cast<uint16_t>(types_.size() - 1);
-  type_ids_.emplace(key, id);
+  type_ids_.try_emplace(key, id);
   return id;
 }
 
 uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                      int64_t imm) {
   Key k{op, type_id(type), UINT32_MAX, UINT32_MAX, UINT32_MAX, imm};
-  std::vector<uint32_t> a(args);
-  if (commutative(op) && a.size() == 2 && a[1] < a[0]) std::swap(a[0], a[1]);
-  if (a.size() > 0) k.a = a[0];
-  if (a.size() > 1) k.b = a[1];
-  if (a.size() > 2) k.c = a[2];
-  auto it = memo_.find(k);
-  if (it != memo_.end()) return it->second;
+  KILN_ASSERT(args.size() <= 3, "a node with more than three operands");
+  uint32_t a[3] = {};  // no allocation: make() runs for every operation unrolled
+  std::copy(args.begin(), args.end(), a);
+  const std::size_t num_args = args.size();
+  if (commutative(op) && num_args == 2 && a[1] < a[0]) std::swap(a[0], a[1]);
+  if (num_args > 0) k.a = a[0];
+  if (num_args > 1) k.b = a[1];
+  if (num_args > 2) k.c = a[2];
+  const auto id = static_cast<uint32_t>(nodes_.size());
+  if (const auto [found, added] = memo_.try_emplace(k, id); !added) return *found;
   Node n;
   n.op = op;
-  n.num_args = static_cast<uint8_t>(a.size());
+  n.num_args = static_cast<uint8_t>(num_args);
   n.type = k.type;
   n.first_arg = static_cast<uint32_t>(args_.size());
   n.imm = imm;
-  args_.insert(args_.end(), a.begin(), a.end());
+  args_.insert(args_.end(), a, a + num_args);
   nodes_.push_back(n);
-  const auto id = static_cast<uint32_t>(nodes_.size() - 1);
-  memo_.emplace(k, id);
   return id;
 }
 
 uint32_t Graph::input(const Element& e, const ScalarType& type) {
   // One record per element.
   const uint64_t key = (static_cast<uint64_t>(e.buffer) << 40) ^ static_cast<uint64_t>(e.element);
-  auto [it, added] = input_ids_.emplace(key, static_cast<uint32_t>(inputs_.size()));
+  const auto [id, added] = input_ids_.try_emplace(key, static_cast<uint32_t>(inputs_.size()));
   if (added) inputs_.push_back(e);
-  return make(NodeOp::Input, type, {}, static_cast<int64_t>(it->second));
+  return make(NodeOp::Input, type, {}, static_cast<int64_t>(*id));
 }
 
 uint32_t Graph::constant(int64_t raw, const ScalarType& type) {
@@ -425,7 +426,6 @@ void Graph::compact() {
     if (t) nodes_[n].type = type_id(*t);
   }
   memo_.clear();
-  memo_.rehash(0);
 }
 
 std::vector<int64_t> Graph::op_counts() const {

@@ -18,11 +18,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kiln/loop/loop_ir.h"
 #include "kiln/support/enum_table.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::dfg {
 
@@ -156,14 +156,17 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<uint32_t> args_;
   std::vector<ScalarType> types_;
-  std::unordered_map<uint64_t, uint16_t> type_ids_;
+  struct IdHash {
+    std::size_t operator()(uint64_t k) const { return static_cast<std::size_t>(k); }
+  };
+  FlatHashMap<uint64_t, uint16_t, IdHash> type_ids_;
   std::vector<Element> inputs_;
-  std::unordered_map<uint64_t, uint32_t> input_ids_;
+  FlatHashMap<uint64_t, uint32_t, IdHash> input_ids_;
   std::vector<FixedType> targets_;
   std::vector<LookupInfo> lookups_;
   std::vector<Table> tables_;
   std::vector<Output> outputs_;
-  std::unordered_map<Key, uint32_t, KeyHash> memo_;
+  FlatHashMap<Key, uint32_t, KeyHash> memo_;  // the hash-consing table
 };
 
 // Values of every node, given the Input nodes' raw values (by node): the

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "kiln/sched/operator_library.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::rtl {
 
@@ -80,8 +81,23 @@ ConstantProducts share_constant_products(const std::vector<int64_t>& constants) 
   return plan;
 }
 
+std::size_t ConstantProductsMemo::Hash::operator()(const std::vector<int64_t>& v) const {
+  uint64_t h = v.size();
+  for (int64_t c : v) h = mix_hash(h ^ static_cast<uint64_t>(c));
+  return static_cast<std::size_t>(h);
+}
+
+const ConstantProducts& ConstantProductsMemo::plan(const std::vector<int64_t>& constants) {
+  auto it = plans_.find(constants);
+  if (it == plans_.end()) it = plans_.emplace(constants, share_constant_products(constants)).first;
+  return it->second;
+}
+
 std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
-                                                  const std::vector<int>& start) {
+                                                  const std::vector<int>& start,
+                                                  ConstantProductsMemo* memo) {
+  ConstantProductsMemo own;  // for this graph alone when the caller keeps none
+  if (!memo) memo = &own;
   std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> by_x;  // (x, cycle) -> products
   for (uint32_t n = 0; n < g.size(); ++n) {
     if (g.node(n).op != dfg::NodeOp::Mul) continue;
@@ -99,7 +115,7 @@ std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
       constants.push_back(g.node(args[g.is_const(args[0]) ? 0 : 1]).imm);
     }
     ProductGroup group;
-    group.plan = share_constant_products(constants);
+    group.plan = memo->plan(constants);
     if (group.plan.shared.empty()) continue;
     for (uint32_t n : nodes) group.width = std::max(group.width, g.type(n).width);
     group.nodes = std::move(nodes);

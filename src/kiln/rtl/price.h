@@ -83,6 +83,7 @@ class Pricer {
   std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
+  ConstantProductsMemo constant_products_;
   int64_t priced_ = 0;
 };
 

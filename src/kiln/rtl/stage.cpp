@@ -176,7 +176,7 @@ void StageBuilder::registers() {
 // priced each alone, a group costs its plan's adders, each the group's width.
 void StageBuilder::price_product_groups() {
   if (one_at_a_time_) return;  // registers in between: each product on its own
-  groups_ = group_constant_products(g_, start_);
+  groups_ = group_constant_products(g_, start_, o_.constant_products);
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     const ProductGroup& gr = groups_[i];
     double lut = 0, carry = 0;

@@ -12,6 +12,7 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/netlist/netlist.h"
 #include "kiln/rtl/channels.h"
+#include "kiln/rtl/constant_products.h"
 #include "kiln/rtl/design.h"
 #include "kiln/sched/operator_library.h"
 
@@ -78,6 +79,9 @@ struct StageOptions {
   // false: schedule, bind and price only (the report), no netlist: what the
   // plan searches ask.
   bool emit = true;
+  // Plans of products by constants made before (the Pricer's, shared by the
+  // plans it prices); null: each stage makes its own.
+  ConstantProductsMemo* constant_products = nullptr;
 };
 
 struct BuiltStage {

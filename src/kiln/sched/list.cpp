@@ -11,6 +11,7 @@
 // O((V + E) log V) plus the cycles times the number of queues.
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <queue>
 #include <utility>
 
@@ -27,6 +28,13 @@ Solution list_schedule(const Problem& p, const Graph& g) {
   const int n = p.num_operations();
   const int num_types = static_cast<int>(p.types.size());
   const bool chaining = p.has_chaining();
+  // Each operation's latency and delay, read often below, at hand.
+  std::vector<int> latency(n);
+  std::vector<double> delay(n);
+  for (int v = 0; v < n; ++v) {
+    latency[v] = p.latency(v);
+    delay[v] = p.delay_ns(v);
+  }
 
   // Priority: longest path to a sink in cycles, then in delay, then index.
   std::vector<int> path_cycles(n, 0);
@@ -40,24 +48,30 @@ Solution list_schedule(const Problem& p, const Graph& g) {
       c = std::max(c, path_cycles[s]);
       d = std::max(d, path_ns[s]);
     }
-    path_cycles[v] = c + p.latency(v);
-    path_ns[v] = d + p.delay_ns(v);
+    path_cycles[v] = c + latency[v];
+    path_ns[v] = d + delay[v];
   }
-  // The queue's top is its largest element, so "less" = lower priority.
-  const auto lower = [&](int a, int b) {
-    if (path_cycles[a] != path_cycles[b]) return path_cycles[a] < path_cycles[b];
-    if (path_ns[a] != path_ns[b]) return path_ns[a] < path_ns[b];
-    return a > b;
+  // The priority is a total order, so the queues hold ranks in it (0 first):
+  // the same order, compared as integers.
+  const auto higher = [&](int a, int b) {
+    if (path_cycles[a] != path_cycles[b]) return path_cycles[a] > path_cycles[b];
+    if (path_ns[a] != path_ns[b]) return path_ns[a] > path_ns[b];
+    return a < b;
   };
-  using Queue = std::priority_queue<int, std::vector<int>, decltype(lower)>;
+  std::vector<int> by_rank(n);
+  std::iota(by_rank.begin(), by_rank.end(), 0);
+  std::sort(by_rank.begin(), by_rank.end(), higher);
+  std::vector<int> rank(n);
+  for (int r = 0; r < n; ++r) rank[by_rank[r]] = r;
+  using Queue = std::priority_queue<int, std::vector<int>, std::greater<int>>;
   // Queue 0: unlimited operations; queue 1 + t: limited type t.
-  std::vector<Queue> queues(num_types + 1, Queue(lower));
+  std::vector<Queue> queues(num_types + 1);
   std::vector<int> queue_of(n, 0);
   for (int v = 0; v < n; ++v)
     if (p.limit_of(v)) queue_of[v] = 1 + p.operations[v].type;
   std::size_t queued = 0;
   const auto enqueue = [&](int v) {
-    queues[queue_of[v]].push(v);
+    queues[queue_of[v]].push(rank[v]);
     ++queued;
   };
 
@@ -91,15 +105,15 @@ Solution list_schedule(const Problem& p, const Graph& g) {
       for (int q = 0; q <= num_types; ++q) {
         Queue& queue = queues[q];
         while (!queue.empty() && (q == 0 || used[q] < *p.types[q - 1].limit)) {
-          const int v = queue.top();
+          const int v = by_rank[queue.top()];
           queue.pop();
           --queued;
           double offset = 0;
           if (chaining) {
             for (int u : g.predecessors(v))
-              if (p.latency(u) == 0 && s.start[u] == cycle)
-                offset = std::max(offset, s.start_ns[u] + p.delay_ns(u));
-            if (offset + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) {
+              if (latency[u] == 0 && s.start[u] == cycle)
+                offset = std::max(offset, s.start_ns[u] + delay[u]);
+            if (offset + delay[v] > p.clock_ns + kDelayEpsilon) {
               next_cycle.push_back(v);
               continue;
             }
@@ -109,7 +123,7 @@ Solution list_schedule(const Problem& p, const Graph& g) {
           ++used[q];
           ++done;
           progress = true;
-          const int ready = cycle + p.latency(v);
+          const int ready = cycle + latency[v];
           for (int w : g.successors(v)) {
             ready_cycle[w] = std::max(ready_cycle[w], ready);
             if (--unscheduled_preds[w] > 0) continue;
