@@ -158,7 +158,11 @@ int main(int argc, char** argv) {
       rtl::Pricer pricer(program, built.model, {}, device, {}, {});
       if (!only_layer.empty()) {
         if (program.kernels[k].name != only_layer) continue;
-        const rtl::LayerPlan p = rtl::parse_plan(program.kernels[k], only_plan, "--plan");
+        // A line-buffered plan names that form's loops.
+        rtl::LayerPlan form;
+        form.line_buffered = only_plan.find("form=line_buffer") != std::string::npos;
+        const rtl::LayerPlan p = rtl::parse_plan(
+            pricer.program_for(static_cast<int>(k), form).kernels[k], only_plan, "--plan");
         rtl::StageOptions sk = so;
         const auto t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < repeat; ++r) pricer.price(static_cast<int>(k), p, sk);

@@ -18,8 +18,9 @@ LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan
 }
 
 LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split) {
-  LoopMemories m{program, {}};
+  LoopMemories m{program, {}, {}};
   m.memories = plan_memories(split, m.program);
+  m.elements = loop_elements(split.body, m.program);
   return m;
 }
 
@@ -43,7 +44,8 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   lo.clock_ns = options.clock_ns;
   lo.memories = memories->memories;
   const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
-  return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module);
+  return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module,
+                          &memories->elements);
 }
 
 }  // namespace kiln::rtl
