@@ -3,6 +3,7 @@
 #include "kiln/rtl/loop_schedule.h"
 #include "kiln/rtl/loop_stage.h"
 #include "kiln/rtl/memories.h"
+#include "kiln/rtl/stage_cache.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -35,6 +36,9 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   const dfg::SplitKernel& sk = *graph.split;
   // The loop's memories may partition its locals (a copy of the program:
   // its weights are shared, not copied).
+  // A cache keys on the memories (and their program): the caller's, which
+  // live as long as it.
+  KILN_ASSERT(!options.cache || memories, "a stage cache without the caller's loop memories");
   std::optional<LoopMemories> own;
   if (!memories) memories = &own.emplace(loop_memories(program, sk));
   LoopScheduleOptions lo;
@@ -43,8 +47,23 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   lo.ii = plan.ii;
   lo.clock_ns = options.clock_ns;
   lo.memories = memories->memories;
-  const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
-  return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module,
+  if (!options.cache || options.emit) {
+    const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
+    return build_loop_stage(sk, memories->program, ls, plan.pipelined, options, module,
+                            &memories->elements);
+  }
+  // The schedule depends on the body, its memories and these options only.
+  const StageCache::ScheduleKey key{&sk.body,
+                                    memories,
+                                    lo.multiplier_limit.value_or(-1),
+                                    static_cast<int>(lo.family),
+                                    lo.ii.value_or(0),
+                                    lo.clock_ns,
+                                    lo.ports_per_bank};
+  auto it = options.cache->schedules.find(key);
+  if (it == options.cache->schedules.end())
+    it = options.cache->schedules.emplace(key, schedule_loop(sk.body, memories->program, lo)).first;
+  return build_loop_stage(sk, memories->program, it->second, plan.pipelined, options, module,
                           &memories->elements);
 }
 

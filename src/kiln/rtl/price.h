@@ -21,6 +21,7 @@
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model.h"
 #include "kiln/rtl/layer_stage.h"
+#include "kiln/rtl/stage_cache.h"
 
 namespace kiln::rtl {
 
@@ -83,7 +84,7 @@ class Pricer {
   std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
-  ConstantProductsMemo constant_products_;
+  StageCache cache_;
   int64_t priced_ = 0;
 };
 

@@ -11,6 +11,7 @@
 
 #include "kiln/rtl/problem.h"
 #include "kiln/rtl/stage_builder.h"
+#include "kiln/rtl/stage_cache.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/support/error.h"
 
@@ -176,7 +177,7 @@ void StageBuilder::registers() {
 // priced each alone, a group costs its plan's adders, each the group's width.
 void StageBuilder::price_product_groups() {
   if (one_at_a_time_) return;  // registers in between: each product on its own
-  groups_ = group_constant_products(g_, start_, o_.constant_products);
+  groups_ = group_constant_products(g_, start_, o_.cache ? &o_.cache->constant_products : nullptr);
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     const ProductGroup& gr = groups_[i];
     double lut = 0, carry = 0;
@@ -268,9 +269,24 @@ std::vector<std::pair<std::string, netlist::ValueId>> packed_values(
 
 BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {
-  BuiltStage s = StageBuilder(stage, program, options, module_name).run();
-  for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
-  return s;
+  const auto build = [&] {
+    BuiltStage s = StageBuilder(stage, program, options, module_name).run();
+    for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
+    return s;
+  };
+  if (!options.cache || options.emit) return build();
+  // What StageBuilder reads of the options, when it only prices.
+  const StageCache::StageKey key{stage.graph,
+                                 &program,
+                                 stage.name,
+                                 module_name,
+                                 options.multiplier_limit.value_or(-1),
+                                 static_cast<int>(options.family),
+                                 options.clock_ns,
+                                 static_cast<int>(options.scheduler)};
+  const auto it = options.cache->stages.find(key);
+  if (it != options.cache->stages.end()) return it->second;
+  return options.cache->stages.emplace(key, build()).first->second;
 }
 
 BuiltStage build_body(const StageGraph& body, const loop::Program& program,

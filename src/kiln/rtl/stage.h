@@ -12,11 +12,12 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/netlist/netlist.h"
 #include "kiln/rtl/channels.h"
-#include "kiln/rtl/constant_products.h"
 #include "kiln/rtl/design.h"
 #include "kiln/sched/operator_library.h"
 
 namespace kiln::rtl {
+
+struct StageCache;
 
 // An element a stage reads or writes: bits [lsb, lsb + type.width) of the
 // packed port `port`.
@@ -79,9 +80,9 @@ struct StageOptions {
   // false: schedule, bind and price only (the report), no netlist: what the
   // plan searches ask.
   bool emit = true;
-  // Plans of products by constants made before (the Pricer's, shared by the
-  // plans it prices); null: each stage makes its own.
-  ConstantProductsMemo* constant_products = nullptr;
+  // What the Pricer keeps between the plans it prices (stage_cache.h), with
+  // emit false; null: nothing is kept.
+  StageCache* cache = nullptr;
 };
 
 struct BuiltStage {
