@@ -98,18 +98,28 @@ std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
                                                   ConstantProductsMemo* memo) {
   ConstantProductsMemo own;  // for this graph alone when the caller keeps none
   if (!memo) memo = &own;
-  std::map<std::pair<uint32_t, int>, std::vector<uint32_t>> by_x;  // (x, cycle) -> products
+  // (x, cycle, product), sorted: the products of each (x, cycle) in graph
+  // order, the groups in (x, cycle) order.
+  std::vector<std::tuple<uint32_t, int, uint32_t>> by_x;
   for (uint32_t n = 0; n < g.size(); ++n) {
     if (g.node(n).op != dfg::NodeOp::Mul) continue;
     const auto args = g.args(n);
     const bool c0 = g.is_const(args[0]), c1 = g.is_const(args[1]);
     if (c0 == c1) continue;  // a product of two variables (or folded constants)
-    by_x[{c0 ? args[1] : args[0], start[n]}].push_back(n);
+    by_x.emplace_back(c0 ? args[1] : args[0], start[n], n);
   }
+  std::sort(by_x.begin(), by_x.end());
   std::vector<ProductGroup> groups;
-  for (auto& [key, nodes] : by_x) {
+  std::vector<uint32_t> nodes;
+  std::vector<int64_t> constants;
+  for (std::size_t i = 0, j = 0; i < by_x.size(); i = j) {
+    nodes.clear();
+    for (j = i; j < by_x.size() && std::get<0>(by_x[j]) == std::get<0>(by_x[i]) &&
+                std::get<1>(by_x[j]) == std::get<1>(by_x[i]);
+         ++j)
+      nodes.push_back(std::get<2>(by_x[j]));
     if (nodes.size() < 2) continue;
-    std::vector<int64_t> constants;
+    constants.clear();
     for (uint32_t n : nodes) {
       const auto args = g.args(n);
       constants.push_back(g.node(args[g.is_const(args[0]) ? 0 : 1]).imm);
@@ -118,7 +128,7 @@ std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
     group.plan = memo->plan(constants);
     if (group.plan.shared.empty()) continue;
     for (uint32_t n : nodes) group.width = std::max(group.width, g.type(n).width);
-    group.nodes = std::move(nodes);
+    group.nodes = nodes;
     groups.push_back(std::move(group));
   }
   return groups;
