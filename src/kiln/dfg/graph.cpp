@@ -79,7 +79,7 @@ uint16_t Graph::type_id(const ScalarType& t) {
 
 uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                      int64_t imm) {
-  Key k{op, type_id(type), UINT32_MAX, UINT32_MAX, UINT32_MAX, imm};
+  Key k{imm, UINT32_MAX, UINT32_MAX, UINT32_MAX, type_id(type), op};
   KILN_ASSERT(args.size() <= 3, "a node with more than three operands");
   uint32_t a[3] = {};  // no allocation: make() runs for every operation unrolled
   std::copy(args.begin(), args.end(), a);
