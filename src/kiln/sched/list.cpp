@@ -11,7 +11,6 @@
 // O((V + E) log V) plus the cycles times the number of queues.
 #include <algorithm>
 #include <functional>
-#include <numeric>
 #include <queue>
 #include <utility>
 
@@ -53,16 +52,23 @@ Solution list_schedule(const Problem& p, const Graph& g) {
   }
   // The priority is a total order, so the queues hold ranks in it (0 first):
   // the same order, compared as integers.
-  const auto higher = [&](int a, int b) {
-    if (path_cycles[a] != path_cycles[b]) return path_cycles[a] > path_cycles[b];
-    if (path_ns[a] != path_ns[b]) return path_ns[a] > path_ns[b];
-    return a < b;
+  struct Priority {
+    int cycles;
+    double ns;
+    int op;
   };
-  std::vector<int> by_rank(n);
-  std::iota(by_rank.begin(), by_rank.end(), 0);
-  std::sort(by_rank.begin(), by_rank.end(), higher);
-  std::vector<int> rank(n);
-  for (int r = 0; r < n; ++r) rank[by_rank[r]] = r;
+  std::vector<Priority> priorities(n);
+  for (int v = 0; v < n; ++v) priorities[v] = {path_cycles[v], path_ns[v], v};
+  std::sort(priorities.begin(), priorities.end(), [](const Priority& a, const Priority& b) {
+    if (a.cycles != b.cycles) return a.cycles > b.cycles;
+    if (a.ns != b.ns) return a.ns > b.ns;
+    return a.op < b.op;
+  });
+  std::vector<int> by_rank(n), rank(n);
+  for (int r = 0; r < n; ++r) {
+    by_rank[r] = priorities[r].op;
+    rank[by_rank[r]] = r;
+  }
   using Queue = std::priority_queue<int, std::vector<int>, std::greater<int>>;
   // Queue 0: unlimited operations; queue 1 + t: limited type t.
   std::vector<Queue> queues(num_types + 1);
@@ -152,9 +158,8 @@ Solution schedule_list_body(const Problem& p, const Graph& g) {
 }
 
 Solution schedule_list(const Problem& p) {
-  check(p);
+  const Graph g = checked_graph(p);
   refuse_modulo(p, "list");
-  const Graph g(p);
   check_latency_bounds(p, g);
   Solution s = list_schedule(p, g);
   if (p.max_latency && s.latency > *p.max_latency) fail_latency(p, g, "list", s.latency);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,34 +69,49 @@ std::vector<int> cycle_from(const Problem& p, const std::vector<int>& pred, int 
   return cycle;
 }
 
-// What place() needs at every II: each operation's position in the
-// topological order, latency, delay and limit, and its dependences in and
-// out, by index.
+// Lists per operation in one array (compressed rows): `items` of operation
+// v from offset[v] to offset[v + 1].
+struct Rows {
+  std::vector<int> offset, items;
+  std::span<const int> operator[](int v) const {
+    return {items.data() + offset[static_cast<std::size_t>(v)],
+            items.data() + offset[static_cast<std::size_t>(v) + 1]};
+  }
+};
+
+// What place() needs at every II: the topological order, each operation's
+// latency, delay and limit, and its dependences in and out, by index (in
+// the problem's order).
 struct Adjacency {
   std::vector<Edge> edges;
-  std::vector<int> topo_index, latency, type, limit;  // limit -1: none
+  std::vector<int> topological_order, latency, type, limit;  // limit -1: none
   std::vector<double> delay;
-  std::vector<std::vector<int>> in, out;
+  Rows in, out;
   Adjacency(const Problem& p, const Graph& g, std::vector<Edge> edges_)
       : edges(std::move(edges_)),
-        topo_index(p.num_operations()),
+        topological_order(g.topological_order()),
         latency(p.num_operations()),
         type(p.num_operations()),
         limit(p.num_operations()),
-        delay(p.num_operations()),
-        in(p.num_operations()),
-        out(p.num_operations()) {
+        delay(p.num_operations()) {
     for (int i = 0; i < p.num_operations(); ++i) {
-      topo_index[g.topological_order()[i]] = i;
       latency[i] = p.latency(i);
       type[i] = p.operations[i].type;
       limit[i] = p.limit_of(i).value_or(-1);
       delay[i] = p.delay_ns(i);
     }
-    for (std::size_t i = 0; i < p.dependences.size(); ++i) {
-      in[p.dependences[i].to].push_back(static_cast<int>(i));
-      out[p.dependences[i].from].push_back(static_cast<int>(i));
-    }
+    const auto rows = [&](Rows& r, auto end_of) {
+      r.offset.assign(static_cast<std::size_t>(p.num_operations()) + 1, 0);
+      for (const Dependence& d : p.dependences) ++r.offset[static_cast<std::size_t>(end_of(d)) + 1];
+      for (std::size_t v = 1; v < r.offset.size(); ++v) r.offset[v] += r.offset[v - 1];
+      r.items.resize(p.dependences.size());
+      std::vector<int> fill(r.offset.begin(), r.offset.end() - 1);
+      for (std::size_t i = 0; i < p.dependences.size(); ++i)
+        r.items[static_cast<std::size_t>(
+            fill[static_cast<std::size_t>(end_of(p.dependences[i]))]++)] = static_cast<int>(i);
+    };
+    rows(in, [](const Dependence& d) { return d.to; });
+    rows(out, [](const Dependence& d) { return d.from; });
   }
 };
 
@@ -108,15 +124,20 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
   const int n = p.num_operations();
   std::vector<int> asap, pred;
   if (!earliest_at(n, adj.edges, ii, asap, pred, nullptr)) return false;
-  const std::vector<int>& topo_index = adj.topo_index;
   const auto& in = adj.in;
   const auto& out = adj.out;
   const std::vector<Edge>& edges = adj.edges;
+  // The operations by (asap, topological index): the topological order
+  // bucketed by asap (a counting sort, stable).
   std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return asap[a] != asap[b] ? asap[a] < asap[b] : topo_index[a] < topo_index[b];
-  });
+  {
+    int most = 0;
+    for (int v = 0; v < n; ++v) most = std::max(most, asap[v]);
+    std::vector<int> at(static_cast<std::size_t>(most) + 2, 0);
+    for (int v = 0; v < n; ++v) ++at[static_cast<std::size_t>(asap[v]) + 1];
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+    for (int v : adj.topological_order) order[static_cast<std::size_t>(at[asap[v]]++)] = v;
+  }
   // used[type][cycle mod ii]: the modulo reservation table.
   std::vector<std::vector<int>> used(p.types.size(), std::vector<int>(ii, 0));
   start.assign(n, -1);
@@ -242,13 +263,12 @@ std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii) {
 }
 
 Solution schedule_modulo(const Problem& p, ModuloBounds* bounds) {
-  check(p);
+  const Graph g = checked_graph(p);
   if (!p.is_modulo())
     throw_error(ErrorKind::Unsupported, p.where(),
                 "the modulo scheduler solves modulo problems; this one is " +
                     std::string(enum_name(p.problem_class)),
                 "use the list or sdc scheduler");
-  const Graph g(p);
   const Adjacency adj(p, g, edges_of(p));
   const ModuloBounds b = bounds_of(p, adj.edges);
   if (bounds) *bounds = b;

@@ -91,6 +91,10 @@ Graph::Graph(const Problem& p) : n_(p.num_operations()) {
 // (of the distance-0 dependences), and for Chaining each operation's delay
 // against the clock.
 void check(const Problem& p) {
+  checked_graph(p);
+}
+
+Graph checked_graph(const Problem& p) {
   if (p.has_chaining() && !(p.clock_ns > 0 && std::isfinite(p.clock_ns)))
     fail(p, "a chaining problem needs a clock period > 0, got " + ns(p.clock_ns));
   if (p.max_latency && *p.max_latency < 0)
@@ -164,6 +168,7 @@ void check(const Problem& p) {
                  ns(p.clock_ns) + " clock: " + ns(t.delay_ns - p.clock_ns) + " over",
              "raise the clock period or give " + t.name + " a pipeline stage");
     }
+  return g;
 }
 
 int schedule_latency(const Problem& p, const std::vector<int>& start) {
