@@ -428,6 +428,50 @@ void Graph::compact() {
   memo_.clear();
 }
 
+bool Graph::same_content(const Graph& o) const {
+  const auto same_nodes = [](const Node& a, const Node& b) {
+    return a.op == b.op && a.num_args == b.num_args && a.type == b.type &&
+           a.first_arg == b.first_arg && a.imm == b.imm;
+  };
+  const auto same_lookups = [](const LookupInfo& a, const LookupInfo& b) {
+    return a.table == b.table && a.shift == b.shift && a.offset == b.offset;
+  };
+  const auto same_tables = [](const Table& a, const Table& b) {
+    return a.name == b.name && a.type == b.type && a.data == b.data;
+  };
+  const auto same_outputs = [](const Output& a, const Output& b) {
+    return a.where == b.where && a.node == b.node;
+  };
+  return std::equal(nodes_.begin(), nodes_.end(), o.nodes_.begin(), o.nodes_.end(), same_nodes) &&
+         args_ == o.args_ && types_ == o.types_ && inputs_ == o.inputs_ && targets_ == o.targets_ &&
+         std::equal(lookups_.begin(), lookups_.end(), o.lookups_.begin(), o.lookups_.end(),
+                    same_lookups) &&
+         std::equal(tables_.begin(), tables_.end(), o.tables_.begin(), o.tables_.end(),
+                    same_tables) &&
+         std::equal(outputs_.begin(), outputs_.end(), o.outputs_.begin(), o.outputs_.end(),
+                    same_outputs);
+}
+
+uint64_t Graph::content_hash() const {
+  // The nodes, operands, inputs and outputs: equal graphs hash alike, and
+  // graphs that differ mostly differ there.
+  uint64_t h = mix_hash(nodes_.size()) ^ outputs_.size();
+  const auto add = [&h](uint64_t v) { h = mix_hash(h ^ v); };
+  for (const Node& n : nodes_) {
+    add(static_cast<uint64_t>(n.op) | static_cast<uint64_t>(n.num_args) << 8 |
+        static_cast<uint64_t>(n.type) << 16 | static_cast<uint64_t>(n.first_arg) << 32);
+    add(static_cast<uint64_t>(n.imm));
+  }
+  for (uint32_t a : args_) add(a);
+  for (const Element& e : inputs_)
+    add(static_cast<uint64_t>(static_cast<uint32_t>(e.buffer)) ^ static_cast<uint64_t>(e.element)
+                                                                     << 20);
+  for (const Output& o : outputs_)
+    add(static_cast<uint64_t>(static_cast<uint32_t>(o.where.buffer)) ^
+        static_cast<uint64_t>(o.where.element) << 20 ^ static_cast<uint64_t>(o.node) << 44);
+  return h;
+}
+
 std::vector<int64_t> Graph::op_counts() const {
   std::vector<int64_t> c(std::size(EnumNames<NodeOp>::kNames), 0);
   for (const Node& n : nodes_) ++c[static_cast<std::size_t>(n.op)];

@@ -134,6 +134,15 @@ class Graph {
   // Operation counts by op, for reports.
   std::vector<int64_t> op_counts() const;
 
+  // ---- identity ----
+  // Whether `other` is the same graph: the same nodes in the same order,
+  // operands, types, inputs, quantization targets, lookups, tables and
+  // outputs (not the name). The Pricer shares what it built from a graph
+  // with a later graph equal to it (another plan's part before or after its
+  // kept loop), found by content_hash(), a hash of the same.
+  bool same_content(const Graph& other) const;
+  uint64_t content_hash() const;
+
  private:
   // Widest first: 24 bytes, so that a slot of the table (with its node
   // and mark) takes 32, two to a cache line.

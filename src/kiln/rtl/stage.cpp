@@ -227,6 +227,26 @@ void StageBuilder::ports() {
 
 // ---- the interface --------------------------------------------------------------
 
+namespace {
+
+// Whether programs `a` and `b` give the buffers `g` reads and writes the
+// same types: all of a program that StageBuilder reads.
+bool same_buffer_types(const dfg::Graph& g, const loop::Program& a, const loop::Program& b) {
+  if (&a == &b) return true;
+  const auto same = [&](int buffer) {
+    if (buffer < 0) return true;  // the iteration index, a write's enable: no buffer
+    const auto i = static_cast<std::size_t>(buffer);
+    return i < a.buffers.size() && i < b.buffers.size() && a.buffers[i].type == b.buffers[i].type;
+  };
+  for (uint32_t n = 0; n < g.size(); ++n)
+    if (g.node(n).op == NodeOp::Input && !same(g.input_of(n).buffer)) return false;
+  for (const dfg::Output& o : g.outputs())
+    if (!same(o.where.buffer)) return false;
+  return true;
+}
+
+}  // namespace
+
 void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
   int lsb = 0;
   std::string port;  // named once per port, not per element
@@ -275,18 +295,25 @@ BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
     return s;
   };
   if (!options.cache || options.emit) return build();
+  StageCache& cache = *options.cache;
+  auto [hash, fresh] = cache.content_hashes.try_emplace(stage.graph, 0);
+  if (fresh) hash->second = stage.graph->content_hash();
   // What StageBuilder reads of the options, when it only prices.
-  const StageCache::StageKey key{stage.graph,
-                                 &program,
-                                 stage.name,
-                                 module_name,
-                                 options.multiplier_limit.value_or(-1),
-                                 static_cast<int>(options.family),
-                                 options.clock_ns,
-                                 static_cast<int>(options.scheduler)};
-  const auto it = options.cache->stages.find(key);
-  if (it != options.cache->stages.end()) return it->second;
-  return options.cache->stages.emplace(key, build()).first->second;
+  const std::tuple<int, int, double, int> read{options.multiplier_limit.value_or(-1),
+                                               static_cast<int>(options.family), options.clock_ns,
+                                               static_cast<int>(options.scheduler)};
+  const auto [first, last] = cache.stages.equal_range(hash->second);
+  for (auto it = first; it != last; ++it) {
+    const StageCache::BuiltFrom& b = it->second;
+    if (b.options == read && b.name == stage.name && b.onnx_name == stage.onnx_name &&
+        b.loop_ops == stage.loop_ops && b.module == module_name &&
+        (b.graph == stage.graph || b.graph->same_content(*stage.graph)) &&
+        same_buffer_types(*stage.graph, *b.program, program))
+      return b.stage;
+  }
+  StageCache::BuiltFrom b{stage.graph, &program,       stage.name, stage.onnx_name,
+                          module_name, stage.loop_ops, read,       build()};
+  return cache.stages.emplace(hash->second, std::move(b))->second.stage;
 }
 
 BuiltStage build_body(const StageGraph& body, const loop::Program& program,

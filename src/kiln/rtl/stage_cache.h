@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "kiln/rtl/constant_products.h"
 #include "kiln/rtl/loop_schedule.h"
@@ -23,12 +24,23 @@ struct StageCache {
   ConstantProductsMemo constant_products;
 
   // A stage built from a graph alone (a layer unrolled, a kept loop's before
-  // and after parts) by build_stage: by graph, program, name and module,
-  // and the options it reads (MultiplierLimit, -1 for none; family; clock;
-  // scheduler).
-  using StageKey = std::tuple<const dfg::Graph*, const loop::Program*, std::string, std::string,
-                              int, int, double, int>;
-  std::map<StageKey, BuiltStage> stages;
+  // and after parts) by build_stage, kept for a graph of the same content
+  // (dfg::Graph::same_content: the part of a Gemm after its kept init loop
+  // is the same whatever that loop's unroll), with the same names, module
+  // and options it reads, and a program that gives the graph's buffers the
+  // same types (stage.cpp).
+  struct BuiltFrom {
+    const dfg::Graph* graph = nullptr;
+    const loop::Program* program = nullptr;
+    std::string name, onnx_name, module;
+    int64_t loop_ops = 0;
+    // The options StageBuilder reads: MultiplierLimit (-1 for none), family,
+    // clock, scheduler.
+    std::tuple<int, int, double, int> options;
+    BuiltStage stage;
+  };
+  std::unordered_multimap<uint64_t, BuiltFrom> stages;   // by the graph's content_hash()
+  std::map<const dfg::Graph*, uint64_t> content_hashes;  // each graph's, made once
 
   // A kept loop's modulo schedule (schedule_loop), by its body, its program
   // with memories, and the options (MultiplierLimit, -1 for none; family;
