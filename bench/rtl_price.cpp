@@ -184,8 +184,11 @@ int main(int argc, char** argv) {
       std::vector<std::string> cold_texts;
       int feasible = 0;
       auto t0 = std::chrono::steady_clock::now();
+      std::vector<double> cold_times;  // per plan, for --verbose
       for (const rtl::LayerPlan& p : plans) {
+        const auto t1 = std::chrono::steady_clock::now();
         rtl::PlanPrice price = pricer.price(static_cast<int>(k), p, sk);
+        if (verbose) cold_times.push_back(seconds_since(t1));
         feasible += price.feasible ? 1 : 0;
         if (prices.is_open()) cold_prices.push_back(std::move(price));
       }
@@ -198,15 +201,13 @@ int main(int argc, char** argv) {
       cold_prices.clear();
       std::vector<rtl::PlanPrice> warm_prices;
       t0 = std::chrono::steady_clock::now();
-      for (const rtl::LayerPlan& p : plans) {
+      for (std::size_t i = 0; i < plans.size(); ++i) {
         const auto t1 = std::chrono::steady_clock::now();
-        rtl::PlanPrice price = pricer.price(static_cast<int>(k), p, sk);
+        rtl::PlanPrice price = pricer.price(static_cast<int>(k), plans[i], sk);
         if (prices.is_open()) warm_prices.push_back(std::move(price));
         if (verbose)
-          std::cerr << fmt::format(
-              "  {:<60} {:8.4f} s\n",
-              rtl::plan_text(pricer.program_for(static_cast<int>(k), p).kernels[k], p),
-              seconds_since(t1));
+          std::cerr << fmt::format("  {:<60} cold {:8.4f} s warm {:8.4f} s\n", text_of(plans[i]),
+                                   cold_times[i], seconds_since(t1));
       }
       const double warm = seconds_since(t0);
       for (std::size_t i = 0; i < warm_prices.size(); ++i)
