@@ -77,6 +77,43 @@ uint16_t Graph::type_id(const ScalarType& t) {
   return id;
 }
 
+Graph::Key Graph::key_of(uint32_t n) const {
+  const Node& node = nodes_[n];
+  Key k{node.imm, UINT32_MAX, UINT32_MAX, UINT32_MAX, node.type, node.op};
+  const uint32_t* a = args_.data() + node.first_arg;
+  if (node.num_args > 0) k.a = a[0];
+  if (node.num_args > 1) k.b = a[1];
+  if (node.num_args > 2) k.c = a[2];
+  return k;
+}
+
+uint32_t Graph::memo(const Key& k, uint32_t id) {
+  if (2 * (memo_size_ + 1) > memo_.size()) {
+    // Twice as large: each entry moves by its hash bits, no node read.
+    std::vector<uint64_t> old(memo_.empty() ? 16 : 2 * memo_.size(), 0);
+    old.swap(memo_);
+    const std::size_t mask = memo_.size() - 1;
+    for (uint64_t s : old) {
+      if (s == 0) continue;
+      std::size_t i = static_cast<std::size_t>(s >> 32) & mask;
+      while (memo_[i] != 0) i = (i + 1) & mask;
+      memo_[i] = s;
+    }
+  }
+  const auto h = static_cast<uint32_t>(mix_hash(KeyHash{}(k)));
+  const std::size_t mask = memo_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t s = memo_[i];
+    if (s == 0) {
+      memo_[i] = static_cast<uint64_t>(h) << 32 | (static_cast<uint64_t>(id) + 1);
+      ++memo_size_;
+      return id;
+    }
+    const auto node = static_cast<uint32_t>(s) - 1;
+    if (static_cast<uint32_t>(s >> 32) == h && key_of(node) == k) return node;
+  }
+}
+
 uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                      int64_t imm) {
   Key k{imm, UINT32_MAX, UINT32_MAX, UINT32_MAX, type_id(type), op};
@@ -89,7 +126,7 @@ uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<ui
   if (num_args > 1) k.b = a[1];
   if (num_args > 2) k.c = a[2];
   const auto id = static_cast<uint32_t>(nodes_.size());
-  if (const auto [found, added] = memo_.try_emplace(k, id); !added) return *found;
+  if (const uint32_t found = memo(k, id); found != id) return found;
   Node n;
   n.op = op;
   n.num_args = static_cast<uint8_t>(num_args);
@@ -425,7 +462,8 @@ void Graph::compact() {
     }
     if (t) nodes_[n].type = type_id(*t);
   }
-  memo_.clear();
+  std::vector<uint64_t>().swap(memo_);
+  memo_size_ = 0;
 }
 
 bool Graph::same_content(const Graph& o) const {

@@ -144,8 +144,6 @@ class Graph {
   uint64_t content_hash() const;
 
  private:
-  // Widest first: 24 bytes, so that a slot of the table (with its node
-  // and mark) takes 32, two to a cache line.
   struct Key {
     int64_t imm;
     uint32_t a, b, c;
@@ -158,6 +156,11 @@ class Graph {
   };
 
   uint16_t type_id(const ScalarType& t);
+  // Node n's key, as make() made it.
+  Key key_of(uint32_t n) const;
+  // Finds the node with key `k` in the hash-consing table, or puts `id`
+  // there; returns the node.
+  uint32_t memo(const Key& k, uint32_t id);
   // The node for (op, args, imm) of `type`, made if new.
   uint32_t make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                 int64_t imm = 0);
@@ -177,7 +180,13 @@ class Graph {
   std::vector<LookupInfo> lookups_;
   std::vector<Table> tables_;
   std::vector<Output> outputs_;
-  FlatHashMap<Key, uint32_t, KeyHash> memo_;  // the hash-consing table
+  // The hash-consing table (open addressing, linear probing, at most half
+  // full): per slot 0 when empty, else the low 32 bits of the node's key's
+  // hash above the node's index + 1. Eight bytes a slot, the key read from
+  // the node itself: building a large layer probes it millions of times at
+  // random, and a table this small stays in the cache far more.
+  std::vector<uint64_t> memo_;
+  std::size_t memo_size_ = 0;
 };
 
 // Values of every node, given the Input nodes' raw values (by node): the
