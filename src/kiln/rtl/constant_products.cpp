@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdlib>
 #include <map>
-#include <tuple>
 
 #include "kiln/sched/operator_library.h"
 #include "kiln/support/flat_hash.h"
@@ -93,44 +92,71 @@ const ConstantProducts& ConstantProductsMemo::plan(const std::vector<int64_t>& c
   return it->second;
 }
 
-std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
-                                                  const std::vector<int>& start,
-                                                  ConstantProductsMemo* memo) {
+void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
+                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit) {
   ConstantProductsMemo own;  // for this graph alone when the caller keeps none
   if (!memo) memo = &own;
-  // (x, cycle, product), sorted: the products of each (x, cycle) in graph
-  // order, the groups in (x, cycle) order.
-  std::vector<std::tuple<uint32_t, int, uint32_t>> by_x;
+  // The products by a constant as (x, cycle, product), in graph order, then
+  // sorted by (x, cycle) keeping that order: by two stable counting sorts,
+  // on the cycle, then on x (a node index).
+  struct Product {
+    uint32_t x;
+    int cycle;
+    uint32_t n;
+  };
+  std::vector<Product> products;
+  int first = 0, last = 0;
   for (uint32_t n = 0; n < g.size(); ++n) {
     if (g.node(n).op != dfg::NodeOp::Mul) continue;
     const auto args = g.args(n);
     const bool c0 = g.is_const(args[0]), c1 = g.is_const(args[1]);
     if (c0 == c1) continue;  // a product of two variables (or folded constants)
-    by_x.emplace_back(c0 ? args[1] : args[0], start[n], n);
+    if (products.empty() || start[n] < first) first = start[n];
+    if (products.empty() || start[n] > last) last = start[n];
+    products.push_back({c0 ? args[1] : args[0], start[n], n});
   }
-  std::sort(by_x.begin(), by_x.end());
-  std::vector<ProductGroup> groups;
+  const auto counting_sort = [&products](std::size_t keys, auto key_of) {
+    std::vector<std::size_t> at(keys + 1, 0);
+    for (const Product& p : products) ++at[key_of(p) + 1];
+    for (std::size_t k = 1; k < at.size(); ++k) at[k] += at[k - 1];
+    std::vector<Product> sorted(products.size());
+    for (const Product& p : products) sorted[at[key_of(p)]++] = p;
+    products.swap(sorted);
+  };
+  counting_sort(static_cast<std::size_t>(last - first) + 1,
+                [first](const Product& p) { return static_cast<std::size_t>(p.cycle - first); });
+  counting_sort(g.size(), [](const Product& p) { return static_cast<std::size_t>(p.x); });
   std::vector<uint32_t> nodes;
   std::vector<int64_t> constants;
-  for (std::size_t i = 0, j = 0; i < by_x.size(); i = j) {
+  for (std::size_t i = 0, j = 0; i < products.size(); i = j) {
     nodes.clear();
-    for (j = i; j < by_x.size() && std::get<0>(by_x[j]) == std::get<0>(by_x[i]) &&
-                std::get<1>(by_x[j]) == std::get<1>(by_x[i]);
+    for (j = i; j < products.size() && products[j].x == products[i].x &&
+                products[j].cycle == products[i].cycle;
          ++j)
-      nodes.push_back(std::get<2>(by_x[j]));
+      nodes.push_back(products[j].n);
     if (nodes.size() < 2) continue;
     constants.clear();
     for (uint32_t n : nodes) {
       const auto args = g.args(n);
       constants.push_back(g.node(args[g.is_const(args[0]) ? 0 : 1]).imm);
     }
-    ProductGroup group;
-    group.plan = memo->plan(constants);
-    if (group.plan.shared.empty()) continue;
-    for (uint32_t n : nodes) group.width = std::max(group.width, g.type(n).width);
-    group.nodes = nodes;
-    groups.push_back(std::move(group));
+    const ConstantProducts& plan = memo->plan(constants);
+    if (plan.shared.empty()) continue;
+    int width = 0;
+    for (uint32_t n : nodes) width = std::max(width, g.type(n).width);
+    visit(nodes, plan, width);
   }
+}
+
+std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
+                                                  const std::vector<int>& start,
+                                                  ConstantProductsMemo* memo) {
+  std::vector<ProductGroup> groups;
+  for_each_product_group(
+      g, start, memo,
+      [&groups](const std::vector<uint32_t>& nodes, const ConstantProducts& plan, int width) {
+        groups.push_back({nodes, plan, width});
+      });
   return groups;
 }
 

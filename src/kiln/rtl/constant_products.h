@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -71,5 +72,11 @@ class ConstantProductsMemo {
 std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
                                                   const std::vector<int>& start,
                                                   ConstantProductsMemo* memo = nullptr);
+// The same groups, in the same order, each handed to `visit` (its nodes,
+// plan and width) and not kept: what pricing alone needs.
+using ProductGroupVisitor = std::function<void(const std::vector<uint32_t>& nodes,
+                                               const ConstantProducts& plan, int width)>;
+void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
+                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit);
 
 }  // namespace kiln::rtl

@@ -177,21 +177,27 @@ void StageBuilder::registers() {
 // priced each alone, a group costs its plan's adders, each the group's width.
 void StageBuilder::price_product_groups() {
   if (one_at_a_time_) return;  // registers in between: each product on its own
-  groups_ = group_constant_products(g_, start_, o_.cache ? &o_.cache->constant_products : nullptr);
-  for (std::size_t i = 0; i < groups_.size(); ++i) {
-    const ProductGroup& gr = groups_[i];
+  ConstantProductsMemo* memo = o_.cache ? &o_.cache->constant_products : nullptr;
+  const auto price = [this](const std::vector<uint32_t>& nodes, const ConstantProducts& plan,
+                            int width) {
     double lut = 0, carry = 0;
-    for (std::size_t j = 0; j < gr.nodes.size(); ++j) {
-      const uint32_t n = gr.nodes[j];
+    for (const uint32_t n : nodes) {
       lut += costs_[n].resources.lut;
       carry += costs_[n].resources.carry;
-      product_group_[n] = {i, j};
     }
     const sched::OperatorCost adder =
-        sched::operator_cost(sched::OperatorKind::Add, {gr.width, 0, 0, 0}, o_.family);
-    const auto adders = static_cast<double>(gr.plan.adders());
+        sched::operator_cost(sched::OperatorKind::Add, {width, 0, 0, 0}, o_.family);
+    const auto adders = static_cast<double>(plan.adders());
     r_.report.lut += adders * adder.resources.lut - lut;
     r_.report.carry += adders * adder.resources.carry - carry;
+  };
+  // Priced only: the groups are not kept for the netlist.
+  if (!o_.emit) return for_each_product_group(g_, start_, memo, price);
+  groups_ = group_constant_products(g_, start_, memo);
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const ProductGroup& gr = groups_[i];
+    price(gr.nodes, gr.plan, gr.width);
+    for (std::size_t j = 0; j < gr.nodes.size(); ++j) product_group_[gr.nodes[j]] = {i, j};
   }
 }
 
