@@ -148,6 +148,11 @@ class ProblemBuilder {
   }
 
   void dependences() {
+    // Room for about one dependence per operand and output, so the set
+    // grows rarely.
+    std::size_t operands = g_.outputs().size();
+    for (uint32_t n = 0; n < g_.size(); ++n) operands += g_.node(n).num_args;
+    added_.reserve(operands);
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const int op = lp_.op_of_node[n];
       if (op < 0 || g_.node(n).op == NodeOp::Input) continue;
