@@ -356,7 +356,7 @@ void Graph::balance_sums() {
   std::vector<uint32_t> repl(nodes_.size());
   for (uint32_t i = 0; i < repl.size(); ++i) repl[i] = i;
   const std::size_t original = nodes_.size();
-  std::vector<uint32_t> leaves, stack;
+  std::vector<uint32_t> leaves, stack, next;
   for (uint32_t r = 0; r < original; ++r) {
     const NodeOp op = nodes_[r].op;
     if (!live[r] || (op != NodeOp::AddMod && op != NodeOp::Add) || inner[r]) continue;
@@ -376,7 +376,7 @@ void Graph::balance_sums() {
     if (leaves.size() < 3) continue;
     const ScalarType t = types_[nodes_[r].type];
     while (leaves.size() > 1) {
-      std::vector<uint32_t> next;
+      next.clear();
       for (std::size_t i = 0; i + 1 < leaves.size(); i += 2)
         next.push_back(op == NodeOp::AddMod ? add_mod(leaves[i], leaves[i + 1], t)
                                             : add(leaves[i], leaves[i + 1]));
