@@ -327,6 +327,12 @@ void LoopStageBuilder::uses() {
   // the cycle before its first read (so the producer may still be working
   // on later ones), and what it hands on, valid after its last write and
   // held until the next sample's first.
+  // Room for every element at once: the ports of a layer are thousands.
+  std::size_t in_elements = 0, out_elements = 0;
+  for (const auto& [b, use] : uses_)
+    (use.any_write ? out_elements : in_elements) += use.first_read.size();
+  r_.inputs.reserve(in_elements);
+  r_.outputs.reserve(out_elements);
   for (const auto& [b, use] : uses_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
     const auto n = static_cast<int64_t>(use.first_read.size());
