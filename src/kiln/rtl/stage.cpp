@@ -203,6 +203,10 @@ void StageBuilder::price_product_groups() {
 
 // Ports: the Input nodes in order, then the outputs, packed by chunks.
 void StageBuilder::ports() {
+  std::size_t inputs = 0;
+  for (uint32_t n = 0; n < g_.size(); ++n) inputs += g_.node(n).op == NodeOp::Input ? 1 : 0;
+  r_.inputs.reserve(inputs);  // at once: a layer's ports are thousands of elements
+  r_.outputs.reserve(g_.outputs().size());
   for (uint32_t n = 0; n < g_.size(); ++n)
     if (g_.node(n).op == NodeOp::Input) {
       const dfg::Element& e = g_.input_of(n);
