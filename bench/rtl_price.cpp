@@ -4,14 +4,19 @@
 // stride-1 convolution's line-buffered form, and fully unrolled) priced from
 // a cold Pricer (each dataflow graph built once, then shared by the plans
 // that differ only in pipelining and weight storage), then priced again with
-// the graphs warm (schedule, binding and resources only). No Verilog, no
-// netlist. Prints per layer: plans, feasible, seconds and plans per second,
-// cold and warm. --prices FILE writes every plan's price (feasible, reason,
-// interval, latency, the stage report's every field, its ports and write
-// times) to FILE, so that a change to pricing can be checked to give the same
-// bytes; it also checks that the warm pass prices each plan as the cold one.
+// the Pricer warm (its graphs, and its StageCache's modulo schedules and
+// stages built from a graph alone, kept: a plan priced again, as the searches
+// price the plan they chose). No Verilog, no netlist. Prints per layer: plans,
+// feasible, seconds and plans per second, cold and warm; --verbose each
+// plan's cold and warm seconds. --prices FILE writes every plan's price
+// (feasible, reason, interval, latency, the stage report's every field, its
+// ports and write times) to FILE, so that a change to pricing can be checked
+// to give the same bytes; it also checks that the warm pass prices each plan
+// as the cold one. --plan LAYER:PLAN times one plan, its first price apart
+// from --repeat N - 1 more.
 //   kiln_bench_rtl_price [--model models/zoo/lenet5/model.onnx] [--set KEY=VALUE ...]
-//                        [--max-plans N] [--json] [--prices FILE] [--layer NAME]
+//                        [--max-plans N] [--json] [--prices FILE] [--layer NAME] [--verbose]
+//                        [--plan LAYER:PLAN [--repeat N]]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -34,11 +34,11 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   }
   KILN_ASSERT(graph.split.has_value(), "a loop plan without its split");
   const dfg::SplitKernel& sk = *graph.split;
-  // The loop's memories may partition its locals (a copy of the program:
-  // its weights are shared, not copied).
   // A cache keys on the memories (and their program): the caller's, which
   // live as long as it.
   KILN_ASSERT(!options.cache || memories, "a stage cache without the caller's loop memories");
+  // The loop's memories may partition its locals (a copy of the program:
+  // its weights are shared, not copied).
   std::optional<LoopMemories> own;
   if (!memories) memories = &own.emplace(loop_memories(program, sk));
   LoopScheduleOptions lo;

@@ -8,7 +8,10 @@
 // plan may take (a convolution direct or line-buffered, weights in ROM banks
 // or registers; copies share the weights) and each layer's dataflow graph
 // per (form, loop, unroll, flatten), which pipelining and weight storage do
-// not change.
+// not change, each kept loop's memories and the elements its accesses reach
+// per graph and storage, and a StageCache (stage_cache.h): the stages built
+// from a graph alone, the loops' modulo schedules and the plans of products
+// by constants, which the plans priced after reuse. Not thread-safe.
 #pragma once
 
 #include <cstdint>
