@@ -1,6 +1,7 @@
 #include "kiln/dfg/graph.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -68,44 +69,81 @@ uint16_t Graph::type_id(const ScalarType& t) {
   const uint64_t key = (static_cast<uint64_t>(t.width) << 32) |
                        (static_cast<uint64_t>(static_cast<uint32_t>(t.frac + 65536)) << 1) |
                        (t.is_signed ? 1 : 0);
-  auto it = type_ids_.find(key);
-  if (it != type_ids_.end()) return it->second;
+  if (const uint16_t* id = type_ids_.find(key)) return *id;
   KILN_ASSERT(types_.size() < 65535, "too many distinct types in one graph");
   types_.push_back(t);
   const auto id = static_cast<uint16_t>(types_.size() - 1);
-  type_ids_.emplace(key, id);
+  type_ids_.try_emplace(key, id);
   return id;
+}
+
+Graph::Key Graph::key_of(uint32_t n) const {
+  const Node& node = nodes_[n];
+  Key k{node.imm, UINT32_MAX, UINT32_MAX, UINT32_MAX, node.type, node.op};
+  const uint32_t* a = args_.data() + node.first_arg;
+  if (node.num_args > 0) k.a = a[0];
+  if (node.num_args > 1) k.b = a[1];
+  if (node.num_args > 2) k.c = a[2];
+  return k;
+}
+
+uint32_t Graph::memo(const Key& k, uint32_t id) {
+  if (2 * (memo_size_ + 1) > memo_.size()) {
+    // Twice as large: each entry moves by its hash bits, no node read.
+    std::vector<uint64_t> old(memo_.empty() ? 16 : 2 * memo_.size(), 0);
+    old.swap(memo_);
+    const std::size_t mask = memo_.size() - 1;
+    for (uint64_t s : old) {
+      if (s == 0) continue;
+      std::size_t i = static_cast<std::size_t>(s >> 32) & mask;
+      while (memo_[i] != 0) i = (i + 1) & mask;
+      memo_[i] = s;
+    }
+  }
+  const auto h = static_cast<uint32_t>(mix_hash(KeyHash{}(k)));
+  const std::size_t mask = memo_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t s = memo_[i];
+    if (s == 0) {
+      memo_[i] = static_cast<uint64_t>(h) << 32 | (static_cast<uint64_t>(id) + 1);
+      ++memo_size_;
+      return id;
+    }
+    const auto node = static_cast<uint32_t>(s) - 1;
+    if (static_cast<uint32_t>(s >> 32) == h && key_of(node) == k) return node;
+  }
 }
 
 uint32_t Graph::make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                      int64_t imm) {
-  Key k{op, type_id(type), UINT32_MAX, UINT32_MAX, UINT32_MAX, imm};
-  std::vector<uint32_t> a(args);
-  if (commutative(op) && a.size() == 2 && a[1] < a[0]) std::swap(a[0], a[1]);
-  if (a.size() > 0) k.a = a[0];
-  if (a.size() > 1) k.b = a[1];
-  if (a.size() > 2) k.c = a[2];
-  auto it = memo_.find(k);
-  if (it != memo_.end()) return it->second;
+  Key k{imm, UINT32_MAX, UINT32_MAX, UINT32_MAX, type_id(type), op};
+  KILN_ASSERT(args.size() <= 3, "a node with more than three operands");
+  uint32_t a[3] = {};  // no allocation: make() runs for every operation unrolled
+  std::copy(args.begin(), args.end(), a);
+  const std::size_t num_args = args.size();
+  if (commutative(op) && num_args == 2 && a[1] < a[0]) std::swap(a[0], a[1]);
+  if (num_args > 0) k.a = a[0];
+  if (num_args > 1) k.b = a[1];
+  if (num_args > 2) k.c = a[2];
+  const auto id = static_cast<uint32_t>(nodes_.size());
+  if (const uint32_t found = memo(k, id); found != id) return found;
   Node n;
   n.op = op;
-  n.num_args = static_cast<uint8_t>(a.size());
+  n.num_args = static_cast<uint8_t>(num_args);
   n.type = k.type;
   n.first_arg = static_cast<uint32_t>(args_.size());
   n.imm = imm;
-  args_.insert(args_.end(), a.begin(), a.end());
+  args_.insert(args_.end(), a, a + num_args);
   nodes_.push_back(n);
-  const auto id = static_cast<uint32_t>(nodes_.size() - 1);
-  memo_.emplace(k, id);
   return id;
 }
 
 uint32_t Graph::input(const Element& e, const ScalarType& type) {
   // One record per element.
   const uint64_t key = (static_cast<uint64_t>(e.buffer) << 40) ^ static_cast<uint64_t>(e.element);
-  auto [it, added] = input_ids_.emplace(key, static_cast<uint32_t>(inputs_.size()));
+  const auto [id, added] = input_ids_.try_emplace(key, static_cast<uint32_t>(inputs_.size()));
   if (added) inputs_.push_back(e);
-  return make(NodeOp::Input, type, {}, static_cast<int64_t>(it->second));
+  return make(NodeOp::Input, type, {}, static_cast<int64_t>(*id));
 }
 
 uint32_t Graph::constant(int64_t raw, const ScalarType& type) {
@@ -318,7 +356,7 @@ void Graph::balance_sums() {
   std::vector<uint32_t> repl(nodes_.size());
   for (uint32_t i = 0; i < repl.size(); ++i) repl[i] = i;
   const std::size_t original = nodes_.size();
-  std::vector<uint32_t> leaves, stack;
+  std::vector<uint32_t> leaves, stack, next;
   for (uint32_t r = 0; r < original; ++r) {
     const NodeOp op = nodes_[r].op;
     if (!live[r] || (op != NodeOp::AddMod && op != NodeOp::Add) || inner[r]) continue;
@@ -338,7 +376,7 @@ void Graph::balance_sums() {
     if (leaves.size() < 3) continue;
     const ScalarType t = types_[nodes_[r].type];
     while (leaves.size() > 1) {
-      std::vector<uint32_t> next;
+      next.clear();
       for (std::size_t i = 0; i + 1 < leaves.size(); i += 2)
         next.push_back(op == NodeOp::AddMod ? add_mod(leaves[i], leaves[i + 1], t)
                                             : add(leaves[i], leaves[i + 1]));
@@ -424,8 +462,52 @@ void Graph::compact() {
     }
     if (t) nodes_[n].type = type_id(*t);
   }
-  memo_.clear();
-  memo_.rehash(0);
+  std::vector<uint64_t>().swap(memo_);
+  memo_size_ = 0;
+}
+
+bool Graph::same_content(const Graph& o) const {
+  const auto same_nodes = [](const Node& a, const Node& b) {
+    return a.op == b.op && a.num_args == b.num_args && a.type == b.type &&
+           a.first_arg == b.first_arg && a.imm == b.imm;
+  };
+  const auto same_lookups = [](const LookupInfo& a, const LookupInfo& b) {
+    return a.table == b.table && a.shift == b.shift && a.offset == b.offset;
+  };
+  const auto same_tables = [](const Table& a, const Table& b) {
+    return a.name == b.name && a.type == b.type && a.data == b.data;
+  };
+  const auto same_outputs = [](const Output& a, const Output& b) {
+    return a.where == b.where && a.node == b.node;
+  };
+  return std::equal(nodes_.begin(), nodes_.end(), o.nodes_.begin(), o.nodes_.end(), same_nodes) &&
+         args_ == o.args_ && types_ == o.types_ && inputs_ == o.inputs_ && targets_ == o.targets_ &&
+         std::equal(lookups_.begin(), lookups_.end(), o.lookups_.begin(), o.lookups_.end(),
+                    same_lookups) &&
+         std::equal(tables_.begin(), tables_.end(), o.tables_.begin(), o.tables_.end(),
+                    same_tables) &&
+         std::equal(outputs_.begin(), outputs_.end(), o.outputs_.begin(), o.outputs_.end(),
+                    same_outputs);
+}
+
+uint64_t Graph::content_hash() const {
+  // The nodes, operands, inputs and outputs: equal graphs hash alike, and
+  // graphs that differ mostly differ there.
+  uint64_t h = mix_hash(nodes_.size()) ^ outputs_.size();
+  const auto add = [&h](uint64_t v) { h = mix_hash(h ^ v); };
+  for (const Node& n : nodes_) {
+    add(static_cast<uint64_t>(n.op) | static_cast<uint64_t>(n.num_args) << 8 |
+        static_cast<uint64_t>(n.type) << 16 | static_cast<uint64_t>(n.first_arg) << 32);
+    add(static_cast<uint64_t>(n.imm));
+  }
+  for (uint32_t a : args_) add(a);
+  for (const Element& e : inputs_)
+    add(static_cast<uint64_t>(static_cast<uint32_t>(e.buffer)) ^ static_cast<uint64_t>(e.element)
+                                                                     << 20);
+  for (const Output& o : outputs_)
+    add(static_cast<uint64_t>(static_cast<uint32_t>(o.where.buffer)) ^
+        static_cast<uint64_t>(o.where.element) << 20 ^ static_cast<uint64_t>(o.node) << 44);
+  return h;
 }
 
 std::vector<int64_t> Graph::op_counts() const {

@@ -18,11 +18,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kiln/loop/loop_ir.h"
 #include "kiln/support/enum_table.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::dfg {
 
@@ -134,12 +134,21 @@ class Graph {
   // Operation counts by op, for reports.
   std::vector<int64_t> op_counts() const;
 
+  // ---- identity ----
+  // Whether `other` is the same graph: the same nodes in the same order,
+  // operands, types, inputs, quantization targets, lookups, tables and
+  // outputs (not the name). The Pricer shares what it built from a graph
+  // with a later graph equal to it (another plan's part before or after its
+  // kept loop), found by content_hash(), a hash of the same.
+  bool same_content(const Graph& other) const;
+  uint64_t content_hash() const;
+
  private:
   struct Key {
-    NodeOp op;
-    uint16_t type;
-    uint32_t a, b, c;
     int64_t imm;
+    uint32_t a, b, c;
+    uint16_t type;
+    NodeOp op;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
@@ -147,6 +156,11 @@ class Graph {
   };
 
   uint16_t type_id(const ScalarType& t);
+  // Node n's key, as make() made it.
+  Key key_of(uint32_t n) const;
+  // Finds the node with key `k` in the hash-consing table, or puts `id`
+  // there; returns the node.
+  uint32_t memo(const Key& k, uint32_t id);
   // The node for (op, args, imm) of `type`, made if new.
   uint32_t make(NodeOp op, const ScalarType& type, std::initializer_list<uint32_t> args,
                 int64_t imm = 0);
@@ -156,14 +170,23 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<uint32_t> args_;
   std::vector<ScalarType> types_;
-  std::unordered_map<uint64_t, uint16_t> type_ids_;
+  struct IdHash {
+    std::size_t operator()(uint64_t k) const { return static_cast<std::size_t>(k); }
+  };
+  FlatHashMap<uint64_t, uint16_t, IdHash> type_ids_;
   std::vector<Element> inputs_;
-  std::unordered_map<uint64_t, uint32_t> input_ids_;
+  FlatHashMap<uint64_t, uint32_t, IdHash> input_ids_;
   std::vector<FixedType> targets_;
   std::vector<LookupInfo> lookups_;
   std::vector<Table> tables_;
   std::vector<Output> outputs_;
-  std::unordered_map<Key, uint32_t, KeyHash> memo_;
+  // The hash-consing table (open addressing, linear probing, at most half
+  // full): per slot 0 when empty, else the low 32 bits of the node's key's
+  // hash above the node's index + 1. Eight bytes a slot, the key read from
+  // the node itself: building a large layer probes it millions of times at
+  // random, and a table this small stays in the cache far more.
+  std::vector<uint64_t> memo_;
+  std::size_t memo_size_ = 0;
 };
 
 // Values of every node, given the Input nodes' raw values (by node): the

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "kiln/dfg/graph.h"
@@ -51,7 +53,30 @@ struct ProductGroup {
   ConstantProducts plan;        // plan.products[i] is nodes[i]'s
   int width = 0;                // the widest product's; narrower ones take its low bits
 };
+
+// Plans made, by their constants (share_constant_products depends on nothing
+// else): a layer's products by its weights come back in every plan the
+// searches price and, unrolled, at every input pixel.
+class ConstantProductsMemo {
+ public:
+  const ConstantProducts& plan(const std::vector<int64_t>& constants);
+
+ private:
+  struct Hash {
+    std::size_t operator()(const std::vector<int64_t>& v) const;
+  };
+  std::unordered_map<std::vector<int64_t>, ConstantProducts, Hash> plans_;
+};
+
+// `memo`, when given, keeps the plans for later calls.
 std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
-                                                  const std::vector<int>& start);
+                                                  const std::vector<int>& start,
+                                                  ConstantProductsMemo* memo = nullptr);
+// The same groups, in the same order, each handed to `visit` (its nodes,
+// plan and width) and not kept: what pricing alone needs.
+using ProductGroupVisitor = std::function<void(const std::vector<uint32_t>& nodes,
+                                               const ConstantProducts& plan, int width)>;
+void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
+                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit);
 
 }  // namespace kiln::rtl

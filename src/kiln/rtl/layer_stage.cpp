@@ -3,6 +3,7 @@
 #include "kiln/rtl/loop_schedule.h"
 #include "kiln/rtl/loop_stage.h"
 #include "kiln/rtl/memories.h"
+#include "kiln/rtl/stage_cache.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -18,8 +19,9 @@ LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan
 }
 
 LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split) {
-  LoopMemories m{program, {}};
+  LoopMemories m{program, {}, {}};
   m.memories = plan_memories(split, m.program);
+  m.elements = loop_elements(split.body, m.program);
   return m;
 }
 
@@ -32,6 +34,9 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   }
   KILN_ASSERT(graph.split.has_value(), "a loop plan without its split");
   const dfg::SplitKernel& sk = *graph.split;
+  // A cache keys on the memories (and their program): the caller's, which
+  // live as long as it.
+  KILN_ASSERT(!options.cache || memories, "a stage cache without the caller's loop memories");
   // The loop's memories may partition its locals (a copy of the program:
   // its weights are shared, not copied).
   std::optional<LoopMemories> own;
@@ -42,8 +47,24 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   lo.ii = plan.pipeline_ii;
   lo.clock_ns = options.clock_ns;
   lo.memories = memories->memories;
-  const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
-  return build_loop_stage(sk, memories->program, ls, plan.pipeline_ii.has_value(), options, module);
+  if (!options.cache || options.emit) {
+    const LoopSchedule ls = schedule_loop(sk.body, memories->program, lo);
+    return build_loop_stage(sk, memories->program, ls, plan.pipeline_ii.has_value(), options,
+                            module, &memories->elements);
+  }
+  // The schedule depends on the body, its memories and these options only.
+  const StageCache::ScheduleKey key{&sk.body,
+                                    memories,
+                                    lo.multiplier_limit.value_or(-1),
+                                    static_cast<int>(lo.family),
+                                    lo.ii.value_or(0),
+                                    lo.clock_ns,
+                                    lo.ports_per_bank};
+  auto it = options.cache->schedules.find(key);
+  if (it == options.cache->schedules.end())
+    it = options.cache->schedules.emplace(key, schedule_loop(sk.body, memories->program, lo)).first;
+  return build_loop_stage(sk, memories->program, it->second, plan.pipeline_ii.has_value(), options,
+                          module, &memories->elements);
 }
 
 }  // namespace kiln::rtl

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/rtl/loop_stage.h"
 #include "kiln/rtl/plan.h"
 #include "kiln/rtl/stage.h"
 
@@ -28,11 +29,13 @@ LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan
                        const dfg::UnrollOptions& unroll);
 
 // A kept loop's program: `program` with the locals that loop keeps in
-// memories partitioned (memories.h), and which they are. The Pricer keeps one
-// per graph and weight storage.
+// memories partitioned (memories.h), and which they are, with the elements
+// its accesses reach (loop_stage.h). The Pricer keeps one per graph and
+// weight storage.
 struct LoopMemories {
   loop::Program program;
   std::set<int> memories;
+  LoopElements elements;
 };
 LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split);
 

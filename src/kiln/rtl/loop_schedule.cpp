@@ -15,6 +15,7 @@
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
 #include "kiln/support/error.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::rtl {
 
@@ -59,7 +60,6 @@ class ProblemBuilder {
     return types_[name] = lp_.problem.add_type(t);
   }
 
-
   // Element -1 - k of an Input or output: port k.
   static int port(int64_t element) { return static_cast<int>(-1 - element); }
 
@@ -73,7 +73,7 @@ class ProblemBuilder {
     GraphOperations nodes(pb, g_, costs_, !fabric, o_.multiplier_limit);
     for (const dfg::PortAccess& pa : body_.reads)
       lp_.read_ops.push_back(
-          pb.add_operation(fmt::format("r{}", lp_.read_ops.size()), type_of_port(pa, false),
+          pb.add_operation("r" + std::to_string(lp_.read_ops.size()), type_of_port(pa, false),
                            p_.buffers[static_cast<std::size_t>(pa.buffer)].type.width));
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const NodeOp op = g_.node(n).op;
@@ -87,7 +87,7 @@ class ProblemBuilder {
     }
     for (std::size_t w = 0; w < body_.writes.size(); ++w)
       lp_.write_ops.push_back(pb.add_operation(
-          fmt::format("w{}", w), type_of_port(body_.writes[w], true),
+          "w" + std::to_string(w), type_of_port(body_.writes[w], true),
           p_.buffers[static_cast<std::size_t>(body_.writes[w].buffer)].type.width));
     // Each state element's register load: a cycle, so the next iteration's
     // readers see the new value only after the edge that stores it.
@@ -105,7 +105,7 @@ class ProblemBuilder {
       if (state_type < 0) state_type = pb.add_type({"state", 1, 0, std::nullopt});
       state_out_[o.where] = static_cast<int>(lp_.output_ops.size());
       lp_.output_ops.push_back(
-          pb.add_operation(fmt::format("s{}", i), state_type,
+          pb.add_operation("s" + std::to_string(i), state_type,
                            p_.buffers[static_cast<std::size_t>(o.where.buffer)].type.width));
     }
   }
@@ -126,8 +126,8 @@ class ProblemBuilder {
   // Each (from, to, distance) once: a reader that also feeds the writer
   // already precedes it. `order`: an anti-dependence (sched::Dependence).
   void add_dependence(int from, int to, int distance, bool order = false) {
-    if (added_.insert({from, to, distance, order}).second &&
-        (!order || !added_.count({from, to, distance, false})))
+    if (added_.try_emplace({from, to, distance, order}, true).second &&
+        (!order || !added_.contains({from, to, distance, false})))
       lp_.problem.add_dependence(from, to, distance, order);
   }
 
@@ -148,6 +148,11 @@ class ProblemBuilder {
   }
 
   void dependences() {
+    // Room for about one dependence per operand and output, so the set
+    // grows rarely.
+    std::size_t operands = g_.outputs().size();
+    for (uint32_t n = 0; n < g_.size(); ++n) operands += g_.node(n).num_args;
+    added_.reserve(operands);
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const int op = lp_.op_of_node[n];
       if (op < 0 || g_.node(n).op == NodeOp::Input) continue;
@@ -208,7 +213,19 @@ class ProblemBuilder {
   LoopProblem lp_;
   std::map<std::string, int> types_;  // the ports' and the state's
   std::vector<sched::OperatorCost> costs_;
-  std::set<std::tuple<int, int, int, bool>> added_;
+  struct DependenceKey {
+    int from, to, distance;
+    bool order;
+    bool operator==(const DependenceKey&) const = default;
+  };
+  struct DependenceHash {
+    std::size_t operator()(const DependenceKey& k) const {
+      return (static_cast<std::size_t>(static_cast<uint32_t>(k.from)) << 32 ^
+              static_cast<uint32_t>(k.to)) ^
+             mix_hash(static_cast<uint64_t>(static_cast<uint32_t>(k.distance)) << 1 | k.order);
+    }
+  };
+  FlatHashMap<DependenceKey, bool, DependenceHash> added_;  // each dependence once
   struct ElementLess {
     bool operator()(const dfg::Element& a, const dfg::Element& b) const {
       return std::pair(a.buffer, a.element) < std::pair(b.buffer, b.element);
@@ -229,10 +246,8 @@ LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& progr
   LoopSchedule s;
   s.memories = options.memories;
   s.lp = loop_problem(body, program, options);
-  sched::check(s.lp.problem);
-  s.solution = sched::schedule_modulo(s.lp.problem);
-  sched::verify(s.lp.problem, s.solution);
-  s.bounds = sched::modulo_bounds(s.lp.problem);
+  // schedule_modulo checks the problem and verifies its solution.
+  s.solution = sched::schedule_modulo(s.lp.problem, &s.bounds);
   s.why = sched::describe_ii(s.lp.problem, s.bounds, s.solution.ii);
   s.cycles = (body.trip - 1) * s.solution.ii + std::max(1, s.solution.latency);
   return s;

@@ -139,21 +139,27 @@ void LoopStageBuilder::parts() {
 
 // ---- buffers ----------------------------------------------------------------
 
-// The element a moving access reaches in iteration k; -1 past the
-// buffer's ends (a read that padding guards, its value never used).
-// -1 too in the iterations whose conditions it does not happen in (a
-// predicated write, a read whose value is not used).
 int64_t LoopStageBuilder::element_at(const dfg::PortAccess& pa, int64_t k) const {
   return elements_of(pa)[static_cast<std::size_t>(k)];
 }
 
+// `pa` is one of the body's reads or writes.
+const std::vector<int64_t>& LoopStageBuilder::elements_of(const dfg::PortAccess& pa) const {
+  const auto in = [&pa](const std::vector<dfg::PortAccess>& v) {
+    return !v.empty() && &pa >= v.data() && &pa < v.data() + v.size();
+  };
+  if (in(body_.reads)) return elements_.reads[static_cast<std::size_t>(&pa - body_.reads.data())];
+  KILN_ASSERT(in(body_.writes), "an access that is not the loop body's");
+  return elements_.writes[static_cast<std::size_t>(&pa - body_.writes.data())];
+}
+
+namespace {
+
 // Every iteration's element at once, the kept variables stepped rather than
 // divided out: a price walks every iteration of every access.
-const std::vector<int64_t>& LoopStageBuilder::elements_of(const dfg::PortAccess& pa) const {
-  auto [it, fresh] = elements_.try_emplace(&pa);
-  std::vector<int64_t>& out = it->second;
-  if (!fresh) return out;
-  const int64_t numel = p_.buffers[static_cast<std::size_t>(pa.buffer)].numel();
+std::vector<int64_t> iteration_elements(const dfg::LoopBody& body, const loop::Program& p,
+                                        const dfg::PortAccess& pa) {
+  const int64_t numel = p.buffers[static_cast<std::size_t>(pa.buffer)].numel();
   // An affine expression of the kept variables as (constant, outer, inner).
   struct Linear3 {
     int64_t c = 0, outer = 0, inner = 0;
@@ -161,18 +167,18 @@ const std::vector<int64_t>& LoopStageBuilder::elements_of(const dfg::PortAccess&
   auto coefficients = [&](const loop::Affine& a) {
     Linear3 l{a.constant, 0, 0};
     for (const auto& [term, c] : a.terms)
-      if (term == body_.loop)
+      if (term == body.loop)
         l.outer += c;
-      else if (body_.flat() && term == body_.inner)
+      else if (body.flat() && term == body.inner)
         l.inner += c;
     return l;
   };
   const Linear3 e = coefficients(pa.element);
   std::vector<std::pair<Linear3, std::pair<int64_t, int64_t>>> guards;
   for (const loop::Guard& g : pa.guards) guards.push_back({coefficients(g.expr), {g.lo, g.hi}});
-  out.resize(static_cast<std::size_t>(body_.trip));
+  std::vector<int64_t> out(static_cast<std::size_t>(body.trip));
   int64_t outer = 0, inner = 0;
-  for (int64_t k = 0; k < body_.trip; ++k) {
+  for (int64_t k = 0; k < body.trip; ++k) {
     bool happens = true;
     for (const auto& [g, range] : guards) {
       const int64_t x = g.c + g.outer * outer + g.inner * inner;
@@ -180,11 +186,22 @@ const std::vector<int64_t>& LoopStageBuilder::elements_of(const dfg::PortAccess&
     }
     const int64_t el = e.c + e.outer * outer + e.inner * inner;
     out[static_cast<std::size_t>(k)] = happens && el >= 0 && el < numel ? el : -1;
-    if (body_.flat() && ++inner < body_.inner_trip) continue;
+    if (body.flat() && ++inner < body.inner_trip) continue;
     inner = 0;
     ++outer;
   }
   return out;
+}
+
+}  // namespace
+
+LoopElements loop_elements(const dfg::LoopBody& body, const loop::Program& program) {
+  LoopElements e;
+  for (const dfg::PortAccess& pa : body.reads)
+    e.reads.push_back(iteration_elements(body, program, pa));
+  for (const dfg::PortAccess& pa : body.writes)
+    e.writes.push_back(iteration_elements(body, program, pa));
+  return e;
 }
 
 BufferUse& LoopStageBuilder::use_of(int b) {
@@ -194,21 +211,11 @@ BufferUse& LoopStageBuilder::use_of(int b) {
   return it->second;
 }
 
-// A read of element `e` in cycle `cycle`: its register must hold it then.
 void LoopStageBuilder::note_read(int b, int64_t e, int64_t cycle) {
-  BufferUse& u = use_of(b);
-  int64_t& first = u.first_read[static_cast<std::size_t>(e)];
-  first = first == BufferUse::kNever ? cycle : std::min(first, cycle);
-  u.any_read = true;
+  use_of(b).note_read(e, cycle);
 }
-// A write of element `e` in cycle `cycle` (its register loads at its end).
 void LoopStageBuilder::note_write(int b, int64_t e, int64_t cycle) {
-  BufferUse& u = use_of(b);
-  int64_t& first = u.first_write[static_cast<std::size_t>(e)];
-  int64_t& last = u.last_write[static_cast<std::size_t>(e)];
-  first = first == BufferUse::kNever ? cycle : std::min(first, cycle);
-  last = last == BufferUse::kNever ? cycle : std::max(last, cycle);
-  u.any_write = true;
+  use_of(b).note_write(e, cycle);
 }
 
 // The fixed elements graph `g` reads, from cycle `cycle` on.
@@ -255,10 +262,11 @@ void LoopStageBuilder::uses() {
     }
     // When each of the port's writes happens (a producer's side of any
     // channel the design may plan: DesignTiming).
+    const std::vector<int64_t>& elements = elements_of(pa);
     std::vector<int64_t>& written =
         r_.port_write_times[{pa.buffer, static_cast<int>(-1 - o.where.element)}];
     for (int64_t k = 0; k < body_.trip; ++k)
-      if (element_at(pa, k) >= 0) written.push_back(l0_ + k * ii_ + t);
+      if (elements[static_cast<std::size_t>(k)] >= 0) written.push_back(l0_ + k * ii_ + t);
     if (const auto ch = chan_write_.find(static_cast<int>(-1 - o.where.element));
         ch != chan_write_.end()) {
       // Into a channel: the consumer's memories take it as it is written.
@@ -273,8 +281,12 @@ void LoopStageBuilder::uses() {
         }
       continue;
     }
+    BufferUse* use = nullptr;  // made at the first element written, as note_write() would
     for (int64_t k = 0; k < body_.trip; ++k)
-      if (const int64_t e = element_at(pa, k); e >= 0) note_write(pa.buffer, e, l0_ + k * ii_ + t);
+      if (const int64_t e = elements[static_cast<std::size_t>(k)]; e >= 0) {
+        if (!use) use = &use_of(pa.buffer);
+        use->note_write(e, l0_ + k * ii_ + t);
+      }
   }
   // A moving read in iteration k happens in cycle L0 + k*II + t, both as a
   // multiplexer (latency 0) and as a registered read (latency 1).
@@ -303,13 +315,24 @@ void LoopStageBuilder::uses() {
         }
       continue;
     }
+    const std::vector<int64_t>& elements = elements_of(pa);
+    BufferUse* use = nullptr;  // made at the first element read, as note_read() would
     for (int64_t k = 0; k < body_.trip; ++k)
-      if (const int64_t e = element_at(pa, k); e >= 0) note_read(pa.buffer, e, l0_ + k * ii_ + t);
+      if (const int64_t e = elements[static_cast<std::size_t>(k)]; e >= 0) {
+        if (!use) use = &use_of(pa.buffer);
+        use->note_read(e, l0_ + k * ii_ + t);
+      }
   }
   // The ports: what the layer reads from other layers, each element taken
   // the cycle before its first read (so the producer may still be working
   // on later ones), and what it hands on, valid after its last write and
   // held until the next sample's first.
+  // Room for every element at once: the ports of a layer are thousands.
+  std::size_t in_elements = 0, out_elements = 0;
+  for (const auto& [b, use] : uses_)
+    (use.any_write ? out_elements : in_elements) += use.first_read.size();
+  r_.inputs.reserve(in_elements);
+  r_.outputs.reserve(out_elements);
   for (const auto& [b, use] : uses_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(b)];
     const auto n = static_cast<int64_t>(use.first_read.size());
@@ -502,8 +525,12 @@ void LoopStageBuilder::report() {
 
 BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,
                             const LoopSchedule& schedule, bool pipelined,
-                            const StageOptions& options, const std::string& module_name) {
-  return LoopStageBuilder(split, program, schedule, pipelined, options, module_name).run();
+                            const StageOptions& options, const std::string& module_name,
+                            const LoopElements* elements) {
+  std::optional<LoopElements> own;
+  if (!elements) elements = &own.emplace(loop_elements(split.body, program));
+  return LoopStageBuilder(split, program, schedule, pipelined, options, module_name, *elements)
+      .run();
 }
 
 }  // namespace kiln::rtl

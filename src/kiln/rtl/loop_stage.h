@@ -25,7 +25,9 @@
 // their own (stage.h), each with its own multiplier units.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kiln/dfg/unroll.h"
 #include "kiln/rtl/loop_schedule.h"
@@ -33,12 +35,24 @@
 
 namespace kiln::rtl {
 
+// The element each body read and write reaches in every iteration: -1 past
+// the buffer's ends (a read that padding guards, its value never used) and
+// in the iterations whose conditions it does not happen in (a predicated
+// write, a read whose value is not used). It depends on the graph alone, so
+// the Pricer keeps it with the loop's memories (layer_stage.h).
+struct LoopElements {
+  std::vector<std::vector<int64_t>> reads, writes;  // LoopBody::reads, writes order
+};
+LoopElements loop_elements(const dfg::LoopBody& body, const loop::Program& program);
+
 // `pipelined`: iterations overlap at the schedule's II; otherwise one
-// iteration at a time (the II raised to the iteration's depth). Throws
+// iteration at a time (the II raised to the iteration's depth). `elements`:
+// loop_elements(split.body, program), made here when null. Throws
 // kiln::Error(Unsupported) naming the loop for accesses the hardware cannot
 // make yet (a weight read that the loop moves across banks).
 BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,
                             const LoopSchedule& schedule, bool pipelined,
-                            const StageOptions& options, const std::string& module_name);
+                            const StageOptions& options, const std::string& module_name,
+                            const LoopElements* elements = nullptr);
 
 }  // namespace kiln::rtl

@@ -6,6 +6,7 @@
 // cycles and iterations (loop_netlist.cpp).
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <optional>
@@ -35,6 +36,20 @@ struct BufferUse {
         last_write(static_cast<std::size_t>(numel), kNever) {}
   bool read(int64_t e) const { return first_read[static_cast<std::size_t>(e)] != kNever; }
   bool written(int64_t e) const { return first_write[static_cast<std::size_t>(e)] != kNever; }
+  // A read of element `e` in cycle `cycle`: its register must hold it then.
+  void note_read(int64_t e, int64_t cycle) {
+    int64_t& first = first_read[static_cast<std::size_t>(e)];
+    first = first == kNever ? cycle : std::min(first, cycle);
+    any_read = true;
+  }
+  // A write of element `e` in cycle `cycle` (its register loads at its end).
+  void note_write(int64_t e, int64_t cycle) {
+    int64_t& first = first_write[static_cast<std::size_t>(e)];
+    int64_t& last = last_write[static_cast<std::size_t>(e)];
+    first = first == kNever ? cycle : std::min(first, cycle);
+    last = last == kNever ? cycle : std::max(last, cycle);
+    any_write = true;
+  }
 };
 
 // One ROM bank of a weight buffer and the body reads on each of its ports.
@@ -62,8 +77,9 @@ inline std::string channel_port(const char* what, const std::pair<int, int>& ban
 class LoopStageBuilder {
  public:
   LoopStageBuilder(const dfg::SplitKernel& sk, const loop::Program& p, const LoopSchedule& ls,
-                   bool pipelined, const StageOptions& o, std::string module)
-      : sk_(sk), p_(p), ls_(ls), pipelined_(pipelined), o_(o), body_(sk.body) {
+                   bool pipelined, const StageOptions& o, std::string module,
+                   const LoopElements& elements)
+      : sk_(sk), p_(p), ls_(ls), pipelined_(pipelined), o_(o), body_(sk.body), elements_(elements) {
     r_.module = std::move(module);
   }
 
@@ -129,7 +145,7 @@ class LoopStageBuilder {
   int ii_ = 1, depth_ = 1, stages_ = 1;
   int64_t b_at_ = 0, l0_ = 1, a0_ = 0, a_at_ = 0, end_ = 0;
   int cyc_bits_ = 1, ph_bits_ = 1, k_bits_ = 1;
-  mutable std::unordered_map<const dfg::PortAccess*, std::vector<int64_t>> elements_;
+  const LoopElements& elements_;
   std::map<int, BufferUse> uses_;
   BufferUse& use_of(int b);
   std::vector<RomBank> banks_;

@@ -77,6 +77,7 @@ PlanPrice Pricer::price(int kernel, const LayerPlan& plan, const StageOptions& o
   if (!graph) return p;
   StageOptions o = options;
   o.emit = false;
+  o.cache = &cache_;
   try {
     p.stage = build_layer_stage(program_for(kernel, plan), plan, *graph, o, "candidate",
                                 graph->split ? &memories_for(kernel, plan, *graph) : nullptr);

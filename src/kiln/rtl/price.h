@@ -8,7 +8,10 @@
 // plan may take (a convolution direct or line-buffered, weights in ROM banks
 // or registers; copies share the weights) and each layer's dataflow graph
 // per (form, loop, unroll, flatten), which pipelining and weight storage do
-// not change.
+// not change, each kept loop's memories and the elements its accesses reach
+// per graph and storage, and a StageCache (stage_cache.h): the stages built
+// from a graph alone, the loops' modulo schedules and the plans of products
+// by constants, which the plans priced after reuse. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model.h"
 #include "kiln/rtl/layer_stage.h"
+#include "kiln/rtl/stage_cache.h"
 
 namespace kiln::rtl {
 
@@ -83,6 +87,7 @@ class Pricer {
   std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
+  StageCache cache_;
   int64_t priced_ = 0;
 };
 

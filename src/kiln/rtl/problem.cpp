@@ -25,14 +25,15 @@ int GraphOperations::type_of(uint32_t n) {
     }
     return mul_type_;
   }
-  const std::string name = fmt::format("{}_l{}_{}ps", enum_name(g_.node(n).op), c.latency,
-                                       std::llround(c.delay_ns * 1000));
-  if (const auto it = types_.find(name); it != types_.end()) return it->second;
-  return types_[name] = pb_.add_type({name, c.latency, c.delay_ns, std::nullopt});
+  // The name is made only for a new type: most nodes share one.
+  const TypeKey key{g_.node(n).op, c.latency, std::llround(c.delay_ns * 1000)};
+  if (const auto it = types_.find(key); it != types_.end()) return it->second;
+  const std::string name = fmt::format("{}_l{}_{}ps", enum_name(key.op), key.latency, key.delay_ps);
+  return types_[key] = pb_.add_type({name, c.latency, c.delay_ns, std::nullopt});
 }
 
 int GraphOperations::add(uint32_t n) {
-  return pb_.add_operation(fmt::format("n{}", n), type_of(n), g_.type(n).width);
+  return pb_.add_operation("n" + std::to_string(n), type_of(n), g_.type(n).width);
 }
 
 }  // namespace kiln::rtl

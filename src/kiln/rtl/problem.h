@@ -37,7 +37,14 @@ class GraphOperations {
   const bool shared_;
   const std::optional<int> limit_;
   int mul_type_ = -1;
-  std::map<std::string, int> types_;
+  // A type per (op, latency, delay in ps), as its name says.
+  struct TypeKey {
+    dfg::NodeOp op;
+    int latency;
+    long long delay_ps;
+    auto operator<=>(const TypeKey&) const = default;
+  };
+  std::map<TypeKey, int> types_;
 };
 
 }  // namespace kiln::rtl

@@ -11,6 +11,7 @@
 
 #include "kiln/rtl/problem.h"
 #include "kiln/rtl/stage_builder.h"
+#include "kiln/rtl/stage_cache.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/support/error.h"
 
@@ -176,26 +177,36 @@ void StageBuilder::registers() {
 // priced each alone, a group costs its plan's adders, each the group's width.
 void StageBuilder::price_product_groups() {
   if (one_at_a_time_) return;  // registers in between: each product on its own
-  groups_ = group_constant_products(g_, start_);
-  for (std::size_t i = 0; i < groups_.size(); ++i) {
-    const ProductGroup& gr = groups_[i];
+  ConstantProductsMemo* memo = o_.cache ? &o_.cache->constant_products : nullptr;
+  const auto price = [this](const std::vector<uint32_t>& nodes, const ConstantProducts& plan,
+                            int width) {
     double lut = 0, carry = 0;
-    for (std::size_t j = 0; j < gr.nodes.size(); ++j) {
-      const uint32_t n = gr.nodes[j];
+    for (const uint32_t n : nodes) {
       lut += costs_[n].resources.lut;
       carry += costs_[n].resources.carry;
-      product_group_[n] = {i, j};
     }
     const sched::OperatorCost adder =
-        sched::operator_cost(sched::OperatorKind::Add, {gr.width, 0, 0, 0}, o_.family);
-    const auto adders = static_cast<double>(gr.plan.adders());
+        sched::operator_cost(sched::OperatorKind::Add, {width, 0, 0, 0}, o_.family);
+    const auto adders = static_cast<double>(plan.adders());
     r_.report.lut += adders * adder.resources.lut - lut;
     r_.report.carry += adders * adder.resources.carry - carry;
+  };
+  // Priced only: the groups are not kept for the netlist.
+  if (!o_.emit) return for_each_product_group(g_, start_, memo, price);
+  groups_ = group_constant_products(g_, start_, memo);
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const ProductGroup& gr = groups_[i];
+    price(gr.nodes, gr.plan, gr.width);
+    for (std::size_t j = 0; j < gr.nodes.size(); ++j) product_group_[gr.nodes[j]] = {i, j};
   }
 }
 
 // Ports: the Input nodes in order, then the outputs, packed by chunks.
 void StageBuilder::ports() {
+  std::size_t inputs = 0;
+  for (uint32_t n = 0; n < g_.size(); ++n) inputs += g_.node(n).op == NodeOp::Input ? 1 : 0;
+  r_.inputs.reserve(inputs);  // at once: a layer's ports are thousands of elements
+  r_.outputs.reserve(g_.outputs().size());
   for (uint32_t n = 0; n < g_.size(); ++n)
     if (g_.node(n).op == NodeOp::Input) {
       const dfg::Element& e = g_.input_of(n);
@@ -226,11 +237,35 @@ void StageBuilder::ports() {
 
 // ---- the interface --------------------------------------------------------------
 
+namespace {
+
+// Whether programs `a` and `b` give the buffers `g` reads and writes the
+// same types: all of a program that StageBuilder reads.
+bool same_buffer_types(const dfg::Graph& g, const loop::Program& a, const loop::Program& b) {
+  if (&a == &b) return true;
+  const auto same = [&](int buffer) {
+    if (buffer < 0) return true;  // the iteration index, a write's enable: no buffer
+    const auto i = static_cast<std::size_t>(buffer);
+    return i < a.buffers.size() && i < b.buffers.size() && a.buffers[i].type == b.buffers[i].type;
+  };
+  for (uint32_t n = 0; n < g.size(); ++n)
+    if (g.node(n).op == NodeOp::Input && !same(g.input_of(n).buffer)) return false;
+  for (const dfg::Output& o : g.outputs())
+    if (!same(o.where.buffer)) return false;
+  return true;
+}
+
+}  // namespace
+
 void pack_ports(std::vector<StagePortElement>& elements, const char* prefix) {
   int lsb = 0;
+  std::string port;  // named once per port, not per element
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    if (i % kStagePortElements == 0) lsb = 0;
-    elements[i].port = fmt::format("{}{}", prefix, i / kStagePortElements);
+    if (i % kStagePortElements == 0) {
+      lsb = 0;
+      port = prefix + std::to_string(i / kStagePortElements);
+    }
+    elements[i].port = port;
     elements[i].lsb = lsb;
     lsb += elements[i].type.width;
   }
@@ -264,9 +299,31 @@ std::vector<std::pair<std::string, netlist::ValueId>> packed_values(
 
 BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
                        const StageOptions& options, const std::string& module_name) {
-  BuiltStage s = StageBuilder(stage, program, options, module_name).run();
-  for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
-  return s;
+  const auto build = [&] {
+    BuiltStage s = StageBuilder(stage, program, options, module_name).run();
+    for (StagePortElement& o : s.outputs) o.at = s.report.latency_cycles;  // registered at its end
+    return s;
+  };
+  if (!options.cache || options.emit) return build();
+  StageCache& cache = *options.cache;
+  auto [hash, fresh] = cache.content_hashes.try_emplace(stage.graph, 0);
+  if (fresh) hash->second = stage.graph->content_hash();
+  // What StageBuilder reads of the options, when it only prices.
+  const std::tuple<int, int, double, int> read{options.multiplier_limit.value_or(-1),
+                                               static_cast<int>(options.family), options.clock_ns,
+                                               static_cast<int>(options.scheduler)};
+  const auto [first, last] = cache.stages.equal_range(hash->second);
+  for (auto it = first; it != last; ++it) {
+    const StageCache::BuiltFrom& b = it->second;
+    if (b.options == read && b.name == stage.name && b.onnx_name == stage.onnx_name &&
+        b.loop_ops == stage.loop_ops && b.module == module_name &&
+        (b.graph == stage.graph || b.graph->same_content(*stage.graph)) &&
+        same_buffer_types(*stage.graph, *b.program, program))
+      return b.stage;
+  }
+  StageCache::BuiltFrom b{stage.graph, &program,       stage.name, stage.onnx_name,
+                          module_name, stage.loop_ops, read,       build()};
+  return cache.stages.emplace(hash->second, std::move(b))->second.stage;
 }
 
 BuiltStage build_body(const StageGraph& body, const loop::Program& program,

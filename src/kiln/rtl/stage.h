@@ -17,6 +17,8 @@
 
 namespace kiln::rtl {
 
+struct StageCache;
+
 // An element a stage reads or writes: bits [lsb, lsb + type.width) of the
 // packed port `port`.
 struct StagePortElement {
@@ -78,6 +80,9 @@ struct StageOptions {
   // false: schedule, bind and price only (the report), no netlist: what the
   // plan searches ask.
   bool emit = true;
+  // What the Pricer keeps between the plans it prices (stage_cache.h), with
+  // emit false; null: nothing is kept.
+  StageCache* cache = nullptr;
 };
 
 struct BuiltStage {

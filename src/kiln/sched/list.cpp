@@ -17,6 +17,7 @@
 #include "kiln/sched/bounds.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
+#include "kiln/support/error.h"
 
 namespace kiln::sched {
 
@@ -26,6 +27,13 @@ Solution list_schedule(const Problem& p, const Graph& g) {
   const int n = p.num_operations();
   const int num_types = static_cast<int>(p.types.size());
   const bool chaining = p.has_chaining();
+  // Each operation's latency and delay, read often below, at hand.
+  std::vector<int> latency(n);
+  std::vector<double> delay(n);
+  for (int v = 0; v < n; ++v) {
+    latency[v] = p.latency(v);
+    delay[v] = p.delay_ns(v);
+  }
 
   // Priority: longest path to a sink in cycles, then in delay, then index.
   std::vector<int> path_cycles(n, 0);
@@ -39,24 +47,37 @@ Solution list_schedule(const Problem& p, const Graph& g) {
       c = std::max(c, path_cycles[s]);
       d = std::max(d, path_ns[s]);
     }
-    path_cycles[v] = c + p.latency(v);
-    path_ns[v] = d + p.delay_ns(v);
+    path_cycles[v] = c + latency[v];
+    path_ns[v] = d + delay[v];
   }
-  // The queue's top is its largest element, so "less" = lower priority.
-  const auto lower = [&](int a, int b) {
-    if (path_cycles[a] != path_cycles[b]) return path_cycles[a] < path_cycles[b];
-    if (path_ns[a] != path_ns[b]) return path_ns[a] < path_ns[b];
-    return a > b;
+  // The priority is a total order, so the queues hold ranks in it (0 first):
+  // the same order, compared as integers.
+  struct Priority {
+    int cycles;
+    double ns;
+    int op;
   };
-  using Queue = std::priority_queue<int, std::vector<int>, decltype(lower)>;
+  std::vector<Priority> priorities(n);
+  for (int v = 0; v < n; ++v) priorities[v] = {path_cycles[v], path_ns[v], v};
+  std::sort(priorities.begin(), priorities.end(), [](const Priority& a, const Priority& b) {
+    if (a.cycles != b.cycles) return a.cycles > b.cycles;
+    if (a.ns != b.ns) return a.ns > b.ns;
+    return a.op < b.op;
+  });
+  std::vector<int> by_rank(n), rank(n);
+  for (int r = 0; r < n; ++r) {
+    by_rank[r] = priorities[r].op;
+    rank[by_rank[r]] = r;
+  }
+  using Queue = std::priority_queue<int, std::vector<int>, std::greater<int>>;
   // Queue 0: unlimited operations; queue 1 + t: limited type t.
-  std::vector<Queue> queues(num_types + 1, Queue(lower));
+  std::vector<Queue> queues(num_types + 1);
   std::vector<int> queue_of(n, 0);
   for (int v = 0; v < n; ++v)
     if (p.limit_of(v)) queue_of[v] = 1 + p.operations[v].type;
   std::size_t queued = 0;
   const auto enqueue = [&](int v) {
-    queues[queue_of[v]].push(v);
+    queues[queue_of[v]].push(rank[v]);
     ++queued;
   };
 
@@ -90,15 +111,15 @@ Solution list_schedule(const Problem& p, const Graph& g) {
       for (int q = 0; q <= num_types; ++q) {
         Queue& queue = queues[q];
         while (!queue.empty() && (q == 0 || used[q] < *p.types[q - 1].limit)) {
-          const int v = queue.top();
+          const int v = by_rank[queue.top()];
           queue.pop();
           --queued;
           double offset = 0;
           if (chaining) {
             for (int u : g.predecessors(v))
-              if (p.latency(u) == 0 && s.start[u] == cycle)
-                offset = std::max(offset, s.start_ns[u] + p.delay_ns(u));
-            if (offset + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) {
+              if (latency[u] == 0 && s.start[u] == cycle)
+                offset = std::max(offset, s.start_ns[u] + delay[u]);
+            if (offset + delay[v] > p.clock_ns + kDelayEpsilon) {
               next_cycle.push_back(v);
               continue;
             }
@@ -108,7 +129,7 @@ Solution list_schedule(const Problem& p, const Graph& g) {
           ++used[q];
           ++done;
           progress = true;
-          const int ready = cycle + p.latency(v);
+          const int ready = cycle + latency[v];
           for (int w : g.successors(v)) {
             ready_cycle[w] = std::max(ready_cycle[w], ready);
             if (--unscheduled_preds[w] > 0) continue;
@@ -131,10 +152,14 @@ Solution list_schedule(const Problem& p, const Graph& g) {
 
 }  // namespace
 
+Solution schedule_list_body(const Problem& p, const Graph& g) {
+  KILN_ASSERT(p.is_modulo(), "the list schedule of a body asked of a problem that is not modulo");
+  return list_schedule(p, g);
+}
+
 Solution schedule_list(const Problem& p) {
-  check(p);
+  const Graph g = checked_graph(p);
   refuse_modulo(p, "list");
-  const Graph g(p);
   check_latency_bounds(p, g);
   Solution s = list_schedule(p, g);
   if (p.max_latency && s.latency > *p.max_latency) fail_latency(p, g, "list", s.latency);

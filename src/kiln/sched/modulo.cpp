@@ -2,6 +2,8 @@
 // solvers.h for the algorithm.
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,19 +16,35 @@ namespace kiln::sched {
 
 namespace {
 
+// A dependence as the solver walks it, its latency at hand (in the
+// problem's order).
+struct Edge {
+  int from, to;
+  int latency;  // Problem::latency(d)
+  int distance;
+  bool chains;  // Problem::chains(d)
+};
+
+std::vector<Edge> edges_of(const Problem& p) {
+  std::vector<Edge> edges;
+  edges.reserve(p.dependences.size());
+  for (const Dependence& d : p.dependences)
+    edges.push_back({d.from, d.to, p.latency(d), d.distance, p.chains(d)});
+  return edges;
+}
+
 // Longest paths from a virtual source (every start >= 0) with each
 // dependence worth latency[from] - distance x ii, by Bellman-Ford. Returns
 // false if a cycle is positive at this II (some operation would have to
 // start after itself); `pred` then leads into such a cycle from `on_cycle`.
-bool earliest_at(const Problem& p, int ii, std::vector<int>& start, std::vector<int>& pred,
-                 int* on_cycle) {
-  const int n = p.num_operations();
+bool earliest_at(int n, const std::vector<Edge>& edges, int ii, std::vector<int>& start,
+                 std::vector<int>& pred, int* on_cycle) {
   start.assign(n, 0);
   pred.assign(n, -1);
   for (int round = 0; round <= n; ++round) {
     int changed = -1;
-    for (const Dependence& d : p.dependences) {
-      const int t = start[d.from] + p.latency(d) - d.distance * ii;
+    for (const Edge& d : edges) {
+      const int t = start[d.from] + d.latency - d.distance * ii;
       if (t > start[d.to]) {
         start[d.to] = t;
         pred[d.to] = d.from;
@@ -51,18 +69,49 @@ std::vector<int> cycle_from(const Problem& p, const std::vector<int>& pred, int 
   return cycle;
 }
 
-// What place() needs at every II: each operation's position in the
-// topological order and its dependences in and out, by index.
+// Lists per operation in one array (compressed rows): `items` of operation
+// v from offset[v] to offset[v + 1].
+struct Rows {
+  std::vector<int> offset, items;
+  std::span<const int> operator[](int v) const {
+    return {items.data() + offset[static_cast<std::size_t>(v)],
+            items.data() + offset[static_cast<std::size_t>(v) + 1]};
+  }
+};
+
+// What place() needs at every II: the topological order, each operation's
+// latency, delay and limit, and its dependences in and out, by index (in
+// the problem's order).
 struct Adjacency {
-  std::vector<int> topo_index;
-  std::vector<std::vector<int>> in, out;
-  Adjacency(const Problem& p, const Graph& g)
-      : topo_index(p.num_operations()), in(p.num_operations()), out(p.num_operations()) {
-    for (int i = 0; i < p.num_operations(); ++i) topo_index[g.topological_order()[i]] = i;
-    for (std::size_t i = 0; i < p.dependences.size(); ++i) {
-      in[p.dependences[i].to].push_back(static_cast<int>(i));
-      out[p.dependences[i].from].push_back(static_cast<int>(i));
+  std::vector<Edge> edges;
+  std::vector<int> topological_order, latency, type, limit;  // limit -1: none
+  std::vector<double> delay;
+  Rows in, out;
+  Adjacency(const Problem& p, const Graph& g, std::vector<Edge> edges_)
+      : edges(std::move(edges_)),
+        topological_order(g.topological_order()),
+        latency(p.num_operations()),
+        type(p.num_operations()),
+        limit(p.num_operations()),
+        delay(p.num_operations()) {
+    for (int i = 0; i < p.num_operations(); ++i) {
+      latency[i] = p.latency(i);
+      type[i] = p.operations[i].type;
+      limit[i] = p.limit_of(i).value_or(-1);
+      delay[i] = p.delay_ns(i);
     }
+    const auto rows = [&](Rows& r, auto end_of) {
+      r.offset.assign(static_cast<std::size_t>(p.num_operations()) + 1, 0);
+      for (const Dependence& d : p.dependences) ++r.offset[static_cast<std::size_t>(end_of(d)) + 1];
+      for (std::size_t v = 1; v < r.offset.size(); ++v) r.offset[v] += r.offset[v - 1];
+      r.items.resize(p.dependences.size());
+      std::vector<int> fill(r.offset.begin(), r.offset.end() - 1);
+      for (std::size_t i = 0; i < p.dependences.size(); ++i)
+        r.items[static_cast<std::size_t>(
+            fill[static_cast<std::size_t>(end_of(p.dependences[i]))]++)] = static_cast<int>(i);
+    };
+    rows(in, [](const Dependence& d) { return d.to; });
+    rows(out, [](const Dependence& d) { return d.from; });
   }
 };
 
@@ -74,15 +123,21 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
            std::vector<double>& start_ns) {
   const int n = p.num_operations();
   std::vector<int> asap, pred;
-  if (!earliest_at(p, ii, asap, pred, nullptr)) return false;
-  const std::vector<int>& topo_index = adj.topo_index;
+  if (!earliest_at(n, adj.edges, ii, asap, pred, nullptr)) return false;
   const auto& in = adj.in;
   const auto& out = adj.out;
+  const std::vector<Edge>& edges = adj.edges;
+  // The operations by (asap, topological index): the topological order
+  // bucketed by asap (a counting sort, stable).
   std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return asap[a] != asap[b] ? asap[a] < asap[b] : topo_index[a] < topo_index[b];
-  });
+  {
+    int most = 0;
+    for (int v = 0; v < n; ++v) most = std::max(most, asap[v]);
+    std::vector<int> at(static_cast<std::size_t>(most) + 2, 0);
+    for (int v = 0; v < n; ++v) ++at[static_cast<std::size_t>(asap[v]) + 1];
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+    for (int v : adj.topological_order) order[static_cast<std::size_t>(at[asap[v]]++)] = v;
+  }
   // used[type][cycle mod ii]: the modulo reservation table.
   std::vector<std::vector<int>> used(p.types.size(), std::vector<int>(ii, 0));
   start.assign(n, -1);
@@ -93,16 +148,16 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     if (!chain) return 0;
     double ns = 0;
     for (int i : in[v]) {
-      const Dependence& d = p.dependences[i];
-      if (start[d.from] >= 0 && p.chains(d) && t + d.distance * ii == start[d.from])
-        ns = std::max(ns, start_ns[d.from] + p.delay_ns(d.from));
+      const Edge& d = edges[i];
+      if (start[d.from] >= 0 && d.chains && t + d.distance * ii == start[d.from])
+        ns = std::max(ns, start_ns[d.from] + adj.delay[d.from]);
     }
-    if (ns + p.delay_ns(v) > p.clock_ns + kDelayEpsilon) return -1;
-    if (p.latency(v) == 0)
+    if (ns + adj.delay[v] > p.clock_ns + kDelayEpsilon) return -1;
+    if (adj.latency[v] == 0)
       for (int i : out[v]) {  // a placed consumer of a later iteration in this cycle
-        const Dependence& d = p.dependences[i];
-        if (start[d.to] >= 0 && p.chains(d) && start[d.to] + d.distance * ii == t &&
-            start_ns[d.to] + kDelayEpsilon < ns + p.delay_ns(v))
+        const Edge& d = edges[i];
+        if (start[d.to] >= 0 && d.chains && start[d.to] + d.distance * ii == t &&
+            start_ns[d.to] + kDelayEpsilon < ns + adj.delay[v])
           return -1;
       }
     return ns;
@@ -110,27 +165,27 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
   for (int v : order) {
     int lo = asap[v];
     for (int i : in[v]) {
-      const Dependence& d = p.dependences[i];
-      if (start[d.from] >= 0) lo = std::max(lo, start[d.from] + p.latency(d) - d.distance * ii);
+      const Edge& d = edges[i];
+      if (start[d.from] >= 0) lo = std::max(lo, start[d.from] + d.latency - d.distance * ii);
     }
     // Past lo + ii - 1 the residues repeat (counted from where the placed
     // producers allow, not from the ASAP bound); a chain that overflows the
     // clock at lo needs one cycle more, whatever the residue.
     int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : out[v]) {  // a placed consumer, of a later iteration
-      const Dependence& d = p.dependences[i];
-      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - p.latency(d));
+      const Edge& d = edges[i];
+      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - d.latency);
     }
-    const std::optional<int> limit = p.limit_of(v);
+    const int limit = adj.limit[v];
+    const int type = adj.type[v];
     int t = lo;
     double ns = 0;
-    while (t <= hi &&
-           ((limit && used[p.operations[v].type][t % ii] >= *limit) || (ns = offset_at(v, t)) < 0))
+    while (t <= hi && ((limit >= 0 && used[type][t % ii] >= limit) || (ns = offset_at(v, t)) < 0))
       ++t;
     if (t > hi) return false;
     start[v] = t;
     start_ns[v] = ns;
-    if (limit) ++used[p.operations[v].type][t % ii];
+    if (limit >= 0) ++used[type][t % ii];
   }
   return true;
 }
@@ -144,7 +199,9 @@ void refuse_modulo(const Problem& p, std::string_view solver) {
                 "use the modulo scheduler");
 }
 
-ModuloBounds modulo_bounds(const Problem& p) {
+namespace {
+
+ModuloBounds bounds_of(const Problem& p, const std::vector<Edge>& edges) {
   ModuloBounds b;
   std::vector<int> uses(p.types.size(), 0);
   for (int v = 0; v < p.num_operations(); ++v)
@@ -163,18 +220,26 @@ ModuloBounds modulo_bounds(const Problem& p) {
   int total = 1;
   for (int v = 0; v < p.num_operations(); ++v) total += p.latency(v);
   std::vector<int> start, pred;
+  const int n = p.num_operations();
   int lo = 1, hi = total;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
-    if (earliest_at(p, mid, start, pred, nullptr))
+    if (earliest_at(n, edges, mid, start, pred, nullptr))
       hi = mid;
     else
       lo = mid + 1;
   }
   b.rec_mii = lo;
   int v = -1;
-  if (lo > 1 && !earliest_at(p, lo - 1, start, pred, &v)) b.rec_cycle = cycle_from(p, pred, v);
+  if (lo > 1 && !earliest_at(n, edges, lo - 1, start, pred, &v))
+    b.rec_cycle = cycle_from(p, pred, v);
   return b;
+}
+
+}  // namespace
+
+ModuloBounds modulo_bounds(const Problem& p) {
+  return bounds_of(p, edges_of(p));
 }
 
 std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii) {
@@ -197,39 +262,53 @@ std::string describe_ii(const Problem& p, const ModuloBounds& b, int ii) {
   return s;
 }
 
-Solution schedule_modulo(const Problem& p) {
-  check(p);
+Solution schedule_modulo(const Problem& p, ModuloBounds* bounds) {
+  const Graph g = checked_graph(p);
   if (!p.is_modulo())
     throw_error(ErrorKind::Unsupported, p.where(),
                 "the modulo scheduler solves modulo problems; this one is " +
                     std::string(enum_name(p.problem_class)),
                 "use the list or sdc scheduler");
-  const Graph g(p);
-  const ModuloBounds b = modulo_bounds(p);
+  const Adjacency adj(p, g, edges_of(p));
+  const ModuloBounds b = bounds_of(p, adj.edges);
+  if (bounds) *bounds = b;
 
-  // The fallback: one iteration at a time, the list schedule of the body.
-  Problem body = p;
-  body.problem_class = p.has_chaining() ? ProblemClass::Chaining : ProblemClass::SharedOperators;
-  body.ii.reset();
-  body.max_latency.reset();
-  std::erase_if(body.dependences, [](const Dependence& d) { return d.distance != 0; });
-  const Solution list = schedule_list(body);
-  int list_ii = 1;
-  for (int v = 0; v < p.num_operations(); ++v)
-    list_ii = std::max(list_ii, list.start[v] + std::max(p.latency(v), 1));
+  // The fallback: one iteration at a time, the list schedule of the body
+  // (the dependences of distance 0, which `g` holds), whose length L bounds
+  // the IIs tried. It is made only when an II reaches a lower bound on L,
+  // the body's longest path (the list schedule keeps every dependence), as
+  // the first II tried usually fits.
+  std::vector<int> path(p.num_operations(), 0);
+  int list_ii = 1;  // a lower bound on L until `list` is made, then L
+  for (int v : g.topological_order()) {
+    for (int i : adj.in[v])
+      if (const Edge& d = adj.edges[i]; d.distance == 0)
+        path[v] = std::max(path[v], path[d.from] + d.latency);
+    list_ii = std::max(list_ii, path[v] + std::max(adj.latency[v], 1));
+  }
+  std::optional<Solution> list;
+  const auto make_list = [&] {
+    list = schedule_list_body(p, g);
+    list_ii = 1;
+    for (int v = 0; v < p.num_operations(); ++v)
+      list_ii = std::max(list_ii, list->start[v] + std::max(p.latency(v), 1));
+  };
 
   Solution s;
   s.start_ns.assign(p.num_operations(), 0.0);
   const int first = std::max(b.mii(), p.ii.value_or(1));
-  const Adjacency adj(p, g);
-  for (int ii = first; ii < list_ii; ++ii)
+  for (int ii = first;; ++ii) {
+    if (ii >= list_ii && !list) make_list();
+    if (ii >= list_ii) break;
     if (place(p, adj, ii, s.start, s.start_ns)) {
       s.ii = ii;
       break;
     }
+  }
   if (s.ii == 0) {
-    s.start = list.start;
-    s.start_ns = list.start_ns;
+    if (!list) make_list();
+    s.start = list->start;
+    s.start_ns = list->start_ns;
     s.ii = std::max(first, list_ii);
   }
   s.latency = schedule_latency(p, s.start);

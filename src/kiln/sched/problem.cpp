@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
-#include <unordered_map>
 
 #include "kiln/support/error.h"
+#include "kiln/support/flat_hash.h"
 
 namespace kiln::sched {
 
@@ -91,6 +91,10 @@ Graph::Graph(const Problem& p) : n_(p.num_operations()) {
 // (of the distance-0 dependences), and for Chaining each operation's delay
 // against the clock.
 void check(const Problem& p) {
+  checked_graph(p);
+}
+
+Graph checked_graph(const Problem& p) {
   if (p.has_chaining() && !(p.clock_ns > 0 && std::isfinite(p.clock_ns)))
     fail(p, "a chaining problem needs a clock period > 0, got " + ns(p.clock_ns));
   if (p.max_latency && *p.max_latency < 0)
@@ -98,11 +102,11 @@ void check(const Problem& p) {
   if (p.ii && !p.is_modulo()) fail(p, "an initiation interval applies to the modulo problem only");
   if (p.ii && *p.ii < 1) fail(p, "initiation interval " + std::to_string(*p.ii) + " is below 1");
 
-  std::unordered_map<std::string_view, int> type_names;
+  FlatHashMap<std::string_view, int, std::hash<std::string_view>> type_names;
   for (std::size_t i = 0; i < p.types.size(); ++i) {
     const OperatorType& t = p.types[i];
     if (t.name.empty()) fail(p, "operator type " + std::to_string(i) + " has no name");
-    if (!type_names.emplace(t.name, static_cast<int>(i)).second)
+    if (!type_names.try_emplace(t.name, static_cast<int>(i)).second)
       fail(p, "operator type " + t.name + " is defined twice");
     if (t.latency < 0)
       fail(p, "operator type " + t.name + " has negative latency " + std::to_string(t.latency));
@@ -112,13 +116,14 @@ void check(const Problem& p) {
 
   const int n = p.num_operations();
   const int num_types = static_cast<int>(p.types.size());
-  std::unordered_map<std::string_view, int> op_names;
-  op_names.reserve(n);
+  FlatHashMap<std::string_view, int, std::hash<std::string_view>> op_names;
+  op_names.reserve(static_cast<std::size_t>(n));
   std::vector<int> uses(num_types, 0);
   for (int i = 0; i < n; ++i) {
     const Operation& op = p.operations[i];
     if (op.name.empty()) fail(p, "operation " + std::to_string(i) + " has no name");
-    if (!op_names.emplace(op.name, i).second) fail(p, "operation " + op.name + " is defined twice");
+    if (!op_names.try_emplace(op.name, i).second)
+      fail(p, "operation " + op.name + " is defined twice");
     if (op.type < 0 || op.type >= num_types)
       fail(p, "op " + op.name + " has type index " + std::to_string(op.type) +
                   ", but the problem has " + std::to_string(num_types) + " types");
@@ -163,6 +168,7 @@ void check(const Problem& p) {
                  ns(p.clock_ns) + " clock: " + ns(t.delay_ns - p.clock_ns) + " over",
              "raise the clock period or give " + t.name + " a pipeline stage");
     }
+  return g;
 }
 
 int schedule_latency(const Problem& p, const std::vector<int>& start) {

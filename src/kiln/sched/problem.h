@@ -143,6 +143,8 @@ class Graph {
 // Validates the problem; throws kiln::Error(InvalidModel) naming the first
 // broken rule (see problem.cpp for the list).
 void check(const Problem& p);
+// check(p), returning the Graph it builds (for the solvers, which need it too).
+Graph checked_graph(const Problem& p);
 
 struct Solution {
   std::vector<int> start;        // cycle per operation

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/sched/bounds.h"
 #include "kiln/sched/problem.h"
 
 namespace kiln::sched {
@@ -36,6 +37,12 @@ Solution schedule_asap(const Problem& p);
 // type's limit or (Chaining) the clock waits for the next cycle.
 // O((V + E) log V + cycles x types).
 Solution schedule_list(const Problem& p);
+// The list schedule of a modulo problem's body, one iteration at a time: its
+// dependences of distance 0 (`g`, Graph(p)) with its limits and, with a
+// clock, chaining; what schedule_list gives that problem. `p` has passed
+// check(); the result is not verified (schedule_modulo verifies what it
+// returns).
+Solution schedule_list_body(const Problem& p, const Graph& g);
 
 // System of difference constraints solved as an LP with GLPK: first the
 // least latency, then with that latency the least register bits
@@ -63,6 +70,7 @@ void refuse_modulo(const Problem& p, std::string_view solver);
 // wins. If none does below the list schedule's length L, the list schedule
 // with II = L (iterations do not overlap) is the answer, which always holds.
 // O(II range x (V x E)). The other solvers refuse modulo problems.
-Solution schedule_modulo(const Problem& p);
+// `bounds`, when given, receives modulo_bounds(p).
+Solution schedule_modulo(const Problem& p, ModuloBounds* bounds = nullptr);
 
 }  // namespace kiln::sched
