@@ -13,13 +13,18 @@
 // ports and write times) to FILE, so that a change to pricing can be checked
 // to give the same bytes; it also checks that the warm pass prices each plan
 // as the cold one. --plan LAYER:PLAN times one plan, its first price apart
-// from --repeat N - 1 more.
+// from --repeat N - 1 more. --sweep N prices, from another cold Pricer, what a
+// directive explorer walks beyond the search's candidates: every candidate
+// that keeps a loop at each II asked from 1 to N, under no multiplier limit
+// and limits of 1, 4 and 16 (all distinct plans; the layer's graphs are built
+// once, in the timed loop, and shared).
 //   kiln_bench_rtl_price [--model models/zoo/lenet5/model.onnx] [--set KEY=VALUE ...]
 //                        [--max-plans N] [--json] [--prices FILE] [--layer NAME] [--verbose]
-//                        [--plan LAYER:PLAN [--repeat N]]
+//                        [--plan LAYER:PLAN [--repeat N]] [--sweep N]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -27,6 +32,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
   std::string layer_filter;           // --layer NAME: that layer only
   std::string only_layer, only_plan;  // --plan LAYER:TEXT, priced --repeat times (profiling)
   int repeat = 1;
+  int sweep = 0;  // --sweep N: each kept-loop candidate at II 1..N under four limits
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc) {
@@ -130,11 +137,13 @@ int main(int argc, char** argv) {
       layer_filter = argv[++i];
     } else if (a == "--prices" && i + 1 < argc) {
       prices_file = argv[++i];
+    } else if (a == "--sweep" && i + 1 < argc) {
+      sweep = std::atoi(argv[++i]);
     } else {
       std::cerr << "usage: kiln_bench_rtl_price [--model FILE] [--set KEY=VALUE ...] "
                    "[--max-plans N] [--json] [--prices FILE] [--layer NAME] [--verbose] [--plan "
                    "LAYER:PLAN "
-                   "--repeat N]\n";
+                   "--repeat N] [--sweep N]\n";
       return 2;
     }
   }
@@ -227,6 +236,26 @@ int main(int argc, char** argv) {
                     << text_of(plans[i]) << "\n";
           ++mismatches;
         }
+      // The explorer's sweep, from a cold Pricer of its own.
+      int64_t swept = 0;
+      double sweep_seconds = 0;
+      if (sweep > 0) {
+        rtl::Pricer fresh(program, built.model, {}, device, {}, {});
+        const auto ts = std::chrono::steady_clock::now();
+        for (rtl::LayerPlan p : plans) {
+          if (p.loop < 0) continue;
+          for (int ii = 1; ii <= sweep; ++ii)
+            for (const std::optional<int> limit : {std::optional<int>{}, std::optional<int>{1},
+                                                   std::optional<int>{4}, std::optional<int>{16}}) {
+              p.pipeline_ii = ii;
+              rtl::StageOptions sl = sk;
+              sl.multiplier_limit = limit;
+              fresh.price(static_cast<int>(k), p, sl);
+              ++swept;
+            }
+        }
+        sweep_seconds = seconds_since(ts);
+      }
       const auto n = static_cast<double>(plans.size());
       const std::string& name = program.kernels[k].name;
       rows.push_back({{"layer", name},
@@ -236,9 +265,20 @@ int main(int argc, char** argv) {
                       {"cold_plans_per_second", n / cold},
                       {"warm_seconds", warm},
                       {"warm_plans_per_second", n / warm}});
-      if (!json)
-        std::cout << fmt::format("{:<16} {:>7} {:>9} {:>9.3f} {:>11.0f} {:>9.3f} {:>11.0f}\n", name,
+      if (sweep > 0) {
+        rows.back()["sweep_plans"] = swept;
+        rows.back()["sweep_seconds"] = sweep_seconds;
+        rows.back()["sweep_plans_per_second"] =
+            sweep_seconds > 0 ? static_cast<double>(swept) / sweep_seconds : 0.0;
+      }
+      if (!json) {
+        std::cout << fmt::format("{:<16} {:>7} {:>9} {:>9.3f} {:>11.0f} {:>9.3f} {:>11.0f}", name,
                                  plans.size(), feasible, cold, n / cold, warm, n / warm);
+        if (sweep > 0)
+          std::cout << fmt::format("   sweep {} plans in {:.3f} s: {:.0f}/s", swept, sweep_seconds,
+                                   swept / std::max(sweep_seconds, 1e-9));
+        std::cout << "\n";
+      }
     }
     if (json) std::cout << nlohmann::json{{"model", model}, {"layers", rows}}.dump(2) << "\n";
     if (mismatches) return 1;
