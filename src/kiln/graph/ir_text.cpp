@@ -9,6 +9,7 @@
 #include "kiln/graph/shape_inference.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/field_text.h"
+#include "kiln/support/names.h"
 #include "kiln/support/text_lexer.h"
 
 namespace kiln {
@@ -272,6 +273,11 @@ class Parser {
   ValueId define(const Def& d) {
     if (symbols_.count(d.name)) lx_.fail_at(d.at, "%" + d.name + " is defined twice");
     const auto v = g_.add_named_value(d.name, d.onnx_name, d.type);
+    if (!v && is_reserved_word(d.name))
+      lx_.fail_at(d.at, "%" + d.name +
+                            " is a C++ or Verilog reserved word, which kiln's outputs cannot use "
+                            "as a name; rename it (e.g. %" +
+                            d.name + "_v)");
     if (!v)
       lx_.fail_at(d.at, "%" + d.name + " is not a plain identifier or is already a node's name");
     symbols_[d.name] = *v;

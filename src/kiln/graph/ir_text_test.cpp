@@ -275,6 +275,13 @@ TEST(IrTextErrors, DefinedTwice) {
                   "@x is not a plain identifier or is already used");
 }
 
+// Value names become C++ and Verilog identifiers; a keyword of either is refused by name
+// (BatchNormalization's "var" input is the usual one).
+TEST(IrTextErrors, ReservedWordAsValueName) {
+  EXPECT_CONTAINS(parse_error(kHeader + "input %var: float32[2]\n%y = Relu(%var)\n"),
+                  "bad.kir:3:7: %var is a C++ or Verilog reserved word");
+}
+
 TEST(IrTextErrors, DeclaredTypeDiffersFromInference) {
   EXPECT_CONTAINS(
       parse_error(kHeader +

@@ -43,9 +43,9 @@ const %w: float32[2x3x1] = [1,2,3,-1,-2,-3]
 const %gamma: float32[2] = [1,2]
 const %beta: float32[2] = [0,1]
 const %mean: float32[2] = [0.5,0]
-const %var: float32[2] = [1,2]
+const %variance: float32[2] = [1,2]
 %c = Conv(%x, %w) {kernel_shape=[1] strides=[1] pads=[0,0] dilations=[1]} @conv
-%y = BatchNormalization(%c, %gamma, %beta, %mean, %var) @bn
+%y = BatchNormalization(%c, %gamma, %beta, %mean, %variance) @bn
 output %y
 )",
                 R"(
@@ -54,10 +54,10 @@ const %w: float32[2x3x1] = [1,2,3,-1,-2,-3]
 const %gamma: float32[2] = [1,2]
 const %beta: float32[2] = [0,1]
 const %mean: float32[2] = [0.5,0]
-const %var: float32[2] = [1,2]
+const %variance: float32[2] = [1,2]
 %x_cl: float32[2x7x3] = Transpose(%x) {perm=[0,2,1]} @Transpose
 %c_cl: float32[2x7x2] = Conv(%x_cl, %w) {kernel_shape=[1] strides=[1] pads=[0,0] dilations=[1] channels_last=true} @conv
-%y_cl: float32[2x7x2] = BatchNormalization(%c_cl, %gamma, %beta, %mean, %var) {channels_last=true} @bn
+%y_cl: float32[2x7x2] = BatchNormalization(%c_cl, %gamma, %beta, %mean, %variance) {channels_last=true} @bn
 %y: float32[2x2x7] = Transpose(%y_cl) {perm=[0,2,1]} @Transpose_2
 output %y
 )");

@@ -15,7 +15,7 @@ constexpr const char* kOneChannelBn = R"(
 const %gamma: float32[1] = [3]
 const %beta: float32[1] = [0.5]
 const %mean: float32[1] = [1]
-const %var: float32[1] = [3]
+const %variance: float32[1] = [3]
 )";
 
 constexpr const char* kConv1x1 =
@@ -28,7 +28,7 @@ const %w: float32[1x1x1x1] = [2]
 const %b: float32[1] = [1]
 )") + kOneChannelBn +
          "%c = Conv(" + conv_inputs + ") " + kConv1x1 + " @conv\n" + more +
-         "%y = BatchNormalization(%c, %gamma, %beta, %mean, %var) {epsilon=1} @bn\n"
+         "%y = BatchNormalization(%c, %gamma, %beta, %mean, %variance) {epsilon=1} @bn\n"
          "output %y\n";
 }
 
@@ -69,7 +69,7 @@ const %w: float32[1x1x1x1] = [2]
 )") + kOneChannelBn + "%c = Conv(%x, %w) " +
                                          kConv1x1 + R"( @conv
 %r = Relu(%c) @relu
-%y = BatchNormalization(%r, %gamma, %beta, %mean, %var) {epsilon=1} @bn
+%y = BatchNormalization(%r, %gamma, %beta, %mean, %variance) {epsilon=1} @bn
 output %y
 )");
 }
@@ -85,9 +85,9 @@ const %b: float32[2] = [10,20]
 const %gamma: float32[2] = [2,8]
 const %beta: float32[2] = [1,-1]
 const %mean: float32[2] = [4,5]
-const %var: float32[2] = [3,15]
+const %variance: float32[2] = [3,15]
 %d = Dense(%x, %w, %b) @fc
-%y = BatchNormalization(%d, %gamma, %beta, %mean, %var) {epsilon=1} @bn
+%y = BatchNormalization(%d, %gamma, %beta, %mean, %variance) {epsilon=1} @bn
 output %y
 )",
                 R"(
@@ -109,9 +109,9 @@ const %b: float32[3] = [1,2,3]
 const %gamma: float32[3] = [0.5,2,-1]
 const %beta: float32[3] = [0.1,0.2,0.3]
 const %mean: float32[3] = [1,-1,0.5]
-const %var: float32[3] = [0.2,2,1]
+const %variance: float32[3] = [0.2,2,1]
 %c = Conv(%x, %w, %b) {kernel_shape=[3,3] strides=[2,2] pads=[1,1,1,1] dilations=[1,1]} @conv
-%y = BatchNormalization(%c, %gamma, %beta, %mean, %var) @bn
+%y = BatchNormalization(%c, %gamma, %beta, %mean, %variance) @bn
 output %y
 )");
   EXPECT_TRUE(r.changed);
