@@ -76,10 +76,11 @@ class PortTable {
 struct Region {
   bool locals_live_in = false;  // a local read before written is an input
   bool locals_out = false;      // written locals are outputs too
-  int symbolic_loop = -1;       // a loop run once with its variable left unknown
-  int flattened = -1;           // the loop inside it kept with it (a flattened nest), or -1
-  // Copies of the innermost kept loop's body per run (the kept loop's, or the
-  // flattened inner loop's): its variable = unroll * v + copy.
+  // The loops run once with their variables left unknown, outermost first:
+  // the kept loop and the loops of a flattened nest below it.
+  std::vector<int> symbolic;
+  // Copies of the innermost kept loop's body per run: its variable = unroll
+  // * v + copy.
   int64_t unroll = 1;
   std::string kept;  // "<kernel>/<var>" of the loop a split keeps, for messages
 };
@@ -115,13 +116,15 @@ class Unroller {
   std::vector<PortAccess> port_writes() const { return port_writes_.list(); }
 
  private:
-  bool symbolic(int loop) const {
-    return loop == region_.symbolic_loop || (loop >= 0 && loop == region_.flattened);
+  // Where `loop` is among the symbolic loops, or -1.
+  int symbolic_at(int loop) const {
+    for (std::size_t i = 0; i < region_.symbolic.size(); ++i)
+      if (region_.symbolic[i] == loop) return static_cast<int>(i);
+    return -1;
   }
+  bool symbolic(int loop) const { return loop >= 0 && symbolic_at(loop) >= 0; }
   // The kept loop whose body is copied `unroll` times per iteration.
-  int unrolled() const {
-    return region_.flattened >= 0 ? region_.flattened : region_.symbolic_loop;
-  }
+  int unrolled() const { return region_.symbolic.empty() ? -1 : region_.symbolic.back(); }
 
   // The values a symbolic variable takes: 0 .. this - 1.
   int64_t iterations(int loop) const {
@@ -130,10 +133,12 @@ class Unroller {
   }
 
   // A symbolic loop's iteration index v (0 .. iterations - 1) as a node: the
-  // kept loop's {kIterationBuffer, 0}, a flattened inner loop's {.., 1}.
+  // i-th kept loop's {kIterationBuffer, i}.
   uint32_t iteration(int loop) {
-    const int which = loop == region_.symbolic_loop ? 0 : 1;
-    uint32_t& node = iteration_[which];
+    const int which = symbolic_at(loop);
+    if (iteration_.size() < region_.symbolic.size())
+      iteration_.resize(region_.symbolic.size(), kUnset);
+    uint32_t& node = iteration_[static_cast<std::size_t>(which)];
     if (node == kUnset) {
       int bits = 1;
       while ((int64_t{1} << bits) < iterations(loop)) ++bits;
@@ -431,7 +436,7 @@ class Unroller {
   std::vector<uint32_t> port_write_enables_;  // kUnset: unconditional
   uint32_t pred_ = kUnset;                    // the conditions on the symbolic variable in force
   std::vector<loop::Guard> guards_;           // the same as guards on the kept variables
-  uint32_t iteration_[2] = {kUnset, kUnset};  // their Input nodes, made on first use
+  std::vector<uint32_t> iteration_;           // their Input nodes, made on first use
 };
 
 }  // namespace
@@ -512,8 +517,15 @@ int perfect_inner_loop(const loop::Kernel& kernel, int loop) {
   return found;
 }
 
+std::vector<int> perfect_nest(const loop::Kernel& kernel, int loop) {
+  std::vector<int> nest;
+  for (int l = perfect_inner_loop(kernel, loop); l >= 0; l = perfect_inner_loop(kernel, l))
+    nest.push_back(l);
+  return nest;
+}
+
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll,
-                          bool flatten) {
+                          int flatten) {
   const loop::Kernel& k = program.kernels.at(static_cast<std::size_t>(kernel));
   const loop::Loop& l = k.loops.at(static_cast<std::size_t>(loop));
   const std::string name = k.name + "/" + l.name;
@@ -524,14 +536,20 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
     throw_error(ErrorKind::Unsupported, "loop " + name,
                 "only a loop at its layer's top level can be kept as a loop so far",
                 "pipeline the outermost loop of the nest");
-  const int inner = flatten ? perfect_inner_loop(k, loop) : -1;
-  if (flatten && inner < 0)
+  const std::vector<int> nest = perfect_nest(k, loop);
+  if (flatten < 0 || flatten > static_cast<int>(nest.size()))
     throw_error(ErrorKind::Unsupported, "loop " + name,
-                "is not a perfect nest (its body is not one loop), so it cannot be flattened",
+                nest.empty()
+                    ? std::string("is not a perfect nest (its body is not one loop), so it cannot "
+                                  "be flattened")
+                    : fmt::format("only {} loop(s) below it form a perfect nest with it, not {}",
+                                  nest.size(), flatten),
                 "flatten a loop whose body is exactly one loop (kiln rtl --list-loops: perfect)");
-  // Unrolling copies the innermost kept loop's body: the flattened inner
-  // loop's (a convolution's neighbouring pixels), or the kept loop's.
-  const loop::Loop& copied = k.loops.at(static_cast<std::size_t>(inner >= 0 ? inner : loop));
+  std::vector<int> kept = {loop};
+  kept.insert(kept.end(), nest.begin(), nest.begin() + flatten);
+  // Unrolling copies the innermost kept loop's body: a flattened nest's
+  // innermost loop (a convolution's neighbouring pixels), or the kept loop's.
+  const loop::Loop& copied = k.loops.at(static_cast<std::size_t>(kept.back()));
   if (unroll < 1 || copied.trip % unroll != 0)
     throw_error(
         ErrorKind::InvalidModel, "loop " + k.name + "/" + copied.name,
@@ -541,24 +559,23 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   const std::vector<loop::Stmt> after(top.begin() + static_cast<long>(at) + 1, top.end());
   SplitKernel s;
   s.before = Graph(k.name + "_before");
-  Unroller(program, k, s.before, {.locals_out = true, .kept = name}).run(before);
+  Unroller(program, k, s.before, {.locals_out = true, .symbolic = {}, .kept = name}).run(before);
   s.before.compact();
   s.body.name = name;
   s.body.loop = loop;
+  s.body.kept = kept;
   s.body.unroll = unroll;
-  if (inner >= 0) {
-    s.body.inner = inner;
-    s.body.inner_trip = copied.trip / unroll;
-    s.body.trip = l.trip * s.body.inner_trip;
-  } else {
-    s.body.trip = l.trip / unroll;
+  s.body.trip = 1;
+  for (const int kl : kept) {
+    const int64_t trip = k.loops[static_cast<std::size_t>(kl)].trip;
+    s.body.extents.push_back(kl == kept.back() ? trip / unroll : trip);
+    s.body.trip *= s.body.extents.back();
   }
   s.body.graph = Graph(k.name + "_" + l.name);
   Unroller u(program, k, s.body.graph,
              {.locals_live_in = true,
               .locals_out = true,
-              .symbolic_loop = loop,
-              .flattened = inner,
+              .symbolic = kept,
               .unroll = unroll,
               .kept = name});
   u.run({top[at]});
@@ -566,7 +583,7 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   s.body.writes = u.port_writes();
   s.body.graph.balance_sums();
   s.after = Graph(k.name + "_after");
-  Unroller(program, k, s.after, {.locals_live_in = true, .kept = name}).run(after);
+  Unroller(program, k, s.after, {.locals_live_in = true, .symbolic = {}, .kept = name}).run(after);
   s.after.compact();
   return s;
 }

@@ -80,9 +80,8 @@ struct PortAccess {
   bool operator==(const PortAccess& o) const { return buffer == o.buffer && element == o.element; }
 };
 
-// How far an element moves per iteration: the loop variable's coefficient
-// (a port's element depends on that one variable only; a flattened nest's
-// ports move with two, and callers that need one step check `flat`).
+// How far an element moves per iteration of a loop kept alone: the sum of its
+// coefficients (callers with a flattened nest use LoopBody::coefficients).
 inline int64_t step_of(const loop::Affine& element) {
   int64_t c = 0;
   for (const auto& term : element.terms) c += term.second;
@@ -91,39 +90,65 @@ inline int64_t step_of(const loop::Affine& element) {
 
 struct LoopBody {
   std::string name;  // "<kernel>/<var>"
-  int loop = -1;     // index in Kernel::loops
-  // Iterations: the loop's trip count / unroll; flattened, its trip count x
-  // the inner's / unroll.
-  int64_t trip = 0;
-  // Copies of the innermost kept loop's body in one iteration (the kept
-  // loop's, or the flattened inner loop's).
+  int loop = -1;     // index in Kernel::loops of the outermost kept loop
+  // The kept loops, outermost first (kept[0] == loop): one, or a flattened
+  // perfect nest, each loop's body being the next one. Iteration k runs them
+  // in mixed radix: the innermost variable k % extents.back(), and so on out.
+  std::vector<int> kept;
+  // Iterations of each kept loop: its trip count, the innermost's / unroll.
+  std::vector<int64_t> extents;
+  int64_t trip = 0;  // iterations in all: the product of the extents
+  // Copies of the innermost kept loop's body in one iteration (that loop's
+  // variable being unroll x its iteration + copy).
   int64_t unroll = 1;
-  // A flattened perfect nest: the inner loop (index in Kernel::loops) and its
-  // iterations (its trip count / unroll); iteration k runs the outer variable
-  // k / inner_trip and the inner one k % inner_trip (the inner loop's variable
-  // being unroll x that + copy). -1 when the body is one loop's.
-  int inner = -1;
-  int64_t inner_trip = 1;
   Graph graph;
   std::vector<PortAccess> reads, writes;
 
-  bool flat() const { return inner >= 0; }
-  // The value of each kept variable in iteration k: {loop, value} pairs.
+  // A flattened nest: more than one loop kept.
+  bool flat() const { return kept.size() > 1; }
+  int depth() const { return static_cast<int>(kept.size()); }
+  // Where `loop` is among the kept loops, or -1.
+  int position(int loop) const {
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      if (kept[i] == loop) return static_cast<int>(i);
+    return -1;
+  }
+  // An affine expression of the kept variables as one coefficient per kept
+  // loop, outermost first (a body's accesses have terms of kept loops only).
+  std::vector<int64_t> coefficients(const loop::Affine& a) const {
+    std::vector<int64_t> c(kept.size(), 0);
+    for (const auto& [term, v] : a.terms)
+      if (const int at = position(term); at >= 0) c[static_cast<std::size_t>(at)] += v;
+    return c;
+  }
+  // Each kept variable's value (its iteration, 0 .. extent - 1) in iteration
+  // k, outermost first.
+  std::vector<int64_t> values(int64_t k) const {
+    std::vector<int64_t> v(kept.size(), 0);
+    for (std::size_t i = kept.size(); i-- > 0;) {
+      v[i] = i == 0 ? k : k % extents[i];
+      k /= extents[i];
+    }
+    return v;
+  }
+  // The same as {loop, value} pairs.
   std::vector<std::pair<int, int64_t>> variables(int64_t k) const {
-    if (!flat()) return {{loop, k}};
-    return {{loop, k / inner_trip}, {inner, k % inner_trip}};
+    const std::vector<int64_t> v = values(k);
+    std::vector<std::pair<int, int64_t>> out;
+    for (std::size_t i = 0; i < kept.size(); ++i) out.emplace_back(kept[i], v[i]);
+    return out;
   }
   // The value an affine expression of the kept variables has in iteration k
   // (an element index, a guard's expression).
   int64_t element_at(const loop::Affine& element, int64_t k) const {
-    // variables(k) without a vector: a price walks every iteration's accesses.
-    const int64_t outer = flat() ? k / inner_trip : k;
     int64_t e = element.constant;
+    if (!flat()) {
+      for (const auto& term : element.terms) e += term.second * k;
+      return e;
+    }
+    const std::vector<int64_t> v = values(k);
     for (const auto& [term, c] : element.terms)
-      if (term == loop)
-        e += c * outer;
-      else if (flat() && term == inner)
-        e += c * (k % inner_trip);
+      if (const int at = position(term); at >= 0) e += c * v[static_cast<std::size_t>(at)];
     return e;
   }
   // Whether an access happens in iteration k.
@@ -153,19 +178,22 @@ struct SplitKernel {
 // conditions).
 // With `unroll` > 1 (a factor of the trip count; InvalidModel otherwise), one
 // iteration holds that many copies of the body, the loop's variable being
-// unroll * v + copy, and ports index by v. With `flatten`, the loop and the
-// one loop its body is (a perfect nest; Unsupported otherwise) are kept as
-// one loop of trip x inner trip / unroll iterations, the iteration index
-// Inputs {kIterationBuffer, 0} and {kIterationBuffer, 1} being the outer
-// variable and the inner one's v; `unroll` then copies the inner loop's body
-// (and must divide the inner loop's trip count): neighbouring pixels of a
-// convolution in one iteration.
+// unroll * v + copy, and ports index by v. With `flatten` = n > 0, the loop
+// and the n loops below it, each the one statement of the one above (a
+// perfect nest: perfect_nest(); Unsupported otherwise), are kept as one loop
+// of the product of their trip counts / unroll iterations, the Inputs
+// {kIterationBuffer, i} being the i-th kept loop's variable (the innermost's
+// v); `unroll` then copies the innermost kept loop's body (and must divide
+// its trip count): neighbouring pixels of a convolution in one iteration.
 SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, int64_t unroll = 1,
-                          bool flatten = false);
+                          int flatten = 0);
 
 // The loop a flattened split of `loop` would keep inside it: the one For
 // statement its body is, or -1 when it is not a perfect nest.
 int perfect_inner_loop(const loop::Kernel& kernel, int loop);
+// The loops below `loop` that a flatten may keep with it, outermost first:
+// its perfect inner loop, that loop's, and so on (empty: not a perfect nest).
+std::vector<int> perfect_nest(const loop::Kernel& kernel, int loop);
 
 // The kernel's statements with loops of one iteration (a batch of 1) opened:
 // the For statements here are the loops split_at_loop can keep.

@@ -319,21 +319,25 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
       const std::string name =
           p.kernels[k].name + "/" + p.kernels[k].loops[static_cast<std::size_t>(s.loop)].name;
       // Not unrolled, and unrolled by the smallest factor of the trip count;
-      // flattened with the loop inside, not unrolled and its body unrolled by
-      // the smallest factor of its trip count.
+      // flattened with each depth of the perfect nest inside it (the loop
+      // inside, that loop's, ...), not unrolled and its innermost loop's body
+      // unrolled by the smallest factor of its trip count.
       auto smallest_factor = [](int64_t trip) {
         int64_t factor = 2;
         while (factor < trip && trip % factor != 0) ++factor;
         return factor;
       };
-      const int64_t trip = p.kernels[k].loops[static_cast<std::size_t>(s.loop)].trip;
-      const int inner = perfect_inner_loop(p.kernels[k], s.loop);
-      const int64_t inner_trip =
-          inner >= 0 ? p.kernels[k].loops[static_cast<std::size_t>(inner)].trip : 1;
-      std::vector<std::pair<int64_t, bool>> plans = {{1, false}};
-      if (trip > 1) plans.push_back({smallest_factor(trip), false});
-      if (inner >= 0) plans.push_back({1, true});
-      if (inner >= 0 && inner_trip > 1) plans.push_back({smallest_factor(inner_trip), true});
+      const loop::Kernel& kernel = p.kernels[k];
+      auto trip_of = [&](int l) { return kernel.loops[static_cast<std::size_t>(l)].trip; };
+      const int64_t trip = trip_of(s.loop);
+      const std::vector<int> nest = perfect_nest(kernel, s.loop);
+      std::vector<std::pair<int64_t, int>> plans = {{1, 0}};
+      if (trip > 1) plans.push_back({smallest_factor(trip), 0});
+      for (int depth = 1; depth <= static_cast<int>(nest.size()); ++depth) {
+        plans.push_back({1, depth});
+        const int64_t innermost = trip_of(nest[static_cast<std::size_t>(depth - 1)]);
+        if (innermost > 1) plans.push_back({smallest_factor(innermost), depth});
+      }
       for (const auto& [unroll, flatten] : plans) {
         SplitKernel sk;
         try {
@@ -344,14 +348,16 @@ TEST_P(ZooSplit, BodyRunTripTimesComputesWhatTheInterpreterComputes) {
           continue;
         }
         ++split_ok;
-        EXPECT_EQ(sk.body.trip * unroll, trip * (flatten ? inner_trip : 1));
-        EXPECT_EQ(sk.body.flat(), flatten);
+        int64_t iterations = trip;
+        for (int d = 0; d < flatten; ++d) iterations *= trip_of(nest[static_cast<std::size_t>(d)]);
+        EXPECT_EQ(sk.body.trip * unroll, iterations);
+        EXPECT_EQ(sk.body.depth(), 1 + flatten);
         EXPECT_EQ(sk.body.unroll, unroll);
         const auto got = run_split(p, static_cast<int>(k), sk, in);
         ASSERT_EQ(got.size(), want.outputs.size());
         for (std::size_t o = 0; o < got.size(); ++o)
           ASSERT_EQ(got[o], want.outputs[o].raw)
-              << name << " unrolled " << unroll << (flatten ? " flattened" : "") << " output " << o;
+              << name << " unrolled " << unroll << " flattened " << flatten << " output " << o;
       }
     }
   EXPECT_GT(split_ok, 0) << GetParam();

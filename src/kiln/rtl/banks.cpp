@@ -68,7 +68,9 @@ Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
         bank.part.push_back(i.constant);
         break;
       case Partition::Cyclic:
-        if (moving && dfg::step_of(i) % d.factor != 0) bank.any = true;
+        // Each variable must move it by whole turns of the parts.
+        for (const auto& [loop, c] : i.terms)
+          if (c % d.factor != 0) bank.any = true;
         bank.part.push_back(((i.constant % d.factor) + d.factor) % d.factor);
         break;
       case Partition::Block: {
@@ -90,19 +92,20 @@ std::string bank_name(const loop::Buffer& b, const Bank& bank) {
   return s;
 }
 
-Linear bank_address(const dfg::PortAccess& pa, const loop::Program& p) {
+Linear bank_address(const dfg::PortAccess& pa, const loop::Program& p, const dfg::LoopBody& body) {
   const loop::Buffer& b = accessed_buffer(pa, p);
   KILN_ASSERT(pa.index.size() == b.shape.size(), "an access's index does not match its buffer");
   Linear a;
+  a.step.assign(body.kept.size(), 0);
   for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
     const bool cut = partitioned(b, dim);
     const auto [parts, size] = cut ? parts_of(b, dim) : std::pair{int64_t{1}, b.shape[dim]};
     // Inside a fixed bank a moving cyclic index moves by step / parts, a
     // moving block index by step (bank_of makes the bank `any` otherwise).
-    const int64_t step = dfg::step_of(pa.index[dim]);
-    const int64_t local_step =
-        cut && b.directives.partition != Partition::Block ? step / parts : step;
-    a.step = a.step * size + local_step;
+    const std::vector<int64_t> step = body.coefficients(pa.index[dim]);
+    for (std::size_t v = 0; v < step.size(); ++v)
+      a.step[v] = a.step[v] * size +
+                  (cut && b.directives.partition != Partition::Block ? step[v] / parts : step[v]);
     a.base = a.base * size + split(b, dim, pa.index[dim].constant).second;
   }
   return a;

@@ -28,15 +28,19 @@ Bank bank_of(const dfg::PortAccess& access, const loop::Program& program);
 // "@w[3]": the buffer's bank as reports name it.
 std::string bank_name(const loop::Buffer& buffer, const Bank& bank);
 
-// An address that moves with the loop: step * iteration + base.
+// An address that moves with the loop: base + step[i] x the i-th kept
+// variable (LoopBody::values: the iteration for one loop kept, each loop's
+// for a flattened nest).
 struct Linear {
-  int64_t step = 0;
+  std::vector<int64_t> step;
   int64_t base = 0;
 };
 
 // The access's address inside its bank (row-major over the bank's shape), for
-// an access whose bank is fixed (not `any`, not registers).
-Linear bank_address(const dfg::PortAccess& access, const loop::Program& program);
+// an access whose bank is fixed (not `any`, not registers), in `body`'s kept
+// variables.
+Linear bank_address(const dfg::PortAccess& access, const loop::Program& program,
+                    const dfg::LoopBody& body);
 
 // Bank `part` of buffer `accessed` (the buffer as the access names it): the
 // buffer's element (row-major) at each bank address.

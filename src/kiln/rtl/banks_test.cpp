@@ -32,6 +32,24 @@ struct Weights {
   }
 };
 
+// A loop kept alone (loop 0), and a flattened nest of loops 0 and 1.
+dfg::LoopBody one_loop() {
+  dfg::LoopBody b;
+  b.loop = 0;
+  b.kept = {0};
+  b.extents = {4};
+  b.trip = 4;
+  return b;
+}
+dfg::LoopBody two_loops() {
+  dfg::LoopBody b;
+  b.loop = 0;
+  b.kept = {0, 1};
+  b.extents = {4, 2};
+  b.trip = 8;
+  return b;
+}
+
 TEST(Banks, CyclicOverColumnsFixesTheBankOfAColumn) {
   const Weights w(loop::Partition::Cyclic, 3, 2);
   const dfg::PortAccess pa = w.row_access(1, 0, 4);  // w[v][4]: column 4 is in bank 1
@@ -40,8 +58,8 @@ TEST(Banks, CyclicOverColumnsFixesTheBankOfAColumn) {
   EXPECT_EQ(bank.part, std::vector<int64_t>{1});
   EXPECT_EQ(bank_name(w.p.buffers[0], bank), "@w[1]");
   // Bank 1 holds columns 1 and 4 of each row, row-major: address 2 * v + 1.
-  const Linear a = bank_address(pa, w.p);
-  EXPECT_EQ(a.step, 2);
+  const Linear a = bank_address(pa, w.p, one_loop());
+  EXPECT_EQ(a.step, std::vector<int64_t>{2});
   EXPECT_EQ(a.base, 1);
   EXPECT_EQ(bank_elements(w.p, w.w, {1}), (std::vector<int64_t>{1, 4, 7, 10, 13, 16, 19, 22}));
 }
@@ -55,7 +73,7 @@ TEST(Banks, BlockOverRowsAndTheLoopMovingAcrossThem) {
   // One that stays on row 3 is in bank 1 at address 6 + col.
   dfg::PortAccess fixed = w.row_access(0, 3, 2);
   fixed.index[0] = loop::Affine::of(3);
-  const Linear a = bank_address(fixed, w.p);
+  const Linear a = bank_address(fixed, w.p, one_loop());
   EXPECT_EQ(bank_of(fixed, w.p).part, std::vector<int64_t>{1});
   EXPECT_EQ(a.base, 8);
 }
@@ -66,7 +84,27 @@ TEST(Banks, CyclicWhoseStepIsNotAMultipleCrossesBanks) {
   const Bank even = bank_of(w.row_access(2, 1, 0), w.p);  // rows 1, 3: bank 1
   EXPECT_FALSE(even.any);
   EXPECT_EQ(even.part, std::vector<int64_t>{1});
-  EXPECT_EQ(bank_address(w.row_access(2, 1, 0), w.p).step, 6);  // one bank row per step
+  // One bank row per step.
+  EXPECT_EQ(bank_address(w.row_access(2, 1, 0), w.p, one_loop()).step, std::vector<int64_t>{6});
+}
+
+// A flattened nest moves an index with two variables: w[v0][3 * v1 + 1]
+// stays in bank 1 of a cyclic partition by 3 over columns (columns 1 and 4),
+// at address 2 * v0 + v1; a column step of 2 would cross the banks.
+TEST(Banks, AFlattenedNestsVariablesEachGetAStep) {
+  const Weights w(loop::Partition::Cyclic, 3, 2);
+  dfg::PortAccess pa;
+  pa.buffer = pa.accessed = w.w;
+  pa.index = {loop::Affine::var(0, 1), loop::Affine::var(1, 3) + 1};
+  pa.element = loop::Affine::var(0, 6) + loop::Affine::var(1, 3) + 1;
+  const Bank bank = bank_of(pa, w.p);
+  EXPECT_FALSE(bank.any);
+  EXPECT_EQ(bank.part, std::vector<int64_t>{1});
+  const Linear a = bank_address(pa, w.p, two_loops());
+  EXPECT_EQ(a.step, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(a.base, 0);
+  pa.index[1] = loop::Affine::var(1, 2) + 1;
+  EXPECT_TRUE(bank_of(pa, w.p).any);
 }
 
 TEST(Banks, CompleteOverAllDimensionsIsRegisters) {

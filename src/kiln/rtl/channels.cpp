@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "kiln/support/error.h"
@@ -47,38 +48,30 @@ int64_t reached(const dfg::LoopBody& body, const dfg::PortAccess& pa, int64_t k,
 std::optional<ChannelRead> fit(const dfg::LoopBody& body,
                                const std::vector<std::pair<int64_t, int64_t>>& points) {
   ChannelRead r;
+  const std::size_t d = body.kept.size();
+  r.step.assign(d, 0);
   if (points.empty()) return r;
-  auto vars = [&](int64_t k) {
-    const auto v = body.variables(k);
-    return std::pair<int64_t, int64_t>{v[0].second, v.size() > 1 ? v[1].second : 0};
-  };
-  // Two points differing in v1 alone give step[1]; then one differing in v0
-  // gives step[0]; the rest must agree.
+  // From the innermost variable out: a point that agrees with the first in
+  // every variable outside v_i and differs in v_i gives step[i], the inner
+  // variables' share taken off; then every point must agree.
   const auto [k0, rank0] = points[0];
-  const auto [a0, b0] = vars(k0);
-  bool have1 = !body.flat(), have0 = false;
-  for (const auto& [k, rank] : points) {
-    const auto [a, b] = vars(k);
-    if (!have1 && a == a0 && b != b0) {
-      if ((rank - rank0) % (b - b0) != 0) return std::nullopt;
-      r.step[1] = (rank - rank0) / (b - b0);
-      have1 = true;
+  const std::vector<int64_t> v0 = body.values(k0);
+  for (std::size_t i = d; i-- > 0;) {
+    for (const auto& [k, rank] : points) {
+      const std::vector<int64_t> v = body.values(k);
+      if (v[i] == v0[i] || !std::equal(v.begin(), v.begin() + static_cast<long>(i), v0.begin()))
+        continue;
+      int64_t rest = rank - rank0;
+      for (std::size_t j = i + 1; j < d; ++j) rest -= r.step[j] * (v[j] - v0[j]);
+      if (rest % (v[i] - v0[i]) != 0) return std::nullopt;
+      r.step[i] = rest / (v[i] - v0[i]);
+      break;
     }
   }
-  for (const auto& [k, rank] : points) {
-    const auto [a, b] = vars(k);
-    if (!have0 && a != a0) {
-      const int64_t rest = rank - rank0 - r.step[1] * (b - b0);
-      if (rest % (a - a0) != 0) return std::nullopt;
-      r.step[0] = rest / (a - a0);
-      have0 = true;
-    }
-  }
-  r.base = rank0 - r.step[0] * a0 - r.step[1] * b0;
-  for (const auto& [k, rank] : points) {
-    const auto [a, b] = vars(k);
-    if (r.base + r.step[0] * a + r.step[1] * b != rank) return std::nullopt;
-  }
+  r.base = rank0;
+  for (std::size_t i = 0; i < d; ++i) r.base -= r.step[i] * v0[i];
+  for (const auto& [k, rank] : points)
+    if (r.rank(body.values(k)) != rank) return std::nullopt;
   return r;
 }
 
@@ -174,9 +167,7 @@ void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKe
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, pa, k, numel);
       if (e < 0) continue;
-      const auto v = cb.variables(k);
-      const int64_t rank =
-          r.base + r.step[0] * v[0].second + (v.size() > 1 ? r.step[1] * v[1].second : 0);
+      const int64_t rank = r.rank(cb.values(k));
       const std::vector<int64_t>& bank = order.at(static_cast<std::size_t>(r.bank));
       KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(bank.size()) &&
                       bank[static_cast<std::size_t>(rank)] == e,

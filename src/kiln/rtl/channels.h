@@ -29,10 +29,16 @@ struct ChannelRead {
   int read = -1;  // LoopBody::reads index in the consumer
   int bank = -1;  // index into Channel::writes: the bank it reads
   // The element's place in its bank's order of writes within a sample: base
-  // + step[0] * v0 + step[1] * v1, v the consumer's kept variables in the
-  // iteration (LoopBody::variables: one for a plain loop, two flattened).
+  // + step[0] * v0 + step[1] * v1 + ..., v the consumer's kept variables in
+  // the iteration (LoopBody::values: one for a plain loop, one per loop of a
+  // flattened nest).
   int64_t base = 0;
-  int64_t step[2] = {0, 0};
+  std::vector<int64_t> step;
+  int64_t rank(const std::vector<int64_t>& v) const {
+    int64_t r = base;
+    for (std::size_t i = 0; i < v.size() && i < step.size(); ++i) r += step[i] * v[i];
+    return r;
+  }
   bool operator==(const ChannelRead&) const = default;
 };
 

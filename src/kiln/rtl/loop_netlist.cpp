@@ -43,8 +43,9 @@ void LoopStageBuilder::emit() {
       "Layer {} ({}): loop {}{} kept, {} iteration(s), a new one every {} cycle(s) ({}), {} "
       "cycle(s) each; {} cycles in all, one sample at a time.",
       onnx_name_, r_.report.name, body_.name,
-      body_.flat() ? " (flattened with the loop inside it)" : "", body_.trip, ii_,
-      pipelined_ ? "pipelined" : "not pipelined", depth_, end_));
+      body_.flat() ? fmt::format(" (flattened with the {} loop(s) inside it)", body_.depth() - 1)
+                   : std::string(),
+      body_.trip, ii_, pipelined_ ? "pipelined" : "not pipelined", depth_, end_));
   // Ports: rst, start, the inputs, the outputs, the channel banks out and in.
   rst_ = m_->input("rst", 1);
   start_in_ = m_->input("start", 1);
@@ -151,30 +152,38 @@ void LoopStageBuilder::iterations() {
 
 int LoopStageBuilder::variable_bits(int which) const {
   if (!body_.flat()) return k_bits_;
-  return which == 0 ? index_bits(body_.trip / body_.inner_trip) : index_bits(body_.inner_trip);
+  return index_bits(body_.extents[static_cast<std::size_t>(which)]);
 }
 
-// A flattened nest's variables in the iteration k0 holds, and, for the
-// memories and channels that address by them, their copies in each pipeline
-// stage (moving along with k).
+// A flattened nest's variables in the iteration k0 holds, counted like an
+// odometer (the innermost every iteration, each outer one when all inside it
+// wrap), and, for the memories, ROM banks and channels that address by them,
+// their copies in each pipeline stage (moving along with k).
 void LoopStageBuilder::variables() {
   if (!body_.flat()) return;
   FixedValues& fv = *fv_;
-  const int ob = variable_bits(0), ib = variable_bits(1);
-  const ValueId var0 = m_->reg(ob, "var0"), var1 = m_->reg(ib, "var1");
   const ValueId step = ii_ > 1 ? shift_ : fv.lit(1, 1);
-  const ValueId last = fv.eq(var1, body_.inner_trip - 1);
-  m_->drive_register(
-      var1, m_->mux(go_, fv.lit(0, ib), m_->mux(last, fv.lit(0, ib), m_->add(var1, fv.lit(1, ib)))),
-      fv.or2(go_, step));
-  m_->drive_register(var0, m_->mux(go_, fv.lit(0, ob), m_->add(var0, fv.lit(1, ob))),
-                     fv.or2(go_, fv.and2(step, last)));
-  var_ = {{var0}, {var1}};
-  if ((rams_.empty() && chan_read_.empty()) || stages_ < 2) return;
+  const int d = body_.depth();
+  var_.assign(static_cast<std::size_t>(d), {});
+  for (int i = 0; i < d; ++i)
+    var_[static_cast<std::size_t>(i)].push_back(m_->reg(variable_bits(i), fmt::format("var{}", i)));
+  // The innermost moves every iteration; each one out, when all inside it are at their last.
+  ValueId carry = step;
+  for (int i = d - 1; i >= 0; --i) {
+    const ValueId v = var_[static_cast<std::size_t>(i)][0];
+    const int b = variable_bits(i);
+    const int64_t last_value = body_.extents[static_cast<std::size_t>(i)] - 1;
+    const ValueId last = fv.eq(v, last_value);
+    const ValueId next =
+        i == 0 ? m_->add(v, fv.lit(1, b)) : m_->mux(last, fv.lit(0, b), m_->add(v, fv.lit(1, b)));
+    m_->drive_register(v, m_->mux(go_, fv.lit(0, b), next), fv.or2(go_, carry));
+    carry = fv.and2(carry, last);
+  }
+  if ((rams_.empty() && banks_.empty() && chan_read_.empty()) || stages_ < 2) return;
   for (int s = 1; s < stages_; ++s)
-    for (const int which : {0, 1}) {
-      auto& copies = var_[static_cast<std::size_t>(which)];
-      const ValueId v = m_->reg(which == 0 ? ob : ib, fmt::format("var{}_{}", which, s));
+    for (int i = 0; i < d; ++i) {
+      auto& copies = var_[static_cast<std::size_t>(i)];
+      const ValueId v = m_->reg(variable_bits(i), fmt::format("var{}_{}", i, s));
       m_->drive_register(v, copies.back(), shift_);
       copies.push_back(v);
     }
@@ -195,14 +204,20 @@ ValueId LoopStageBuilder::active(int t) {
   return it->second = ii_ == 1 ? valid : fv_->and2(valid, fv_->eq(ph_, t % ii_));
 }
 
-// step * k + base in `width` bits, k being the iteration at time t (or,
-// `inner`, a flattened nest's inner variable in that iteration); the product
-// by the constant step as shifted copies (a `*` is one Yosys may map to a
-// DSP slice).
-ValueId LoopStageBuilder::linear(const Linear& a, int t, int width, bool inner) {
-  const ValueId k = inner ? variable_at(1, t) : k_at(t);
-  const int cw = std::max(width, m_->width(k)) + index_bits(std::abs(a.step) + 1) + 1;
-  return m_->slice(fv_->modular_sum(cw, a.base, {{k, a.step}}), 0, width);
+// base + step . the kept variables of the iteration at time t, in `width`
+// bits; the products by the constant steps as shifted copies (a `*` is one
+// Yosys may map to a DSP slice).
+ValueId LoopStageBuilder::linear(const Linear& a, int t, int width) {
+  std::vector<std::pair<ValueId, int64_t>> terms;
+  int cw = width;
+  for (std::size_t i = 0; i < a.step.size(); ++i) {
+    if (a.step[i] == 0) continue;
+    const ValueId v = variable_at(static_cast<int>(i), t);
+    terms.emplace_back(v, a.step[i]);
+    cw = std::max(cw, m_->width(v) + index_bits(std::abs(a.step[i]) + 1));
+  }
+  cw += index_bits(static_cast<int64_t>(terms.size()) + 1) + 1;
+  return m_->slice(fv_->modular_sum(cw, a.base, terms), 0, width);
 }
 
 // ---- the buffers in registers ---------------------------------------------------------
@@ -343,7 +358,8 @@ void LoopStageBuilder::reads() {
       for (const auto& [phase, r] : rb.ports[port]) {
         const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
         addresses.emplace_back(
-            phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t, ab));
+            phase,
+            linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_, body_), t, ab));
       }
       const ValueId addr =
           addresses.size() == 1 ? addresses[0].second : fv.select(ph_, addresses, fv.lit(0, ab));
@@ -423,8 +439,8 @@ void LoopStageBuilder::reads() {
     std::vector<std::pair<int64_t, ValueId>> at;
     for (const auto& [phase, r] : rb.reads) {
       const int t = op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]);
-      at.emplace_back(phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_), t,
-                                    ab, body_.flat()));
+      at.emplace_back(
+          phase, linear(bank_address(body_.reads[static_cast<std::size_t>(r)], p_, body_), t, ab));
     }
     const ValueId addr = at.size() == 1 ? at[0].second : fv.select(ph_, at, fv.lit(0, ab));
     const ValueId mq = m_->read(ram_id_[i], 0, addr, kNoValue, fmt::format("mq{}", i));
@@ -455,8 +471,9 @@ ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
     m_->drive_register(cbase, cnext, fv.and2(fv.not1(rst_), start_in_));
     bank->second = {cwp, cbase};
   }
-  std::vector<std::pair<ValueId, int64_t>> terms = {{variable_at(0, t), cr.step[0]}};
-  if (body_.flat()) terms.emplace_back(variable_at(1, t), cr.step[1]);
+  std::vector<std::pair<ValueId, int64_t>> terms;
+  for (std::size_t i = 0; i < cr.step.size(); ++i)
+    if (cr.step[i] != 0) terms.emplace_back(variable_at(static_cast<int>(i), t), cr.step[i]);
   const ValueId address = fv.modular_sum(bits, cr.base, terms, bank->second[1]);
   netlist::Memory mem;
   mem.name = fmt::format("chm{}", r);
@@ -536,8 +553,9 @@ void LoopStageBuilder::rams() {
     std::vector<ValueId> we;
     for (const auto& [phase, wr] : rb.writes) {
       const int t = op_start(ls_.lp.write_ops[static_cast<std::size_t>(wr)]);
-      addr.emplace_back(phase, linear(bank_address(body_.writes[static_cast<std::size_t>(wr)], p_),
-                                      t, ab, body_.flat()));
+      addr.emplace_back(
+          phase,
+          linear(bank_address(body_.writes[static_cast<std::size_t>(wr)], p_, body_), t, ab));
       value.emplace_back(phase, data.at(wr));
       const auto en = enable_.find(wr);
       we.push_back(en == enable_.end() ? active(t) : fv.and2(active(t), en->second));

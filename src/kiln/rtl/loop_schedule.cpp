@@ -175,10 +175,10 @@ class ProblemBuilder {
         if (wa.buffer != ra.buffer) continue;
         const int wo = lp_.write_ops[w], ro = lp_.read_ops[r];
         // Ordered conservatively unless both move alike with one variable
-        // (in a flattened nest, the inner one).
+        // (in a flattened nest, the innermost one).
         const int64_t a = dfg::step_of(wa.element);
         const bool inner_only = body_.flat() && wa.element.terms.size() == 1 &&
-                                wa.element.terms[0].first == body_.inner;
+                                wa.element.terms[0].first == body_.kept.back();
         if (!dfg::same_motion(wa.element, ra.element) || wa.element.terms.size() != 1 || a == 0 ||
             (body_.flat() && !inner_only)) {
           add_dependence(wo, ro, 1);
@@ -189,11 +189,11 @@ class ProblemBuilder {
         if (diff % a != 0) continue;  // never the same element
         const int64_t d = diff / a;   // the read's iteration minus the write's
         if (inner_only) {
-          // The inner variable restarts every `t` iterations, so the same
+          // The innermost variable restarts every `t` iterations, so the same
           // elements come back (a line buffer's columns, row after row): the
           // read sees the write d (mod t) iterations later, and the write
           // overwrites what the read reads -d (mod t) iterations later.
-          const int64_t t = body_.inner_trip;
+          const int64_t t = body_.extents.back();
           const int64_t ahead = ((d % t) + t) % t;
           add_dependence(wo, ro, static_cast<int>(ahead == 0 ? t : ahead));
           add_dependence(ro, wo, static_cast<int>(((-d % t) + t) % t), true);

@@ -160,35 +160,38 @@ namespace {
 std::vector<int64_t> iteration_elements(const dfg::LoopBody& body, const loop::Program& p,
                                         const dfg::PortAccess& pa) {
   const int64_t numel = p.buffers[static_cast<std::size_t>(pa.buffer)].numel();
-  // An affine expression of the kept variables as (constant, outer, inner).
-  struct Linear3 {
-    int64_t c = 0, outer = 0, inner = 0;
+  // An affine expression of the kept variables as a constant and a
+  // coefficient per kept loop; the variables are stepped like an odometer.
+  struct Linear {
+    int64_t c = 0;
+    std::vector<int64_t> at;
+    int64_t value(const std::vector<int64_t>& v) const {
+      int64_t x = c;
+      for (std::size_t i = 0; i < v.size(); ++i) x += at[i] * v[i];
+      return x;
+    }
   };
-  auto coefficients = [&](const loop::Affine& a) {
-    Linear3 l{a.constant, 0, 0};
-    for (const auto& [term, c] : a.terms)
-      if (term == body.loop)
-        l.outer += c;
-      else if (body.flat() && term == body.inner)
-        l.inner += c;
-    return l;
-  };
-  const Linear3 e = coefficients(pa.element);
-  std::vector<std::pair<Linear3, std::pair<int64_t, int64_t>>> guards;
-  for (const loop::Guard& g : pa.guards) guards.push_back({coefficients(g.expr), {g.lo, g.hi}});
+  auto linear = [&](const loop::Affine& a) { return Linear{a.constant, body.coefficients(a)}; };
+  const Linear e = linear(pa.element);
+  std::vector<std::pair<Linear, std::pair<int64_t, int64_t>>> guards;
+  for (const loop::Guard& g : pa.guards) guards.push_back({linear(g.expr), {g.lo, g.hi}});
   std::vector<int64_t> out(static_cast<std::size_t>(body.trip));
-  int64_t outer = 0, inner = 0;
+  std::vector<int64_t> v(body.kept.size(), 0);
   for (int64_t k = 0; k < body.trip; ++k) {
     bool happens = true;
     for (const auto& [g, range] : guards) {
-      const int64_t x = g.c + g.outer * outer + g.inner * inner;
+      const int64_t x = g.value(v);
       happens = happens && x >= range.first && x < range.second;
     }
-    const int64_t el = e.c + e.outer * outer + e.inner * inner;
+    const int64_t el = e.value(v);
     out[static_cast<std::size_t>(k)] = happens && el >= 0 && el < numel ? el : -1;
-    if (body.flat() && ++inner < body.inner_trip) continue;
-    inner = 0;
-    ++outer;
+    for (std::size_t i = v.size(); i-- > 0;) {
+      if (i == 0 || ++v[i] < body.extents[i]) {
+        if (i == 0) ++v[0];
+        break;
+      }
+      v[i] = 0;
+    }
   }
   return out;
 }
@@ -368,8 +371,7 @@ void LoopStageBuilder::uses() {
 
 // A channel read's place in its bank's order in iteration k.
 int64_t LoopStageBuilder::rank_of(const ChannelRead& r, const dfg::LoopBody& body, int64_t k) {
-  const auto v = body.variables(k);
-  return r.base + r.step[0] * v[0].second + (v.size() > 1 ? r.step[1] * v[1].second : 0);
+  return r.rank(body.values(k));
 }
 
 // Each channel bank this stage reads: a circular memory as deep as the

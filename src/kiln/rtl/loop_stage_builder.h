@@ -118,7 +118,7 @@ class LoopStageBuilder {
   ValueId k_at(int t) { return k_[static_cast<std::size_t>(t / ii_)]; }
   ValueId variable_at(int which, int t);  // a kept variable in the iteration at time t
   int variable_bits(int which) const;
-  ValueId linear(const Linear& a, int t, int width, bool inner = false);
+  ValueId linear(const Linear& a, int t, int width);
   ValueId element(int b, int64_t e);  // a buffer element's register (0 if nothing loads it)
   void controller();
   void iterations();

@@ -205,6 +205,30 @@ TEST(LoopStage, LineBuffersInMemory) {
   expect_lint_clean_and_bit_exact(m, d);
 }
 
+// A perfect nest of three loops kept as one (Flatten on the row loop and on
+// the column loop inside it): max_pool_2d's rows, columns and channels, one
+// channel of one pixel per iteration at II 1, the three variables counted
+// like an odometer.
+TEST(LoopStage, ThreeLoopsFlattened) {
+  const hls::Model m = testing::zoo_model("max_pool_2d");
+  RtlOptions o;
+  o.directives.loops["MaxPool/oh"] = {std::nullopt, 1, true};
+  o.directives.loops["MaxPool/ow"] = {std::nullopt, std::nullopt, true};
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "MaxPool");
+  // 7 x 7 x 3 iterations at II 1.
+  EXPECT_GE(s.latency_cycles, 147);
+  EXPECT_LE(s.latency_cycles, 147 + 10);
+  const netlist::Module* pool = d.netlist.find(d.top + "_MaxPool");
+  ASSERT_NE(pool, nullptr);
+  bool counts_channels = false;
+  for (netlist::ValueId v = 0; v < pool->size(); ++v)
+    counts_channels |= pool->value(v).op == netlist::Op::Reg && pool->value(v).name == "var2";
+  EXPECT_TRUE(counts_channels);
+  expect_lint_clean_and_bit_exact(m, d);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
+}
+
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;

@@ -41,9 +41,9 @@ std::set<int> plan_memories(const dfg::SplitKernel& sk, loop::Program& program) 
     for (const dfg::PortAccess* pa : accesses) {
       if (pa->buffer != b) continue;
       // Through the buffer itself (a local has no views), moving with one
-      // variable: the kept loop's, or a flattened nest's inner one.
+      // variable: the kept loop's, or a flattened nest's innermost one.
       ok = ok && (pa->accessed < 0 || pa->accessed == b) && pa->element.terms.size() == 1 &&
-           (!body.flat() || pa->element.terms[0].first == body.inner);
+           pa->element.terms[0].first == body.kept.back();
       if (ok) step = dfg::step_of(pa->element);
     }
     if (!ok || step == 0) continue;

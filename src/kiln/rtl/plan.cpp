@@ -24,10 +24,19 @@ int find_loop(const loop::Kernel& k, std::string_view name) {
   return -1;
 }
 
-// The loop whose copies `unroll` counts: the kept loop's, or the flattened
-// inner loop's.
+// The loops a plan keeps, outermost first: its loop and the `flatten` loops
+// of the perfect nest below it (fewer when the nest is shallower).
+std::vector<int> kept_loops(const loop::Kernel& k, const LayerPlan& p) {
+  std::vector<int> kept = {p.loop};
+  const std::vector<int> nest = dfg::perfect_nest(k, p.loop);
+  for (int i = 0; i < p.flatten && i < static_cast<int>(nest.size()); ++i)
+    kept.push_back(nest[static_cast<std::size_t>(i)]);
+  return kept;
+}
+
+// The loop whose copies `unroll` counts: the innermost kept loop.
 int copied_loop(const loop::Kernel& k, const LayerPlan& p) {
-  return p.flatten ? dfg::perfect_inner_loop(k, p.loop) : p.loop;
+  return kept_loops(k, p).back();
 }
 
 void weights_loaded(const std::vector<loop::Stmt>& stmts, const loop::Kernel& k,
@@ -67,7 +76,8 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
     s = "unrolled";
   } else {
     s = "loop=" + loop_at(k, p.loop).name;
-    if (p.flatten) s += " flatten";
+    if (p.flatten == 1) s += " flatten";
+    if (p.flatten > 1) s += fmt::format(" flatten={}", p.flatten);
     if (p.unroll > 1) s += fmt::format(" unroll={}", p.unroll);
     if (p.pipeline_ii) s += fmt::format(" pipeline={}", *p.pipeline_ii);
     if (p.weights_in_registers) s += " weights=registers";
@@ -79,7 +89,7 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
 LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::string& where) {
   auto bad = [&](const std::string& what, const std::string& hint = {}) -> LayerPlan {
     throw_error(ErrorKind::InvalidModel, where, what,
-                hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten] [unroll=N] "
+                hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten[=N]] [unroll=N] "
                                "[pipeline[=II]] [weights=registers] [form=line_buffer]\""
                              : hint);
   };
@@ -106,8 +116,8 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
     } else if (key == "loop") {
       p.loop = find_loop(k, value);
       if (p.loop < 0) bad("layer " + k.name + " has no loop '" + value + "'");
-    } else if (key == "flatten" && eq == std::string::npos) {
-      p.flatten = true;
+    } else if (key == "flatten") {
+      p.flatten = eq == std::string::npos ? 1 : static_cast<int>(std::min<int64_t>(number(), 64));
     } else if (key == "unroll") {
       p.unroll = number();
     } else if (key == "pipeline") {
@@ -124,8 +134,12 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
   }
   if (unrolled == (p.loop >= 0)) bad("a plan is either \"unrolled\" or keeps one loop=NAME");
   if (p.loop >= 0) {
-    if (p.flatten && dfg::perfect_inner_loop(k, p.loop) < 0)
-      bad("loop " + loop_at(k, p.loop).name + " is not a perfect nest: it cannot be flattened");
+    const auto nest = static_cast<int>(dfg::perfect_nest(k, p.loop).size());
+    if (p.flatten > nest)
+      bad(nest == 0
+              ? "loop " + loop_at(k, p.loop).name + " is not a perfect nest: it cannot be flattened"
+              : fmt::format("loop {} has {} loop(s) in its perfect nest, not {}",
+                            loop_at(k, p.loop).name, nest, p.flatten));
     const loop::Loop& copied = loop_at(k, copied_loop(k, p));
     if (copied.trip % p.unroll != 0)
       bad(fmt::format("unroll={} does not divide the trip count {} of loop {}", p.unroll,
@@ -153,8 +167,9 @@ std::string describe(const loop::Kernel& k, const LayerPlan& p) {
   if (p.loop < 0) return p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled";
   std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,
                               loop_at(k, p.loop).name);
-  const int inner = p.flatten ? dfg::perfect_inner_loop(k, p.loop) : -1;
-  if (inner >= 0) s += fmt::format(" flattened with {}", loop_at(k, inner).name);
+  const std::vector<int> kept = kept_loops(k, p);
+  for (std::size_t i = 1; i < kept.size(); ++i)
+    s += fmt::format("{}{}", i == 1 ? " flattened with " : ", ", loop_at(k, kept[i]).name);
   if (p.unroll > 1) s += fmt::format(" unrolled by {}", p.unroll);
   s += p.pipeline_ii ? ", pipelined" : ", not pipelined";
   if (p.weights_in_registers) s += ", weights in registers";
@@ -170,14 +185,14 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
     if (const int first = first_top_loop(k); first >= 0)
       c.directives.loops[loop_key(first)].unroll = 0;
   } else {
-    loop::LoopDirectives& kept = c.directives.loops[loop_key(p.loop)];
-    kept.pipeline_ii = p.pipeline_ii;
-    if (p.flatten) {
-      kept.flatten = true;
-      if (p.unroll > 1) c.directives.loops[loop_key(copied_loop(k, p))].unroll = p.unroll;
-    } else {
-      kept.unroll = p.unroll;
-    }
+    c.directives.loops[loop_key(p.loop)].pipeline_ii = p.pipeline_ii;
+    const std::vector<int> kept = kept_loops(k, p);
+    for (std::size_t i = 0; i + 1 < kept.size(); ++i)
+      c.directives.loops[loop_key(kept[i])].flatten = true;
+    if (kept.size() == 1)
+      c.directives.loops[loop_key(p.loop)].unroll = p.unroll;
+    else if (p.unroll > 1)
+      c.directives.loops[loop_key(kept.back())].unroll = p.unroll;
   }
   if (p.weights_in_registers)
     for (int b : weights_of(program, kernel))
@@ -191,8 +206,9 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
 LayerPlan configured_plan(const loop::Program& program, int kernel,
                           const std::map<std::string, std::string>& where) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
-  // The inner loops of flattened nests: their Unroll copies the flattened
-  // body (neighbouring pixels), it does not keep them.
+  // The inner loops of flattened nests: kept with the loop they are flattened
+  // into; the innermost's Unroll copies the flattened body (neighbouring
+  // pixels), it does not keep it.
   std::set<int> inner_of_flattened;
   for (std::size_t l = 0; l < k.loops.size(); ++l)
     if (k.loops[l].directives.flatten)
@@ -217,7 +233,11 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
                   "pipeline or partially unroll one top-level loop of the layer");
     }
     plan.loop = static_cast<int>(l);
-    plan.flatten = d.flatten;
+    // Flatten on this loop, on the loop inside it, ...: the nest kept with it.
+    plan.flatten = 0;
+    for (int f = plan.loop; f >= 0 && k.loops[static_cast<std::size_t>(f)].directives.flatten;
+         f = dfg::perfect_inner_loop(k, f))
+      ++plan.flatten;
     const loop::Loop& copied = loop_at(k, copied_loop(k, plan));
     const int64_t u = copied.directives.unroll.value_or(1);
     plan.unroll = u == 0 ? copied.trip : u;
@@ -243,10 +263,11 @@ void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan) {
     if (const int first = first_top_loop(k); first >= 0)
       k.loops[static_cast<std::size_t>(first)].directives.unroll = 0;
   } else {
-    loop::LoopDirectives& d = k.loops[static_cast<std::size_t>(plan.loop)].directives;
-    d.pipeline_ii = plan.pipeline_ii;
-    d.flatten = plan.flatten;
-    const int copied = copied_loop(k, plan);
+    k.loops[static_cast<std::size_t>(plan.loop)].directives.pipeline_ii = plan.pipeline_ii;
+    const std::vector<int> kept = kept_loops(k, plan);
+    for (std::size_t i = 0; i + 1 < kept.size(); ++i)
+      k.loops[static_cast<std::size_t>(kept[i])].directives.flatten = true;
+    const int copied = kept.back();
     const loop::Loop& c = k.loops[static_cast<std::size_t>(copied)];
     // Unroll 1 keeps a loop that nothing else does (not pipelined, not flattened).
     if (plan.unroll > 1 || !plan.flatten)

@@ -5,9 +5,9 @@
 // that any plan a search finds can be kept.
 //
 // A plan keeps at most one top-level loop of the kernel as a loop (with the
-// loop inside it when flattened); everything else unrolls. The kept loop's
-// body is copied `unroll` times per iteration (flattened: the inner loop's
-// body), iterations overlap when it is pipelined, and the weights it reads
+// loops of the perfect nest inside it when flattened); everything else
+// unrolls. The innermost kept loop's body is copied `unroll` times per
+// iteration, iterations overlap when it is pipelined, and the weights it reads
 // sit in two-port ROM banks or, `weights_in_registers`, in a table per read.
 // A convolution may be in its line-buffered form (lower_line_buffer.cpp),
 // whose loops are that form's.
@@ -27,9 +27,11 @@ namespace kiln::rtl {
 struct LayerPlan {
   bool line_buffered = false;  // the convolution's streaming form
   int loop = -1;               // the kept loop (index in Kernel::loops); -1: fully unrolled
-  bool flatten = false;        // kept with the one loop its body is (a perfect nest)
-  // Copies of the kept loop's body per iteration (flattened: of the inner
-  // loop's body, neighbouring pixels); a factor of that loop's trip count.
+  // How many loops of the perfect nest below it are kept with it (0: none;
+  // 1: the one loop its body is; 2: that loop's too, ...).
+  int flatten = 0;
+  // Copies of the innermost kept loop's body per iteration (flattened:
+  // neighbouring pixels); a factor of that loop's trip count.
   int64_t unroll = 1;
   // Pipelined, with this II asked for (the modulo schedule's floor, as a
   // Pipeline directive's); unset: not pipelined.
@@ -42,7 +44,8 @@ struct LayerPlan {
 
 // The canonical one-line text, against the kernel of the plan's form:
 // "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
-// form=line_buffer" (fields in that order, defaults left out).
+// form=line_buffer" (fields in that order, defaults left out; "flatten" keeps
+// one loop inside, "flatten=2" two).
 std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
 // The inverse. Throws kiln::Error(InvalidModel) at `where` for text that is
 // not a plan of `kernel` (an unknown word or loop, an unroll factor that
@@ -59,8 +62,9 @@ uint64_t plan_hash(std::string_view key);
 std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);
 
 // The plan as the config's directives: Loop.<layer>/<loop> blocks (Pipeline,
-// Unroll, Flatten; a fully unrolled layer: Unroll 0 on its first top-level
-// loop), Buffer.<weights> Storage: registers for the weights the kernel
+// Unroll, Flatten on the kept loop and on each kept loop of the nest but the
+// innermost, Unroll on the innermost; a fully unrolled layer: Unroll 0 on its
+// first top-level loop), Buffer.<weights> Storage: registers for the weights the kernel
 // reads when the plan keeps them there, and the layer's ConvImplementation for a convolution that
 // has both forms. `program` holds the kernel in the plan's form.
 struct PlanConfig {

@@ -50,6 +50,27 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   EXPECT_EQ(describe(d.kernel(), q), "loop Gemm/i flattened with j unrolled by 2, not pipelined");
 }
 
+// A nest of three loops (max_pool_2d's oh, ow, c): "flatten=2" keeps all three.
+TEST(Plan, FlattenCountsTheLoopsKeptInside) {
+  const hls::Model m = testing::zoo_model("max_pool_2d");
+  loop::Program program = loop::lower_model(m);
+  const loop::Kernel& k = program.kernels.at(0);
+  LayerPlan p = parse_plan(k, "loop=oh flatten=2 pipeline=1", "test");
+  EXPECT_EQ(p.flatten, 2);
+  EXPECT_EQ(plan_text(k, p), "loop=oh flatten=2 pipeline=1");
+  EXPECT_EQ(describe(k, p), "loop MaxPool/oh flattened with ow, c, pipelined");
+  // As the config says it: Flatten on oh and on ow; and back.
+  const PlanConfig pc = plan_config(program, 0, p, false);
+  EXPECT_TRUE(pc.directives.loops.at("MaxPool/oh").flatten);
+  EXPECT_TRUE(pc.directives.loops.at("MaxPool/ow").flatten);
+  EXPECT_FALSE(pc.directives.loops.count("MaxPool/c"));
+  loop::apply_directives(program, pc.directives);
+  EXPECT_EQ(configured_plan(program, 0), p);
+  const Error e = catch_error([&] { parse_plan(k, "loop=oh flatten=3", "plan.txt"); });
+  EXPECT_NE(e.message().find("has 2 loop(s) in its perfect nest, not 3"), std::string::npos)
+      << e.message();
+}
+
 TEST(Plan, BadTextSaysWhatIsWrong) {
   const Dense d;
   for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{

@@ -45,7 +45,7 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
 
 const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::string* reason) {
   CachedGraph& c = graphs_[{kernel, plan.line_buffered, plan.loop, plan.loop < 0 ? 1 : plan.unroll,
-                            plan.loop >= 0 && plan.flatten}];
+                            plan.loop >= 0 ? plan.flatten : 0}];
   if (!c.graph && c.reason.empty()) {
     // The graph does not depend on the weights' storage.
     LayerPlan form;

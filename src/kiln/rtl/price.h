@@ -84,7 +84,7 @@ class Pricer {
     std::unique_ptr<LayerGraph> graph;
     std::string reason;
   };
-  std::map<std::tuple<int, bool, int, int64_t, bool>, CachedGraph> graphs_;
+  std::map<std::tuple<int, bool, int, int64_t, int>, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   StageCache cache_;
