@@ -408,7 +408,7 @@ void LoopStageBuilder::reads() {
       }
       const ValueId v = m_->lookup(m_->table(std::move(table)), k_at(t));
       // Registered where the schedule counts a read's latency (a port of a
-      // bank it would have had: a flattened nest's reads).
+      // bank it would have had: a flattened nest's read across banks).
       if (op_latency(op) > 0) {
         rd_[r] = m_->reg(w, name);
         m_->drive_register(rd_[r], v);

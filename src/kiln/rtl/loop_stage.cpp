@@ -413,11 +413,12 @@ void LoopStageBuilder::channel_depths() {
 // registers, a table of the whole buffer).
 void LoopStageBuilder::rom_read(int r) {
   const dfg::PortAccess& pa = body_.reads[static_cast<std::size_t>(r)];
-  // A flattened nest's reads get a table each, indexed by the iteration:
-  // bank addresses count one loop's variable so far.
-  if (body_.flat()) return;
   const Bank bank = bank_of(pa, p_);
   const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
+  // A flattened nest's read that crosses the banks gets a table of its own,
+  // indexed by the iteration, as it did before its banks had addresses in
+  // every kept variable.
+  if (bank.any && body_.flat()) return;
   if (bank.any)
     throw_error(ErrorKind::Unsupported, "loop " + body_.name,
                 fmt::format("a read of '{}' moves across the banks of its partition",

@@ -229,6 +229,25 @@ TEST(LoopStage, ThreeLoopsFlattened) {
   testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
 }
 
+// dense_a's input and output loops flattened: one product per iteration, its
+// weight w[i][j] read from a two-port ROM at address 8 i + j (a step per kept
+// variable), the accumulators a memory moving with j.
+TEST(LoopStage, FlattenedDenseReadsItsWeightsFromARom) {
+  const hls::Model m = testing::zoo_model("dense_a");
+  RtlOptions o;
+  o.directives.loops["Gemm/i"] = {std::nullopt, 1, true};
+  const Design d = build_design(m, o);
+  const netlist::Module* gemm = d.netlist.find(d.top + "_Gemm");
+  ASSERT_NE(gemm, nullptr);
+  int roms = 0;
+  for (const netlist::Memory& mem : gemm->memories())
+    roms += mem.kind == netlist::MemoryKind::Rom ? 1 : 0;
+  EXPECT_GE(roms, 1);
+  EXPECT_TRUE(gemm->tables().empty());
+  expect_lint_clean_and_bit_exact(m, d);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
+}
+
 TEST(LoopStage, TwoKeptLoopsInOneLayerAreRefused) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
