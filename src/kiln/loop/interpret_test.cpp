@@ -12,6 +12,7 @@
 #include "kiln/hls/prepare.h"
 #include "kiln/loop/loop_text.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/loop/testing/emulator_match.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -89,6 +90,38 @@ TEST_P(ZooModel, LineBufferedConvolutionsMatchEmulator) {
     ++changed;
   }
   if (changed == 0) GTEST_SKIP() << "no convolution of stride 1";
+  if (ops > kDefaultTierOps && std::getenv("KILN_LARGE") == nullptr)
+    GTEST_SKIP() << ops << " operations; runs in the large tier (ctest -L large)";
+  const std::string text = print_program(p);
+  EXPECT_EQ(print_program(parse_program(text, GetParam() + ".loop")), text);
+  testing::expect_interpreter_matches(m, p, GetParam(), 1, 1, false);
+}
+
+// The same with every kernel's nests made perfect (sink_nests.h): the
+// statements around each pixel's loops under first- and last-iteration
+// guards, the padding tests and the loads moved inward.
+TEST_P(ZooModel, SunkNestsMatchEmulator) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / GetParam() / "model.onnx";
+  hls::Model m;
+  try {
+    m = model_of(onnx);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "not an HLS model: " << e.message();
+  }
+  Program p;
+  try {
+    p = lower_model(m);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported) throw;
+    GTEST_SKIP() << e.message();
+  }
+  int64_t ops = 0;
+  int rewritten = 0;
+  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+    ops += dynamic_ops(p.kernels[k]);
+    rewritten += sink_nests(p, static_cast<int>(k));
+  }
+  if (rewritten == 0) GTEST_SKIP() << "no nest to sink";
   if (ops > kDefaultTierOps && std::getenv("KILN_LARGE") == nullptr)
     GTEST_SKIP() << ops << " operations; runs in the large tier (ctest -L large)";
   const std::string text = print_program(p);

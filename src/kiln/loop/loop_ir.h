@@ -215,8 +215,10 @@ struct Program {
 };
 
 // How many values a kernel computes when run: each Let counted once per
-// iteration of its enclosing loops (guards ignored). The symbolic unroller
-// bounds designs by it, and the tests use it to tier large models.
+// iteration of its enclosing loops, guards ignored except one that bounds an
+// enclosing loop's variable to a range (then that share of its iterations:
+// the first- and last-iteration guards of sink_nests.h). The symbolic
+// unroller bounds designs by it, and the tests use it to tier large models.
 int64_t dynamic_ops(const Kernel& kernel);
 // The same for statements of the kernel (a loop's body).
 int64_t dynamic_ops(const Kernel& kernel, const std::vector<Stmt>& stmts);

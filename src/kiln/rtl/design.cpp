@@ -14,6 +14,7 @@
 #include "kiln/fpga/devices.h"
 #include "kiln/loop/directives.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/netlist/verify.h"
 #include "kiln/netlist/verilog.h"
 #include "kiln/rtl/search.h"
@@ -66,6 +67,10 @@ loop::Program design_program(const hls::Model& model, const RtlOptions& options)
         loop::can_line_buffer(program, model, static_cast<int>(k)))
       loop::line_buffer(program, model, static_cast<int>(k));
   }
+  // Nests made perfect (loop/sink_nests.h), so that plans and the config can
+  // keep the loops inside a pixel loop; the unrolled graphs do not change.
+  for (std::size_t k = 0; k < program.kernels.size(); ++k)
+    loop::sink_nests(program, static_cast<int>(k));
   loop::apply_directives(program, options.directives);  // names and values
   return program;
 }

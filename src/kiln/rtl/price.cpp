@@ -1,6 +1,7 @@
 #include "kiln/rtl/price.h"
 
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -33,6 +34,7 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
   if (plan.line_buffered && !base_kernel.line_buffered) {
     KILN_ASSERT(may_line_buffer(kernel), "a line-buffered plan for " + base_kernel.name);
     loop::line_buffer(*p, model_, kernel);
+    loop::sink_nests(*p, kernel);  // as design_program does for every kernel
   }
   if (plan.weights_in_registers)
     for (int b : weights_of(*p, kernel)) {
