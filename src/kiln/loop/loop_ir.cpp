@@ -124,12 +124,26 @@ int Program::storage_of(int b) const {
   return b;
 }
 
+int64_t guarded_runs(const Kernel& k, const Stmt& s, int64_t runs,
+                     const std::vector<int>& enclosing) {
+  std::vector<int> bounded;
+  for (const Guard& g : s.guards) {
+    if (g.expr.terms.size() != 1 || g.expr.terms[0].second != 1) continue;
+    const int l = g.expr.terms[0].first;
+    if (std::find(enclosing.begin(), enclosing.end(), l) == enclosing.end() ||
+        std::find(bounded.begin(), bounded.end(), l) != bounded.end())
+      continue;
+    bounded.push_back(l);
+    const int64_t trip = k.loops.at(static_cast<std::size_t>(l)).trip;
+    const int64_t lo = std::clamp<int64_t>(g.lo - g.expr.constant, 0, trip);
+    const int64_t hi = std::clamp<int64_t>(g.hi - g.expr.constant, 0, trip);
+    runs = runs / trip * std::max<int64_t>(0, hi - lo);
+  }
+  return runs;
+}
+
 namespace {
 
-// `runs`: how many times `stmts` run; `enclosing`: the loops around them. An
-// If that bounds an enclosing loop's variable to a range (the first or last
-// iteration, where sink_nests.h puts a pixel's set-up and write-out) runs
-// that share of the times; other conditions are ignored (counted as holding).
 int64_t count_ops(const Kernel& k, const std::vector<Stmt>& stmts, int64_t runs,
                   std::vector<int>& enclosing) {
   int64_t n = 0;
@@ -141,23 +155,8 @@ int64_t count_ops(const Kernel& k, const std::vector<Stmt>& stmts, int64_t runs,
           count_ops(k, s.body, runs * k.loops.at(static_cast<std::size_t>(s.loop)).trip, enclosing);
       enclosing.pop_back();
     }
-    if (s.kind == StmtKind::If) {
-      int64_t r = runs;
-      std::vector<int> bounded;
-      for (const Guard& g : s.guards) {
-        if (g.expr.terms.size() != 1 || g.expr.terms[0].second != 1) continue;
-        const int l = g.expr.terms[0].first;
-        if (std::find(enclosing.begin(), enclosing.end(), l) == enclosing.end() ||
-            std::find(bounded.begin(), bounded.end(), l) != bounded.end())
-          continue;
-        bounded.push_back(l);
-        const int64_t trip = k.loops.at(static_cast<std::size_t>(l)).trip;
-        const int64_t lo = std::clamp<int64_t>(g.lo - g.expr.constant, 0, trip);
-        const int64_t hi = std::clamp<int64_t>(g.hi - g.expr.constant, 0, trip);
-        r = r / trip * std::max<int64_t>(0, hi - lo);
-      }
-      n += count_ops(k, s.body, r, enclosing);
-    }
+    if (s.kind == StmtKind::If)
+      n += count_ops(k, s.body, guarded_runs(k, s, runs, enclosing), enclosing);
   }
   return n;
 }

@@ -222,6 +222,10 @@ struct Program {
 int64_t dynamic_ops(const Kernel& kernel);
 // The same for statements of the kernel (a loop's body).
 int64_t dynamic_ops(const Kernel& kernel, const std::vector<Stmt>& stmts);
+// How many times the body of If statement `s` runs when `s` runs `runs`
+// times inside the loops `enclosing` (dynamic_ops's rule for guards).
+int64_t guarded_runs(const Kernel& kernel, const Stmt& s, int64_t runs,
+                     const std::vector<int>& enclosing);
 
 // The result type of a value from its op and operands (throws
 // kiln::Error(InvalidModel) with `where` when the operands do not fit the op).

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace kiln::loop {
 
@@ -14,10 +15,12 @@ struct Walker {
   int kernel;
   std::vector<LoopSite>& out;
 
+  std::vector<int> enclosing;
+
   void walk(const std::vector<Stmt>& stmts, const std::string& parent, int depth, int64_t runs) {
     const Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
     for (const Stmt& s : stmts) {
-      if (s.kind == StmtKind::If) walk(s.body, parent, depth, runs);
+      if (s.kind == StmtKind::If) walk(s.body, parent, depth, guarded_runs(k, s, runs, enclosing));
       if (s.kind != StmtKind::For) continue;
       const Loop& l = k.loops.at(static_cast<std::size_t>(s.loop));
       LoopSite site;
@@ -29,12 +32,30 @@ struct Walker {
       site.depth = depth;
       site.trip = l.trip;
       site.runs = runs;
-      site.ops = runs * l.trip * dynamic_ops(k, s.body);
+      enclosing.push_back(s.loop);
+      std::vector<int> around = enclosing;
+      int64_t ops = 0;
+      // The body's operations as dynamic_ops counts them inside these loops.
+      std::function<void(const std::vector<Stmt>&, int64_t)> count =
+          [&](const std::vector<Stmt>& body, int64_t n) {
+            for (const Stmt& b : body) {
+              if (b.kind == StmtKind::Let) ops += n;
+              if (b.kind == StmtKind::If) count(b.body, guarded_runs(k, b, n, around));
+              if (b.kind == StmtKind::For) {
+                around.push_back(b.loop);
+                count(b.body, n * k.loops.at(static_cast<std::size_t>(b.loop)).trip);
+                around.pop_back();
+              }
+            }
+          };
+      count(s.body, runs * l.trip);
+      site.ops = ops;
       site.perfect = s.body.size() == 1 && s.body.front().kind == StmtKind::For;
       site.directives = l.directives;
       const std::string name = site.name;
       out.push_back(std::move(site));
       walk(s.body, name, depth + 1, runs * l.trip);
+      enclosing.pop_back();
     }
   }
 };
@@ -53,7 +74,7 @@ std::string directives_text(const LoopDirectives& d) {
 std::vector<LoopSite> loop_sites(const Program& program) {
   std::vector<LoopSite> sites;
   for (std::size_t k = 0; k < program.kernels.size(); ++k)
-    Walker{program, static_cast<int>(k), sites}.walk(program.kernels[k].body, "", 0, 1);
+    Walker{program, static_cast<int>(k), sites, {}}.walk(program.kernels[k].body, "", 0, 1);
   return sites;
 }
 

@@ -85,15 +85,15 @@ class Candidates {
       if (st.kind != loop::StmtKind::For) continue;
       const int l = st.loop;
       const int64_t trip = k.loops[static_cast<std::size_t>(l)].trip;
-      const int inner = dfg::perfect_inner_loop(k, l);
+      const std::vector<int> nest = dfg::perfect_nest(k, l);
       // The line-buffered form is only worth its pixel loop, flattened.
-      if (line_buffered && inner < 0) continue;
+      if (line_buffered && nest.empty()) continue;
       if (!line_buffered && trip < 2) continue;
       for (const bool registers : {false, true}) {
         // Nothing to place: the line-buffered form's weights are constants of
         // its body, and some layers read none.
         if (registers && (line_buffered || !has_weights_)) continue;
-        auto plan = [&](int64_t u, bool flatten) {
+        auto plan = [&](int64_t u, int flatten) {
           LayerPlan p;
           p.line_buffered = line_buffered;
           p.loop = l;
@@ -103,13 +103,14 @@ class Candidates {
           p.flatten = flatten;
           return p;
         };
-        if (!line_buffered) factors(trip, [&](int64_t u) { return plan(u, false); });
-        // A perfect nest flattened: one iteration per pair of the two loops'
-        // values, so the body is the inner loop's (a convolution's pixel),
-        // or that many neighbouring ones when the inner loop is unrolled.
-        if (inner >= 0)
-          factors(k.loops[static_cast<std::size_t>(inner)].trip,
-                  [&](int64_t u) { return plan(u, true); });
+        if (!line_buffered) factors(trip, [&](int64_t u) { return plan(u, 0); });
+        // A perfect nest flattened to each depth: one iteration per value of
+        // the kept loops, the body the innermost kept loop's (a
+        // convolution's pixel; a window position of it; one input channel
+        // of it), or that many of them when that loop is unrolled.
+        for (std::size_t d = 0; d < nest.size(); ++d)
+          factors(k.loops[static_cast<std::size_t>(nest[d])].trip,
+                  [&](int64_t u) { return plan(u, static_cast<int>(d) + 1); });
       }
     }
   }
