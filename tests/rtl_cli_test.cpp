@@ -137,6 +137,27 @@ TEST(RtlCli, UnknownPartIsExit2AndKnownOnesCarryTheirCapacity) {
             53200);
 }
 
+// A search never hands back a design over the part: the MLP at 20 cycles on
+// a Zynq-7020 needs far more LUTs than it has, which is exit 2 naming the
+// resources and the part, with no directory left; --over-capacity writes it.
+TEST(RtlCli, SearchedDesignOverThePartIsRefusedNamingTheResources) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  const std::vector<std::string> args = {
+      "rtl", zoo("mlp"),  "--set", "Part=xc7z020clg400-1", "--set", "Model.TargetCycles=20",
+      "-o",  out.string()};
+  const ProcessResult r = kiln(args);
+  expect_error(r, 2, "the searched design needs LUT");
+  EXPECT_NE(r.err.find("of 53200"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("xc7z020clg400-1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  std::vector<std::string> forced = args;
+  forced.push_back("--over-capacity");
+  const ProcessResult w = kiln(forced);
+  EXPECT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_TRUE(fs::exists(out / "report.json"));
+}
+
 // A searched design keeps its plans as a config (plans.yaml): passed as a
 // second -c, every layer is built as the search built it and none is
 // searched again.

@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
   ImportFlags rtl_flags;
   std::string rtl_model_path, rtl_out;
   std::vector<std::string> rtl_sets, rtl_config;
-  bool rtl_force = false, rtl_json = false, rtl_list_loops = false;
+  bool rtl_force = false, rtl_json = false, rtl_list_loops = false, rtl_over_capacity = false;
   CLI::App* rtl_cmd = app.add_subcommand(
       "rtl", "Write kiln's own Verilog for a model: a pipelined design, testbench, Yosys script");
   rtl_cmd->add_option("MODEL", rtl_model_path, kModelHelp)->required();
@@ -268,6 +268,9 @@ int main(int argc, char** argv) {
   rtl_cmd->add_flag("--list-loops", rtl_list_loops,
                     "Print every loop's stable name, trip count and directives; write nothing");
   rtl_cmd->add_flag("--force", rtl_force, "Replace an existing design directory");
+  rtl_cmd->add_flag("--over-capacity", rtl_over_capacity,
+                    "Write a searched design even when its estimate is over the part's capacity "
+                    "(by default that is exit 2, naming each resource)");
   rtl_cmd->add_flag("--json", rtl_json, "Machine-readable output (the report.json fields)");
   rtl_flags.add_to(rtl_cmd);
 
@@ -466,6 +469,7 @@ int main(int argc, char** argv) {
       o.sets = rtl_sets;
       o.output_dir = rtl_out;
       o.overwrite = rtl_force;
+      o.over_capacity = rtl_over_capacity;
       if (rtl_list_loops) {
         print(commands::list_loops(rtl_model_path, o), rtl_json, commands::loop_listing_to_json,
               commands::format_loop_listing);

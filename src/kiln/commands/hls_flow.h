@@ -35,6 +35,9 @@ hls::Granularity parse_granularity(const std::string& text);
 struct CompileOptions : flow::ConfigureOptions {
   std::filesystem::path output_dir;
   bool overwrite = false;
+  // kiln rtl: write a searched design that does not fit the part
+  // (rtl::RtlOptions::fit_part false).
+  bool over_capacity = false;
 };
 
 struct CompileResult {

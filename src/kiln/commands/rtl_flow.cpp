@@ -60,6 +60,7 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
   // The part must name a family Yosys knows before the long build starts.
   const fpga::Family family = fpga::device_of_part(r.model.part).family;
   r.options = rtl::rtl_options(r.model);
+  r.options.fit_part = !options.over_capacity;
   r.design = rtl::build_design(r.model, r.options);
   const int capacity = rtl::testbench_capacity(r.design);
   r.report = rtl::design_report(r.design, r.model, r.options, capacity);

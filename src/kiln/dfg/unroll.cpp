@@ -156,15 +156,20 @@ class Unroller {
 
   // `a` with the known loop variables replaced by their values: a constant,
   // or an expression of the symbolic loop's variable.
+  // A kept loop of one iteration (a convolution's group loop) keeps its
+  // variable 0: what it indexes does not move.
   loop::Affine residual(const loop::Affine& a) const {
     loop::Affine r = loop::Affine::of(a.constant);
-    for (const auto& [loop, c] : a.terms)
+    for (const auto& [loop, c] : a.terms) {
+      const bool moves = symbolic(loop) && iterations(loop) > 1;
       if (loop >= 0 && loop == unrolled())
-        r = r + loop::Affine::var(loop, c * region_.unroll) + c * copy_;
-      else if (symbolic(loop))
+        r = r + (moves ? loop::Affine::var(loop, c * region_.unroll) : loop::Affine::of(0)) +
+            c * copy_;
+      else if (moves)
         r = r + loop::Affine::var(loop, c);
       else
         r.constant += c * vars_[static_cast<std::size_t>(loop)];
+    }
     return r;
   }
 

@@ -4,6 +4,7 @@
 #include "kiln/rtl/design.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -166,10 +167,29 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   }
   d.interval_cycles = timing.interval();
   d.netlist.modules.push_back(top_module(d, program, built, timing));
+  // A search chose the plans: they must fit the part (the cheapest plans
+  // meeting the targets do not, so the targets ask for too much of it).
+  const bool searched =
+      std::any_of(plans.begin(), plans.end(), [](const LayerChoice& c) { return !c.why.empty(); });
+  if (searched && options.fit_part) {
+    const std::vector<std::string> over = fpga::over_capacity(estimate_of(d), device.capacity);
+    if (!over.empty())
+      throw_error(ErrorKind::InvalidModel, "model " + model.name,
+                  fmt::format("the searched design needs {} on the {} ({}), by kiln's estimate",
+                              fmt::join(over, ", "), model.part, device.title),
+                  "raise TargetCycles or LatencyCycles, lower MultiplierLimit, choose a larger "
+                  "Part, or pass --over-capacity to write it anyway");
+  }
   d.netlist.top = d.top;
   netlist::verify(d.netlist);
   d.files = netlist::print_verilog(d.netlist);
   return d;
+}
+
+fpga::Resources estimate_of(const Design& d) {
+  fpga::Resources e = d.top_report;  // the top's delay lines
+  for (const StageReport& s : d.stages) e += s;
+  return e;
 }
 
 }  // namespace kiln::rtl

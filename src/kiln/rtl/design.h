@@ -77,6 +77,10 @@ struct RtlOptions {
   // Config keys that shape kiln compile's project and not this design, said
   // in the report rather than ignored in silence (options.h).
   std::vector<std::string> notes;
+  // A design whose plans a search chose (TargetCycles, ReuseFactor,
+  // LatencyCycles, a MultiplierLimit fold) must fit the part by its estimate;
+  // false writes it anyway (`kiln rtl --over-capacity`).
+  bool fit_part = true;
 };
 
 // One model input or output: a flat vector port of `numel` elements of
@@ -141,7 +145,11 @@ loop::Program design_program(const hls::Model& model, const RtlOptions& options)
 
 // Builds the design. Throws kiln::Error: Unsupported for layers without a
 // Loop IR lowering or over the unrolling bound (naming the layer), and
-// InvalidModel when a schedule is infeasible (naming the constraint).
+// InvalidModel when a schedule is infeasible (naming the constraint) or when
+// a searched design needs more than the part has (naming each resource).
 Design build_design(const hls::Model& model, const RtlOptions& options);
+
+// The design's estimated resources: its stages' and the top's delay lines.
+fpga::Resources estimate_of(const Design& design);
 
 }  // namespace kiln::rtl

@@ -70,12 +70,6 @@ Port port_from(const json& j, const fs::path& file) {
 
 }  // namespace
 
-fpga::Resources estimate_of(const Design& d) {
-  fpga::Resources e = d.top_report;  // the top's delay lines
-  for (const StageReport& s : d.stages) e += s;
-  return e;
-}
-
 int testbench_capacity(const Design& d) {
   int64_t words = 0;
   for (const Port& p : d.inputs) words += p.numel;

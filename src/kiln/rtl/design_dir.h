@@ -35,9 +35,6 @@ inline constexpr int kTestbenchCapacity = 1024;
 inline constexpr int64_t kTestbenchMaxWords = int64_t{1} << 22;
 int testbench_capacity(const Design& design);
 
-// The design's estimated resources: its stages' and the top's delay lines.
-fpga::Resources estimate_of(const Design& design);
-
 // report.json's content. `tb_capacity` is the tb.sv's sample capacity.
 nlohmann::json design_report(const Design& design, const hls::Model& model,
                              const RtlOptions& options, int tb_capacity);
