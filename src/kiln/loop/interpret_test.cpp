@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/emulate/emulator.h"
@@ -63,11 +64,15 @@ TEST_P(ZooModel, InterpreterMatchesEmulator) {
   }
 }
 
-// The same with every stride-1 convolution in its line-buffered form
-// (lower_line_buffer.cpp): one iteration per padded input pixel, a window of
-// registers, the rows above in line buffers.
-TEST_P(ZooModel, LineBufferedConvolutionsMatchEmulator) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / GetParam() / "model.onnx";
+// Lowers zoo/coverage model `name`, rewrites every kernel with `rewrite`
+// (which says whether it changed it), and compares the result with the
+// emulator: the text round trip and one sample. Skips models that are not
+// HLS models or have no lowering, when nothing changed (`what` says what
+// was looked for), and programs for the large tier.
+void expect_rewritten_matches_emulator(
+    const std::string& name, const std::string& what,
+    const std::function<bool(Program&, const hls::Model&, int)>& rewrite) {
+  const fs::path onnx = kiln::testing::source_dir() / "models" / name / "model.onnx";
   hls::Model m;
   try {
     m = model_of(onnx);
@@ -85,48 +90,35 @@ TEST_P(ZooModel, LineBufferedConvolutionsMatchEmulator) {
   int changed = 0;
   for (std::size_t k = 0; k < p.kernels.size(); ++k) {
     ops += dynamic_ops(p.kernels[k]);
-    if (!can_line_buffer(p, m, static_cast<int>(k))) continue;
-    line_buffer(p, m, static_cast<int>(k));
-    ++changed;
+    changed += rewrite(p, m, static_cast<int>(k)) ? 1 : 0;
   }
-  if (changed == 0) GTEST_SKIP() << "no convolution of stride 1";
+  if (changed == 0) GTEST_SKIP() << "no " << what;
   if (ops > kDefaultTierOps && std::getenv("KILN_LARGE") == nullptr)
     GTEST_SKIP() << ops << " operations; runs in the large tier (ctest -L large)";
   const std::string text = print_program(p);
-  EXPECT_EQ(print_program(parse_program(text, GetParam() + ".loop")), text);
-  testing::expect_interpreter_matches(m, p, GetParam(), 1, 1, false);
+  EXPECT_EQ(print_program(parse_program(text, name + ".loop")), text);
+  testing::expect_interpreter_matches(m, p, name, 1, 1, false);
+}
+
+// The same with every stride-1 convolution in its line-buffered form
+// (lower_line_buffer.cpp): one iteration per padded input pixel, a window of
+// registers, the rows above in line buffers.
+TEST_P(ZooModel, LineBufferedConvolutionsMatchEmulator) {
+  expect_rewritten_matches_emulator(GetParam(), "convolution of stride 1",
+                                    [](Program& p, const hls::Model& m, int k) {
+                                      if (!can_line_buffer(p, m, k)) return false;
+                                      line_buffer(p, m, k);
+                                      return true;
+                                    });
 }
 
 // The same with every kernel's nests made perfect (sink_nests.h): the
 // statements around each pixel's loops under first- and last-iteration
 // guards, the padding tests and the loads moved inward.
 TEST_P(ZooModel, SunkNestsMatchEmulator) {
-  const fs::path onnx = kiln::testing::source_dir() / "models" / GetParam() / "model.onnx";
-  hls::Model m;
-  try {
-    m = model_of(onnx);
-  } catch (const Error& e) {
-    GTEST_SKIP() << "not an HLS model: " << e.message();
-  }
-  Program p;
-  try {
-    p = lower_model(m);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Unsupported) throw;
-    GTEST_SKIP() << e.message();
-  }
-  int64_t ops = 0;
-  int rewritten = 0;
-  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
-    ops += dynamic_ops(p.kernels[k]);
-    rewritten += sink_nests(p, static_cast<int>(k));
-  }
-  if (rewritten == 0) GTEST_SKIP() << "no nest to sink";
-  if (ops > kDefaultTierOps && std::getenv("KILN_LARGE") == nullptr)
-    GTEST_SKIP() << ops << " operations; runs in the large tier (ctest -L large)";
-  const std::string text = print_program(p);
-  EXPECT_EQ(print_program(parse_program(text, GetParam() + ".loop")), text);
-  testing::expect_interpreter_matches(m, p, GetParam(), 1, 1, false);
+  expect_rewritten_matches_emulator(
+      GetParam(), "nest to sink",
+      [](Program& p, const hls::Model&, int k) { return sink_nests(p, k) > 0; });
 }
 
 std::vector<std::string> models() {
