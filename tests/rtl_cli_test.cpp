@@ -609,16 +609,94 @@ INSTANTIATE_TEST_SUITE_P(
                       SimCase{"conv2d_a", "icarus"}),
     [](const auto& info) { return info.param.model + "_" + info.param.simulator; });
 
-TEST(RtlCli, SynthCountsCellsNextToTheEstimate) {
+// `kiln synth` counts cells next to the estimate: by default in one Yosys
+// run of the whole design; with `--jobs N` each module on its own, the
+// modules it instantiates as black boxes, summed. dense_a with its loop kept
+// has three levels (top, the stage, its before/body/after). The sum is the
+// whole run's up to what out-of-context synthesis cannot see (constants
+// across ports): the same DSPs, LUT and FF within 5%. About 17 s on two cores.
+TEST(RtlCli, SynthPerModuleSumsToTheWholeRun) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() / "d";
+  const ProcessResult built =
+      kiln({"rtl", zoo("dense_a"), "--set", "Loop.Gemm/i.Pipeline=1", "-o", dir.string()});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const ProcessResult whole_run = kiln({"synth", dir.string(), "--json"});  // --whole
+  ASSERT_EQ(whole_run.exit_code, 0) << whole_run.err;
+  const ProcessResult split_run = kiln({"synth", dir.string(), "--jobs", "2", "--json"});
+  ASSERT_EQ(split_run.exit_code, 0) << split_run.err;
+  const nlohmann::json whole = stdout_json(whole_run), split = stdout_json(split_run);
+  for (const char* key : {"lut", "ff", "dsp", "bram18", "carry", "modules", "estimate", "error"}) {
+    EXPECT_TRUE(whole.contains(key)) << key;
+    EXPECT_TRUE(split.contains(key)) << key;
+  }
+  EXPECT_EQ(whole["family"], "xcup");
+  std::cout << "dense_a, loop kept: whole LUT " << whole["lut"] << " FF " << whole["ff"] << " DSP "
+            << whole["dsp"] << " (" << whole["seconds"] << " s); per module LUT " << split["lut"]
+            << " FF " << split["ff"] << " DSP " << split["dsp"] << " (" << split["seconds"]
+            << " s)\n";
+  EXPECT_EQ(whole["mode"], "whole");
+  EXPECT_EQ(whole["jobs"], 1);
+  EXPECT_EQ(split["mode"], "per-module");
+  EXPECT_EQ(split["jobs"], 2);
+  EXPECT_TRUE(split["note"].get<std::string>().find("out of context") != std::string::npos);
+  EXPECT_EQ(split["dsp"], whole["dsp"]);
+  EXPECT_GT(whole["dsp"].get<long>(), 0);
+  EXPECT_EQ(split["bram18"], whole["bram18"]);
+  for (const char* key : {"lut", "ff", "carry"})
+    EXPECT_NEAR(split[key].get<double>(), whole[key].get<double>(),
+                0.05 * whole[key].get<double>() + 2)
+        << key;
+  // Every module has its row, its own run, and its counts with its submodules;
+  // the top's are the total.
+  std::map<std::string, nlohmann::json> rows;
+  for (const nlohmann::json& m : split["modules"]) rows[m["module"].get<std::string>()] = m;
+  ASSERT_EQ(rows.size(), 5u) << split["modules"];
+  for (const nlohmann::json& m : whole["modules"]) {
+    const std::string name = m["module"].get<std::string>();
+    ASSERT_TRUE(rows.count(name)) << name;
+    EXPECT_EQ(rows[name]["dsp"], m["dsp"]) << name;
+    EXPECT_GT(rows[name]["seconds"].get<double>(), 0) << name;
+    EXPECT_GT(rows[name]["peak_mb"].get<double>(), 10) << name;
+    EXPECT_TRUE(fs::exists(rows[name]["log"].get<std::string>())) << name;
+    EXPECT_TRUE(fs::exists(dir / "synth" / "modules" / name / "stat.json")) << name;
+    EXPECT_TRUE(m["seconds"].is_null());
+  }
+  const nlohmann::json& top = rows[split["top"].get<std::string>()];
+  EXPECT_EQ(top["with_submodules"]["lut"], split["lut"]);
+  EXPECT_EQ(top["with_submodules"]["dsp"], split["dsp"]);
+  EXPECT_GT(split["memory_limit_gb"].get<double>(), 0);
+  // The stage's row is compared with its estimate, with its submodules.
+  EXPECT_FALSE(rows["dense_a_Gemm"]["estimate"].is_null());
+  EXPECT_EQ(rows["dense_a_Gemm"]["with_submodules"]["dsp"], split["dsp"]);
+}
+
+// Bad --jobs and --memory-limit values are exit 2 with one line, before any
+// Yosys run; a module that runs out of its memory limit is exit 3 naming
+// the module and its log. vecmul_a has two modules: one Yosys run's time.
+TEST(RtlCli, SynthJobsAndMemoryLimitAreChecked) {
   const Written& w = design_of("vecmul_a");
   REQUIRE_DESIGN(w);
-  const ProcessResult r = kiln({"synth", w.dir.string(), "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = stdout_json(r);
-  for (const char* key : {"lut", "ff", "dsp", "bram18", "carry", "modules", "estimate", "error"})
-    EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_GT(j["lut"].get<long>() + j["ff"].get<long>() + j["dsp"].get<long>(), 0);
-  EXPECT_EQ(j["family"], "xcup");
+  const std::string dir = w.dir.string();
+  expect_error(kiln({"synth", dir, "--jobs", "0"}), 2, "--jobs");
+  expect_error(kiln({"synth", dir, "--jobs", "two"}), 2, "--jobs");
+  expect_error(kiln({"synth", dir, "--jobs", "2", "--whole"}), 2, "--whole");
+  expect_error(kiln({"synth", dir, "--memory-limit", "0"}), 2, "--memory-limit");
+  expect_error(kiln({"synth", dir, "--memory-limit", "lots"}), 2, "--memory-limit");
+  // The text: a row per module with its run's seconds and peak, the caveat.
+  const ProcessResult text = kiln({"synth", dir, "--jobs", "3", "--memory-limit", "2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "each module on its own, 3 at once under 2.0 GB each");
+  EXPECT_CONTAINS(text.out, "peak MB");
+  EXPECT_CONTAINS(text.out, "vecmul_a_Mul ");
+  EXPECT_CONTAINS(text.out, "total (Yosys, sum of modules)");
+  EXPECT_CONTAINS(text.out, "out of context");
+  // 20 MB: Yosys cannot even read its cell library.
+  const ProcessResult r = kiln({"synth", dir, "--jobs", "1", "--memory-limit", "0.02"});
+  expect_error(r, 3, "out of memory under its 20 MB limit");
+  EXPECT_CONTAINS(r.err, "synth/modules/");
+  EXPECT_CONTAINS(r.err, "yosys.log");
+  EXPECT_CONTAINS(r.err, "--memory-limit");
 }
 
 // softmax_a reads two of its nine 1024 x 18 lookups only from their

@@ -319,10 +319,26 @@ int main(int argc, char** argv) {
       "synth", "Synthesize a design from `kiln rtl` with Yosys and compare with the estimate");
   synth->add_option("DIR", synth_dir, "Design directory written by `kiln rtl`")->required();
   synth->add_flag("--json", synth_json, "Machine-readable output");
-  double synth_timeout = 3600;
+  commands::SynthCommandOptions synth_opts;
+  CLI::Option* synth_jobs =
+      synth
+          ->add_option("--jobs,-j", synth_opts.jobs,
+                       "Synthesize each module on its own (out of context, the modules it "
+                       "instantiates as black boxes), N Yosys runs at once, and sum the counts")
+          ->check(CLI::Range(1, 1024));
   synth
-      ->add_option("--timeout", synth_timeout,
-                   "Seconds Yosys may take (default 3600; past it: exit 3, too large here)")
+      ->add_flag("--whole", synth_opts.whole,
+                 "One Yosys run of the whole design (the default without --jobs)")
+      ->excludes(synth_jobs);
+  synth
+      ->add_option("--memory-limit", synth_opts.memory_limit_gb,
+                   "GB (2^30 bytes) each Yosys run may use (default: 7/8 of the machine's "
+                   "memory / N; past it: exit 3)")
+      ->check(CLI::Range(0.01, 1048576.0));
+  synth
+      ->add_option("--timeout", synth_opts.timeout_seconds,
+                   "Seconds each Yosys run may take (default 3600; past it: exit 3, too large "
+                   "here)")
       ->check(CLI::Range(1.0, 604800.0));
 
   try {
@@ -501,7 +517,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (*synth) {
-      print(commands::synth_dir(synth_dir, synth_timeout), synth_json, commands::synth_to_json,
+      print(commands::synth_dir(synth_dir, synth_opts), synth_json, commands::synth_to_json,
             commands::format_synth_table);
       return kExitOk;
     }

@@ -15,6 +15,8 @@
 #include "kiln/rtl/testbench.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
+#include "kiln/support/strings.h"
+#include "kiln/tools/process.h"
 
 namespace kiln::commands {
 
@@ -327,38 +329,106 @@ json rtlsim_to_json(const rtl::RtlsimResult& r) {
 
 // ---- kiln synth -----------------------------------------------------------------
 
-rtl::SynthRun synth_dir(const fs::path& dir, double timeout_seconds) {
-  return rtl::run_synth(dir, timeout_seconds);
+rtl::SynthOptions synth_options(const SynthCommandOptions& o) {
+  if (o.whole && o.jobs)
+    throw_error(ErrorKind::Usage, "kiln synth", "--whole and --jobs together",
+                "--whole is one Yosys run of the whole design; --jobs N synthesizes each "
+                "module in its own run, N at once");
+  if (o.jobs && *o.jobs < 1)
+    throw_error(ErrorKind::Usage, "kiln synth", "--jobs " + std::to_string(*o.jobs),
+                "give 1 or more Yosys runs at once");
+  if (o.memory_limit_gb && !(*o.memory_limit_gb > 0))
+    throw_error(ErrorKind::Usage, "kiln synth",
+                fmt::format("--memory-limit {}", *o.memory_limit_gb),
+                "give each Yosys run a positive number of GB");
+  rtl::SynthOptions r;
+  r.mode = o.jobs ? rtl::SynthMode::PerModule : rtl::SynthMode::Whole;
+  r.jobs = o.jobs.value_or(1);
+  r.timeout_seconds = o.timeout_seconds;
+  if (o.memory_limit_gb)
+    r.memory_limit_bytes = static_cast<uint64_t>(*o.memory_limit_gb * double(uint64_t{1} << 30));
+  return r;
 }
 
+rtl::SynthRun synth_dir(const fs::path& dir, const SynthCommandOptions& options) {
+  return rtl::run_synth(dir, synth_options(options));
+}
+
+namespace {
+
+constexpr const char* kOutOfContextNote =
+    "each module synthesized out of context, the modules it instantiates as black boxes, and "
+    "counted with its instances' counts; constants are not propagated across module ports, so "
+    "counts can be a little higher than one run of the whole design (kiln synth --whole)";
+
+// `text` broken at spaces into lines of at most `width` characters.
+std::string wrapped(const std::string& text, std::size_t width = 100) {
+  std::string out, line;
+  for (const std::string& word : split_list(text, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+double megabytes(uint64_t bytes) {
+  return static_cast<double>(bytes) / double(uint64_t{1} << 20);
+}
+
+std::string memory_text(std::optional<uint64_t> bytes) {
+  return bytes ? tools::memory_text(*bytes) : "no memory limit";
+}
+
+}  // namespace
+
 std::string format_synth_table(const rtl::SynthRun& r) {
-  std::string s = fmt::format(
-      "kiln synth: {} (top {}), part {}: Yosys synth_xilinx -family {} ({}), {:.1f} s\n\n", r.model,
-      r.top, r.part, fpga::synth_family_name(r.family), fpga::to_string(r.family), r.synth.seconds);
-  const auto row = [](const std::string& name, double lut, double ff, double dsp, double bram,
-                      double carry) {
-    return fmt::format("{:<32} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f} {:>7.0f}\n", name, lut, ff, dsp,
-                       bram, carry);
+  const bool per_module = r.mode == rtl::SynthMode::PerModule;
+  std::string s =
+      fmt::format("kiln synth: {} (top {}), part {}: Yosys synth_xilinx -family {} ({})", r.model,
+                  r.top, r.part, fpga::synth_family_name(r.family), fpga::to_string(r.family));
+  if (per_module)
+    s += fmt::format(", each module on its own, {} at once under {} each", r.jobs,
+                     memory_text(r.memory_limit_bytes));
+  else
+    s += fmt::format(", the whole design under {}", memory_text(r.memory_limit_bytes));
+  s += fmt::format(", {:.1f} s, peak {:.0f} MB\n\n", r.seconds, megabytes(r.peak_memory_bytes));
+  const auto row = [&](const std::string& name, const fpga::Resources& c,
+                       const rtl::SynthModuleRow* run) {
+    std::string line = fmt::format("{:<32} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f} {:>7.0f}", name,
+                                   c.lut, c.ff, c.dsp, c.bram18, c.carry);
+    if (run)
+      line += fmt::format(" {:>9.1f} {:>8.0f}", run->seconds, megabytes(run->peak_memory_bytes));
+    return line + "\n";
   };
-  s += fmt::format("{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}\n", "module (own cells)", "LUT", "FF",
-                   "DSP", "BRAM18", "CARRY");
+  s += fmt::format("{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}", "module (own cells)", "LUT", "FF", "DSP",
+                   "BRAM18", "CARRY");
+  s += per_module ? fmt::format(" {:>9} {:>8}\n", "seconds", "peak MB") : "\n";
   for (const rtl::SynthModuleRow& m : r.modules)
-    s += row(m.module, m.cells.lut, m.cells.ff, m.cells.dsp, m.cells.bram18, m.cells.carry);
-  const tools::CellCounts& t = r.synth.total;
-  s += row("total (Yosys)", t.lut, t.ff, t.dsp, t.bram18, t.carry);
+    s += row(m.module, m.cells, per_module ? &m : nullptr);
+  const tools::CellCounts& t = r.total;
+  s += row(per_module ? "total (Yosys, sum of modules)" : "total (Yosys)", t, nullptr);
   const fpga::Resources& e = r.estimate;
-  s += row("estimate (operator library)", e.lut, e.ff, e.dsp, e.bram18, e.carry);
+  s += row("estimate (operator library)", e, nullptr);
   s += fmt::format(
       "{:<32} {:>9} {:>9} {:>6} {:>7} {:>7}\n", "error (estimate vs Yosys)",
       percent(rtl::relative_error(e.lut, t.lut)), percent(rtl::relative_error(e.ff, t.ff)),
       percent(rtl::relative_error(e.dsp, t.dsp)), percent(rtl::relative_error(e.bram18, t.bram18)),
       percent(rtl::relative_error(e.carry, t.carry)));
-  s += "\nlog: " + r.synth.log_file.string() + "\n";
+  if (per_module) {
+    s += "\n" + wrapped(kOutOfContextNote);
+    s += "logs: " + (r.log / "<module>" / "yosys.log").string() + "\n";
+  } else {
+    s += "\nlog: " + r.log.string() + "\n";
+  }
   return s;
 }
 
 json synth_to_json(const rtl::SynthRun& r) {
-  const tools::CellCounts& t = r.synth.total;
+  const bool per_module = r.mode == rtl::SynthMode::PerModule;
+  const tools::CellCounts& t = r.total;
   const fpga::Resources& e = r.estimate;
   json modules = json::array();
   for (const rtl::SynthModuleRow& m : r.modules) {
@@ -366,6 +436,10 @@ json synth_to_json(const rtl::SynthRun& r) {
     row["module"] = m.module;
     row["with_submodules"] = fpga::to_json(m.with_submodules);  // what `estimate` counts
     row["estimate"] = m.estimate ? fpga::to_json(*m.estimate) : json(nullptr);
+    // Its own Yosys run's (per module only).
+    row["seconds"] = per_module ? json(m.seconds) : json(nullptr);
+    row["peak_mb"] = per_module ? json(megabytes(m.peak_memory_bytes)) : json(nullptr);
+    row["log"] = per_module ? json(m.log_file.string()) : json(nullptr);
     modules.push_back(row);
   }
   json j = fpga::to_json(t);
@@ -373,14 +447,22 @@ json synth_to_json(const rtl::SynthRun& r) {
   j["top"] = r.top;
   j["part"] = r.part;
   j["family"] = fpga::synth_family_name(r.family);
-  j["seconds"] = r.synth.seconds;
+  j["mode"] = enum_name(r.mode);
+  j["jobs"] = r.jobs;
+  j["memory_limit_gb"] =
+      r.memory_limit_bytes
+          ? json(static_cast<double>(*r.memory_limit_bytes) / double(uint64_t{1} << 30))
+          : json(nullptr);
+  j["seconds"] = r.seconds;
+  j["peak_mb"] = megabytes(r.peak_memory_bytes);
   j["modules"] = modules;
   j["estimate"] = fpga::to_json(e);
   j["error"] = json::object();
   for (const fpga::ResourceField& f : fpga::kResourceFields)
     j["error"][f.key] = optional_json(rtl::relative_error(e.*f.member, t.*f.member));
   j["error_note"] = "(estimate - yosys) / yosys; null where Yosys counts 0 and the estimate not";
-  j["log"] = r.synth.log_file.string();
+  j["note"] = per_module ? json(kOutOfContextNote) : json(nullptr);
+  j["log"] = r.log.string();  // per module: the directory of the modules' runs
   return j;
 }
 

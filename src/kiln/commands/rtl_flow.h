@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,9 +77,20 @@ nlohmann::json rtlsim_to_json(const rtl::RtlsimResult& result);
 
 // ---- kiln synth -----------------------------------------------------------------
 
-// Yosys gets `timeout_seconds` (past it: Unsupported, the design is too large
-// for this machine).
-rtl::SynthRun synth_dir(const std::filesystem::path& dir, double timeout_seconds = 3600);
+struct SynthCommandOptions {
+  // Given: each module synthesized on its own, this many Yosys runs at once
+  // (rtl::SynthMode::PerModule); else one run of the whole design.
+  std::optional<int> jobs;
+  bool whole = false;  // --whole: the whole design, said explicitly; not with jobs
+  // Each Yosys run's (past it: Unsupported, too large for this machine).
+  double timeout_seconds = 3600;
+  // Each run's memory in GB (2^30 bytes); nullopt: rtl::default_memory_limit.
+  std::optional<double> memory_limit_gb;
+};
+
+// Usage for --whole with --jobs, --jobs < 1, a memory limit <= 0.
+rtl::SynthOptions synth_options(const SynthCommandOptions& options);
+rtl::SynthRun synth_dir(const std::filesystem::path& dir, const SynthCommandOptions& options = {});
 std::string format_synth_table(const rtl::SynthRun& result);
 nlohmann::json synth_to_json(const rtl::SynthRun& result);
 

@@ -400,11 +400,16 @@ py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t
   return result;
 }
 
-py::dict synth(const Design& d, double timeout) {
+py::dict synth(const Design& d, double timeout, std::optional<int> jobs,
+               std::optional<double> memory_limit_gb) {
+  commands::SynthCommandOptions o;
+  o.timeout_seconds = timeout;
+  o.jobs = jobs;
+  o.memory_limit_gb = memory_limit_gb;
   rtl::SynthRun r;
   {
     py::gil_scoped_release release;
-    r = commands::synth_dir(d.dir, timeout);
+    r = commands::synth_dir(d.dir, o);
   }
   return to_python(commands::synth_to_json(r)).cast<py::dict>();
 }
@@ -511,8 +516,10 @@ PYBIND11_MODULE(kiln, m) {
            py::arg("seed") = 1, py::arg("simulator") = "verilator", py::arg("timeout") = 600.0,
            "Simulates the design (Verilator or Icarus) on `inputs` (as csim takes them) or random "
            "samples, against kiln's emulator: bit-exactness, latency and interval measured.")
-      .def("synth", &kp::synth, py::arg("timeout") = 3600.0,
-           "Yosys's resource counts next to kiln's estimate.");
+      .def("synth", &kp::synth, py::arg("timeout") = 3600.0, py::arg("jobs") = py::none(),
+           py::arg("memory_limit_gb") = py::none(),
+           "Yosys's resource counts next to kiln's estimate: one run of the whole design, or "
+           "with `jobs` each module on its own, that many at once (kiln synth --jobs).");
   m.def("rtl", &kp::rtl, py::arg("model"), py::arg("config") = py::none(), py::arg("out_dir"),
         py::arg("sets") = std::vector<std::string>{}, py::arg("force") = false,
         "kiln rtl: writes kiln's own Verilog to out_dir and returns the design.");

@@ -8,8 +8,11 @@
 // kiln::Error only when kiln cannot write into the work directory.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,21 +120,43 @@ struct SynthResult {
   CellCounts total;                           // the top with everything below it
   std::map<std::string, CellCounts> modules;  // each module's own cells
   std::string error;                          // one line when !ok
-  // Yosys ran over its time limit or was killed (SIGKILL: on Linux most
-  // likely the out-of-memory killer): the design is too large, not broken.
+  // The largest resident set of Yosys or of the ABC runs it started, in bytes.
+  uint64_t peak_memory_bytes = 0;
+  // Yosys failed for want of memory under SynthOptions::memory_limit_bytes
+  // (ProcessResult::out_of_memory).
+  bool out_of_memory = false;
+  // Yosys ran over its time limit or out of memory, or was killed (SIGKILL:
+  // on Linux most likely the out-of-memory killer): the design is too large,
+  // not broken.
   bool out_of_resources = false;
 };
 
-// The Yosys script synthesize() runs: read_verilog -sv of each file (paths
-// as given, so relative ones resolve from where Yosys runs), synth_xilinx for
-// the family, and the cell report into stat.json.
+// How synthesize() runs Yosys.
+struct SynthOptions {
+  // Verilog whose modules are instantiated but not synthesized: read with
+  // `read_verilog -sv -lib`, they are black boxes, and their instances stay
+  // cells named after the module (out-of-context synthesis of one module).
+  std::vector<std::filesystem::path> black_boxes;
+  double timeout_seconds = 1800;
+  std::optional<uint64_t> memory_limit_bytes;  // Yosys's address space; nullopt: none
+  const std::atomic<bool>* cancel = nullptr;   // ProcessOptions::cancel
+};
+
+// The Yosys script synthesize() runs: read_verilog -sv of each file and
+// read_verilog -sv -lib of each black box (paths as given, so relative ones
+// resolve from where Yosys runs), synth_xilinx for the family, and the cell
+// report into stat.json.
 std::string synth_script(const std::vector<std::filesystem::path>& files, const std::string& top,
-                         fpga::Family family);
+                         fpga::Family family,
+                         const std::vector<std::filesystem::path>& black_boxes = {});
 
 // Writes work_dir/synth.ys (read_verilog -sv; synth_xilinx -family F -top top
 // -noiopad -noclkbuf, since kiln's top sits inside a platform shell, not on
 // the pins; stat -json into stat.json) and runs `yosys -q -l yosys.log -s
 // synth.ys` in work_dir.
+SynthResult synthesize(const std::vector<std::filesystem::path>& files, const std::string& top,
+                       fpga::Family family, const std::filesystem::path& work_dir,
+                       const SynthOptions& options);
 SynthResult synthesize(const std::vector<std::filesystem::path>& files, const std::string& top,
                        fpga::Family family, const std::filesystem::path& work_dir,
                        double timeout_seconds = 1800);

@@ -405,6 +405,41 @@ TEST(Synthesize, AddersUseCarryChainsAndCountPerModule) {
   std::cout << "yosys (xc7, two_adders): " << r.seconds << " s\n";
 }
 
+// Out of context: the instantiated module is a black box, read but not
+// synthesized; its instances stay cells and its own cells are not counted.
+TEST(Synthesize, BlackBoxesAreInstancesWithoutCells) {
+  TempDir dir;
+  SynthOptions opts;
+  opts.black_boxes = {write_file(dir, "adder.v", kAdder)};
+  opts.memory_limit_bytes = uint64_t{4} << 30;
+  const SynthResult r = synthesize({write_file(dir, "two_adders.v", kTwoAdders)}, "two_adders",
+                                   fpga::Family::Series7, dir / "synth", opts);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_CONTAINS(read_text(r.script), "read_verilog -sv -lib ");
+  EXPECT_EQ(r.modules.count("adder"), 0u);
+  ASSERT_TRUE(r.modules.count("two_adders"));
+  EXPECT_EQ(r.modules.at("two_adders").cells.at("adder"), 2);
+  EXPECT_EQ(r.total.carry, 0);
+  EXPECT_EQ(r.total.ff, 0);
+  EXPECT_GT(r.peak_memory_bytes, 0u);
+  EXPECT_FALSE(r.out_of_memory);
+}
+
+// A limit Yosys cannot start under: out of memory, which `kiln synth`
+// reports as too large for the limit (exit 3), not as a broken design.
+TEST(Synthesize, OverTheMemoryLimitIsOutOfResources) {
+  TempDir dir;
+  SynthOptions opts;
+  opts.memory_limit_bytes = uint64_t{32} << 20;
+  const SynthResult r = synthesize({write_file(dir, "mac2.v", kMac2)}, "mac2",
+                                   fpga::Family::UltraScalePlus, dir / "synth", opts);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.out_of_memory) << r.error;
+  EXPECT_TRUE(r.out_of_resources);
+  EXPECT_CONTAINS(r.error, "out of memory under its");
+  EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+}
+
 TEST(Synthesize, UnknownTopIsAOneLineYosysError) {
   TempDir dir;
   const SynthResult r =

@@ -3,14 +3,20 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string_view>
 
 #include "kiln/support/error.h"
 
@@ -18,14 +24,40 @@ namespace kiln::tools {
 
 namespace fs = std::filesystem;
 
+std::string memory_text(uint64_t bytes) {
+  char buf[32];
+  if (bytes < (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.0f MB", static_cast<double>(bytes) / double(1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f GB", static_cast<double>(bytes) / double(1ull << 30));
+  return buf;
+}
+
 std::string ProcessResult::status_text() const {
   if (!started) return "could not start: " + start_error;
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(seconds)) + " s";
-  if (signal != 0) return "killed by signal " + std::to_string(signal);
-  return "exit status " + std::to_string(exit_code);
+  if (cancelled) return "stopped after " + std::to_string(static_cast<int>(seconds)) + " s";
+  const std::string ended = signal != 0 ? "killed by signal " + std::to_string(signal)
+                                        : "exit status " + std::to_string(exit_code);
+  if (out_of_memory)
+    return "out of memory under its " + memory_text(memory_limit_bytes) + " limit (" + ended + ")";
+  return ended;
 }
 
 namespace {
+
+// Whether a program's output says an allocation failed.
+bool says_out_of_memory(std::string_view text) {
+  static constexpr std::string_view kMarks[] = {"bad_alloc", "out of memory",
+                                                "cannot allocate memory", "memoryerror"};
+  const auto lower_equal = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  };
+  for (std::string_view mark : kMarks)
+    if (std::search(text.begin(), text.end(), mark.begin(), mark.end(), lower_equal) != text.end())
+      return true;
+  return false;
+}
 
 bool is_executable_file(const fs::path& p) {
   struct stat st;
@@ -38,6 +70,17 @@ void close_fd(int& fd) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> total_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    std::getline(in, unit);
+    if (key == "MemTotal:") return value * 1024;  // kB
+  }
+  return std::nullopt;
+}
 
 std::optional<fs::path> find_program(const std::string& name) {
   if (name.empty()) return std::nullopt;
@@ -74,6 +117,11 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const std::string cwd = options.cwd.string();
+  const bool memory_limited = options.memory_limit_bytes.has_value();
+  rlimit memory_limit{};
+  if (memory_limited)
+    memory_limit.rlim_cur = memory_limit.rlim_max =
+        static_cast<rlim_t>(*options.memory_limit_bytes);
 
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -93,6 +141,8 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     ::dup2(err_pipe[1], 2);
     int err = 0;
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      err = errno;
+    } else if (memory_limited && ::setrlimit(RLIMIT_AS, &memory_limit) != 0) {
       err = errno;
     } else {
       ::execvp(argv[0], argv.data());
@@ -126,7 +176,12 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   int open_fds = 2;
   char buf[65536];
   while (open_fds > 0) {
-    int wait_ms = -1;
+    if (options.cancel && options.cancel->load()) {
+      r.cancelled = true;
+      ::kill(-pid, SIGKILL);
+      break;
+    }
+    int wait_ms = options.cancel ? 100 : -1;
     if (limited) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                             deadline - std::chrono::steady_clock::now())
@@ -136,7 +191,7 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
         ::kill(-pid, SIGKILL);
         break;
       }
-      wait_ms = static_cast<int>(left);
+      wait_ms = wait_ms < 0 ? static_cast<int>(left) : std::min<int>(wait_ms, left);
     }
     const int ready = ::poll(fds, 2, wait_ms);
     if (ready < 0 && errno != EINTR) break;
@@ -156,12 +211,21 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   for (pollfd& f : fds) close_fd(f.fd);
 
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.started) r.exit_code = -1;
+  if (r.started) r.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KB
+  if (memory_limited) {
+    r.memory_limit_bytes = *options.memory_limit_bytes;
+    r.out_of_memory = r.started && !r.ok() && !r.timed_out && !r.cancelled &&
+                      (says_out_of_memory(r.err) || says_out_of_memory(r.out) ||
+                       static_cast<double>(r.peak_memory_bytes) >=
+                           0.8 * static_cast<double>(r.memory_limit_bytes));
+  }
   return r;
 }
 

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/compilers.h"
@@ -84,6 +87,69 @@ TEST(Process, LargeOutputOnBothStreamsDoesNotDeadlock) {
   ASSERT_TRUE(r.ok()) << r.status_text();
   EXPECT_EQ(r.out.size(), 1048576u);
   EXPECT_EQ(r.err.size(), 1048576u);
+}
+
+// perl (Debian's perl-base, always installed) builds a string of N MB: past
+// its memory limit it says "Out of memory!" and fails.
+ProcessResult allocate_mb(int mb, std::optional<uint64_t> limit) {
+  ProcessOptions opts;
+  opts.timeout_seconds = 60;
+  opts.memory_limit_bytes = limit;
+  return run_process(
+      "perl", {"-e", "my $x = 'a' x ($ARGV[0] << 20); print length($x)", std::to_string(mb)}, opts);
+}
+
+TEST(Process, MemoryLimitStopsAProgramThatAllocatesPastIt) {
+  const ProcessResult over = allocate_mb(256, uint64_t{64} << 20);
+  EXPECT_TRUE(over.started);
+  EXPECT_FALSE(over.ok());
+  EXPECT_TRUE(over.out_of_memory) << over.status_text() << over.err;
+  EXPECT_EQ(over.memory_limit_bytes, uint64_t{64} << 20);
+  EXPECT_CONTAINS(over.status_text(), "out of memory under its 64 MB limit");
+  EXPECT_LT(over.peak_memory_bytes, uint64_t{64} << 20);
+
+  const ProcessResult under = allocate_mb(256, uint64_t{1} << 30);
+  ASSERT_TRUE(under.ok()) << under.status_text() << under.err;
+  EXPECT_FALSE(under.out_of_memory);
+  EXPECT_EQ(under.out, std::to_string(256 << 20));
+  // Its peak holds the string.
+  EXPECT_GE(under.peak_memory_bytes, uint64_t{256} << 20);
+  EXPECT_LT(under.peak_memory_bytes, uint64_t{1} << 30);
+}
+
+TEST(Process, AFailureUnderAMemoryLimitIsNotOutOfMemoryByItself) {
+  ProcessOptions opts;
+  opts.memory_limit_bytes = uint64_t{1} << 30;
+  const ProcessResult r = run_process("sh", {"-c", "exit 3"}, opts);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(r.out_of_memory);
+  EXPECT_EQ(r.status_text(), "exit status 3");
+  // Without a limit nothing is out of memory, whatever it says.
+  const ProcessResult said = run_process("sh", {"-c", "echo 'std::bad_alloc' >&2; exit 1"});
+  EXPECT_FALSE(said.out_of_memory);
+}
+
+TEST(Process, CancelKillsTheProgramAndItsChildren) {
+  std::atomic<bool> cancel = false;
+  ProcessOptions opts;
+  opts.cancel = &cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const ProcessResult r = run_process("sh", {"-c", "sleep 30; echo never"}, opts);
+  canceller.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(r.seconds, 10.0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_CONTAINS(r.status_text(), "stopped after");
+}
+
+TEST(Process, TotalMemoryIsKnownOnLinux) {
+  const std::optional<uint64_t> total = total_memory_bytes();
+  ASSERT_TRUE(total.has_value());
+  EXPECT_GT(*total, uint64_t{64} << 20);
 }
 
 TEST(FindProgram, FindsOnPathAndRejectsMissing) {

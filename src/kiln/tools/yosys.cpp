@@ -65,10 +65,11 @@ CellCounts counts_of(const json& module) {
 }  // namespace
 
 std::string synth_script(const std::vector<fs::path>& files, const std::string& top,
-                         fpga::Family family) {
+                         fpga::Family family, const std::vector<fs::path>& black_boxes) {
   std::string script =
       "# Written by kiln; rerun in this directory with: yosys -s " + std::string(kScript) + "\n";
   for (const fs::path& f : files) script += "read_verilog -sv " + quoted(f) + "\n";
+  for (const fs::path& f : black_boxes) script += "read_verilog -sv -lib " + quoted(f) + "\n";
   script += "synth_xilinx -family " + std::string(fpga::synth_family_name(family)) + " -top " +
             top + " -noiopad -noclkbuf\n";
   script += "tee -q -o " + std::string(kStat) + " stat -json\n";
@@ -183,6 +184,13 @@ void parse_yosys_stat(const std::string& json_text, CellCounts& total,
 
 SynthResult synthesize(const std::vector<fs::path>& files, const std::string& top,
                        fpga::Family family, const fs::path& work_dir, double timeout_seconds) {
+  SynthOptions options;
+  options.timeout_seconds = timeout_seconds;
+  return synthesize(files, top, family, work_dir, options);
+}
+
+SynthResult synthesize(const std::vector<fs::path>& files, const std::string& top,
+                       fpga::Family family, const fs::path& work_dir, const SynthOptions& options) {
   SynthResult r;
   std::error_code ec;
   fs::create_directories(work_dir, ec);
@@ -194,9 +202,13 @@ SynthResult synthesize(const std::vector<fs::path>& files, const std::string& to
   r.stat_json = dir / kStat;
   r.log_file = dir / kLog;
 
-  std::vector<fs::path> absolute;
-  for (const fs::path& f : files) absolute.push_back(fs::absolute(f).lexically_normal());
-  const std::string script = synth_script(absolute, top, family);
+  const auto absolute = [](const std::vector<fs::path>& paths) {
+    std::vector<fs::path> out;
+    for (const fs::path& f : paths) out.push_back(fs::absolute(f).lexically_normal());
+    return out;
+  };
+  const std::string script =
+      synth_script(absolute(files), top, family, absolute(options.black_boxes));
   {
     std::ofstream out(r.script, std::ios::binary);
     out << script;
@@ -214,12 +226,16 @@ SynthResult synthesize(const std::vector<fs::path>& files, const std::string& to
   }
   ProcessOptions popts;
   popts.cwd = dir;
-  popts.timeout_seconds = timeout_seconds;
+  popts.timeout_seconds = options.timeout_seconds;
+  popts.memory_limit_bytes = options.memory_limit_bytes;
+  popts.cancel = options.cancel;
   const ProcessResult p =
       run_process(yosys.path->string(), {"-q", "-l", kLog, "-s", kScript}, popts);
   r.seconds = p.seconds;
+  r.peak_memory_bytes = p.peak_memory_bytes;
   if (!p.ok()) {
-    r.out_of_resources = p.timed_out || p.signal == SIGKILL;
+    r.out_of_memory = p.out_of_memory;
+    r.out_of_resources = p.timed_out || p.out_of_memory || p.signal == SIGKILL;
     r.error = "yosys: synthesis of " + top + " failed (" + p.status_text() +
               "): " + yosys_error_line(p.err + "\n" + p.out) + " (log: " + r.log_file.string() +
               ")";
