@@ -89,7 +89,8 @@ for m in ${models//,/ }; do
     both) ks=(--set "Model.TargetCycles=$l" --set "Model.LatencyCycles=$l") ;;
     *) ks=(--set "Model.$key=$l") ;;
   esac
-  step "$m.rtl" "$timeout_s" "$kiln" rtl "$onnx" "${sets[@]}" "${ks[@]}" -o "$t/$m" --force --json
+  # --over-capacity: the table shows what kiln builds even where it does not fit the part.
+  step "$m.rtl" "$timeout_s" "$kiln" rtl "$onnx" "${sets[@]}" "${ks[@]}" -o "$t/$m" --force --over-capacity --json
   [[ $(cut -d' ' -f1 "$t/$m.rtl.step") == 0 ]] || continue
   if [[ $sim == 1 ]]; then
     step "$m.sim" $((2 * sim_timeout + 120)) "$kiln" rtlsim "$t/$m" --samples 1 \
