@@ -71,7 +71,7 @@ std::optional<ChannelRead> fit(const dfg::LoopBody& body,
   r.base = rank0;
   for (std::size_t i = 0; i < d; ++i) r.base -= r.step[i] * v0[i];
   for (const auto& [k, rank] : points)
-    if (r.rank(body.values(k)) != rank) return std::nullopt;
+    if (r.place(body.values(k)) != rank) return std::nullopt;
   return r;
 }
 
@@ -79,22 +79,27 @@ std::optional<ChannelRead> fit(const dfg::LoopBody& body,
 
 std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int producer,
                                     const dfg::SplitKernel& produced, int consumer,
-                                    const dfg::SplitKernel& consumed) {
+                                    const dfg::SplitKernel& consumed, std::string* why) {
+  const auto no = [&](std::string reason) -> std::optional<Channel> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
   const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
-  if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer) return std::nullopt;
+  if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer)
+    return no("not a tensor of its own storage");
   for (std::size_t k = 0; k < p.kernels.size(); ++k)
     if (static_cast<int>(k) != producer && static_cast<int>(k) != consumer &&
         touches(p, p.kernels[k], buffer))
-      return std::nullopt;
+      return no(fmt::format("kernel {} also touches it", k));
   // The producer writes it only through its body's ports, the consumer reads
   // it only through its body's.
   for (const dfg::Graph* g : {&produced.before, &produced.body.graph, &produced.after,
                               &consumed.before, &consumed.body.graph, &consumed.after})
-    if (fixed_access(*g, buffer)) return std::nullopt;
+    if (fixed_access(*g, buffer)) return no("accessed outside a loop body");
   for (const dfg::PortAccess& pa : produced.body.reads)
-    if (pa.buffer == buffer) return std::nullopt;
+    if (pa.buffer == buffer) return no("the producer reads it back");
   for (const dfg::PortAccess& pa : consumed.body.writes)
-    if (pa.buffer == buffer) return std::nullopt;
+    if (pa.buffer == buffer) return no("the consumer writes it");
 
   Channel c;
   c.buffer = buffer;
@@ -107,7 +112,7 @@ std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int prod
       bank_of_write[static_cast<int>(w)] = static_cast<int>(c.writes.size());
       c.writes.push_back(static_cast<int>(w));
     }
-  if (c.writes.empty()) return std::nullopt;
+  if (c.writes.empty()) return no("the producer's body does not write it");
   // Each element once per sample, in the order of the iterations.
   std::vector<Place> place(static_cast<std::size_t>(buf.numel()));
   c.per_sample.assign(c.writes.size(), 0);
@@ -117,30 +122,46 @@ std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int prod
           reached(pb, pb.writes[static_cast<std::size_t>(c.writes[i])], k, buf.numel());
       if (e < 0) continue;
       Place& at = place[static_cast<std::size_t>(e)];
-      if (at.bank >= 0) return std::nullopt;  // written twice
+      if (at.bank >= 0) return no(fmt::format("element {} written twice", e));
       at = {static_cast<int>(i), c.per_sample[i]++};
     }
   const dfg::LoopBody& cb = consumed.body;
+  int lanes_log2 = 0;
+  while ((std::size_t{1} << lanes_log2) < c.writes.size()) ++lanes_log2;
   for (std::size_t r = 0; r < cb.reads.size(); ++r) {
     if (cb.reads[r].buffer != buffer) continue;
-    int bank = -1;
-    std::vector<std::pair<int64_t, int64_t>> points;  // iteration, rank
+    // Each iteration's element: its bank and rank.
+    std::vector<std::pair<int64_t, Place>> at;
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, cb.reads[r], k, buf.numel());
       if (e < 0) continue;
-      const Place& at = place[static_cast<std::size_t>(e)];
-      if (at.bank < 0 || (bank >= 0 && at.bank != bank)) return std::nullopt;
-      bank = at.bank;
-      points.emplace_back(k, at.rank);
+      const Place& pl = place[static_cast<std::size_t>(e)];
+      if (pl.bank < 0) return no(fmt::format("read {} reaches element {}, never written", r, e));
+      at.emplace_back(k, pl);
     }
-    if (bank < 0) return std::nullopt;  // a read that never happens: no bank to give it
+    if (at.empty()) return no(fmt::format("read {} never happens", r));
+    const bool one_bank = std::all_of(at.begin(), at.end(), [&](const auto& a) {
+      return a.second.bank == at.front().second.bank;
+    });
+    std::vector<std::pair<int64_t, int64_t>> points;  // iteration, place
+    for (const auto& [k, pl] : at)
+      points.emplace_back(k, one_bank ? pl.rank : pl.rank << lanes_log2 | pl.bank);
+    if (!one_bank) {
+      // One address for every bank: each is written as often.
+      for (const auto& [k, pl] : at)
+        if (c.per_sample[static_cast<std::size_t>(pl.bank)] != c.per_sample.front())
+          return no(fmt::format("read {} crosses banks written unequally often", r));
+    }
     std::optional<ChannelRead> read = fit(cb, points);
-    if (!read) return std::nullopt;
+    if (!read)
+      return no(fmt::format("read {}'s place {} not linear in the variables", r,
+                            one_bank ? "in its bank is" : "across the banks is"));
     read->read = static_cast<int>(r);
-    read->bank = bank;
+    read->bank = one_bank ? at.front().second.bank : -1;
+    read->lanes_log2 = one_bank ? 0 : lanes_log2;
     c.reads.push_back(*read);
   }
-  if (c.reads.empty()) return std::nullopt;
+  if (c.reads.empty()) return no("the consumer's body does not read it");
   return c;
 }
 
@@ -167,14 +188,20 @@ void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKe
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, pa, k, numel);
       if (e < 0) continue;
-      const int64_t rank = r.rank(cb.values(k));
-      const std::vector<int64_t>& bank = order.at(static_cast<std::size_t>(r.bank));
+      const std::vector<int64_t> v = cb.values(k);
+      const int bank_index = r.bank_at(v);
+      const int64_t rank = r.rank_at(v);
+      KILN_ASSERT(bank_index >= 0 && bank_index < static_cast<int>(order.size()),
+                  fmt::format("channel @{}: read {} in iteration {} finds bank {} of {}",
+                              p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read, k,
+                              bank_index, order.size()));
+      const std::vector<int64_t>& bank = order[static_cast<std::size_t>(bank_index)];
       KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(bank.size()) &&
                       bank[static_cast<std::size_t>(rank)] == e,
                   fmt::format("channel @{}: read {} in iteration {} finds place {} of bank {}, "
                               "not element {}",
                               p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read, k, rank,
-                              r.bank, e));
+                              bank_index, e));
     }
   }
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kiln/dfg/unroll.h"
@@ -27,17 +28,29 @@ namespace kiln::rtl {
 // A read of the consumer's body that a channel serves.
 struct ChannelRead {
   int read = -1;  // LoopBody::reads index in the consumer
-  int bank = -1;  // index into Channel::writes: the bank it reads
-  // The element's place in its bank's order of writes within a sample: base
-  // + step[0] * v0 + step[1] * v1 + ..., v the consumer's kept variables in
-  // the iteration (LoopBody::values: one for a plain loop, one per loop of a
-  // flattened nest).
+  // The bank it reads (index into Channel::writes), or -1 when the read
+  // crosses the banks (a pointwise convolution with its input-channel loop
+  // kept reads the lane its variable says): then the element's place is
+  // rank << lanes_log2 | bank, the banks' orders interleaved.
+  int bank = -1;
+  int lanes_log2 = 0;
+  // The element's place within a sample: base + step[0] * v0 + step[1] * v1
+  // + ..., v the consumer's kept variables in the iteration (LoopBody::values:
+  // one for a plain loop, one per loop of a flattened nest). For a read of
+  // one bank the place is the element's rank in its bank's order of writes.
   int64_t base = 0;
   std::vector<int64_t> step;
-  int64_t rank(const std::vector<int64_t>& v) const {
+  int64_t place(const std::vector<int64_t>& v) const {
     int64_t r = base;
     for (std::size_t i = 0; i < v.size() && i < step.size(); ++i) r += step[i] * v[i];
     return r;
+  }
+  bool crosses() const { return bank < 0; }
+  int bank_at(const std::vector<int64_t>& v) const {
+    return crosses() ? static_cast<int>(place(v) & ((int64_t{1} << lanes_log2) - 1)) : bank;
+  }
+  int64_t rank_at(const std::vector<int64_t>& v) const {
+    return crosses() ? place(v) >> lanes_log2 : place(v);
   }
   bool operator==(const ChannelRead&) const = default;
 };
@@ -52,15 +65,27 @@ struct Channel {
   bool operator==(const Channel&) const = default;
 };
 
+// How a tensor from one layer to another travels, for reports: through a
+// channel's memories, or in registers (the producer's, copied by the
+// consumer) and why.
+struct Handoff {
+  std::string tensor, producer, consumer;  // buffer and kernel names
+  bool channel = false;
+  std::string why;  // when not a channel
+};
+
 // The channel between `producer` and `consumer` (each split at its kept loop)
 // over storage buffer `buffer`, or nullopt when the accesses do not make one:
 // the producer writes the buffer only through its loop body's ports, each
 // element once per sample; the consumer reads it only through its body's
-// ports, each read staying in one bank with a place linear in its variables;
-// no one else touches it, and it is not a model input or output.
+// ports, each read either staying in one bank with a rank linear in its
+// variables, or crossing banks written equally often with an interleaved
+// place (ChannelRead) linear in them;
+// no one else touches it, and it is not a model input or output. `why`, when
+// given, says which of these fails.
 std::optional<Channel> plan_channel(const loop::Program& program, int buffer, int producer,
                                     const dfg::SplitKernel& produced, int consumer,
-                                    const dfg::SplitKernel& consumed);
+                                    const dfg::SplitKernel& consumed, std::string* why = nullptr);
 
 // Checks a channel against the two splits independently of plan_channel:
 // every consumer read, in every iteration it happens, finds its element

@@ -114,7 +114,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   for (const auto& [layer, lb] : options.line_buffer) configured_forms.insert(layer);
   Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms);
   const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
-  const std::vector<Channel> channels = plan_channels(pricer, plans);
+  const std::vector<Channel> channels = plan_channels(pricer, plans, &d.handoffs);
   {
     std::vector<PlanConfig> configs;
     std::vector<std::string> layers;

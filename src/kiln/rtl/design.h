@@ -27,6 +27,7 @@
 #include "kiln/hls/model.h"
 #include "kiln/loop/loop_ir.h"
 #include "kiln/netlist/netlist.h"
+#include "kiln/rtl/channels.h"
 
 namespace kiln::rtl {
 
@@ -127,6 +128,8 @@ struct Design {
   // synthesis (Yosys's xilinx_srl, Vivado): one SRLC32E LUT per bit per 32
   // stages; a shorter one stays in flip-flops.
   StageReport top_report;
+  // Every tensor between layers, and whether a channel carries it.
+  std::vector<Handoff> handoffs;
   // The hardware: every stage's module (and the modules they instantiate),
   // then the top (netlist/netlist.h), and its Verilog: file name -> text, one
   // module per file (netlist/verilog.h).

@@ -100,6 +100,15 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
   }
   json files = json::array();
   for (const auto& [name, text] : d.files) files.push_back(name);
+  json handoffs = json::array();
+  for (const Handoff& h : d.handoffs) {
+    json j = {{"tensor", h.tensor},
+              {"from", h.producer},
+              {"to", h.consumer},
+              {"through", h.channel ? "channel" : "registers"}};
+    if (!h.channel) j["why"] = h.why;
+    handoffs.push_back(std::move(j));
+  }
   json limits = json::object();
   for (const auto& [layer, n] : o.multiplier_limits) limits[layer] = n;
   return {
@@ -139,6 +148,7 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
       {"top_estimate",
        {{"delay_register_bits", d.top_report.register_bits},
         {"estimate", fpga::to_json(d.top_report)}}},
+      {"handoffs", handoffs},
       {"notes", o.notes},
   };
 }

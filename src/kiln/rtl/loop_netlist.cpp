@@ -449,43 +449,71 @@ void LoopStageBuilder::reads() {
 }
 
 // A channel bank's write pointer and the place its sample starts at, once per
-// bank; then the read's own copy of the bank, written as the producer writes
-// and read at the element's place.
+// bank; then the read's own copy of each bank it reads, written as the
+// producer writes and read at the element's place. A read across banks reads
+// every copy at the rank and picks the lane a cycle later (the memories'
+// read latency), by the low bits of the place.
 ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
   FixedValues& fv = *fv_;
   const int buffer = body_.reads[static_cast<std::size_t>(r)].buffer;
-  const std::pair<int, int> key{buffer, cr.bank};
-  const int bits = chan_bits_.at(key);
-  const ValueId wd = inputs_.at(channel_port("chw", key));
-  const ValueId wv = inputs_.at(channel_port("chv", key));
-  const std::string tag = fmt::format("{}_{}", key.first, key.second);
-  auto [bank, fresh] = chan_bank_.try_emplace(key);
-  if (fresh) {
-    const int64_t size = int64_t{1} << bits;
-    const ValueId cwp = m_->reg(bits, "cwp_" + tag);
-    const ValueId cbase = m_->reg(bits, "cbase_" + tag);
-    const ValueId cnext = m_->reg(bits, "cnext_" + tag);
-    m_->drive_register(cwp, m_->add(cwp, fv.lit(1, bits)), wv, rst_);
-    m_->drive_register(cnext, m_->add(cnext, fv.lit(chan_per_sample_.at(key) % size, bits)),
-                       start_in_, rst_);
-    m_->drive_register(cbase, cnext, fv.and2(fv.not1(rst_), start_in_));
-    bank->second = {cwp, cbase};
-  }
+  const std::vector<int> banks =
+      cr.crosses() ? std::vector<int>(chan_read_banks_.at(r).begin(), chan_read_banks_.at(r).end())
+                   : std::vector<int>{cr.bank};
+  const int bits = chan_bits_.at({buffer, banks.front()});
+  const auto pointers = [&](int b) -> const std::vector<ValueId>& {
+    const std::pair<int, int> key{buffer, b};
+    auto [bank, fresh] = chan_bank_.try_emplace(key);
+    if (fresh) {
+      const int64_t size = int64_t{1} << chan_bits_.at(key);
+      const int kb = chan_bits_.at(key);
+      const std::string tag = fmt::format("{}_{}", key.first, key.second);
+      const ValueId cwp = m_->reg(kb, "cwp_" + tag);
+      const ValueId cbase = m_->reg(kb, "cbase_" + tag);
+      const ValueId cnext = m_->reg(kb, "cnext_" + tag);
+      m_->drive_register(cwp, m_->add(cwp, fv.lit(1, kb)), inputs_.at(channel_port("chv", key)),
+                         rst_);
+      m_->drive_register(cnext, m_->add(cnext, fv.lit(chan_per_sample_.at(key) % size, kb)),
+                         start_in_, rst_);
+      m_->drive_register(cbase, cnext, fv.and2(fv.not1(rst_), start_in_));
+      bank->second = {cwp, cbase};
+    }
+    return bank->second;
+  };
   std::vector<std::pair<ValueId, int64_t>> terms;
   for (std::size_t i = 0; i < cr.step.size(); ++i)
     if (cr.step[i] != 0) terms.emplace_back(variable_at(static_cast<int>(i), t), cr.step[i]);
-  const ValueId address = fv.modular_sum(bits, cr.base, terms, bank->second[1]);
-  netlist::Memory mem;
-  mem.name = fmt::format("chm{}", r);
-  mem.kind = netlist::MemoryKind::Ram;
-  mem.width = width_of(buffer);
-  mem.depth = int64_t{1} << bits;
-  mem.read_latency = 1;
-  mem.read_ports = 1;
-  mem.write_ports = 1;
-  const int id = m_->memory(std::move(mem));
-  m_->write(id, 0, bank->second[0], wd, wv);
-  return m_->read(id, 0, address, kNoValue, fmt::format("rd{}", r));
+  // Every bank a read crosses is written as often and as deep (channels.h,
+  // channel_depths): their bases agree, and the first bank's serves.
+  const int lanes = cr.lanes_log2;
+  ValueId address = kNoValue, lane = kNoValue;
+  if (lanes == 0) {
+    address = fv.modular_sum(bits, cr.base, terms, pointers(banks.front())[1]);
+  } else {
+    const ValueId place = fv.modular_sum(bits + lanes, cr.base, terms);
+    address = m_->add(m_->slice(place, lanes, bits), pointers(banks.front())[1]);
+    lane = m_->reg(lanes, fmt::format("lane{}", r));
+    m_->drive_register(lane, m_->slice(place, 0, lanes));
+  }
+  std::vector<std::pair<int64_t, ValueId>> lanes_read;
+  for (int b : banks) {
+    const std::pair<int, int> key{buffer, b};
+    netlist::Memory mem;
+    mem.name = banks.size() == 1 ? fmt::format("chm{}", r) : fmt::format("chm{}_{}", r, b);
+    mem.kind = netlist::MemoryKind::Ram;
+    mem.width = width_of(buffer);
+    mem.depth = int64_t{1} << bits;
+    mem.read_latency = 1;
+    mem.read_ports = 1;
+    mem.write_ports = 1;
+    const int id = m_->memory(std::move(mem));
+    m_->write(id, 0, pointers(b)[0], inputs_.at(channel_port("chw", key)),
+              inputs_.at(channel_port("chv", key)));
+    lanes_read.emplace_back(
+        b, m_->read(id, 0, address, kNoValue,
+                    banks.size() == 1 ? fmt::format("rd{}", r) : fmt::format("rd{}_{}", r, b)));
+  }
+  if (lane == kNoValue) return lanes_read.front().second;
+  return fv.select(lane, lanes_read, fv.lit(0, width_of(buffer)));
 }
 
 // ---- the parts as instances ---------------------------------------------------------

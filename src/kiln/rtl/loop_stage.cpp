@@ -313,8 +313,11 @@ void LoopStageBuilder::uses() {
           const int64_t cycle = l0_ + k * ii_ + t;
           auto [it, fresh] = chan_first_.try_emplace({pa.buffer, e}, cycle);
           if (!fresh) it->second = std::min(it->second, cycle);
-          int64_t& last = chan_last_[{pa.buffer, cr.bank}][rank_of(cr, k)];
+          const std::vector<int64_t> v = body_.values(k);
+          const int bank = cr.bank_at(v);
+          int64_t& last = chan_last_[{pa.buffer, bank}][cr.rank_at(v)];
           last = std::max(last, cycle);
+          if (cr.crosses()) chan_read_banks_[static_cast<int>(r)].insert(bank);
         }
       continue;
     }
@@ -369,11 +372,6 @@ void LoopStageBuilder::uses() {
   channel_depths();
 }
 
-// A channel read's place in its bank's order in iteration k.
-int64_t LoopStageBuilder::rank_of(const ChannelRead& r, const dfg::LoopBody& body, int64_t k) {
-  return r.rank(body.values(k));
-}
-
 // Each channel bank this stage reads: a circular memory as deep as the
 // most writes of the bank that can come between a place's write and its
 // last read, over this and the following samples (at least the design's
@@ -406,6 +404,13 @@ void LoopStageBuilder::channel_depths() {
     while ((int64_t{1} << bits) < need) ++bits;
     chan_bits_[key] = bits;
     chan_per_sample_[key] = static_cast<int64_t>(writes.size());
+  }
+  // A read across banks addresses them all at once: as deep as the deepest.
+  for (const auto& [read, banks] : chan_read_banks_) {
+    const int buffer = body_.reads[static_cast<std::size_t>(read)].buffer;
+    int bits = 1;
+    for (int b : banks) bits = std::max(bits, chan_bits_.at({buffer, b}));
+    for (int b : banks) chan_bits_[{buffer, b}] = bits;
   }
 }
 
@@ -494,14 +499,28 @@ void LoopStageBuilder::report() {
     }
     r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
   }
+  // Each channel read's copy of each bank it reads; across banks, a
+  // multiplexer over them by the registered lane.
   for (const auto& [read, ch] : chan_read_) {
-    const int w = p_.buffers[static_cast<std::size_t>(ch.first->buffer)].type.width;
-    const int entries = 1 << chan_bits_.at({ch.first->buffer, ch.second->bank});
-    const sched::OperatorCost cost =
-        sched::operator_cost(sched::rom_in_block_ram(entries, w) ? sched::OperatorKind::BlockRam
-                                                                 : sched::OperatorKind::Ram,
-                             {w, 0, entries, 0}, f);
-    static_cast<fpga::Resources&>(r) += cost.resources;
+    const int buffer = ch.first->buffer;
+    const int w = p_.buffers[static_cast<std::size_t>(buffer)].type.width;
+    std::vector<int> banks{ch.second->bank};
+    if (ch.second->crosses()) {
+      const auto it = chan_read_banks_.find(read);
+      banks.assign(it->second.begin(), it->second.end());
+      r.lut += sched::operator_cost(sched::OperatorKind::Mux,
+                                    {w, 0, static_cast<int>(banks.size()), 0}, f)
+                   .resources.lut;
+      r.ff += ch.second->lanes_log2;
+    }
+    for (int b : banks) {
+      const int entries = 1 << chan_bits_.at({buffer, b});
+      const sched::OperatorCost cost =
+          sched::operator_cost(sched::rom_in_block_ram(entries, w) ? sched::OperatorKind::BlockRam
+                                                                   : sched::OperatorKind::Ram,
+                               {w, 0, entries, 0}, f);
+      static_cast<fpga::Resources&>(r) += cost.resources;
+    }
   }
   for (const auto& [key, bits] : chan_bits_) r.ff += 3.0 * bits;  // pointer, base, next
   for (const RamBank& rb : rams_) {

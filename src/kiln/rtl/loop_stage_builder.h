@@ -103,8 +103,6 @@ class LoopStageBuilder {
   void note_reads(const dfg::Graph& g, int64_t cycle);
   void note_writes(const dfg::Graph& g, int64_t cycle);
   void uses();
-  static int64_t rank_of(const ChannelRead& r, const dfg::LoopBody& body, int64_t k);
-  int64_t rank_of(const ChannelRead& r, int64_t k) const { return rank_of(r, body_, k); }
   void channel_depths();
   void rom_read(int r);
   void ram_access(const dfg::PortAccess& pa, int index, int t, bool write);
@@ -161,6 +159,7 @@ class LoopStageBuilder {
       chan_last_;                                           // bank -> place -> last read
   std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
   std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
+  std::map<int, std::set<int>> chan_read_banks_;  // a read across banks -> the banks it reaches
 
   // The netlist under construction.
   netlist::Module* m_ = nullptr;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -53,6 +54,14 @@ void weights_loaded(const std::vector<loop::Stmt>& stmts, const loop::Kernel& k,
   }
 }
 
+// A complete partition along dimension d (0-based), as a Buffer block says it.
+loop::BufferDirectives banked(int d) {
+  loop::BufferDirectives b;
+  b.partition = loop::Partition::Complete;
+  b.dim = d + 1;
+  return b;
+}
+
 // The first top-level loop of a kernel (the one a fully unrolled plan's
 // directive names), or -1.
 int first_top_loop(const loop::Kernel& k) {
@@ -80,7 +89,8 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
     if (p.flatten > 1) s += fmt::format(" flatten={}", p.flatten);
     if (p.unroll > 1) s += fmt::format(" unroll={}", p.unroll);
     if (p.pipeline_ii) s += fmt::format(" pipeline={}", *p.pipeline_ii);
-    if (p.weights_in_registers) s += " weights=registers";
+    if (p.weights == WeightPlace::Banked) s += " weights=banked";
+    if (p.weights == WeightPlace::Registers) s += " weights=registers";
   }
   if (p.line_buffered) s += " form=line_buffer";
   return s;
@@ -90,7 +100,7 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
   auto bad = [&](const std::string& what, const std::string& hint = {}) -> LayerPlan {
     throw_error(ErrorKind::InvalidModel, where, what,
                 hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten[=N]] [unroll=N] "
-                               "[pipeline[=II]] [weights=registers] [form=line_buffer]\""
+                               "[pipeline[=II]] [weights=banked|registers] [form=line_buffer]\""
                              : hint);
   };
   LayerPlan p;
@@ -125,7 +135,9 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
       p.pipeline_ii =
           eq == std::string::npos ? 1 : static_cast<int>(std::min<int64_t>(number(), 1 << 20));
     } else if (key == "weights" && value == "registers") {
-      p.weights_in_registers = true;
+      p.weights = WeightPlace::Registers;
+    } else if (key == "weights" && value == "banked") {
+      p.weights = WeightPlace::Banked;
     } else if (key == "form" && value == "line_buffer") {
       p.line_buffered = true;
     } else {
@@ -172,7 +184,8 @@ std::string describe(const loop::Kernel& k, const LayerPlan& p) {
     s += fmt::format("{}{}", i == 1 ? " flattened with " : ", ", loop_at(k, kept[i]).name);
   if (p.unroll > 1) s += fmt::format(" unrolled by {}", p.unroll);
   s += p.pipeline_ii ? ", pipelined" : ", not pipelined";
-  if (p.weights_in_registers) s += ", weights in registers";
+  if (p.weights == WeightPlace::Registers) s += ", weights in registers";
+  if (p.weights == WeightPlace::Banked) s += ", weights banked by copy";
   return s;
 }
 
@@ -194,10 +207,14 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
     else if (p.unroll > 1)
       c.directives.loops[loop_key(kept.back())].unroll = p.unroll;
   }
-  if (p.weights_in_registers)
-    for (int b : weights_of(program, kernel))
-      c.directives.buffers[program.buffers[static_cast<std::size_t>(b)].name].storage =
-          loop::Storage::Registers;
+  for (int b : weights_of(program, kernel)) {
+    const std::string& name = program.buffers[static_cast<std::size_t>(b)].name;
+    if (p.weights == WeightPlace::Registers)
+      c.directives.buffers[name].storage = loop::Storage::Registers;
+    if (p.weights == WeightPlace::Banked)
+      if (const int d = banked_dim(program, kernel, p, b); d >= 0)
+        c.directives.buffers[name] = banked(d);
+  }
   if (has_line_buffered_form)
     c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
   return c;
@@ -244,13 +261,28 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
     plan.pipeline_ii = d.pipeline_ii;
   }
   // Weights in registers: every weight the kernel reads is (a configured
-  // storage of some of them is the config's, not a plan's).
+  // storage of some of them is the config's, not a plan's); banked: every
+  // weight a bank per copy has is, and one is.
   const std::vector<int> weights = weights_of(program, kernel);
-  plan.weights_in_registers =
-      plan.loop >= 0 && !weights.empty() && std::all_of(weights.begin(), weights.end(), [&](int b) {
-        return program.buffers[static_cast<std::size_t>(b)].directives.storage ==
-               loop::Storage::Registers;
-      });
+  const auto every = [&](const std::function<bool(const loop::Buffer&, int)>& holds) {
+    return plan.loop >= 0 && !weights.empty() &&
+           std::all_of(weights.begin(), weights.end(), [&](int b) {
+             return holds(program.buffers[static_cast<std::size_t>(b)], b);
+           });
+  };
+  if (every([](const loop::Buffer& b, int) {
+        return b.directives.storage == loop::Storage::Registers;
+      })) {
+    plan.weights = WeightPlace::Registers;
+  } else {
+    bool any = false;
+    const bool all = every([&](const loop::Buffer& b, int id) {
+      const int d = banked_dim(program, kernel, plan, id);
+      any = any || d >= 0;
+      return d < 0 ? b.directives == loop::BufferDirectives{} : b.directives == banked(d);
+    });
+    if (all && any) plan.weights = WeightPlace::Banked;
+  }
   return plan;
 }
 
@@ -274,9 +306,40 @@ void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan) {
       k.loops[static_cast<std::size_t>(copied)].directives.unroll =
           plan.unroll == c.trip ? 0 : plan.unroll;
   }
-  if (plan.weights_in_registers)
-    for (int b : weights_of(program, kernel))
-      program.buffers[static_cast<std::size_t>(b)].directives.storage = loop::Storage::Registers;
+  for (int b : weights_of(program, kernel)) {
+    loop::BufferDirectives& d = program.buffers[static_cast<std::size_t>(b)].directives;
+    if (plan.weights == WeightPlace::Registers) d.storage = loop::Storage::Registers;
+    if (plan.weights == WeightPlace::Banked)
+      if (const int dim = banked_dim(program, kernel, plan, b); dim >= 0) d = banked(dim);
+  }
+}
+
+int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, int buffer) {
+  const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
+  if (plan.loop < 0) return -1;
+  const std::vector<int> kept = kept_loops(k, plan);
+  const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(buffer)];
+  // Per dimension: indexed by a copied loop somewhere, by a kept one anywhere.
+  std::vector<char> copied(buf.shape.size(), 0), moved(buf.shape.size(), 0);
+  bool loaded = false;
+  for (const loop::Value& v : k.values) {
+    if (v.op != loop::Op::Load || program.storage_of(v.buffer) != buffer) continue;
+    // A view (a Reshape) indexes another shape: leave it unbanked.
+    if (v.buffer != buffer || v.index.size() != buf.shape.size()) return -1;
+    loaded = true;
+    for (std::size_t d = 0; d < v.index.size(); ++d)
+      for (const auto& [l, c] : v.index[d].terms) {
+        // A loop of one iteration (a convolution's group loop) moves nothing.
+        if (c == 0 || k.loops[static_cast<std::size_t>(l)].trip < 2) continue;
+        (std::find(kept.begin(), kept.end(), l) != kept.end() ? moved : copied)[d] = 1;
+      }
+  }
+  int best = -1;
+  for (std::size_t d = 0; loaded && d < buf.shape.size(); ++d)
+    if (copied[d] && !moved[d] && buf.shape[d] > 1 &&
+        (best < 0 || buf.shape[d] > buf.shape[static_cast<std::size_t>(best)]))
+      best = static_cast<int>(d);
+  return best;
 }
 
 std::string plans_yaml(const std::vector<PlanConfig>& plans,
@@ -301,8 +364,16 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
       if (d.unroll)
         loops += *d.unroll == 0 ? "    Unroll: full\n" : fmt::format("    Unroll: {}\n", *d.unroll);
     }
-    for (const auto& [name, d] : c.directives.buffers)
-      buffers += fmt::format("  {}:\n    Storage: {}\n", name, enum_name(d.storage));
+    for (const auto& [name, d] : c.directives.buffers) {
+      buffers += "  " + name + ":\n";
+      if (d.partition != loop::Partition::None) {
+        buffers += fmt::format("    Partition: {}\n", enum_name(d.partition));
+        if (d.factor > 0) buffers += fmt::format("    Factor: {}\n", d.factor);
+        if (d.dim > 0) buffers += fmt::format("    Dim: {}\n", d.dim);
+      }
+      if (d.storage != loop::Storage::Auto || d.partition == loop::Partition::None)
+        buffers += fmt::format("    Storage: {}\n", enum_name(d.storage));
+    }
   }
   if (!impl.empty()) s += "LayerName:\n" + impl;
   if (!loops.empty()) s += "Loop:\n" + loops;

@@ -8,7 +8,8 @@
 // loops of the perfect nest inside it when flattened); everything else
 // unrolls. The innermost kept loop's body is copied `unroll` times per
 // iteration, iterations overlap when it is pipelined, and the weights it reads
-// sit in two-port ROM banks or, `weights_in_registers`, in a table per read.
+// sit in two-port ROM banks (as configured, or `banked`: one bank per copy)
+// or in a table per read (`registers`).
 // A convolution may be in its line-buffered form (lower_line_buffer.cpp),
 // whose loops are that form's.
 #pragma once
@@ -24,6 +25,15 @@
 
 namespace kiln::rtl {
 
+// Where a kept loop's weights are.
+enum class WeightPlace : uint8_t {
+  Rom,        // two-port ROM banks as the config partitions them (one, unless it does)
+  Banked,     // ROM banks partitioned along the dimension the body's copies index
+              // (banked_dim): each unrolled product reads a bank of its own, as
+              // Vitis's array_partition on an unrolled loop's dimension does
+  Registers,  // a table per read, indexed by the iteration
+};
+
 struct LayerPlan {
   bool line_buffered = false;  // the convolution's streaming form
   int loop = -1;               // the kept loop (index in Kernel::loops); -1: fully unrolled
@@ -36,16 +46,14 @@ struct LayerPlan {
   // Pipelined, with this II asked for (the modulo schedule's floor, as a
   // Pipeline directive's); unset: not pipelined.
   std::optional<int> pipeline_ii;
-  // The weights the kept loop reads in registers (a table per read) rather
-  // than in two-port ROM banks.
-  bool weights_in_registers = false;
+  WeightPlace weights = WeightPlace::Rom;
   bool operator==(const LayerPlan&) const = default;
 };
 
 // The canonical one-line text, against the kernel of the plan's form:
 // "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
-// form=line_buffer" (fields in that order, defaults left out; "flatten" keeps
-// one loop inside, "flatten=2" two).
+// form=line_buffer" (weights=banked or weights=registers) (fields in that order, defaults left out;
+// "flatten" keeps one loop inside, "flatten=2" two).
 std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
 // The inverse. Throws kiln::Error(InvalidModel) at `where` for text that is
 // not a plan of `kernel` (an unknown word or loop, an unroll factor that
@@ -87,6 +95,13 @@ void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan);
 
 // The Const buffers kernel `kernel` loads (storage buffers), in order.
 std::vector<int> weights_of(const loop::Program& program, int kernel);
+
+// The dimension (0-based) of weight buffer `buffer` that a Banked plan
+// partitions completely: of those that every load of it in the kernel
+// indexes by loops the plan does not keep (the body's unrolled copies) and
+// never by kept ones, the longest; -1 when there is none (every read moves
+// with the loop).
+int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, int buffer);
 
 // A YAML config fragment with every layer's plan (plan_config's blocks
 // under LayerName, Loop and Buffer), headed by `comment` lines.

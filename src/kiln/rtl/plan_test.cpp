@@ -4,6 +4,7 @@
 // try on a convolution, a pooling, element-wise layers and a dense layer.
 #include "kiln/rtl/plan.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "kiln/loop/directives.h"
@@ -37,7 +38,7 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   p.loop = d.loop("i");
   p.unroll = 4;
   p.pipeline_ii = 1;
-  p.weights_in_registers = true;
+  p.weights = WeightPlace::Registers;
   EXPECT_EQ(plan_text(d.kernel(), p), "loop=i unroll=4 pipeline=1 weights=registers");
   EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), p), "test"), p);
   EXPECT_EQ(parse_plan(d.kernel(), "unrolled", "test"), LayerPlan{});
@@ -146,7 +147,7 @@ TEST(Plan, YamlIsAConfigKilnReads) {
   p.loop = d.loop("i");
   p.unroll = 2;
   p.pipeline_ii = 1;
-  p.weights_in_registers = true;
+  p.weights = WeightPlace::Registers;
   const PlanConfig pc = plan_config(d.program, 0, p, false);
   const std::string yaml = plans_yaml({pc}, {"Gemm"}, "the plans of a test\nline two");
   EXPECT_EQ(yaml,
@@ -161,6 +162,39 @@ TEST(Plan, YamlIsAConfigKilnReads) {
             "    Storage: registers\n"
             "  Gemm_w:\n"
             "    Storage: registers\n");
+  const hls::Config cfg = hls::parse_config(yaml, "plans.yaml");
+  loop::Program fresh = loop::lower_model(d.model);
+  loop::apply_directives(fresh, cfg.directives);
+  EXPECT_EQ(configured_plan(fresh, 0), p);
+}
+
+// Banked weights: the dimension the body's copies index (dense_a's outputs
+// j, unrolled inside the kept input loop i) is partitioned completely, as a
+// Buffer block, and those directives give the plan back.
+TEST(Plan, BankedWeightsPartitionTheCopiesDimension) {
+  const Dense d;
+  LayerPlan p;
+  p.loop = d.loop("i");
+  p.pipeline_ii = 1;
+  p.weights = WeightPlace::Banked;
+  EXPECT_EQ(plan_text(d.kernel(), p), "loop=i pipeline=1 weights=banked");
+  EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), p), "test"), p);
+  const int w = d.program.storage_of(weights_of(d.program, 0).back());
+  const loop::Buffer& wb = d.program.buffers[static_cast<std::size_t>(w)];
+  ASSERT_EQ(wb.name, "Gemm_w");
+  const int dim = banked_dim(d.program, 0, p, w);
+  ASSERT_GE(dim, 0);
+  EXPECT_EQ(wb.shape[static_cast<std::size_t>(dim)],
+            d.kernel().loops[static_cast<std::size_t>(d.loop("j"))].trip);
+  // Keeping j too leaves nothing to bank the weights by.
+  LayerPlan q = p;
+  q.flatten = 1;
+  EXPECT_EQ(banked_dim(d.program, 0, q, w), -1);
+  const PlanConfig pc = plan_config(d.program, 0, p, false);
+  const std::string yaml = plans_yaml({pc}, {"Gemm"}, "banked");
+  EXPECT_NE(yaml.find(fmt::format("  Gemm_w:\n    Partition: complete\n    Dim: {}\n", dim + 1)),
+            std::string::npos)
+      << yaml;
   const hls::Config cfg = hls::parse_config(yaml, "plans.yaml");
   loop::Program fresh = loop::lower_model(d.model);
   loop::apply_directives(fresh, cfg.directives);

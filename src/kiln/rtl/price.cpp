@@ -27,8 +27,12 @@ bool Pricer::may_line_buffer(int kernel) {
 
 const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
   const loop::Kernel& base_kernel = base_.kernels[static_cast<std::size_t>(kernel)];
-  if (plan.line_buffered == base_kernel.line_buffered && !plan.weights_in_registers) return base_;
-  auto& slot = programs_[{kernel, plan.line_buffered, plan.weights_in_registers}];
+  if (plan.line_buffered == base_kernel.line_buffered && plan.weights == WeightPlace::Rom)
+    return base_;
+  // A banked plan's partition follows the loops it keeps.
+  const bool banked = plan.weights == WeightPlace::Banked;
+  auto& slot = programs_[{kernel, plan.line_buffered, plan.weights, banked ? plan.loop : -1,
+                          banked ? plan.flatten : 0}];
   if (slot) return *slot;
   auto p = std::make_unique<loop::Program>(base_);
   if (plan.line_buffered && !base_kernel.line_buffered) {
@@ -36,11 +40,21 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
     loop::line_buffer(*p, model_, kernel);
     loop::sink_nests(*p, kernel);  // as design_program does for every kernel
   }
-  if (plan.weights_in_registers)
-    for (int b : weights_of(*p, kernel)) {
-      loop::Buffer& buf = p->buffers[static_cast<std::size_t>(b)];
-      if (!configured_buffers_.count(buf.name)) buf.directives.storage = loop::Storage::Registers;
-    }
+  if (plan.weights != WeightPlace::Rom) {
+    // The plan's placement of the weights, but for those a Buffer block names.
+    std::map<int, loop::BufferDirectives> configured;
+    for (int b : weights_of(*p, kernel))
+      if (configured_buffers_.count(p->buffers[static_cast<std::size_t>(b)].name))
+        configured[b] = p->buffers[static_cast<std::size_t>(b)].directives;
+    const loop::Kernel& k = p->kernels[static_cast<std::size_t>(kernel)];
+    std::vector<loop::LoopDirectives> loops;
+    for (const loop::Loop& l : k.loops) loops.push_back(l.directives);
+    apply_plan(*p, kernel, plan);
+    // Only the weights: the loops keep the program's directives.
+    loop::Kernel& changed = p->kernels[static_cast<std::size_t>(kernel)];
+    for (std::size_t l = 0; l < loops.size(); ++l) changed.loops[l].directives = loops[l];
+    for (const auto& [b, d] : configured) p->buffers[static_cast<std::size_t>(b)].directives = d;
+  }
   slot = std::move(p);
   return *slot;
 }
@@ -66,7 +80,7 @@ const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::stri
 
 const LoopMemories& Pricer::memories_for(int kernel, const LayerPlan& plan,
                                          const LayerGraph& graph) {
-  auto& slot = memories_[{&graph, plan.weights_in_registers}];
+  auto& slot = memories_[{&graph, plan.weights}];
   if (!slot)
     slot = std::make_unique<LoopMemories>(loop_memories(program_for(kernel, plan), *graph.split));
   return *slot;

@@ -6,7 +6,7 @@
 //
 // A Pricer holds what plans of one design share: the program in each form a
 // plan may take (a convolution direct or line-buffered, weights in ROM banks
-// or registers; copies share the weights) and each layer's dataflow graph
+// banked by copy, or registers; copies share the weights) and each layer's dataflow graph
 // per (form, loop, unroll, flatten), which pipelining and weight storage do
 // not change, each kept loop's memories and the elements its accesses reach
 // per graph and storage, and a StageCache (stage_cache.h): the stages built
@@ -77,15 +77,16 @@ class Pricer {
   dfg::UnrollOptions unroll_;
   fpga::Device device_;
   std::set<std::string> configured_buffers_, configured_forms_;
-  // (kernel, line_buffered, weights_in_registers) -> program
-  std::map<std::tuple<int, bool, bool>, std::unique_ptr<loop::Program>> programs_;
+  // (kernel, line_buffered, weights, and for banked weights the kept loop
+  // and flatten) -> program
+  std::map<std::tuple<int, bool, WeightPlace, int, int>, std::unique_ptr<loop::Program>> programs_;
   // (kernel, line_buffered, loop, unroll, flatten) -> graph, or the reason it failed
   struct CachedGraph {
     std::unique_ptr<LayerGraph> graph;
     std::string reason;
   };
   std::map<std::tuple<int, bool, int, int64_t, int>, CachedGraph> graphs_;
-  std::map<std::pair<const LayerGraph*, bool>, std::unique_ptr<LoopMemories>> memories_;
+  std::map<std::pair<const LayerGraph*, WeightPlace>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   StageCache cache_;
   int64_t priced_ = 0;

@@ -89,28 +89,39 @@ class Candidates {
       // The line-buffered form is only worth its pixel loop, flattened.
       if (line_buffered && nest.empty()) continue;
       if (!line_buffered && trip < 2) continue;
-      for (const bool registers : {false, true}) {
+      for (const WeightPlace weights :
+           {WeightPlace::Rom, WeightPlace::Banked, WeightPlace::Registers}) {
         // Nothing to place: the line-buffered form's weights are constants of
         // its body, and some layers read none.
-        if (registers && (line_buffered || !has_weights_)) continue;
+        if (weights != WeightPlace::Rom && (line_buffered || !has_weights_)) continue;
         auto plan = [&](int64_t u, int flatten) {
           LayerPlan p;
           p.line_buffered = line_buffered;
           p.loop = l;
           p.unroll = u;
           p.pipeline_ii = 1;
-          p.weights_in_registers = registers;
+          p.weights = weights;
           p.flatten = flatten;
           return p;
         };
-        if (!line_buffered) factors(trip, [&](int64_t u) { return plan(u, 0); });
+        // Banked only where some weight has a dimension to bank by.
+        auto worth = [&](const LayerPlan& p) {
+          if (p.weights != WeightPlace::Banked) return true;
+          const loop::Program& program = pricer_.program_for(kernel_, {});
+          for (int b : weights_of(program, kernel_))
+            if (banked_dim(program, kernel_, p, b) >= 0) return true;
+          return false;
+        };
+        if (!line_buffered && worth(plan(1, 0)))
+          factors(trip, [&](int64_t u) { return plan(u, 0); });
         // A perfect nest flattened to each depth: one iteration per value of
         // the kept loops, the body the innermost kept loop's (a
         // convolution's pixel; a window position of it; one input channel
         // of it), or that many of them when that loop is unrolled.
         for (std::size_t d = 0; d < nest.size(); ++d)
-          factors(k.loops[static_cast<std::size_t>(nest[d])].trip,
-                  [&](int64_t u) { return plan(u, static_cast<int>(d) + 1); });
+          if (worth(plan(1, static_cast<int>(d) + 1)))
+            factors(k.loops[static_cast<std::size_t>(nest[d])].trip,
+                    [&](int64_t u) { return plan(u, static_cast<int>(d) + 1); });
       }
     }
   }
@@ -425,26 +436,49 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
   return plans;
 }
 
-std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans) {
+std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans,
+                                   std::vector<Handoff>* handoffs) {
   const loop::Program& program = pricer.program();
   const Users users(program);
   std::vector<Channel> out;
   for (const auto& [b, w] : users.writers) {
     const auto r = users.readers.find(b);
-    if (w.size() != 1 || r == users.readers.end() || r->second.size() != 1) continue;
+    if (r == users.readers.end()) continue;
+    const auto note = [&](int consumer, const std::string& why) {
+      if (!handoffs) return;
+      Handoff h;
+      h.tensor = program.buffers[static_cast<std::size_t>(b)].name;
+      h.producer = program.kernels[static_cast<std::size_t>(w[0])].name;
+      h.consumer = program.kernels[static_cast<std::size_t>(consumer)].name;
+      h.channel = why.empty();
+      h.why = why;
+      handoffs->push_back(std::move(h));
+    };
+    if (w.size() != 1 || r->second.size() != 1) {
+      for (int consumer : r->second)
+        note(consumer,
+             w.size() != 1 ? "more than one layer writes it" : "more than one layer reads it");
+      continue;
+    }
     const int producer = w[0], consumer = r->second[0];
     const LayerPlan& pp = plans[static_cast<std::size_t>(producer)].plan;
     const LayerPlan& cp = plans[static_cast<std::size_t>(consumer)].plan;
-    if (producer == consumer || pp.loop < 0 || cp.loop < 0) continue;
+    if (producer == consumer) continue;
+    if (pp.loop < 0 || cp.loop < 0) {
+      note(consumer, pp.loop < 0 ? "the producer keeps no loop" : "the consumer keeps no loop");
+      continue;
+    }
     const LayerGraph* produced = pricer.graph_for(producer, pp, nullptr);
     const LayerGraph* consumed = pricer.graph_for(consumer, cp, nullptr);
     KILN_ASSERT(produced && consumed, "a chosen plan without its graph");
     const loop::Program& prog = pricer.program_for(consumer, cp);
+    std::string why;
     if (std::optional<Channel> c =
-            plan_channel(prog, b, producer, *produced->split, consumer, *consumed->split)) {
+            plan_channel(prog, b, producer, *produced->split, consumer, *consumed->split, &why)) {
       verify_channel(prog, *c, *produced->split, *consumed->split);
       out.push_back(std::move(*c));
     }
+    note(consumer, why);
   }
   return out;
 }

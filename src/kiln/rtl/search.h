@@ -107,7 +107,9 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
 
 // The channels between the planned layers: for every tensor one kept loop
 // writes and one other kept loop reads, the channel plan_channel finds, each
-// checked by verify_channel.
-std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans);
+// checked by verify_channel. `handoffs`, when given, gets every tensor one
+// layer writes and others read, and how it travels.
+std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans,
+                                   std::vector<Handoff>* handoffs = nullptr);
 
 }  // namespace kiln::rtl

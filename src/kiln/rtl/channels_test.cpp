@@ -1,0 +1,88 @@
+#include "kiln/rtl/channels.h"
+
+#include <gtest/gtest.h>
+
+#include "kiln/hls/model_text.h"
+#include "kiln/rtl/design.h"
+#include "kiln/rtl/testing/sim_check.h"
+#include "kiln/support/testing/test_helpers.h"
+#include "kiln/tools/hdl.h"
+
+namespace kiln::rtl {
+namespace {
+
+// A 3 x 3 convolution writing a pixel's 4 channels per iteration (a bank
+// each) into a 1 x 1 convolution that keeps its input-channel loop: each of
+// its iterations reads the lane its ci says. The read crosses the banks, so
+// the tensor goes through the consumer's memories, one per bank, picked by
+// the place's low bits (before: the consumer copied the whole tensor into
+// registers read through a multiplexer).
+const char* kPointwise = R"(layers 1
+model "pw" {}
+%x: ap_fixed<8,3>[5x5x1] = Input() @x "x"
+%h: ap_fixed<10,4>[5x5x4] = Conv(%x) {in_h=5 in_w=5 c_in=1 out_h=5 out_w=5 c_out=4 kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1} @conv config {accum=ap_fixed<20,8>} constants {weights=[3,-5,7,1,0,-2,4,6,-7,2,5,-1,-3,7,2,0,1,-6,5,3,-4,2,-7,6,1,1,-1,4,-3,2,6,-5,0,3,7,-2] bias=[1,-2,3,0]}
+%y: ap_fixed<12,5>[5x5x2] = Conv(%h) {in_h=5 in_w=5 c_in=4 out_h=5 out_w=5 c_out=2 kernel_h=1 kernel_w=1 stride_h=1 stride_w=1 pad_top=0 pad_bottom=0 pad_left=0 pad_right=0} @pw config {accum=ap_fixed<24,10>} constants {weights=[5,-3,2,7,-6,1,4,-2] bias=[2,-1]}
+input %x "x": [1x1x5x5] perm=[1,2,0]
+output %y "y": [1x2x5x5] perm=[1,2,0]
+)";
+
+RtlOptions pointwise_options() {
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  o.directives.loops["pw/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"pw/ow", "pw/kh", "pw/kw", "pw/g"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  return o;
+}
+
+TEST(Channel, AReadAcrossBanksGoesThroughMemories) {
+  const hls::Model m = hls::parse_layers(kPointwise, "pw.layers");
+  const Design d = build_design(m, pointwise_options());
+  ASSERT_EQ(d.handoffs.size(), 1u);
+  EXPECT_TRUE(d.handoffs[0].channel) << d.handoffs[0].why;
+  // The consumer's copy of each of the 4 banks, and no register copy of the
+  // 100-element tensor.
+  int banks = 0;
+  for (const netlist::Module& mod : d.netlist.modules)
+    for (const netlist::Memory& mem : mod.memories())
+      banks += mem.name.rfind("chm", 0) == 0 && mem.name.find('_') != std::string::npos;
+  EXPECT_EQ(banks, 4);
+  ASSERT_EQ(d.stages.size(), 2u);
+  EXPECT_LT(d.stages[1].register_bits, 100 * 10);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 7);
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 7);
+}
+
+// Without the deeper nest the consumer keeps one pixel per iteration and
+// reads each bank at a fixed lane: a channel too, one bank per read.
+TEST(Channel, AReadOfOneBankKeepsItsOwnMemory) {
+  const hls::Model m = hls::parse_layers(kPointwise, "pw.layers");
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  o.directives.loops["pw/oh"] = {std::nullopt, 1, true};
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.handoffs.size(), 1u);
+  EXPECT_TRUE(d.handoffs[0].channel) << d.handoffs[0].why;
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 8);
+}
+
+// A producer that keeps no loop hands its tensor on in registers, and the
+// report says why.
+TEST(Channel, AHandoffWithoutAChannelSaysWhy) {
+  const hls::Model m = hls::parse_layers(kPointwise, "pw.layers");
+  RtlOptions o;
+  o.directives.loops["pw/oh"] = {std::nullopt, 1, true};
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.handoffs.size(), 1u);
+  EXPECT_FALSE(d.handoffs[0].channel);
+  EXPECT_EQ(d.handoffs[0].why, "the producer keeps no loop");
+  EXPECT_EQ(d.handoffs[0].producer, "conv");
+  EXPECT_EQ(d.handoffs[0].consumer, "pw");
+}
+
+}  // namespace
+}  // namespace kiln::rtl
