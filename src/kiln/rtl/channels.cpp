@@ -22,10 +22,9 @@ bool fixed_access(const dfg::Graph& g, int b) {
   return false;
 }
 
-bool touches(const loop::Program& p, const loop::Kernel& k, int b) {
-  for (const std::vector<int>* list : {&k.reads, &k.writes})
-    for (int x : *list)
-      if (p.storage_of(x) == b) return true;
+bool writes(const loop::Program& p, const loop::Kernel& k, int b) {
+  for (int x : k.writes)
+    if (p.storage_of(x) == b) return true;
   return false;
 }
 
@@ -87,10 +86,11 @@ std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int prod
   const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
   if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer)
     return no("not a tensor of its own storage");
+  // Others may read it (each through a channel of its own: plan_channels
+  // gives every reader one or none), not write it.
   for (std::size_t k = 0; k < p.kernels.size(); ++k)
-    if (static_cast<int>(k) != producer && static_cast<int>(k) != consumer &&
-        touches(p, p.kernels[k], buffer))
-      return no(fmt::format("kernel {} also touches it", k));
+    if (static_cast<int>(k) != producer && writes(p, p.kernels[k], buffer))
+      return no(fmt::format("kernel {} also writes it", p.kernels[k].name));
   // The producer writes it only through its body's ports, the consumer reads
   // it only through its body's.
   for (const dfg::Graph* g : {&produced.before, &produced.body.graph, &produced.after,

@@ -80,8 +80,10 @@ struct Handoff {
 // element once per sample; the consumer reads it only through its body's
 // ports, each read either staying in one bank with a rank linear in its
 // variables, or crossing banks written equally often with an interleaved
-// place (ChannelRead) linear in them;
-// no one else touches it, and it is not a model input or output. `why`, when
+// place (ChannelRead) linear in them; no other kernel writes it (others may
+// read it, each through a channel of its own: the producer's write ports
+// feed every reader's memories);
+// and it is not a model input or output. `why`, when
 // given, says which of these fails.
 std::optional<Channel> plan_channel(const loop::Program& program, int buffer, int producer,
                                     const dfg::SplitKernel& produced, int consumer,

@@ -84,5 +84,40 @@ TEST(Channel, AHandoffWithoutAChannelSaysWhy) {
   EXPECT_EQ(d.handoffs[0].consumer, "pw");
 }
 
+// A residual block: the first convolution's output feeds both the second
+// convolution and the add after it. Each reader takes its own channel from
+// the producer's write ports (a skip connection through a memory sized by
+// the schedules, not through delay registers in the top).
+const char* kResidual = R"(layers 1
+model "res" {}
+%x: ap_fixed<8,3>[4x4x2] = Input() @x "x"
+%h: ap_fixed<10,4>[4x4x2] = Conv(%x) {in_h=4 in_w=4 c_in=2 out_h=4 out_w=4 c_out=2 kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1} @conv config {accum=ap_fixed<20,8>} constants {weights=[3,-5,7,1,0,-2,4,6,-7,2,5,-1,-3,7,2,0,1,-6,5,3,-4,2,-7,6,1,1,-1,4,-3,2,6,-5,0,3,7,-2] bias=[1,-2]}
+%g: ap_fixed<10,4>[4x4x2] = Conv(%h) {in_h=4 in_w=4 c_in=2 out_h=4 out_w=4 c_out=2 kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1} @second config {accum=ap_fixed<22,9>} constants {weights=[-2,4,1,-7,3,3,0,5,-6,2,-1,6,4,-3,-5,1,7,-4,2,0,-2,5,-7,3,6,-1,1,-5,4,2,-3,7,0,-6,3,1] bias=[-1,2]}
+%y: ap_fixed<11,5>[4x4x2] = Binary(%h, %g) {n=32 channels=2} @add
+input %x "x": [1x2x4x4] perm=[1,2,0]
+output %y "y": [1x2x4x4] perm=[1,2,0]
+)";
+
+TEST(Channel, ASkipConnectionGoesThroughEachReadersMemories) {
+  const hls::Model m = hls::parse_layers(kResidual, "res.layers");
+  RtlOptions o;
+  for (const char* l : {"conv/oh", "second/oh"}) o.directives.loops[l] = {std::nullopt, 1, true};
+  o.directives.loops["add/d0"] = {std::nullopt, 1, false};
+  const Design d = build_design(m, o);
+  int channels = 0;
+  for (const Handoff& h : d.handoffs) {
+    EXPECT_TRUE(h.channel) << h.tensor << " to " << h.consumer << ": " << h.why;
+    channels += h.channel;
+  }
+  EXPECT_EQ(channels, 3);  // conv -> second, conv -> add, second -> add
+  EXPECT_EQ(d.top_report.register_bits, 0);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 9);
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 9);
+}
+
 }  // namespace
 }  // namespace kiln::rtl

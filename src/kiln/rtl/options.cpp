@@ -107,6 +107,19 @@ RtlOptions rtl_options(const hls::Model& model) {
     if (dense && !targeted) o.fold.insert(layer);
   }
   o.latency_cycles = settings.latency_cycles;
+  // LatencyCycles alone searches every layer too: no layer's interval can
+  // exceed the latency it is given, so that is each one's target, and the
+  // latency search (search.h) raises the plans until their latencies fit.
+  if (o.latency_cycles)
+    for (const hls::Layer& layer : model.layers) {
+      if (layer.kind() == hls::LayerKind::Input || o.fold.count(layer.name)) continue;
+      bool targeted = false;
+      for (const IntervalTarget& t : o.interval_targets)
+        targeted = targeted || t.layer == layer.name;
+      if (!targeted)
+        o.interval_targets.push_back(
+            {layer.name, *o.latency_cycles, fmt::format("LatencyCycles {}", *o.latency_cycles)});
+    }
   for (const hls::Layer& layer : model.layers)
     if (layer.rtl.line_buffer) o.line_buffer[layer.name] = *layer.rtl.line_buffer;
   // Keys kiln compile reads that leave kiln rtl's design as it is.

@@ -60,8 +60,7 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
 }
 
 const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::string* reason) {
-  CachedGraph& c = graphs_[{kernel, plan.line_buffered, plan.loop, plan.loop < 0 ? 1 : plan.unroll,
-                            plan.loop >= 0 ? plan.flatten : 0}];
+  CachedGraph& c = graphs_[graph_key(kernel, plan)];
   if (!c.graph && c.reason.empty()) {
     // The graph does not depend on the weights' storage.
     LayerPlan form;
@@ -76,6 +75,29 @@ const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::stri
   }
   if (reason) *reason = c.reason;
   return c.graph.get();
+}
+
+Pricer::GraphKey Pricer::graph_key(int kernel, const LayerPlan& plan) {
+  return {kernel, plan.line_buffered, plan.loop, plan.loop < 0 ? 1 : plan.unroll,
+          plan.loop >= 0 ? plan.flatten : 0};
+}
+
+void Pricer::forget(int kernel, const std::vector<LayerPlan>& keep) {
+  std::set<GraphKey> kept;
+  for (const LayerPlan& p : keep) kept.insert(graph_key(kernel, p));
+  // The stage cache and schedules point into graphs: all go.
+  cache_.stages.clear();
+  cache_.content_hashes.clear();
+  cache_.schedules.clear();
+  for (auto it = graphs_.begin(); it != graphs_.end();) {
+    if (std::get<0>(it->first) != kernel || kept.count(it->first)) {
+      ++it;
+      continue;
+    }
+    for (auto m = memories_.begin(); m != memories_.end();)
+      m = m->first.first == it->second.graph.get() ? memories_.erase(m) : std::next(m);
+    it = graphs_.erase(it);
+  }
 }
 
 const LoopMemories& Pricer::memories_for(int kernel, const LayerPlan& plan,

@@ -66,6 +66,13 @@ class Pricer {
   // the channels the plan reads from its producers).
   PlanPrice price(int kernel, const LayerPlan& plan, const StageOptions& options);
 
+  // Drops the graphs (and what was built from them) of kernel `kernel`'s
+  // plans but `keep`'s, and every cached stage and schedule: the searches
+  // call it once a layer's plans are chosen, so that memory holds one
+  // layer's candidates at a time (ResNet-8's took 24 GB kept all together).
+  // Pointers to a dropped graph must not be used after.
+  void forget(int kernel, const std::vector<LayerPlan>& keep);
+
   int64_t priced() const { return priced_; }
   // The program as given (every kernel in its configured form).
   const loop::Program& program() const { return base_; }
@@ -85,7 +92,9 @@ class Pricer {
     std::unique_ptr<LayerGraph> graph;
     std::string reason;
   };
-  std::map<std::tuple<int, bool, int, int64_t, int>, CachedGraph> graphs_;
+  using GraphKey = std::tuple<int, bool, int, int64_t, int>;
+  static GraphKey graph_key(int kernel, const LayerPlan& plan);
+  std::map<GraphKey, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, WeightPlace>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   StageCache cache_;

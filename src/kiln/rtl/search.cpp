@@ -157,6 +157,9 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
+      std::vector<LayerPlan> keep;
+      for (const PlanChoice& c : meeting) keep.push_back(c.plan);
+      pricer.forget(static_cast<int>(k), keep);
       layers.push_back(std::move(meeting));
       continue;
     }
@@ -214,12 +217,12 @@ struct Users {
       for (int b : kernel.reads) readers[program.storage_of(b)].push_back(static_cast<int>(k));
     }
   }
-  // The one other kernel that writes `b` when `k` is its one reader, or -1.
+  // The one other kernel that writes `b`, which `k` reads, or -1.
   int only_producer(int b, int k) const {
     const auto w = writers.find(b);
     const auto r = readers.find(b);
     if (w == writers.end() || w->second.size() != 1 || r == readers.end() ||
-        r->second.size() != 1 || r->second[0] != k || w->second[0] == k)
+        std::find(r->second.begin(), r->second.end(), k) == r->second.end() || w->second[0] == k)
       return -1;
     return w->second[0];
   }
@@ -430,6 +433,7 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
                   "set its Loop directives (kiln rtl --list-loops shows what each loop would "
                   "give), or a TargetCycles for kiln to search its plans");
     timing.commit(chosen.stage);
+    pricer.forget(kernel, {choice.plan});
     chosen_graph[k] = pricer.graph_for(kernel, choice.plan, nullptr);
     plans.push_back(std::move(choice));
   }
@@ -454,31 +458,52 @@ std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice
       h.why = why;
       handoffs->push_back(std::move(h));
     };
-    if (w.size() != 1 || r->second.size() != 1) {
-      for (int consumer : r->second)
-        note(consumer,
-             w.size() != 1 ? "more than one layer writes it" : "more than one layer reads it");
+    if (w.size() != 1) {
+      for (int consumer : r->second) note(consumer, "more than one layer writes it");
       continue;
     }
-    const int producer = w[0], consumer = r->second[0];
+    // A channel to every reader or to none: the producer keeps no registers
+    // for a tensor its channels carry.
+    const int producer = w[0];
     const LayerPlan& pp = plans[static_cast<std::size_t>(producer)].plan;
-    const LayerPlan& cp = plans[static_cast<std::size_t>(consumer)].plan;
-    if (producer == consumer) continue;
-    if (pp.loop < 0 || cp.loop < 0) {
-      note(consumer, pp.loop < 0 ? "the producer keeps no loop" : "the consumer keeps no loop");
-      continue;
+    std::vector<Channel> found;
+    std::vector<int> readers;
+    for (int consumer : r->second)
+      if (std::find(readers.begin(), readers.end(), consumer) == readers.end())
+        readers.push_back(consumer);
+    std::map<int, std::string> why;  // by reader: why it takes no channel
+    int refused = -1;                // the first reader that takes none
+    for (int consumer : readers) {
+      if (consumer == producer) continue;
+      const LayerPlan& cp = plans[static_cast<std::size_t>(consumer)].plan;
+      std::string& reason = why[consumer];
+      if (std::find(readers.begin(), readers.end(), producer) != readers.end()) {
+        reason = "its producer reads it back";
+      } else if (pp.loop < 0 || cp.loop < 0) {
+        reason = pp.loop < 0 ? "the producer keeps no loop" : "the consumer keeps no loop";
+      } else {
+        const LayerGraph* produced = pricer.graph_for(producer, pp, nullptr);
+        const LayerGraph* consumed = pricer.graph_for(consumer, cp, nullptr);
+        KILN_ASSERT(produced && consumed, "a chosen plan without its graph");
+        const loop::Program& prog = pricer.program_for(consumer, cp);
+        if (std::optional<Channel> c = plan_channel(prog, b, producer, *produced->split, consumer,
+                                                    *consumed->split, &reason)) {
+          verify_channel(prog, *c, *produced->split, *consumed->split);
+          found.push_back(std::move(*c));
+        }
+      }
+      if (!reason.empty() && refused < 0) refused = consumer;
     }
-    const LayerGraph* produced = pricer.graph_for(producer, pp, nullptr);
-    const LayerGraph* consumed = pricer.graph_for(consumer, cp, nullptr);
-    KILN_ASSERT(produced && consumed, "a chosen plan without its graph");
-    const loop::Program& prog = pricer.program_for(consumer, cp);
-    std::string why;
-    if (std::optional<Channel> c =
-            plan_channel(prog, b, producer, *produced->split, consumer, *consumed->split, &why)) {
-      verify_channel(prog, *c, *produced->split, *consumed->split);
-      out.push_back(std::move(*c));
+    for (int consumer : readers) {
+      if (consumer == producer) continue;
+      std::string reason = why[consumer];
+      if (reason.empty() && refused >= 0)
+        reason = fmt::format("another reader ({}) cannot take a channel: {}",
+                             program.kernels[static_cast<std::size_t>(refused)].name, why[refused]);
+      note(consumer, reason);
     }
-    note(consumer, why);
+    if (refused < 0)
+      for (Channel& c : found) out.push_back(std::move(c));
   }
   return out;
 }
