@@ -119,5 +119,22 @@ TEST(Channel, ASkipConnectionGoesThroughEachReadersMemories) {
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 9);
 }
 
+// A design whose top would delay more bits than allowed is refused before
+// its top is built, naming the tensor (here: the residual with the add
+// fully unrolled, so the skip waits in the top's registers).
+TEST(Channel, TooManyDelayBitsInTheTopAreRefused) {
+  const hls::Model m = hls::parse_layers(kResidual, "res.layers");
+  RtlOptions o;
+  for (const char* l : {"conv/oh", "second/oh"}) o.directives.loops[l] = {std::nullopt, 1, true};
+  const Design d = build_design(m, o);
+  ASSERT_GT(d.top_report.register_bits, 0);
+  o.max_top_delay_bits = d.top_report.register_bits - 1;
+  const Error e = kiln::testing::catch_error([&] { build_design(m, o); });
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_NE(std::string(e.what()).find("register bits"), std::string::npos) << e.what();
+  o.max_top_delay_bits = d.top_report.register_bits;
+  EXPECT_NO_THROW(build_design(m, o));
+}
+
 }  // namespace
 }  // namespace kiln::rtl

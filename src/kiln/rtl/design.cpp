@@ -166,7 +166,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
     built.push_back(std::move(b));
   }
   d.interval_cycles = timing.interval();
-  d.netlist.modules.push_back(top_module(d, program, built, timing));
+  d.netlist.modules.push_back(top_module(d, program, built, timing, options.max_top_delay_bits));
   // A search chose the plans: they must fit the part (the cheapest plans
   // meeting the targets do not, so the targets ask for too much of it).
   const bool searched =

@@ -82,6 +82,10 @@ struct RtlOptions {
   // LatencyCycles, a MultiplierLimit fold) must fit the part by its estimate;
   // false writes it anyway (`kiln rtl --over-capacity`).
   bool fit_part = true;
+  // The most register bits the top may spend delaying values that skip
+  // stages (top.h kMaxTopDelayBits by default); a design that needs more is
+  // refused before its top is built.
+  int64_t max_top_delay_bits = int64_t{1} << 22;
 };
 
 // One model input or output: a flat vector port of `numel` elements of

@@ -26,8 +26,14 @@ int bits_for(int64_t v) {
 class TopBuilder {
  public:
   TopBuilder(Design& d, const loop::Program& p, const std::vector<BuiltStage>& stages,
-             const DesignTiming& timing)
-      : d_(d), p_(p), stages_(stages), timing_(timing), m_(d.top), fv_(m_) {}
+             const DesignTiming& timing, int64_t max_delay_bits)
+      : d_(d),
+        p_(p),
+        stages_(stages),
+        timing_(timing),
+        max_delay_bits_(max_delay_bits),
+        m_(d.top),
+        fv_(m_) {}
 
   netlist::Module run() {
     // Ports: rst, in_valid, in_ready, the inputs, out_valid, the outputs.
@@ -77,6 +83,7 @@ class TopBuilder {
         element_[{b, e}] = m_.slice(inputs[k], static_cast<int>(e) * port.type.width,
                                     port.type.width, element_name({b, e}));
     }
+    check_delay_lines();
     std::map<std::string, ValueId> channel;  // the channel banks' wires, by port name
     for (const BuiltStage& s : stages_) stage_instance(s, channel);
     // Outputs, all valid at the same cycle: the latest element's.
@@ -190,6 +197,44 @@ class TopBuilder {
       m_.connect(inst, port, channel.at(port));
   }
 
+  // The delay lines the top would build, counted before any is: past the
+  // bound a design is refused (naming the tensor that needs the most)
+  // rather than built into a netlist no machine holds (ResNet-8 with its
+  // skips in registers under LatencyCycles: hundreds of millions of bits).
+  void check_delay_lines() const {
+    std::map<std::pair<int, int64_t>, int> deepest;  // element -> its longest delay
+    const auto note = [&](const dfg::Element& e, int at) {
+      int& d = deepest[{e.buffer, e.element}];
+      d = std::max(d, timing_.delay(e, at));
+    };
+    for (const BuiltStage& b : stages_)
+      for (const StagePortElement& e : b.inputs) note(e.where, b.report.start_cycle + e.at);
+    for (std::size_t k = 0; k < p_.outputs.size(); ++k)
+      for (int64_t e = 0; e < d_.outputs[k].numel; ++e)
+        note({p_.storage_of(p_.outputs[k]), e}, d_.latency_cycles);
+    std::map<int, int64_t> by_buffer;
+    int64_t total = 0;
+    for (const auto& [element, delay] : deepest) {
+      const int64_t bits =
+          int64_t{delay} * p_.buffers[static_cast<std::size_t>(element.first)].type.width;
+      by_buffer[element.first] += bits;
+      total += bits;
+    }
+    if (total <= max_delay_bits_) return;
+    const auto worst =
+        std::max_element(by_buffer.begin(), by_buffer.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    throw_error(
+        ErrorKind::Unsupported, "model " + d_.top,
+        fmt::format("the top would delay values that skip stages through {} register bits "
+                    "({} of them for tensor {}, which its readers take in registers), "
+                    "over kiln rtl's bound of {}",
+                    total, worst->second, p_.buffers[static_cast<std::size_t>(worst->first)].name,
+                    max_delay_bits_),
+        "give its readers a TargetCycles so that they keep loops and it goes through "
+        "channels (report.json's handoffs say why a tensor is in registers), or raise "
+        "LatencyCycles");
+  }
   // A chain of three or more registers without reset or enable is a shift
   // register to Xilinx synthesis (Yosys's xilinx_srl, Vivado): one SRLC32E
   // LUT per bit per 32 stages; a shorter one stays in flip-flops.
@@ -213,6 +258,7 @@ class TopBuilder {
   const loop::Program& p_;
   const std::vector<BuiltStage>& stages_;
   const DesignTiming& timing_;
+  const int64_t max_delay_bits_;
   netlist::Module m_;
   FixedValues fv_;
   ValueId rst_ = kNoValue, in_valid_ = kNoValue, accept_ = kNoValue;
@@ -224,8 +270,9 @@ class TopBuilder {
 }  // namespace
 
 netlist::Module top_module(Design& design, const loop::Program& program,
-                           const std::vector<BuiltStage>& stages, const DesignTiming& timing) {
-  return TopBuilder(design, program, stages, timing).run();
+                           const std::vector<BuiltStage>& stages, const DesignTiming& timing,
+                           int64_t max_delay_bits) {
+  return TopBuilder(design, program, stages, timing, max_delay_bits).run();
 }
 
 }  // namespace kiln::rtl

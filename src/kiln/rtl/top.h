@@ -18,8 +18,14 @@ namespace kiln::rtl {
 // (its -minlen default).
 inline constexpr int kShiftRegisterMinDepth = 3;
 
+// The most register bits the top's delay lines may take (RtlOptions).
+inline constexpr int64_t kMaxTopDelayBits = int64_t{1} << 22;
+
 // Sets the design's latency and the delay lines' cost (Design::top_report).
+// Throws kiln::Error(Unsupported) naming the tensor that needs the most when
+// the delay lines would take more than `max_delay_bits`, before building them.
 netlist::Module top_module(Design& design, const loop::Program& program,
-                           const std::vector<BuiltStage>& stages, const DesignTiming& timing);
+                           const std::vector<BuiltStage>& stages, const DesignTiming& timing,
+                           int64_t max_delay_bits = kMaxTopDelayBits);
 
 }  // namespace kiln::rtl
