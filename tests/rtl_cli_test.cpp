@@ -358,6 +358,23 @@ TEST(RtlCli, TargetCyclesPicksTheCheapestLoopPlanThatMeetsIt) {
   EXPECT_FALSE(fs::exists(tmp.path() / "v"));
 }
 
+// One sample runs twice back to back, so that its interval is measured too.
+TEST(RtlCli, OneSampleStillMeasuresTheInterval) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  const ProcessResult built =
+      kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Model.TargetCycles=12"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const ProcessResult sim =
+      kiln({"rtlsim", out.string(), "--samples", "1", "--simulator", "kiln", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  const nlohmann::json j = nlohmann::json::parse(sim.out);
+  EXPECT_TRUE(j["bit_exact"].get<bool>());
+  EXPECT_TRUE(j["repeated_sample"].get<bool>());
+  ASSERT_TRUE(j["interval_cycles"].is_number()) << sim.out;
+  EXPECT_EQ(j["interval_cycles"].get<int>(), j["schedule"]["interval_cycles"].get<int>());
+}
+
 // The same keys as kiln compile: an explicit ReuseFactor asks for the II it
 // gives in kiln compile's estimate (a Dense in io_parallel: RF cycles), and
 // TargetCycles at the same level wins over it.

@@ -309,6 +309,7 @@ json rtlsim_to_json(const rtl::RtlsimResult& r) {
           {"simulator", tools::to_string(r.simulator)},
           {"bit_exact", v.bit_exact},
           {"samples", v.samples},
+          {"repeated_sample", r.repeated},
           {"values", v.values},
           {"mismatched_values", v.mismatched_values},
           {"mismatches", mismatches},

@@ -26,6 +26,16 @@ input %x "x": [1x1x5x5] perm=[1,2,0]
 output %y "y": [1x2x5x5] perm=[1,2,0]
 )";
 
+// Verilator's lint, then bit-exact in kiln's interpreter and in Icarus.
+void expect_lint_clean_and_bit_exact(const hls::Model& m, const Design& d, uint32_t seed) {
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, seed);
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, seed);
+}
+
 RtlOptions pointwise_options() {
   RtlOptions o;
   o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
@@ -49,12 +59,7 @@ TEST(Channel, AReadAcrossBanksGoesThroughMemories) {
   EXPECT_EQ(banks, 4);
   ASSERT_EQ(d.stages.size(), 2u);
   EXPECT_LT(d.stages[1].register_bits, 100 * 10);
-  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 7);
-  kiln::testing::TempDir dir;
-  const auto files = testing::write_files(d, dir.path());
-  const tools::LintResult lint = tools::lint_verilog(files, d.top);
-  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
-  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 7);
+  expect_lint_clean_and_bit_exact(m, d, 7);
 }
 
 // Without the deeper nest the consumer keeps one pixel per iteration and
@@ -111,12 +116,7 @@ TEST(Channel, ASkipConnectionGoesThroughEachReadersMemories) {
   }
   EXPECT_EQ(channels, 3);  // conv -> second, conv -> add, second -> add
   EXPECT_EQ(d.top_report.register_bits, 0);
-  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 9);
-  kiln::testing::TempDir dir;
-  const auto files = testing::write_files(d, dir.path());
-  const tools::LintResult lint = tools::lint_verilog(files, d.top);
-  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
-  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 9);
+  expect_lint_clean_and_bit_exact(m, d, 9);
 }
 
 // A design whose top would delay more bits than allowed is refused before

@@ -92,6 +92,9 @@ struct RtlsimResult {
   bool latency_agrees = false, interval_agrees = false;
   double build_seconds = 0, run_seconds = 0;
   std::filesystem::path work_dir;  // DIR/sim/<simulator>
+  // One sample asked for, run twice back to back so that the design's
+  // interval is measured too (both runs judged; `outputs` holds one).
+  bool repeated = false;
   // What the design computed: per sample, per output port (Model::outputs
   // order, channels-last), the values its raw bits stand for (NaN where it
   // printed none, or x/z).
