@@ -34,6 +34,7 @@ PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPric
   c.cost = price.share;
   c.on_multipliers = price.on_multipliers;
   c.text = describe(kernel, plan);
+  c.resources = price.stage.report;
   c.stage = std::make_shared<const BuiltStage>(std::move(price.stage));
   return c;
 }
@@ -73,6 +74,12 @@ class Candidates {
   // target is the cheapest of this shape (more copies only cost more);
   // `more_` after it are faster.
   void factors(int64_t trip, const std::function<LayerPlan(int64_t)>& plan_of) {
+    // A loop of one iteration (a convolution's group loop) copies nothing:
+    // its one plan keeps the nest to that depth.
+    if (trip < 2) {
+      consider(plan_of(1));
+      return;
+    }
     int past = -1;
     for (const int64_t u : loop::unroll_factors(trip)) {
       if (u >= trip || past >= more_) break;
@@ -177,7 +184,7 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
     only.tried = 1;
     layers.push_back({only});
   }
-  const std::vector<int> pick = meet_latency(layers, bound);
+  std::vector<int> pick = meet_latency(layers, bound);
   if (pick.empty()) {
     int64_t fastest = 0;
     for (const auto& plans : layers) {
@@ -192,6 +199,7 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
                 "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
                 "the slow layers' Loop directives yourself");
   }
+  pick = balance_for_part(layers, pick, bound, pricer.device().capacity);
   KILN_ASSERT(verify_latency(layers, pick, bound), "a latency pick over its bound");
   std::vector<std::optional<PlanChoice>> chosen(program.kernels.size());
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
@@ -354,6 +362,64 @@ std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers
     if (best_i < 0) return {};  // every layer at its fastest plan
     total += layers[best_l][static_cast<std::size_t>(best_i)].latency -
              layers[best_l][static_cast<std::size_t>(pick[best_l])].latency;
+    pick[best_l] = best_i;
+  }
+  return pick;
+}
+
+namespace {
+
+// The design's most used resource as a share of the part, then its summed share.
+std::pair<double, double> fit_score(const fpga::Resources& used, const fpga::Resources& capacity) {
+  double most = 0;
+  for (const fpga::ResourceField& f : fpga::kResourceFields) {
+    const double have = capacity.*f.member, need = used.*f.member;
+    if (have > 0) most = std::max(most, need / have);
+  }
+  return {most, fpga::share(used, capacity)};
+}
+
+}  // namespace
+
+std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& layers,
+                                  std::vector<int> pick, int64_t latency_cycles,
+                                  const fpga::Resources& capacity) {
+  if (!verify_latency(layers, pick, latency_cycles)) return pick;
+  fpga::Resources total;
+  int64_t latency = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    total += layers[l][static_cast<std::size_t>(pick[l])].resources;
+    latency += layers[l][static_cast<std::size_t>(pick[l])].latency;
+  }
+  // Each swap lowers the score, so this ends; the bound only guards against
+  // rounding making a cycle of equal scores.
+  for (int step = 0; step < 10000; ++step) {
+    const std::pair<double, double> now = fit_score(total, capacity);
+    std::pair<double, double> best = now;
+    std::size_t best_l = 0;
+    int best_i = -1;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const PlanChoice& cur = layers[l][static_cast<std::size_t>(pick[l])];
+      for (std::size_t i = 0; i < layers[l].size(); ++i) {
+        const PlanChoice& c = layers[l][i];
+        if (static_cast<int>(i) == pick[l] || latency - cur.latency + c.latency > latency_cycles)
+          continue;
+        const std::pair<double, double> score =
+            fit_score(total + c.resources + cur.resources * -1.0, capacity);
+        const bool lower = score.first < best.first - 1e-12 || (score.first <= best.first + 1e-12 &&
+                                                                score.second < best.second - 1e-12);
+        if (lower) {
+          best = score;
+          best_l = l;
+          best_i = static_cast<int>(i);
+        }
+      }
+    }
+    if (best_i < 0) break;
+    const PlanChoice& cur = layers[best_l][static_cast<std::size_t>(pick[best_l])];
+    const PlanChoice& c = layers[best_l][static_cast<std::size_t>(best_i)];
+    total = total + c.resources + cur.resources * -1.0;
+    latency += c.latency - cur.latency;
     pick[best_l] = best_i;
   }
   return pick;

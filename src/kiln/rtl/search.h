@@ -47,6 +47,7 @@ struct PlanChoice {
   std::string text;                         // describe(): the plan in words
   std::string why;                          // for the report
   std::shared_ptr<const BuiltStage> stage;  // as priced
+  fpga::Resources resources;                // its estimate (the stage report's)
 };
 
 struct LayerChoice {
@@ -95,6 +96,15 @@ std::optional<PlanChoice> fold_plan(Pricer& pricer, int kernel, const RtlOptions
 // index picked per layer, or empty when even the fastest plans are over.
 std::vector<int> meet_latency(const std::vector<std::vector<PlanChoice>>& layers,
                               int64_t latency_cycles);
+
+// Improves a valid pick for the part: while some layer's other plan keeps
+// the latencies' sum within `latency_cycles` and lowers the design's most
+// used resource as a share of `capacity` (then the summed share), the best
+// such swap is made. meet_latency weighs each layer's plans by their own
+// summed share, which takes LUT-heavy plans where the LUTs are what run out.
+std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& layers,
+                                  std::vector<int> pick, int64_t latency_cycles,
+                                  const fpga::Resources& capacity);
 
 // Checks a pick independently: one valid plan per layer, within the sum.
 bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,

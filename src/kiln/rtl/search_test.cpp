@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "kiln/dfg/unroll.h"
+#include "kiln/rtl/price.h"
+#include "kiln/rtl/testing/sim_check.h"
+
 namespace kiln::rtl {
 namespace {
 
@@ -49,6 +53,53 @@ TEST(MeetLatency, EmptyWhenEvenTheFastestPlansAreOver) {
                                                        {plan(20, 1), plan(4, 9)}};
   EXPECT_TRUE(meet_latency(layers, 8).empty());
   EXPECT_FALSE(verify_latency(layers, {1}, 100));  // a pick per layer, or invalid
+}
+
+// Two layers, each with a plan of constants in LUTs and one on DSPs, as
+// fast and priced alike: on a part with few LUTs, balancing takes the DSP
+// plans until the LUTs no longer run out first; within the latency bound.
+TEST(BalanceForPart, MovesWorkToTheResourceThePartHas) {
+  auto with = [](int latency, double cost, double lut, double dsp) {
+    PlanChoice c = plan(latency, cost);
+    c.resources.lut = lut;
+    c.resources.dsp = dsp;
+    return c;
+  };
+  const std::vector<std::vector<PlanChoice>> layers = {
+      {with(10, 0.1, 800, 0), with(10, 0.1, 100, 40), with(4, 0.5, 100, 200)},
+      {with(10, 0.1, 600, 0), with(12, 0.1, 80, 30)}};
+  fpga::Resources part;
+  part.lut = 1000;
+  part.dsp = 100;
+  const std::vector<int> start = meet_latency(layers, 22);
+  ASSERT_TRUE(verify_latency(layers, start, 22));
+  const std::vector<int> pick = balance_for_part(layers, start, 22, part);
+  EXPECT_TRUE(verify_latency(layers, pick, 22));
+  EXPECT_EQ(pick, (std::vector<int>{1, 1}));  // 180 LUT and 70 DSP: 0.7 of the DSPs at most
+  // A bound the swaps would break keeps them out: 10 + 12 > 21.
+  EXPECT_EQ(balance_for_part(layers, {0, 0}, 21, part), (std::vector<int>{1, 0}));
+}
+
+// A level of the nest that runs once (a convolution's group loop) still gets
+// its plan: the window loops kept, the channels inside unrolled. Before, the
+// walk over unroll factors found none for a loop of one iteration and
+// skipped that depth.
+TEST(CandidatePlans, KeepTheNestDownToALoopOfOneIteration) {
+  const hls::Model m = testing::zoo_model("conv2d_a");
+  const loop::Program program = design_program(m, RtlOptions{});
+  Pricer pricer(program, m, {}, fpga::device_of_part(m.part), {}, {});
+  bool found = false;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k)
+    for (const LayerPlan& p : candidate_plans(pricer, static_cast<int>(k))) {
+      if (p.loop < 0 || p.flatten == 0) continue;
+      const loop::Kernel& kk = pricer.program_for(static_cast<int>(k), p).kernels[k];
+      const std::vector<int> nest = dfg::perfect_nest(kk, p.loop);
+      if (p.flatten <= static_cast<int>(nest.size()) &&
+          kk.loops[static_cast<std::size_t>(nest[static_cast<std::size_t>(p.flatten - 1)])].trip ==
+              1)
+        found = true;
+    }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
