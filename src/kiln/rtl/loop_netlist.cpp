@@ -420,10 +420,19 @@ void LoopStageBuilder::reads() {
       // reaches, by iteration (a shift by a computed offset would be a
       // barrel shifter over the whole buffer).
       std::vector<std::pair<int64_t, ValueId>> cases;
-      for (int64_t k = 0; k < body_.trip; ++k)
-        if (const int64_t e = element_at(pa, k); e >= 0)
-          cases.emplace_back(k, element(pa.buffer, e));
-      const ValueId v = cases.empty() ? fv.lit(0, w) : fv.select(k_at(t), cases, fv.lit(0, w));
+      ValueId v = kNoValue;
+      if (const auto it = register_reads_.find(static_cast<int>(r)); it != register_reads_.end()) {
+        // By the element's index (element_address).
+        const std::vector<int64_t>& reached = it->second.second;
+        for (int64_t e : reached) cases.emplace_back(e, element(pa.buffer, e));
+        const ValueId index = linear(it->second.first, t, index_bits(reached.back() + 1));
+        v = fv.select(index, cases, fv.lit(0, w));
+      } else {
+        for (int64_t k = 0; k < body_.trip; ++k)
+          if (const int64_t e = element_at(pa, k); e >= 0)
+            cases.emplace_back(k, element(pa.buffer, e));
+        v = cases.empty() ? fv.lit(0, w) : fv.select(k_at(t), cases, fv.lit(0, w));
+      }
       if (op_latency(op) > 0) {
         rd_[r] = m_->reg(w, name);
         m_->drive_register(rd_[r], v);

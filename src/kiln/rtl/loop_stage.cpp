@@ -328,6 +328,7 @@ void LoopStageBuilder::uses() {
         if (!use) use = &use_of(pa.buffer);
         use->note_read(e, l0_ + k * ii_ + t);
       }
+    element_address(static_cast<int>(r));
   }
   // The ports: what the layer reads from other layers, each element taken
   // the cycle before its first read (so the producer may still be working
@@ -370,6 +371,40 @@ void LoopStageBuilder::uses() {
   pack_ports(r_.inputs, "i");
   pack_ports(r_.outputs, "q");
   channel_depths();
+}
+
+// A read of registers selects its element by the element's row-major index
+// when that index is linear in the kept variables wherever the read happens
+// (a multiplexer over the elements it reaches, not over the iterations: a
+// 768-element input read by a loop of 19,200 iterations). Elsewhere (a
+// padded read that does not happen) the index selects any element: the
+// body's graph predicates what it does with it, as with a memory's read.
+void LoopStageBuilder::element_address(int r) {
+  const dfg::PortAccess& pa = body_.reads[static_cast<std::size_t>(r)];
+  const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
+  const loop::Buffer& b = p_.buffers[static_cast<std::size_t>(accessed)];
+  if (pa.index.size() != b.shape.size()) return;
+  Linear a;
+  a.step.assign(body_.kept.size(), 0);
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+    const std::vector<int64_t> step = body_.coefficients(pa.index[dim]);
+    for (std::size_t v = 0; v < step.size() && v < a.step.size(); ++v)
+      a.step[v] = a.step[v] * b.shape[dim] + step[v];
+    a.base = a.base * b.shape[dim] + pa.index[dim].constant;
+  }
+  const std::vector<int64_t>& elements = elements_of(pa);
+  std::set<int64_t> reached;
+  for (int64_t k = 0; k < body_.trip; ++k) {
+    const int64_t e = elements[static_cast<std::size_t>(k)];
+    if (e < 0) continue;
+    const std::vector<int64_t> v = body_.values(k);
+    int64_t at = a.base;
+    for (std::size_t i = 0; i < v.size() && i < a.step.size(); ++i) at += a.step[i] * v[i];
+    if (at != e) return;  // not row-major in the variables: by iteration
+    reached.insert(e);
+  }
+  if (reached.empty()) return;
+  register_reads_[r] = {a, std::vector<int64_t>(reached.begin(), reached.end())};
 }
 
 // Each channel bank this stage reads: a circular memory as deep as the
@@ -539,9 +574,12 @@ void LoopStageBuilder::report() {
         chan_read_.count(static_cast<int>(i)))
       continue;
     const auto kind = is_const(pa.buffer) ? sched::OperatorKind::Rom : sched::OperatorKind::Mux;
-    r.lut +=
-        sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(body_.trip), 0}, f)
-            .resources.lut;
+    const auto addressed = register_reads_.find(static_cast<int>(i));
+    const int64_t inputs = addressed == register_reads_.end()
+                               ? body_.trip
+                               : static_cast<int64_t>(addressed->second.second.size());
+    r.lut += sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(inputs), 0}, f)
+                 .resources.lut;
   }
 }
 

@@ -104,6 +104,7 @@ class LoopStageBuilder {
   void note_writes(const dfg::Graph& g, int64_t cycle);
   void uses();
   void channel_depths();
+  void element_address(int r);
   void rom_read(int r);
   void ram_access(const dfg::PortAccess& pa, int index, int t, bool write);
   void add(const StageReport& s);
@@ -160,6 +161,9 @@ class LoopStageBuilder {
   std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
   std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
   std::map<int, std::set<int>> chan_read_banks_;  // a read across banks -> the banks it reaches
+  // A read of registers addressed by its element's row-major index: the
+  // index, and the elements it reaches (element_address).
+  std::map<int, std::pair<Linear, std::vector<int64_t>>> register_reads_;
 
   // The netlist under construction.
   netlist::Module* m_ = nullptr;
