@@ -423,9 +423,10 @@ void LoopStageBuilder::reads() {
       ValueId v = kNoValue;
       if (const auto it = register_reads_.find(static_cast<int>(r)); it != register_reads_.end()) {
         // By the element's index (element_address).
-        const std::vector<int64_t>& reached = it->second.second;
-        for (int64_t e : reached) cases.emplace_back(e, element(pa.buffer, e));
-        const ValueId index = linear(it->second.first, t, index_bits(reached.back() + 1));
+        const RegisterRead& rr = it->second;
+        for (int64_t e : rr.elements)
+          cases.emplace_back((e - rr.first) / rr.stride, element(pa.buffer, e));
+        const ValueId index = linear(rr.index, t, index_bits(cases.back().first + 1));
         v = fv.select(index, cases, fv.lit(0, w));
       } else {
         for (int64_t k = 0; k < body_.trip; ++k)

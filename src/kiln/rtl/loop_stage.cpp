@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -404,7 +405,18 @@ void LoopStageBuilder::element_address(int r) {
     reached.insert(e);
   }
   if (reached.empty()) return;
-  register_reads_[r] = {a, std::vector<int64_t>(reached.begin(), reached.end())};
+  // Dense cases: when the elements reached are e0 + g * j (a channel of a
+  // channels-last tensor), the index is j, every step a multiple of g.
+  const int64_t e0 = *reached.begin();
+  int64_t g = 0;
+  for (int64_t e : reached) g = std::gcd(g, e - e0);
+  for (int64_t st : a.step) g = std::gcd(g, st);
+  g = std::max<int64_t>(std::abs(g), 1);
+  for (int64_t& st : a.step) st /= g;
+  a.base = (a.base - e0) / g;
+  RegisterRead rr{a, e0, g, {}};
+  rr.elements.assign(reached.begin(), reached.end());
+  register_reads_[r] = std::move(rr);
 }
 
 // Each channel bank this stage reads: a circular memory as deep as the
@@ -577,7 +589,7 @@ void LoopStageBuilder::report() {
     const auto addressed = register_reads_.find(static_cast<int>(i));
     const int64_t inputs = addressed == register_reads_.end()
                                ? body_.trip
-                               : static_cast<int64_t>(addressed->second.second.size());
+                               : static_cast<int64_t>(addressed->second.elements.size());
     r.lut += sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(inputs), 0}, f)
                  .resources.lut;
   }

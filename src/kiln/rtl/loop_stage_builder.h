@@ -161,9 +161,15 @@ class LoopStageBuilder {
   std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
   std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
   std::map<int, std::set<int>> chan_read_banks_;  // a read across banks -> the banks it reaches
-  // A read of registers addressed by its element's row-major index: the
-  // index, and the elements it reaches (element_address).
-  std::map<int, std::pair<Linear, std::vector<int64_t>>> register_reads_;
+  // A read of registers addressed by its element's row-major index
+  // (element_address): `index` gives (element - first) / stride, and
+  // `elements` are those it reaches.
+  struct RegisterRead {
+    Linear index;
+    int64_t first = 0, stride = 1;
+    std::vector<int64_t> elements;
+  };
+  std::map<int, RegisterRead> register_reads_;
 
   // The netlist under construction.
   netlist::Module* m_ = nullptr;
