@@ -116,21 +116,14 @@ PUBLISHED = {  # model: (seconds, who)
     "mobilenet_v1": (9.49e-3, "fpgaConvNet v1.1 ZedBoard"),
 }
 
-def load(p):
-    try: return json.load(open(p))
-    except Exception: return {}
+sys.dont_write_bytecode = True
+sys.path.insert(0, "bench")
+import bench_steps
+load = bench_steps.load
 
-def stepinfo(name):
-    p = os.path.join(t, name + ".step")
-    if not os.path.exists(p): return None
-    rc, secs, rss = open(p).read().split()
-    err = open(os.path.join(t, name + ".err")).read().strip().splitlines()
-    return int(rc), float(secs), int(rss), load(os.path.join(t, name + ".json")), err
+def stepinfo(name): return bench_steps.stepinfo(t, name)
 
-def why(rc, err):
-    if rc == 124: return f"timed out after {limit} s"
-    line = next((l for l in reversed(err) if l.startswith("kiln:")), err[-1] if err else "")
-    return f"`{line}` (exit {rc})"
+def why(rc, err): return bench_steps.why(rc, err, limit, quote=True)
 
 def mem(kb): return "" if not kb else f", {kb / 1048576:.1f} GB" if kb >= 1048576 else f", {kb // 1024} MB"
 

@@ -96,21 +96,12 @@ sys.path.insert(0, "bench")
 from seed002_estimates import PAPER  # (model, impl) -> (csynth II, csynth lat, cosim lat, DSP, BRAM, LUT, FF, SRL)
 sys.argv = argv
 
-def load(p):
-    try: return json.load(open(p))
-    except Exception: return {}
+import bench_steps
+load = bench_steps.load
 
-def stepinfo(name):
-    p = os.path.join(t, name + ".step")
-    if not os.path.exists(p): return None
-    rc, secs, rss = open(p).read().split()
-    err = open(os.path.join(t, name + ".err")).read().strip().splitlines()
-    return int(rc), float(secs), int(rss), load(os.path.join(t, name + ".json")), err
+def stepinfo(name): return bench_steps.stepinfo(t, name)
 
-def why(rc, err):
-    if rc == 124: return f"timed out after {limit} s"
-    line = next((l for l in reversed(err) if l.startswith("kiln:")), err[-1] if err else "")
-    return f"{line} (exit {rc})"
+def why(rc, err): return bench_steps.why(rc, err, limit, quote=False)
 
 def n(x): return "-" if x is None else f"{x:,.0f}"
 
