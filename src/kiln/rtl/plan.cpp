@@ -306,11 +306,18 @@ void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan) {
       k.loops[static_cast<std::size_t>(copied)].directives.unroll =
           plan.unroll == c.trip ? 0 : plan.unroll;
   }
+  place_weights(program, kernel, plan);
+}
+
+void place_weights(loop::Program& program, int kernel, const LayerPlan& plan,
+                   const std::set<std::string>& keep) {
   for (int b : weights_of(program, kernel)) {
-    loop::BufferDirectives& d = program.buffers[static_cast<std::size_t>(b)].directives;
-    if (plan.weights == WeightPlace::Registers) d.storage = loop::Storage::Registers;
+    loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    if (keep.count(buf.name)) continue;
+    if (plan.weights == WeightPlace::Registers) buf.directives.storage = loop::Storage::Registers;
     if (plan.weights == WeightPlace::Banked)
-      if (const int dim = banked_dim(program, kernel, plan, b); dim >= 0) d = banked(dim);
+      if (const int dim = banked_dim(program, kernel, plan, b); dim >= 0)
+        buf.directives = banked(dim);
   }
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -92,6 +93,12 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
 // Sets kernel `kernel`'s loop directives and its weights' storage to `plan`
 // (the kernel must be in the plan's form): configured_plan then gives `plan`.
 void apply_plan(loop::Program& program, int kernel, const LayerPlan& plan);
+
+// Sets the storage of the weights kernel `kernel` loads to the plan's
+// WeightPlace (apply_plan's part for the weights), but for those `keep` names
+// (the config's Buffer blocks).
+void place_weights(loop::Program& program, int kernel, const LayerPlan& plan,
+                   const std::set<std::string>& keep = {});
 
 // The Const buffers kernel `kernel` loads (storage buffers), in order.
 std::vector<int> weights_of(const loop::Program& program, int kernel);

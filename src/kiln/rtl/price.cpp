@@ -40,21 +40,8 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
     loop::line_buffer(*p, model_, kernel);
     loop::sink_nests(*p, kernel);  // as design_program does for every kernel
   }
-  if (plan.weights != WeightPlace::Rom) {
-    // The plan's placement of the weights, but for those a Buffer block names.
-    std::map<int, loop::BufferDirectives> configured;
-    for (int b : weights_of(*p, kernel))
-      if (configured_buffers_.count(p->buffers[static_cast<std::size_t>(b)].name))
-        configured[b] = p->buffers[static_cast<std::size_t>(b)].directives;
-    const loop::Kernel& k = p->kernels[static_cast<std::size_t>(kernel)];
-    std::vector<loop::LoopDirectives> loops;
-    for (const loop::Loop& l : k.loops) loops.push_back(l.directives);
-    apply_plan(*p, kernel, plan);
-    // Only the weights: the loops keep the program's directives.
-    loop::Kernel& changed = p->kernels[static_cast<std::size_t>(kernel)];
-    for (std::size_t l = 0; l < loops.size(); ++l) changed.loops[l].directives = loops[l];
-    for (const auto& [b, d] : configured) p->buffers[static_cast<std::size_t>(b)].directives = d;
-  }
+  // The plan's placement of the weights, but for those a Buffer block names.
+  place_weights(*p, kernel, plan, configured_buffers_);
   slot = std::move(p);
   return *slot;
 }
