@@ -330,7 +330,7 @@ bool same_sum(const Node& user, const Node& arg) {
 }
 }  // namespace
 
-void Graph::balance_sums() {
+void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
   // Uses by live nodes only: the builder leaves dead nodes behind (an exact
   // add that a quantization turned into a modular one).
   std::vector<bool> live(nodes_.size(), false);
@@ -375,15 +375,27 @@ void Graph::balance_sums() {
     }
     if (leaves.size() < 3) continue;
     const ScalarType t = types_[nodes_[r].type];
+    const auto sum = [&](uint32_t a, uint32_t b) {
+      return op == NodeOp::AddMod ? add_mod(a, b, t) : add(a, b);
+    };
+    std::vector<uint32_t> late;
+    if (last) {
+      const auto first_late =
+          std::stable_partition(leaves.begin(), leaves.end(), [&](uint32_t n) { return !last(n); });
+      late.assign(first_late, leaves.end());
+      leaves.erase(first_late, leaves.end());
+      if (leaves.empty()) leaves.swap(late);
+    }
     while (leaves.size() > 1) {
       next.clear();
       for (std::size_t i = 0; i + 1 < leaves.size(); i += 2)
-        next.push_back(op == NodeOp::AddMod ? add_mod(leaves[i], leaves[i + 1], t)
-                                            : add(leaves[i], leaves[i + 1]));
+        next.push_back(sum(leaves[i], leaves[i + 1]));
       if (leaves.size() % 2) next.push_back(leaves.back());
       leaves.swap(next);
     }
-    repl[r] = leaves[0];
+    uint32_t root = leaves[0];
+    for (uint32_t n : late) root = sum(root, n);
+    repl[r] = root;
   }
   repl.resize(nodes_.size());
   for (uint32_t i = static_cast<uint32_t>(original); i < nodes_.size(); ++i) repl[i] = i;

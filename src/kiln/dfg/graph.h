@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -105,8 +106,10 @@ class Graph {
   void add_output(const Element& where, uint32_t node) { outputs_.push_back({where, node}); }
 
   // Regroups chains of AddMod into balanced trees (exact: modular sums are
-  // associative), then compact()s.
-  void balance_sums();
+  // associative), then compact()s. Leaves for which `last` holds are added
+  // after the tree of the others, one by one: a loop body's accumulator, so
+  // that its recurrence crosses one add rather than the tree's depth.
+  void balance_sums(const std::function<bool(uint32_t)>& last = nullptr);
   // Drops nodes no output reaches and renumbers the rest in topological
   // order; ends building (the hash-consing table is freed).
   void compact();

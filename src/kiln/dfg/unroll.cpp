@@ -586,7 +586,13 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   u.run({top[at]});
   s.body.reads = u.port_reads();
   s.body.writes = u.port_writes();
-  s.body.graph.balance_sums();
+  // The accumulators (state carried from one iteration to the next) are
+  // added last, so the loop's recurrence is one add, whatever the body sums.
+  const Graph& bg = s.body.graph;
+  s.body.graph.balance_sums([&bg](uint32_t n) {
+    return bg.node(n).op == NodeOp::Input && bg.input_of(n).element >= 0 &&
+           bg.input_of(n).buffer >= 0;
+  });
   s.after = Graph(k.name + "_after");
   Unroller(program, k, s.after, {.locals_live_in = true, .symbolic = {}, .kept = name}).run(after);
   s.after.compact();

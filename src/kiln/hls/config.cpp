@@ -369,6 +369,7 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                      cfg.clock_period_ns = parse_positive_number(c, sub, v);
                    } else if (k == "IOType") {
                      cfg.io_type = parse_enum<IOType>(c, sub, v);
+                     cfg.io_type_set = true;
                    } else if (k == "Backend") {
                      cfg.backend = parse_enum<Backend>(c, sub, v);
                    } else if (k == "Model") {

@@ -57,6 +57,7 @@ struct Config {
   std::string part = kDefaultPart;
   double clock_period_ns = kDefaultClockPeriodNs;
   IOType io_type = IOType::Parallel;
+  bool io_type_set = false;  // IOType written (kiln rtl chooses its inputs' form otherwise)
   Backend backend = Backend::Vitis;
   LayerConfig model;
   std::optional<RtlScheduler> scheduler;  // Model.Scheduler

@@ -80,6 +80,9 @@ struct ModelRtlSettings {
   ConfiguredDirectives directives;
   // Whether the config sets a Strategy anywhere (kiln rtl says it ignores it).
   bool strategy_set = false;
+  // Whether the config writes IOType: kiln rtl streams the model's inputs
+  // as it says, and otherwise chooses (rtl/options.h input_lanes).
+  bool io_type_set = false;
 };
 
 // One layer's RTL settings, resolved LayerName > LayerType > Model.

@@ -74,57 +74,18 @@ std::optional<ChannelRead> fit(const dfg::LoopBody& body,
   return r;
 }
 
-}  // namespace
-
-std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int producer,
-                                    const dfg::SplitKernel& produced, int consumer,
-                                    const dfg::SplitKernel& consumed, std::string* why) {
+// The consumer's reads of channel `c` whose elements are written at
+// `place`: each read's place fitted (ChannelRead), or why not.
+std::optional<Channel> fit_reads(const loop::Program& p, Channel c, const std::vector<Place>& place,
+                                 const dfg::SplitKernel& consumed, std::string* why) {
   const auto no = [&](std::string reason) -> std::optional<Channel> {
     if (why) *why = std::move(reason);
     return std::nullopt;
   };
-  const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
-  if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer)
-    return no("not a tensor of its own storage");
-  // Others may read it (each through a channel of its own: plan_channels
-  // gives every reader one or none), not write it.
-  for (std::size_t k = 0; k < p.kernels.size(); ++k)
-    if (static_cast<int>(k) != producer && writes(p, p.kernels[k], buffer))
-      return no(fmt::format("kernel {} also writes it", p.kernels[k].name));
-  // The producer writes it only through its body's ports, the consumer reads
-  // it only through its body's.
-  for (const dfg::Graph* g : {&produced.before, &produced.body.graph, &produced.after,
-                              &consumed.before, &consumed.body.graph, &consumed.after})
-    if (fixed_access(*g, buffer)) return no("accessed outside a loop body");
-  for (const dfg::PortAccess& pa : produced.body.reads)
-    if (pa.buffer == buffer) return no("the producer reads it back");
+  const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(c.buffer));
+  const int buffer = c.buffer;
   for (const dfg::PortAccess& pa : consumed.body.writes)
     if (pa.buffer == buffer) return no("the consumer writes it");
-
-  Channel c;
-  c.buffer = buffer;
-  c.producer = producer;
-  c.consumer = consumer;
-  const dfg::LoopBody& pb = produced.body;
-  std::map<int, int> bank_of_write;
-  for (std::size_t w = 0; w < pb.writes.size(); ++w)
-    if (pb.writes[w].buffer == buffer) {
-      bank_of_write[static_cast<int>(w)] = static_cast<int>(c.writes.size());
-      c.writes.push_back(static_cast<int>(w));
-    }
-  if (c.writes.empty()) return no("the producer's body does not write it");
-  // Each element once per sample, in the order of the iterations.
-  std::vector<Place> place(static_cast<std::size_t>(buf.numel()));
-  c.per_sample.assign(c.writes.size(), 0);
-  for (int64_t k = 0; k < pb.trip; ++k)
-    for (std::size_t i = 0; i < c.writes.size(); ++i) {
-      const int64_t e =
-          reached(pb, pb.writes[static_cast<std::size_t>(c.writes[i])], k, buf.numel());
-      if (e < 0) continue;
-      Place& at = place[static_cast<std::size_t>(e)];
-      if (at.bank >= 0) return no(fmt::format("element {} written twice", e));
-      at = {static_cast<int>(i), c.per_sample[i]++};
-    }
   const dfg::LoopBody& cb = consumed.body;
   int lanes_log2 = 0;
   while ((std::size_t{1} << lanes_log2) < c.writes.size()) ++lanes_log2;
@@ -165,23 +126,91 @@ std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int prod
   return c;
 }
 
-void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKernel& produced,
-                    const dfg::SplitKernel& consumed) {
-  const int64_t numel = p.buffers.at(static_cast<std::size_t>(c.buffer)).numel();
+}  // namespace
+
+std::optional<Channel> plan_channel(const loop::Program& p, int buffer, int producer,
+                                    const dfg::SplitKernel& produced, int consumer,
+                                    const dfg::SplitKernel& consumed, std::string* why) {
+  const auto no = [&](std::string reason) -> std::optional<Channel> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
+  if (buf.role != loop::BufferRole::Tensor || p.storage_of(buffer) != buffer)
+    return no("not a tensor of its own storage");
+  // Others may read it (each through a channel of its own: plan_channels
+  // gives every reader one or none), not write it.
+  for (std::size_t k = 0; k < p.kernels.size(); ++k)
+    if (static_cast<int>(k) != producer && writes(p, p.kernels[k], buffer))
+      return no(fmt::format("kernel {} also writes it", p.kernels[k].name));
+  // The producer writes it only through its body's ports, the consumer reads
+  // it only through its body's.
+  for (const dfg::Graph* g : {&produced.before, &produced.body.graph, &produced.after,
+                              &consumed.before, &consumed.body.graph, &consumed.after})
+    if (fixed_access(*g, buffer)) return no("accessed outside a loop body");
+  for (const dfg::PortAccess& pa : produced.body.reads)
+    if (pa.buffer == buffer) return no("the producer reads it back");
+
+  Channel c;
+  c.buffer = buffer;
+  c.producer = producer;
+  c.consumer = consumer;
   const dfg::LoopBody& pb = produced.body;
-  // Each bank's elements in the order written.
-  std::vector<std::vector<int64_t>> order(c.writes.size());
+  std::map<int, int> bank_of_write;
+  for (std::size_t w = 0; w < pb.writes.size(); ++w)
+    if (pb.writes[w].buffer == buffer) {
+      bank_of_write[static_cast<int>(w)] = static_cast<int>(c.writes.size());
+      c.writes.push_back(static_cast<int>(w));
+    }
+  if (c.writes.empty()) return no("the producer's body does not write it");
+  // Each element once per sample, in the order of the iterations.
+  std::vector<Place> place(static_cast<std::size_t>(buf.numel()));
+  c.per_sample.assign(c.writes.size(), 0);
   for (int64_t k = 0; k < pb.trip; ++k)
-    for (std::size_t i = 0; i < c.writes.size(); ++i)
-      if (const int64_t e =
-              reached(pb, pb.writes.at(static_cast<std::size_t>(c.writes[i])), k, numel);
-          e >= 0)
-        order[i].push_back(e);
-  for (std::size_t i = 0; i < c.writes.size(); ++i)
-    KILN_ASSERT(static_cast<int64_t>(order[i].size()) == c.per_sample.at(i),
-                fmt::format("channel @{}: bank {} is written {} times per sample, not {}",
-                            p.buffers[static_cast<std::size_t>(c.buffer)].name, i, order[i].size(),
-                            c.per_sample[i]));
+    for (std::size_t i = 0; i < c.writes.size(); ++i) {
+      const int64_t e =
+          reached(pb, pb.writes[static_cast<std::size_t>(c.writes[i])], k, buf.numel());
+      if (e < 0) continue;
+      Place& at = place[static_cast<std::size_t>(e)];
+      if (at.bank >= 0) return no(fmt::format("element {} written twice", e));
+      at = {static_cast<int>(i), c.per_sample[i]++};
+    }
+  return fit_reads(p, std::move(c), place, consumed, why);
+}
+
+std::optional<Channel> plan_input_channel(const loop::Program& p, int buffer, int64_t lanes,
+                                          int consumer, const dfg::SplitKernel& consumed,
+                                          std::string* why) {
+  const loop::Buffer& buf = p.buffers.at(static_cast<std::size_t>(buffer));
+  const int64_t numel = buf.numel();
+  if (lanes <= 0 || lanes >= numel || numel % lanes != 0) {
+    if (why) *why = "the input comes in one beat";
+    return std::nullopt;
+  }
+  for (const dfg::Graph* g : {&consumed.before, &consumed.body.graph, &consumed.after})
+    if (fixed_access(*g, buffer)) {
+      if (why) *why = "accessed outside a loop body";
+      return std::nullopt;
+    }
+  Channel c;
+  c.buffer = buffer;
+  c.producer = kTopProducer;
+  c.consumer = consumer;
+  for (int64_t lane = 0; lane < lanes; ++lane) c.writes.push_back(static_cast<int>(lane));
+  c.per_sample.assign(static_cast<std::size_t>(lanes), numel / lanes);
+  std::vector<Place> place(static_cast<std::size_t>(numel));
+  for (int64_t e = 0; e < numel; ++e)
+    place[static_cast<std::size_t>(e)] = {static_cast<int>(e % lanes), e / lanes};
+  return fit_reads(p, std::move(c), place, consumed, why);
+}
+
+namespace {
+
+// Every read of channel `c` finds, in every iteration, its element at the
+// place the channel gives in `order` (each bank's elements as written).
+void check_reads(const loop::Program& p, const Channel& c,
+                 const std::vector<std::vector<int64_t>>& order, const dfg::SplitKernel& consumed) {
+  const int64_t numel = p.buffers.at(static_cast<std::size_t>(c.buffer)).numel();
   const dfg::LoopBody& cb = consumed.body;
   for (const ChannelRead& r : c.reads) {
     const dfg::PortAccess& pa = cb.reads.at(static_cast<std::size_t>(r.read));
@@ -204,6 +233,43 @@ void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKe
                               bank_index, e));
     }
   }
+}
+
+}  // namespace
+
+void verify_channel(const loop::Program& p, const Channel& c, const dfg::SplitKernel& produced,
+                    const dfg::SplitKernel& consumed) {
+  const int64_t numel = p.buffers.at(static_cast<std::size_t>(c.buffer)).numel();
+  const dfg::LoopBody& pb = produced.body;
+  // Each bank's elements in the order written.
+  std::vector<std::vector<int64_t>> order(c.writes.size());
+  for (int64_t k = 0; k < pb.trip; ++k)
+    for (std::size_t i = 0; i < c.writes.size(); ++i)
+      if (const int64_t e =
+              reached(pb, pb.writes.at(static_cast<std::size_t>(c.writes[i])), k, numel);
+          e >= 0)
+        order[i].push_back(e);
+  for (std::size_t i = 0; i < c.writes.size(); ++i)
+    KILN_ASSERT(static_cast<int64_t>(order[i].size()) == c.per_sample.at(i),
+                fmt::format("channel @{}: bank {} is written {} times per sample, not {}",
+                            p.buffers[static_cast<std::size_t>(c.buffer)].name, i, order[i].size(),
+                            c.per_sample[i]));
+  check_reads(p, c, order, consumed);
+}
+
+void verify_input_channel(const loop::Program& p, const Channel& c,
+                          const dfg::SplitKernel& consumed) {
+  const int64_t numel = p.buffers.at(static_cast<std::size_t>(c.buffer)).numel();
+  const auto lanes = static_cast<int64_t>(c.writes.size());
+  KILN_ASSERT(c.producer == kTopProducer && lanes > 0 && numel % lanes == 0,
+              "an input channel whose lanes do not divide the input");
+  // Beat j's lane c is element j * lanes + c.
+  std::vector<std::vector<int64_t>> order(c.writes.size());
+  for (int64_t e = 0; e < numel; ++e) order[static_cast<std::size_t>(e % lanes)].push_back(e);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    KILN_ASSERT(static_cast<int64_t>(order[i].size()) == c.per_sample.at(i),
+                "an input channel's bank is not written once a beat");
+  check_reads(p, c, order, consumed);
 }
 
 }  // namespace kiln::rtl

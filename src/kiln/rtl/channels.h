@@ -55,9 +55,13 @@ struct ChannelRead {
   bool operator==(const ChannelRead&) const = default;
 };
 
+// Channel::producer of a model input streamed by the top (design.h Port):
+// its banks are the lanes of a beat, each written once a beat.
+inline constexpr int kTopProducer = -1;
+
 struct Channel {
   int buffer = -1;    // the storage buffer handed on
-  int producer = -1;  // kernel indices
+  int producer = -1;  // kernel indices (kTopProducer: a model input)
   int consumer = -1;
   std::vector<int> writes;          // the producer's body writes into it, one bank each
   std::vector<int64_t> per_sample;  // how many times each bank is written per sample
@@ -74,6 +78,12 @@ struct Handoff {
   std::string why;  // when not a channel
 };
 
+// A channel bank's port on its stages and wire in the top:
+// chw_<buffer>_<bank> (data), chv_... (valid: the bank is written this cycle).
+inline std::string channel_port(const char* what, const std::pair<int, int>& bank) {
+  return std::string(what) + "_" + std::to_string(bank.first) + "_" + std::to_string(bank.second);
+}
+
 // The channel between `producer` and `consumer` (each split at its kept loop)
 // over storage buffer `buffer`, or nullopt when the accesses do not make one:
 // the producer writes the buffer only through its loop body's ports, each
@@ -89,11 +99,23 @@ std::optional<Channel> plan_channel(const loop::Program& program, int buffer, in
                                     const dfg::SplitKernel& produced, int consumer,
                                     const dfg::SplitKernel& consumed, std::string* why = nullptr);
 
+// The channel from the top to `consumer` over model input `buffer`,
+// streamed `lanes` elements a beat (beat j's lane c is element j*lanes + c,
+// written into bank c in cycle j): the consumer's reads fitted as for
+// plan_channel, or nullopt with `why`.
+std::optional<Channel> plan_input_channel(const loop::Program& program, int buffer, int64_t lanes,
+                                          int consumer, const dfg::SplitKernel& consumed,
+                                          std::string* why = nullptr);
+
 // Checks a channel against the two splits independently of plan_channel:
 // every consumer read, in every iteration it happens, finds its element
 // written by its bank's write at the place the channel gives. Throws
 // kiln::Error(Internal) naming the read and iteration otherwise.
 void verify_channel(const loop::Program& program, const Channel& channel,
                     const dfg::SplitKernel& produced, const dfg::SplitKernel& consumed);
+// The same for a model input's channel (plan_input_channel), whose banks'
+// orders are the beats'.
+void verify_input_channel(const loop::Program& program, const Channel& channel,
+                          const dfg::SplitKernel& consumed);
 
 }  // namespace kiln::rtl

@@ -136,5 +136,56 @@ TEST(Channel, TooManyDelayBitsInTheTopAreRefused) {
   EXPECT_NO_THROW(build_design(m, o));
 }
 
+// A model input streamed a pixel per beat (IOType io_stream): the top is the
+// producer of a channel whose banks are the beat's lanes, so the first
+// convolution reads its window from memories as the beats come, and the top
+// keeps no register of the input.
+TEST(Channel, AStreamedInputGoesThroughTheFirstLayersMemories) {
+  const hls::Model m = hls::parse_layers(kResidual, "res.layers");
+  RtlOptions o;
+  for (const char* l : {"conv/oh", "second/oh"}) o.directives.loops[l] = {std::nullopt, 1, true};
+  o.directives.loops["add/d0"] = {std::nullopt, 1, false};
+  o.stream_inputs = true;
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.inputs.size(), 1u);
+  EXPECT_EQ(d.inputs[0].lanes_per_beat(), 2);
+  EXPECT_EQ(d.inputs[0].beats(), 16);
+  EXPECT_GE(d.interval_cycles, 16);
+  ASSERT_EQ(d.handoffs.size(), 4u);
+  EXPECT_EQ(d.handoffs[0].producer, "input");
+  EXPECT_EQ(d.handoffs[0].consumer, "conv");
+  EXPECT_TRUE(d.handoffs[0].channel) << d.handoffs[0].why;
+  const netlist::Module& top = d.netlist.modules.back();
+  for (const netlist::Port& p : top.ports())
+    if (p.name == d.inputs[0].name) {
+      EXPECT_EQ(p.width, 2 * 8);  // a beat: two lanes
+    }
+  for (std::size_t v = 0; v < top.size(); ++v)
+    EXPECT_FALSE(top.value(static_cast<netlist::ValueId>(v)).op == netlist::Op::Reg &&
+                 top.value(static_cast<netlist::ValueId>(v)).name.rfind(d.inputs[0].name, 0) == 0)
+        << "the top registers input element " << top.value(static_cast<netlist::ValueId>(v)).name;
+  expect_lint_clean_and_bit_exact(m, d, 10);
+}
+
+// A streamed input whose reader keeps no loop: the top loads each element
+// into a register in its beat, and the reader starts after the last beat.
+TEST(Channel, AStreamedInputsRegistersServeAReaderWithoutALoop) {
+  const hls::Model m = hls::parse_layers(kPointwise, "pw.layers");
+  RtlOptions o;
+  o.stream_inputs = true;
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.inputs.size(), 1u);
+  EXPECT_EQ(d.inputs[0].lanes_per_beat(), 1);
+  EXPECT_EQ(d.inputs[0].beats(), 25);
+  ASSERT_FALSE(d.handoffs.empty());
+  EXPECT_EQ(d.handoffs[0].producer, "input");
+  EXPECT_FALSE(d.handoffs[0].channel);
+  EXPECT_EQ(d.handoffs[0].why, "the consumer keeps no loop");
+  EXPECT_GE(d.stages[0].start_cycle, 25);
+  EXPECT_GE(d.interval_cycles, 25);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 4, 1.5, 12);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 12);
+}
+
 }  // namespace
 }  // namespace kiln::rtl

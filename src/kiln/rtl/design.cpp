@@ -18,6 +18,7 @@
 #include "kiln/loop/sink_nests.h"
 #include "kiln/netlist/verify.h"
 #include "kiln/netlist/verilog.h"
+#include "kiln/rtl/options.h"
 #include "kiln/rtl/search.h"
 #include "kiln/rtl/stage.h"
 #include "kiln/rtl/timing.h"
@@ -97,13 +98,18 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
 
   NameTable names;
   for (const char* reserved : {"clk", "rst", "in_valid", "in_ready", "out_valid", "accept", "vld",
-                               "gap", "unused_ok", "tb", "dut"})
+                               "gap", "beat", "unused_ok", "tb", "dut"})
     names.claim(reserved);
   auto port_of = [&](int b) {
     const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
     return Port{names.unique(buf.name), buf.numel(), buf.type};
   };
-  for (int b : program.inputs) d.inputs.push_back(port_of(program.storage_of(b)));
+  const std::map<int, int64_t> streamed = streamed_inputs(program, options);
+  for (int b : program.inputs) {
+    d.inputs.push_back(port_of(program.storage_of(b)));
+    if (const auto s = streamed.find(program.storage_of(b)); s != streamed.end())
+      d.inputs.back().lanes = s->second;
+  }
   for (int b : program.outputs) d.outputs.push_back(port_of(program.storage_of(b)));
   // The top's name: the model's, as an identifier no port or module has.
   d.top = names.unique(d.top.empty() ? "top" : d.top, "top");
@@ -114,7 +120,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   for (const auto& [layer, lb] : options.line_buffer) configured_forms.insert(layer);
   Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms);
   const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
-  const std::vector<Channel> channels = plan_channels(pricer, plans, &d.handoffs);
+  const std::vector<Channel> channels = plan_channels(pricer, plans, streamed, &d.handoffs);
   {
     std::vector<PlanConfig> configs;
     std::vector<std::string> layers;
@@ -131,12 +137,16 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
                    "kiln rtl's plan for every layer of " + model.name +
                        ": add these blocks to the config (or pass this file\n"
                        "as a second -c) and kiln rtl builds the same layers, searching none.");
+    // The inputs' form too, which kiln chooses when the config does not say.
+    d.plans += fmt::format("# The inputs: {}.\nIOType: {}\n",
+                           streamed.empty() ? "one word a sample" : "streamed, a pixel a beat",
+                           streamed.empty() ? "io_parallel" : "io_stream");
   }
 
   // The stages in order, each where the timing of those before puts it.
   DesignTiming timing;
-  for (int b : program.inputs)
-    timing.add_input(program.storage_of(b), program.buffers[static_cast<std::size_t>(b)].numel());
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    timing.add_input(program.storage_of(program.inputs[k]), d.inputs[k].numel, d.inputs[k].lanes);
   std::vector<BuiltStage> built;
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const int kernel = static_cast<int>(k);

@@ -86,15 +86,27 @@ struct RtlOptions {
   // stages (top.h kMaxTopDelayBits by default); a design that needs more is
   // refused before its top is built.
   int64_t max_top_delay_bits = int64_t{1} << 22;
+  // The model inputs' form (options.h input_lanes): streamed a pixel per
+  // beat (true: IOType io_stream), one wide word (false: io_parallel), or,
+  // with no IOType in the config, streamed where the interval targets leave
+  // room for the beats.
+  std::optional<bool> stream_inputs;
 };
 
-// One model input or output: a flat vector port of `numel` elements of
-// `type.width` raw bits each, element i at bits [i*W +: W], in the tensor's
-// channels-last order (hls::Model::Port tells how it maps to ONNX's order).
+// One model input or output: a flat vector port of `lanes` elements of
+// `type.width` raw bits each, lane i at bits [i*W +: W]. A sample is
+// `beats()` consecutive beats of it, beat j holding elements j*lanes ..
+// j*lanes + lanes - 1 in the tensor's channels-last order
+// (hls::Model::Port tells how it maps to ONNX's order): one beat, the whole
+// tensor, unless the input is streamed (RtlOptions::stream_inputs), when a
+// beat is a pixel (the last dimension). Outputs are one beat.
 struct Port {
   std::string name;  // Verilog identifier (the tensor's sanitized name)
   int64_t numel = 0;
   loop::ScalarType type;  // raw two's complement (or unsigned) bits
+  int64_t lanes = 0;      // elements per beat; 0 means numel
+  int64_t lanes_per_beat() const { return lanes > 0 ? lanes : numel; }
+  int64_t beats() const { return numel / lanes_per_beat(); }
 };
 
 // What the stage's graph holds, for reports, and its estimated resources

@@ -22,6 +22,8 @@ json port_json(const Port& p, const std::string& onnx_name) {
   return {{"name", p.name},
           {"onnx_name", onnx_name},
           {"numel", p.numel},
+          {"lanes", p.lanes_per_beat()},
+          {"beats", p.beats()},
           {"width", p.type.width},
           {"frac", p.type.frac},
           {"signed", p.type.is_signed},
@@ -60,11 +62,12 @@ Port port_from(const json& j, const fs::path& file) {
     p.type.width = j.at("width").get<int>();
     p.type.frac = j.at("frac").get<int>();
     p.type.is_signed = j.at("signed").get<bool>();
+    p.lanes = j.value("lanes", p.numel);
   } catch (const json::exception& e) {
     bad_report(file, std::string("a port entry is malformed: ") + e.what());
   }
-  if (p.numel < 1 || p.type.width < 1 || p.type.width > 64)
-    bad_report(file, "port '" + p.name + "' has an impossible size or width");
+  if (p.numel < 1 || p.type.width < 1 || p.type.width > 64 || p.lanes < 1 || p.numel % p.lanes != 0)
+    bad_report(file, "port '" + p.name + "' has an impossible size, width or beat");
   return p;
 }
 

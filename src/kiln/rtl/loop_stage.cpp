@@ -422,7 +422,7 @@ void LoopStageBuilder::element_address(int r) {
 // Each channel bank this stage reads: a circular memory as deep as the
 // most writes of the bank that can come between a place's write and its
 // last read, over this and the following samples (at least the design's
-// interval apart), rounded up to a power of two.
+// interval apart, and so this stage's), rounded up to a power of two.
 void LoopStageBuilder::channel_depths() {
   for (const auto& [key, last] : chan_last_) {
     const auto [buffer, bank] = key;
@@ -432,7 +432,9 @@ void LoopStageBuilder::channel_depths() {
     KILN_ASSERT(c && o_.channel_writes, "a channel read without its producer's writes");
     std::vector<int64_t> writes = o_.channel_writes(*c, bank);
     for (int64_t& w : writes) w -= start_;
-    const int64_t interval = std::max(1, o_.interval);
+    // The next sample comes no sooner than the design's interval so far or
+    // this stage's own, whichever is longer (the design's is at least both).
+    const int64_t interval = std::max<int64_t>({1, o_.interval, end_});
     int64_t need = 1;
     for (const auto& [rank, read] : last) {
       KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(writes.size()),

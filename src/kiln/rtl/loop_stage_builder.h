@@ -69,11 +69,6 @@ struct RamBank {
   std::map<int, int> writes;  // phase -> write
 };
 
-// A channel bank's port: chw_<buffer>_<bank> (data), chv_... (valid).
-inline std::string channel_port(const char* what, const std::pair<int, int>& bank) {
-  return std::string(what) + "_" + std::to_string(bank.first) + "_" + std::to_string(bank.second);
-}
-
 class LoopStageBuilder {
  public:
   LoopStageBuilder(const dfg::SplitKernel& sk, const loop::Program& p, const LoopSchedule& ls,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "kiln/netlist/interpret.h"
@@ -50,30 +51,48 @@ NetlistSimRun simulate_netlist(const netlist::Design& design, const std::vector<
   std::vector<int> in_ports, out_ports;
   for (const Port& p : inputs) in_ports.push_back(port(p.name));
   for (const Port& p : outputs) out_ports.push_back(port(p.name));
-  // Each sample's input vectors, assembled once.
+  // Each sample's input vectors, assembled once: per beat (design.h Port),
+  // per input; an input with fewer beats than another holds its first.
   const auto n = static_cast<int64_t>(stimulus.size());
-  std::vector<std::vector<netlist::Bits>> vectors(stimulus.size());
+  int64_t beats = 1;
+  for (const Port& p : inputs) beats = std::max(beats, p.beats());
+  std::vector<std::vector<std::vector<netlist::Bits>>> vectors(stimulus.size());
   for (std::size_t s = 0; s < stimulus.size(); ++s)
-    for (std::size_t k = 0; k < inputs.size(); ++k)
-      vectors[s].push_back(packed(stimulus[s][k], inputs[k].type.width));
+    for (int64_t j = 0; j < beats; ++j) {
+      vectors[s].emplace_back();
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const std::vector<int64_t>& x = stimulus[s][k];
+        const int64_t lanes = inputs[k].lanes_per_beat();
+        const int64_t first = (j < inputs[k].beats() ? j : 0) * lanes;
+        vectors[s].back().push_back(
+            packed(std::vector<int64_t>(x.begin() + first, x.begin() + first + lanes),
+                   inputs[k].type.width));
+      }
+    }
   run.build_seconds = seconds_since(t0);
 
   const auto t1 = std::chrono::steady_clock::now();
   const int64_t limit = n * (interval + 1) + latency + 100;  // tb.sv's TIMEOUT
-  int64_t sent = 0, got = 0;
+  int64_t sent = 0, got = 0, beat = 0;  // beat: of the sample sent last, 0 between samples
   std::string& out = run.out;
   for (int64_t cycle = 0;; ++cycle) {
-    // Reset for the first two edges; a sample offered whenever one is left.
+    // Reset for the first two edges; a sample offered whenever one is left,
+    // its later beats in the cycles after the design takes it.
     const bool reset = cycle < 2;
-    const bool valid = !reset && sent < n;
+    const bool valid = !reset && (sent < n || beat != 0);
     sim.set_input(rst, reset ? 1 : 0);
     sim.set_input(in_valid, valid ? 1 : 0);
-    const std::vector<netlist::Bits>& v = vectors[static_cast<std::size_t>(sent < n ? sent : 0)];
+    const int64_t sample = beat != 0 ? sent - 1 : (sent < n ? sent : 0);
+    const std::vector<netlist::Bits>& v =
+        vectors[static_cast<std::size_t>(sample)][static_cast<std::size_t>(beat)];
     for (std::size_t k = 0; k < in_ports.size(); ++k) sim.set_input(in_ports[k], v[k]);
     sim.settle();
-    if (valid && sim.output_word(in_ready) != 0) {
+    if (beat != 0) {
+      beat = beat + 1 == beats ? 0 : beat + 1;
+    } else if (valid && sim.output_word(in_ready) != 0) {
       out += fmt::format("IN {} {}\n", sent, cycle);
       ++sent;
+      if (beats > 1) beat = 1;
     }
     if (sim.output_word(out_valid) != 0) {
       out += fmt::format("OUT {} {}\n", got, cycle);

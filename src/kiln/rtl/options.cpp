@@ -123,10 +123,7 @@ RtlOptions rtl_options(const hls::Model& model) {
   for (const hls::Layer& layer : model.layers)
     if (layer.rtl.line_buffer) o.line_buffer[layer.name] = *layer.rtl.line_buffer;
   // Keys kiln compile reads that leave kiln rtl's design as it is.
-  if (model.io_type == hls::IOType::Stream)
-    o.notes.push_back(
-        "IOType io_stream shapes kiln compile's project only: kiln rtl's layers hand results on "
-        "in registers, as early as each consumer reads them (dataflow)");
+  if (settings.io_type_set) o.stream_inputs = model.io_type == hls::IOType::Stream;
   if (settings.strategy_set)
     o.notes.push_back(
         "Strategy shapes kiln compile's project only: kiln rtl folds a layer as far as its "
@@ -136,6 +133,29 @@ RtlOptions rtl_options(const hls::Model& model) {
     o.configured_layers.insert(name.substr(0, name.find('/')));
   for (const auto& [name, d] : o.directives.buffers) o.configured_buffers.insert(name);
   return o;
+}
+
+int64_t input_lanes(const RtlOptions& options, const loop::Buffer& buffer) {
+  const int64_t numel = buffer.numel();
+  const int64_t pixel = buffer.shape.size() >= 2 ? buffer.shape.back() : numel;
+  if (pixel <= 0 || pixel >= numel || numel % pixel != 0) return numel;
+  const int64_t beats = numel / pixel;
+  if (options.stream_inputs) return *options.stream_inputs ? pixel : numel;
+  if (options.latency_cycles || options.interval_targets.empty()) return numel;
+  for (const IntervalTarget& t : options.interval_targets)
+    if (t.cycles < beats) return numel;
+  return pixel;
+}
+
+std::map<int, int64_t> streamed_inputs(const loop::Program& program, const RtlOptions& options) {
+  std::map<int, int64_t> out;
+  for (int b : program.inputs) {
+    const int storage = program.storage_of(b);
+    const loop::Buffer& buffer = program.buffers[static_cast<std::size_t>(storage)];
+    if (const int64_t lanes = input_lanes(options, buffer); lanes < buffer.numel())
+      out[storage] = lanes;
+  }
+  return out;
 }
 
 }  // namespace kiln::rtl

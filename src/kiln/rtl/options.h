@@ -5,6 +5,8 @@
 // directives (docs/config.md).
 #pragma once
 
+#include <map>
+
 #include "kiln/hls/model.h"
 #include "kiln/rtl/design.h"
 
@@ -17,5 +19,16 @@ namespace kiln::rtl {
 // ReuseFactor, and `fold` for the Dense layers with a limit of 1 or more and
 // no interval target.
 RtlOptions rtl_options(const hls::Model& model);
+
+// The elements per beat of model input `buffer` (design.h Port): its last
+// dimension when it is streamed, else all of it. With stream_inputs unset,
+// an input streams when the design has interval targets, no latency bound,
+// and every target leaves room for its beats (a sample's beats come one a
+// cycle, so the design's interval is at least their number).
+int64_t input_lanes(const RtlOptions& options, const loop::Buffer& buffer);
+
+// The program's streamed inputs: storage buffer -> lanes, for each input
+// input_lanes streams (fewer lanes than elements).
+std::map<int, int64_t> streamed_inputs(const loop::Program& program, const RtlOptions& options);
 
 }  // namespace kiln::rtl

@@ -108,9 +108,30 @@ TEST(RtlOptions, HlsOnlyKeysAreNoted) {
   EXPECT_TRUE(rtl_options(configured("")).notes.empty());
   const RtlOptions o =
       rtl_options(configured("IOType: io_stream\nLayerName:\n  fc1:\n    Strategy: Resource\n"));
-  ASSERT_EQ(o.notes.size(), 2U);
-  EXPECT_EQ(o.notes[0].rfind("IOType io_stream shapes kiln compile's project only", 0), 0U);
-  EXPECT_EQ(o.notes[1].rfind("Strategy shapes kiln compile's project only", 0), 0U);
+  ASSERT_EQ(o.notes.size(), 1U);
+  EXPECT_EQ(o.notes[0].rfind("Strategy shapes kiln compile's project only", 0), 0U);
+}
+
+// IOType says how the inputs come; without it kiln streams them where the
+// interval targets leave room for a pixel per cycle.
+TEST(RtlOptions, InputsStreamAsIOTypeSaysOrWhereTheTargetsLeaveRoom) {
+  loop::Buffer image;
+  image.shape = {16, 16, 3};  // 256 beats of 3 lanes when streamed
+  loop::Buffer flat;
+  flat.shape = {64};
+  EXPECT_EQ(input_lanes(rtl_options(configured("")), image), 768);
+  EXPECT_EQ(input_lanes(rtl_options(configured("IOType: io_stream\n")), image), 3);
+  EXPECT_EQ(input_lanes(rtl_options(configured("IOType: io_stream\n")), flat), 64);
+  EXPECT_EQ(
+      input_lanes(rtl_options(configured("IOType: io_parallel\nModel:\n  TargetCycles: 400\n")),
+                  image),
+      768);
+  EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  TargetCycles: 256\n")), image), 3);
+  EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  TargetCycles: 255\n")), image), 768);
+  EXPECT_EQ(
+      input_lanes(rtl_options(configured("Model:\n  TargetCycles: 400\n  LatencyCycles: 900\n")),
+                  image),
+      768);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "kiln/loop/directives.h"
+#include "kiln/rtl/options.h"
 #include "kiln/rtl/timing.h"
 #include "kiln/support/error.h"
 
@@ -446,9 +448,14 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
 
   // Layers in order, each where the chosen ones before it put it.
   const Users users(program);
+  const std::map<int, int64_t> streamed = streamed_inputs(program, options);
   DesignTiming timing;
-  for (int b : program.inputs)
-    timing.add_input(program.storage_of(b), program.buffers[static_cast<std::size_t>(b)].numel());
+  for (int b : program.inputs) {
+    const int storage = program.storage_of(b);
+    const auto s = streamed.find(storage);
+    timing.add_input(storage, program.buffers[static_cast<std::size_t>(storage)].numel(),
+                     s == streamed.end() ? 0 : s->second);
+  }
   std::vector<const LayerGraph*> chosen_graph(program.kernels.size(), nullptr);
   std::deque<Channel> channels;  // StageOptions point into it
   std::vector<LayerChoice> plans;
@@ -467,6 +474,16 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
       if (!g) return o;
       for (int read : kk.reads) {
         const int b = program.storage_of(read);
+        if (const auto s = streamed.find(b); s != streamed.end()) {
+          // A streamed model input: its beats through the top's channel.
+          const loop::Program& pp = pricer.program_for(kernel, plan);
+          if (std::optional<Channel> c = plan_input_channel(pp, b, s->second, kernel, *g->split)) {
+            verify_input_channel(pp, *c, *g->split);
+            channels.push_back(std::move(*c));
+            o.channels.push_back(&channels.back());
+          }
+          continue;
+        }
         const int p = users.only_producer(b, kernel);
         if (p < 0 || !chosen_graph[static_cast<std::size_t>(p)] ||
             !chosen_graph[static_cast<std::size_t>(p)]->split)
@@ -507,10 +524,38 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
 }
 
 std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans,
+                                   const std::map<int, int64_t>& streamed,
                                    std::vector<Handoff>* handoffs) {
   const loop::Program& program = pricer.program();
   const Users users(program);
   std::vector<Channel> out;
+  // A streamed model input: a channel from the top to each reader that takes
+  // one; the top registers the beats for the others.
+  for (const auto& [b, lanes] : streamed) {
+    const auto r = users.readers.find(b);
+    if (r == users.readers.end()) continue;
+    std::set<int> readers(r->second.begin(), r->second.end());
+    for (int consumer : readers) {
+      const LayerPlan& cp = plans[static_cast<std::size_t>(consumer)].plan;
+      std::string why;
+      if (cp.loop < 0) {
+        why = "the consumer keeps no loop";
+      } else {
+        const LayerGraph* consumed = pricer.graph_for(consumer, cp, nullptr);
+        KILN_ASSERT(consumed, "a chosen plan without its graph");
+        const loop::Program& prog = pricer.program_for(consumer, cp);
+        if (std::optional<Channel> c =
+                plan_input_channel(prog, b, lanes, consumer, *consumed->split, &why)) {
+          verify_input_channel(prog, *c, *consumed->split);
+          out.push_back(std::move(*c));
+        }
+      }
+      if (handoffs)
+        handoffs->push_back({program.buffers[static_cast<std::size_t>(b)].name, "input",
+                             program.kernels[static_cast<std::size_t>(consumer)].name, why.empty(),
+                             why});
+    }
+  }
   for (const auto& [b, w] : users.writers) {
     const auto r = users.readers.find(b);
     if (r == users.readers.end()) continue;

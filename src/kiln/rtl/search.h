@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,9 +118,13 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
 
 // The channels between the planned layers: for every tensor one kept loop
 // writes and one other kept loop reads, the channel plan_channel finds, each
-// checked by verify_channel. `handoffs`, when given, gets every tensor one
-// layer writes and others read, and how it travels.
+// checked by verify_channel; and from the top, for each model input streamed
+// (`streamed`: options.h streamed_inputs), the channel plan_input_channel
+// finds to each reader that keeps a loop. `handoffs`, when given, gets every
+// tensor one layer writes (or the top streams) and others read, and how it
+// travels.
 std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans,
+                                   const std::map<int, int64_t>& streamed,
                                    std::vector<Handoff>* handoffs = nullptr);
 
 }  // namespace kiln::rtl

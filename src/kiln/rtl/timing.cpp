@@ -6,8 +6,21 @@
 
 namespace kiln::rtl {
 
-void DesignTiming::add_input(int buffer, int64_t numel) {
-  for (int64_t e = 0; e < numel; ++e) elements_[{buffer, e}] = {0, 1, false};
+void DesignTiming::add_input(int buffer, int64_t numel, int64_t lanes) {
+  if (lanes <= 0 || lanes >= numel) {
+    for (int64_t e = 0; e < numel; ++e) elements_[{buffer, e}] = {0, 1, false};
+    return;
+  }
+  const int64_t beats = numel / lanes;
+  KILN_ASSERT(beats * lanes == numel, "an input's beats do not divide it");
+  interval_ = std::max<int>(interval_, static_cast<int>(beats));
+  for (int64_t e = 0; e < numel; ++e)
+    elements_[{buffer, e}] = {static_cast<int>(e / lanes) + 1, static_cast<int>(beats), false};
+  for (int64_t c = 0; c < lanes; ++c) {
+    std::vector<int64_t>& at = port_writes_[{buffer, static_cast<int>(c)}];
+    at.clear();
+    for (int64_t j = 0; j < beats; ++j) at.push_back(j);
+  }
 }
 
 const ElementTiming& DesignTiming::element(const dfg::Element& e) const {

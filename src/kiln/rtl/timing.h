@@ -33,8 +33,13 @@ struct ElementTiming {
 
 class DesignTiming {
  public:
-  // A model input's elements: valid in cycle 0, for one cycle.
-  void add_input(int buffer, int64_t numel);
+  // A model input's elements, `lanes` a beat (design.h Port). One beat: all
+  // valid in cycle 0, for one cycle. Streamed: beat j comes in cycle j;
+  // lane c writes bank c of any channel that takes the input (its writes
+  // port_writes(buffer, c)), and the top registers the beat for readers in
+  // registers, valid from cycle j + 1 until the next sample's beat j (at
+  // least `beats` cycles: the interval is at least the beats).
+  void add_input(int buffer, int64_t numel, int64_t lanes);
 
   // The options for the next stage's build: StageOptions::time_inputs and
   // channel_writes answered from the stages committed so far, and the

@@ -42,7 +42,8 @@ class TopBuilder {
     const int in_ready = m_.output("in_ready", 1);
     std::vector<ValueId> inputs;
     for (const Port& port : d_.inputs)
-      inputs.push_back(m_.input(port.name, static_cast<int>(port.numel) * port.type.width));
+      inputs.push_back(
+          m_.input(port.name, static_cast<int>(port.lanes_per_beat()) * port.type.width));
     const int out_valid = m_.output("out_valid", 1);
     std::vector<int> outputs;
     for (const Port& port : d_.outputs)
@@ -56,8 +57,8 @@ class TopBuilder {
       gap = m_.reg(b, "gap");
       ready = fv_.eq(gap, 0);
     }
-    m_.drive_output(in_ready, ready);
     accept_ = fv_.and2(in_valid_, ready);
+    m_.drive_output(in_ready, beats(ready));
     if (gap != kNoValue) {
       const int b = m_.width(gap);
       m_.drive_register(
@@ -79,6 +80,10 @@ class TopBuilder {
     for (std::size_t k = 0; k < p_.inputs.size(); ++k) {
       const int b = p_.storage_of(p_.inputs[k]);
       const Port& port = d_.inputs[k];
+      if (port.beats() > 1) {
+        streamed_[b] = {inputs[k], &port};
+        continue;
+      }
       for (int64_t e = 0; e < port.numel; ++e)
         element_[{b, e}] = m_.slice(inputs[k], static_cast<int>(e) * port.type.width,
                                     port.type.width, element_name({b, e}));
@@ -154,10 +159,72 @@ class TopBuilder {
     }
   }
 
+  // The streamed inputs' beats (design.h Port): `beat` counts a sample's
+  // beats after the first, which `accept` takes; the top is ready for the
+  // rest while it counts. Returns in_ready.
+  ValueId beats(ValueId ready) {
+    int64_t most = 1;
+    for (const Port& port : d_.inputs) most = std::max(most, port.beats());
+    most_beats_ = most;
+    if (most == 1) return ready;
+    KILN_ASSERT(most <= d_.interval_cycles, "an input's beats outlast the interval");
+    const int b = bits_for(most - 1);
+    beat_ = m_.reg(b, "beat");
+    const ValueId counting = fv_.ne(beat_, 0);
+    const ValueId next =
+        m_.mux(fv_.eq(beat_, most - 1), fv_.lit(0, b), m_.add(beat_, fv_.lit(1, b)));
+    m_.drive_register(beat_, m_.mux(accept_, fv_.lit(1, b), m_.mux(counting, next, fv_.lit(0, b))),
+                      kNoValue, rst_);
+    in_beat_ = fv_.or2(accept_, counting);
+    return fv_.or2(ready, counting);
+  }
+
+  // Beat j of a streamed input is taken in cycle j of its sample.
+  ValueId beat_is(int64_t j) {
+    auto [it, fresh] = beat_is_.try_emplace(j, kNoValue);
+    if (fresh) it->second = j == 0 ? accept_ : fv_.eq(beat_, j);
+    return it->second;
+  }
+
+  // A streamed input's lane `lane` of beat j, as a channel bank's wires
+  // (chw, chv) or, for readers in registers, loaded into the element's
+  // register in its beat.
+  ValueId lane_of(int buffer, int64_t lane) {
+    const auto& [port_value, port] = streamed_.at(buffer);
+    return m_.slice(port_value, static_cast<int>(lane) * port->type.width, port->type.width);
+  }
+  ValueId streamed_element(const dfg::Element& e) {
+    const Port& port = *streamed_.at(e.buffer).second;
+    const int64_t lanes = port.lanes_per_beat();
+    const ValueId r = m_.reg(port.type.width, element_name(e));
+    m_.drive_register(r, lane_of(e.buffer, e.element % lanes), beat_is(e.element / lanes));
+    return element_[{e.buffer, e.element}] = r;
+  }
+  // The channel wires a stage takes: a producer's, or a streamed input's.
+  ValueId channel_wire(std::map<std::string, ValueId>& channel, const std::string& port) {
+    if (const auto it = channel.find(port); it != channel.end()) return it->second;
+    for (const auto& [buffer, input] : streamed_)
+      for (int64_t lane = 0; lane < input.second->lanes_per_beat(); ++lane) {
+        const std::pair<int, int> bank{buffer, static_cast<int>(lane)};
+        if (port == channel_port("chw", bank)) return channel[port] = lane_of(buffer, lane);
+        if (port == channel_port("chv", bank)) {
+          const int64_t n = input.second->beats(), most = most_beats_;
+          // A shorter input's beats end before the counter's.
+          return channel[port] =
+                     n >= most
+                         ? in_beat_
+                         : fv_.and2(in_beat_, fv_.op2(Op::Ult, beat_, fv_.lit(n, m_.width(beat_))));
+        }
+      }
+    KILN_ASSERT(false, "a stage reads channel " + port + ", which nothing writes");
+    return kNoValue;
+  }
+
   // The element as read `at` cycles after the sample entered: its wire while
   // it holds the value, else a register chain from the last cycle it did.
   ValueId read(const dfg::Element& e, int at) {
-    const ValueId wire = element_.at({e.buffer, e.element});
+    const auto it = element_.find({e.buffer, e.element});
+    const ValueId wire = it != element_.end() ? it->second : streamed_element(e);
     const int delay = timing_.delay(e, at);
     if (delay == 0) return wire;
     std::vector<ValueId>& chain = delays_[{e.buffer, e.element}];
@@ -194,7 +261,7 @@ class TopBuilder {
     for (const auto& [port, width] : b.channel_outputs_ports)
       channel[port] = m_.instance_output(inst, port, width, port);
     for (const auto& [port, width] : b.channel_inputs_ports)
-      m_.connect(inst, port, channel.at(port));
+      m_.connect(inst, port, channel_wire(channel, port));
   }
 
   // The delay lines the top would build, counted before any is: past the
@@ -262,6 +329,10 @@ class TopBuilder {
   netlist::Module m_;
   FixedValues fv_;
   ValueId rst_ = kNoValue, in_valid_ = kNoValue, accept_ = kNoValue;
+  ValueId beat_ = kNoValue, in_beat_ = kNoValue;  // streamed inputs' (beats())
+  int64_t most_beats_ = 1;
+  std::map<int64_t, ValueId> beat_is_;
+  std::map<int, std::pair<ValueId, const Port*>> streamed_;  // buffer -> port value, port
   std::map<int, ValueId> vld_;
   std::map<std::pair<int, int64_t>, ValueId> element_;  // (buffer, element) -> its wire
   std::map<std::pair<int, int64_t>, std::vector<ValueId>> delays_;

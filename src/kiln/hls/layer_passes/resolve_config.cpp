@@ -75,6 +75,7 @@ class ResolveConfig final : public LayerPass {
     r.scheduler = cfg_.scheduler;
     r.latency_cycles = cfg_.latency_cycles;
     r.directives = cfg_.directives;
+    r.io_type_set = cfg_.io_type_set;
     r.strategy_set = cfg_.model.strategy.has_value();
     for (const auto& [kind, lc] : cfg_.by_type) r.strategy_set |= lc.strategy.has_value();
     for (const auto& [name, lc] : cfg_.by_name) r.strategy_set |= lc.strategy.has_value();
