@@ -213,6 +213,7 @@ json loop_listing_to_json(const LoopListing& l) {
           {{"partition", enum_name(d.partition)},
            {"factor", d.factor},
            {"dim", d.dim},
+           {"more_dims", d.more_dims},
            {"storage", enum_name(d.storage)}}}});
   }
   json pipelines = json::array();

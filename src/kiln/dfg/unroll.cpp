@@ -586,13 +586,18 @@ SplitKernel split_at_loop(const loop::Program& program, int kernel, int loop, in
   u.run({top[at]});
   s.body.reads = u.port_reads();
   s.body.writes = u.port_writes();
-  // The accumulators (state carried from one iteration to the next) are
+  // The accumulators (state carried from one iteration to the next, or a
+  // select of it: a sunk nest's first iteration starts from the bias) are
   // added last, so the loop's recurrence is one add, whatever the body sums.
   const Graph& bg = s.body.graph;
-  s.body.graph.balance_sums([&bg](uint32_t n) {
-    return bg.node(n).op == NodeOp::Input && bg.input_of(n).element >= 0 &&
-           bg.input_of(n).buffer >= 0;
-  });
+  const std::function<bool(uint32_t)> carried = [&bg, &carried](uint32_t n) {
+    const Node& node = bg.node(n);
+    if (node.op == NodeOp::Input) return bg.input_of(n).element >= 0 && bg.input_of(n).buffer >= 0;
+    if (node.op != NodeOp::Select) return false;
+    const auto a = bg.args(n);
+    return carried(a[1]) || carried(a[2]);
+  };
+  s.body.graph.balance_sums(carried);
   s.after = Graph(k.name + "_after");
   Unroller(program, k, s.after, {.locals_live_in = true, .symbolic = {}, .kept = name}).run(after);
   s.after.compact();

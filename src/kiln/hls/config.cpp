@@ -336,7 +336,18 @@ void parse_buffer_block(const Ctx& c, const std::string& path, const YAML::Node&
                      d.partition = parse_enum<BufferPartition>(c, sub, v);
                    else if (k == "Factor")
                      d.factor = parse_positive_int(c, sub, v);
-                   else if (k == "Dim")
+                   else if (k == "Dim" && v.IsSequence()) {
+                     // Dim: [3, 4]: the first, then the further ones.
+                     d.more_dims.clear();
+                     for (std::size_t i = 0; i < v.size(); ++i) {
+                       const int x = static_cast<int>(std::min<int64_t>(
+                           parse_positive_int(c, sub, v[i]), std::numeric_limits<int>::max()));
+                       if (i == 0)
+                         d.dim = x;
+                       else
+                         d.more_dims.push_back(x);
+                     }
+                   } else if (k == "Dim")
                      d.dim = static_cast<int>(std::min<int64_t>(parse_non_negative_int(c, sub, v),
                                                                 std::numeric_limits<int>::max()));
                    else if (k == "Storage")

@@ -479,9 +479,14 @@ TEST(ConfigDirectives, LoopAndBufferBlocksParseIntoTheLoopIrsDirectives) {
   EXPECT_EQ(d.where_of_loop("fc/i"), "config.yaml: Loop.fc/i (line 2)");
   EXPECT_EQ(d.loops.at("fc/j"), (LoopDirectives{0, std::nullopt, false}));  // Pipeline off
   EXPECT_EQ(d.buffers.at("fc_w"),
-            (BufferDirectives{BufferPartition::Cyclic, 4, 1, BufferStorage::Bram}));
+            (BufferDirectives{BufferPartition::Cyclic, 4, 1, BufferStorage::Bram, {}}));
   EXPECT_EQ(d.where_of_buffer("fc_w"), "config.yaml: Buffer.fc_w (line 9)");
   EXPECT_EQ(d.where_of_buffer("other"), "Buffer.other");
+  // Several dimensions partitioned completely: Dim as a list.
+  const Config m =
+      parse_config("Buffer:\n  w:\n    Partition: complete\n    Dim: [3, 4]\n", "config.yaml");
+  EXPECT_EQ(m.directives.buffers.at("w"),
+            (BufferDirectives{BufferPartition::Complete, 0, 3, BufferStorage::Auto, {4}}));
 }
 
 TEST(ConfigDirectives, LaterBlocksChangeOnlyTheKeysTheySet) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kiln/support/enum_table.h"
 
@@ -46,6 +47,9 @@ struct BufferDirectives {
   int64_t factor = 0;  // Cyclic/Block
   int dim = 0;         // the partitioned dimension, 1-based (0 = all, as Vitis's dim=0)
   BufferStorage storage = BufferStorage::Auto;
+  // Further dimensions partitioned completely as well (a complete partition
+  // only; Vitis: one ARRAY_PARTITION per dimension). Config `Dim: [3, 4]`.
+  std::vector<int> more_dims;
   bool operator==(const BufferDirectives&) const = default;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kiln/loop/loop_sites.h"
 #include "kiln/support/error.h"
 #include "kiln/support/strings.h"
@@ -82,6 +84,17 @@ void apply_directives(Program& program, const hls::ConfiguredDirectives& setting
            fmt::format("{} has {} dimension{}; Dim {} is not one of them", name, rank,
                        rank == 1 ? "" : "s", d.dim),
            fmt::format("valid: 0 (all) to {}", rank));
+    for (int x : d.more_dims) {
+      if (d.partition != Partition::Complete || d.dim == 0)
+        fail(where + ".Dim", "several dimensions are partitioned completely only",
+             "use Partition: complete with Dim: [a, b, ...], or one Dim");
+      if (x < 1 || x > rank || x == d.dim ||
+          std::count(d.more_dims.begin(), d.more_dims.end(), x) > 1)
+        fail(where + ".Dim",
+             fmt::format("{} has {} dimension{}; Dim {} is not another one of them", name, rank,
+                         rank == 1 ? "" : "s", x),
+             fmt::format("list distinct dimensions from 1 to {}", rank));
+    }
     const bool needs_factor = d.partition == Partition::Cyclic || d.partition == Partition::Block;
     if (needs_factor && d.factor == 0)
       fail(where, fmt::format("a {} partition needs a Factor", enum_name(d.partition)),

@@ -47,7 +47,7 @@ TEST(Directives, AppliedDirectivesPrintInTheLoopIR) {
   Program p = program();
   hls::ConfiguredDirectives d =
       loops({{"copy/i", loop_config(std::nullopt, 1)}, {"copy/j", loop_config(4, {})}});
-  d.buffers["x"] = {Partition::Cyclic, 2, 1, Storage::Bram};
+  d.buffers["x"] = {Partition::Cyclic, 2, 1, Storage::Bram, {}};
   apply_directives(p, d);
   const std::string text = print_program(p);
   EXPECT_CONTAINS(text, "for %i < 6 pipeline=1 {");
@@ -122,6 +122,21 @@ TEST(Directives, BufferRules) {
   b.dim = 3;
   EXPECT_EQ(error(b).what_happened(), "x has 2 dimensions; Dim 3 is not one of them");
   EXPECT_EQ(error(b).where(), "config.yaml: Buffer.x.Dim");
+  // Several dimensions: complete partitions only, each listed once.
+  b.dim = 1;
+  b.more_dims = {2};
+  EXPECT_EQ(error(b).what_happened(), "several dimensions are partitioned completely only");
+  b.partition = Partition::Complete;
+  b.factor = 0;
+  b.more_dims = {1};
+  EXPECT_EQ(error(b).what_happened(), "x has 2 dimensions; Dim 1 is not another one of them");
+  b.more_dims = {2};
+  Program p = program();
+  hls::ConfiguredDirectives d;
+  d.buffers["x"] = b;
+  apply_directives(p, d);
+  EXPECT_NE(print_program(p).find("partition=complete factor=0 dim=1 dim=2"), std::string::npos);
+  EXPECT_EQ(print_program(parse_program(print_program(p), "t.loop")), print_program(p));
 }
 
 }  // namespace

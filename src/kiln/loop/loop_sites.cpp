@@ -112,6 +112,7 @@ std::string print_buffer_table(const Program& program) {
       dir += fmt::format("{}partition={}", dir.empty() ? "" : " ", enum_name(d.partition));
       if (d.factor) dir += fmt::format(" factor={}", d.factor);
       if (d.dim) dir += fmt::format(" dim={}", d.dim);
+      for (int x : d.more_dims) dir += fmt::format(" dim={}", x);
     }
     if (d.storage != Storage::Auto)
       dir += fmt::format("{}storage={}", dir.empty() ? "" : " ", enum_name(d.storage));

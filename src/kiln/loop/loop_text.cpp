@@ -51,8 +51,10 @@ class Printer {
       out_ << "]";
     }
     const BufferDirectives& d = b.directives;
-    if (d.partition != Partition::None)
+    if (d.partition != Partition::None) {
       out_ << " partition=" << enum_name(d.partition) << " factor=" << d.factor << " dim=" << d.dim;
+      for (int x : d.more_dims) out_ << " dim=" << x;
+    }
     if (d.storage != Storage::Auto) out_ << " storage=" << enum_name(d.storage);
     out_ << "\n";
   }
@@ -255,6 +257,7 @@ class Parser {
       }
       b.data = std::move(data);
     }
+    bool seen_dim = false;
     while (lex_.peek().kind == TokenKind::Ident) {
       const Token key = lex_.peek();
       const std::string k = lex_.expect_ident();
@@ -267,7 +270,13 @@ class Parser {
       } else if (k == "factor") {
         b.directives.factor = lex_.expect_int();
       } else if (k == "dim") {
-        b.directives.dim = static_cast<int>(lex_.expect_int());
+        // A second dim= names a further dimension partitioned (more_dims).
+        const int x = static_cast<int>(lex_.expect_int());
+        if (seen_dim)
+          b.directives.more_dims.push_back(x);
+        else
+          b.directives.dim = x;
+        seen_dim = true;
       } else if (k == "storage") {
         const Token v = lex_.peek();
         auto st = enum_from_name<Storage>(lex_.expect_ident());

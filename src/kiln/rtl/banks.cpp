@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -14,7 +16,9 @@ using loop::Partition;
 bool partitioned(const loop::Buffer& b, std::size_t dim) {
   const loop::BufferDirectives& d = b.directives;
   if (d.partition == Partition::None) return false;
-  return d.dim == 0 || b.shape.size() == 1 || static_cast<int>(dim) == d.dim - 1;
+  return d.dim == 0 || b.shape.size() == 1 || static_cast<int>(dim) == d.dim - 1 ||
+         std::find(d.more_dims.begin(), d.more_dims.end(), static_cast<int>(dim) + 1) !=
+             d.more_dims.end();
 }
 
 // The parts dimension `dim` is cut into, and each part's size.

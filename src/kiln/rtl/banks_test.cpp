@@ -20,7 +20,7 @@ struct Weights {
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 6; ++c) data.push_back(10 * r + c);
     b.data = data;
-    b.directives = {kind, factor, dim, loop::Storage::Auto};
+    b.directives = {kind, factor, dim, loop::Storage::Auto, {}};
   }
   // w[row][col] with row = step * v + base (v the loop's variable), col fixed.
   dfg::PortAccess row_access(int64_t step, int64_t base, int64_t col) const {

@@ -20,7 +20,7 @@ loop::LoopDirectives loop_config(std::optional<int64_t> unroll, std::optional<in
 }
 
 loop::BufferDirectives cyclic(int64_t factor, int dim) {
-  return {loop::Partition::Cyclic, factor, dim, loop::Storage::Auto};
+  return {loop::Partition::Cyclic, factor, dim, loop::Storage::Auto, {}};
 }
 
 const StageReport& stage_named(const Design& d, const std::string& name) {
@@ -86,7 +86,7 @@ TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
   const hls::Model m = testing::zoo_model("dense_a");
   RtlOptions o;
   o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
-  o.directives.buffers["Gemm_w"] = {loop::Partition::None, 0, 0, loop::Storage::Registers};
+  o.directives.buffers["Gemm_w"] = {loop::Partition::None, 0, 0, loop::Storage::Registers, {}};
   const Design d = build_design(m, o);
   const StageReport& s = stage_named(d, "Gemm");
   EXPECT_LE(s.latency_cycles, 7 + 10);
@@ -177,7 +177,8 @@ TEST(LoopStage, LineBuffersInMemory) {
   RtlOptions o;
   o.line_buffer["Conv"] = true;
   o.directives.loops["Conv/oh"] = {std::nullopt, 1, true};
-  o.directives.buffers["Conv_line1_0"] = {loop::Partition::None, 0, 0, loop::Storage::Registers};
+  o.directives.buffers["Conv_line1_0"] = {
+      loop::Partition::None, 0, 0, loop::Storage::Registers, {}};
   const Design d = build_design(m, o);
   const netlist::Module* conv = d.netlist.find("conv2d_a_Conv");
   ASSERT_NE(conv, nullptr);

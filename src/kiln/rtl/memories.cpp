@@ -54,6 +54,7 @@ std::set<int> plan_memories(const dfg::SplitKernel& sk, loop::Program& program) 
       d.partition = loop::Partition::Cyclic;
       d.factor = step;
       d.dim = 0;
+      d.more_dims.clear();
     }
     int64_t banks = 1;
     for (const dfg::PortAccess* pa : accesses) {

@@ -1,6 +1,7 @@
 #include "kiln/rtl/plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -212,8 +213,7 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
     if (p.weights == WeightPlace::Registers)
       c.directives.buffers[name].storage = loop::Storage::Registers;
     if (p.weights == WeightPlace::Banked)
-      if (const int d = banked_dim(program, kernel, p, b); d >= 0)
-        c.directives.buffers[name] = banked(d);
+      if (const auto d = banked_partition(program, kernel, p, b)) c.directives.buffers[name] = *d;
   }
   if (has_line_buffered_form)
     c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
@@ -277,9 +277,9 @@ LayerPlan configured_plan(const loop::Program& program, int kernel,
   } else {
     bool any = false;
     const bool all = every([&](const loop::Buffer& b, int id) {
-      const int d = banked_dim(program, kernel, plan, id);
-      any = any || d >= 0;
-      return d < 0 ? b.directives == loop::BufferDirectives{} : b.directives == banked(d);
+      const auto d = banked_partition(program, kernel, plan, id);
+      any = any || d;
+      return d ? b.directives == *d : b.directives == loop::BufferDirectives{};
     });
     if (all && any) plan.weights = WeightPlace::Banked;
   }
@@ -316,14 +316,14 @@ void place_weights(loop::Program& program, int kernel, const LayerPlan& plan,
     if (keep.count(buf.name)) continue;
     if (plan.weights == WeightPlace::Registers) buf.directives.storage = loop::Storage::Registers;
     if (plan.weights == WeightPlace::Banked)
-      if (const int dim = banked_dim(program, kernel, plan, b); dim >= 0)
-        buf.directives = banked(dim);
+      if (const auto d = banked_partition(program, kernel, plan, b)) buf.directives = *d;
   }
 }
 
-int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, int buffer) {
+std::optional<loop::BufferDirectives> banked_partition(const loop::Program& program, int kernel,
+                                                       const LayerPlan& plan, int buffer) {
   const loop::Kernel& k = program.kernels[static_cast<std::size_t>(kernel)];
-  if (plan.loop < 0) return -1;
+  if (plan.loop < 0) return std::nullopt;
   const std::vector<int> kept = kept_loops(k, plan);
   const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(buffer)];
   // Per dimension: indexed by a copied loop somewhere, by a kept one anywhere.
@@ -332,7 +332,7 @@ int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, 
   for (const loop::Value& v : k.values) {
     if (v.op != loop::Op::Load || program.storage_of(v.buffer) != buffer) continue;
     // A view (a Reshape) indexes another shape: leave it unbanked.
-    if (v.buffer != buffer || v.index.size() != buf.shape.size()) return -1;
+    if (v.buffer != buffer || v.index.size() != buf.shape.size()) return std::nullopt;
     loaded = true;
     for (std::size_t d = 0; d < v.index.size(); ++d)
       for (const auto& [l, c] : v.index[d].terms) {
@@ -341,12 +341,27 @@ int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, 
         (std::find(kept.begin(), kept.end(), l) != kept.end() ? moved : copied)[d] = 1;
       }
   }
+  if (!loaded) return std::nullopt;
+  const auto banks_by = [&](std::size_t d) { return copied[d] && !moved[d] && buf.shape[d] > 1; };
+  // The trailing dimensions to bank by, each partitioned completely: a
+  // bank per combination of them.
+  std::vector<int> trailing;  // 0-based, innermost first
+  for (std::size_t d = buf.shape.size(); d-- > 0;) {
+    if (buf.shape[d] == 1) continue;
+    if (!banks_by(d)) break;
+    trailing.push_back(static_cast<int>(d));
+  }
+  if (trailing.size() >= 2) {
+    loop::BufferDirectives b = banked(trailing.back());
+    for (std::size_t i = trailing.size() - 1; i-- > 0;) b.more_dims.push_back(trailing[i] + 1);
+    return b;
+  }
   int best = -1;
-  for (std::size_t d = 0; loaded && d < buf.shape.size(); ++d)
-    if (copied[d] && !moved[d] && buf.shape[d] > 1 &&
-        (best < 0 || buf.shape[d] > buf.shape[static_cast<std::size_t>(best)]))
+  for (std::size_t d = 0; d < buf.shape.size(); ++d)
+    if (banks_by(d) && (best < 0 || buf.shape[d] > buf.shape[static_cast<std::size_t>(best)]))
       best = static_cast<int>(d);
-  return best;
+  if (best < 0) return std::nullopt;
+  return banked(best);
 }
 
 std::string plans_yaml(const std::vector<PlanConfig>& plans,
@@ -376,7 +391,9 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
       if (d.partition != loop::Partition::None) {
         buffers += fmt::format("    Partition: {}\n", enum_name(d.partition));
         if (d.factor > 0) buffers += fmt::format("    Factor: {}\n", d.factor);
-        if (d.dim > 0) buffers += fmt::format("    Dim: {}\n", d.dim);
+        if (d.dim > 0 && d.more_dims.empty()) buffers += fmt::format("    Dim: {}\n", d.dim);
+        if (d.dim > 0 && !d.more_dims.empty())
+          buffers += fmt::format("    Dim: [{}, {}]\n", d.dim, fmt::join(d.more_dims, ", "));
       }
       if (d.storage != loop::Storage::Auto || d.partition == loop::Partition::None)
         buffers += fmt::format("    Storage: {}\n", enum_name(d.storage));

@@ -30,7 +30,7 @@ namespace kiln::rtl {
 enum class WeightPlace : uint8_t {
   Rom,        // two-port ROM banks as the config partitions them (one, unless it does)
   Banked,     // ROM banks partitioned along the dimension the body's copies index
-              // (banked_dim): each unrolled product reads a bank of its own, as
+              // (banked_partition): each unrolled product reads a bank of its own, as
               // Vitis's array_partition on an unrolled loop's dimension does
   Registers,  // a table per read, indexed by the iteration
 };
@@ -103,12 +103,17 @@ void place_weights(loop::Program& program, int kernel, const LayerPlan& plan,
 // The Const buffers kernel `kernel` loads (storage buffers), in order.
 std::vector<int> weights_of(const loop::Program& program, int kernel);
 
-// The dimension (0-based) of weight buffer `buffer` that a Banked plan
-// partitions completely: of those that every load of it in the kernel
-// indexes by loops the plan does not keep (the body's unrolled copies) and
-// never by kept ones, the longest; -1 when there is none (every read moves
+// How a Banked plan partitions weight buffer `buffer` so that each of the
+// body's unrolled copies reads a bank of its own. The dimensions to bank by
+// are those that the kernel's loads index by loops the plan does not keep
+// (the copies) and never by kept ones. When the last dimensions are all
+// such (or of size 1), and two or more of them are longer than 1, each is
+// partitioned completely (a convolution's input and output channels,
+// [kh][kw][ci][co] with the window kept: a bank per (ci, co)); else the
+// longest such dimension is. nullopt when there is none (every read moves
 // with the loop).
-int banked_dim(const loop::Program& program, int kernel, const LayerPlan& plan, int buffer);
+std::optional<loop::BufferDirectives> banked_partition(const loop::Program& program, int kernel,
+                                                       const LayerPlan& plan, int buffer);
 
 // A YAML config fragment with every layer's plan (plan_config's blocks
 // under LayerName, Loop and Buffer), headed by `comment` lines.

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "kiln/loop/directives.h"
+#include "kiln/loop/loop_text.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/rtl/price.h"
 #include "kiln/rtl/search.h"
 #include "kiln/rtl/testing/sim_check.h"
@@ -182,14 +184,17 @@ TEST(Plan, BankedWeightsPartitionTheCopiesDimension) {
   const int w = d.program.storage_of(weights_of(d.program, 0).back());
   const loop::Buffer& wb = d.program.buffers[static_cast<std::size_t>(w)];
   ASSERT_EQ(wb.name, "Gemm_w");
-  const int dim = banked_dim(d.program, 0, p, w);
+  const std::optional<loop::BufferDirectives> banked = banked_partition(d.program, 0, p, w);
+  ASSERT_TRUE(banked);
+  EXPECT_TRUE(banked->more_dims.empty());
+  const int dim = banked->dim - 1;
   ASSERT_GE(dim, 0);
   EXPECT_EQ(wb.shape[static_cast<std::size_t>(dim)],
             d.kernel().loops[static_cast<std::size_t>(d.loop("j"))].trip);
   // Keeping j too leaves nothing to bank the weights by.
   LayerPlan q = p;
   q.flatten = 1;
-  EXPECT_EQ(banked_dim(d.program, 0, q, w), -1);
+  EXPECT_FALSE(banked_partition(d.program, 0, q, w));
   const PlanConfig pc = plan_config(d.program, 0, p, false);
   const std::string yaml = plans_yaml({pc}, {"Gemm"}, "banked");
   EXPECT_NE(yaml.find(fmt::format("  Gemm_w:\n    Partition: complete\n    Dim: {}\n", dim + 1)),
@@ -199,6 +204,55 @@ TEST(Plan, BankedWeightsPartitionTheCopiesDimension) {
   loop::Program fresh = loop::lower_model(d.model);
   loop::apply_directives(fresh, cfg.directives);
   EXPECT_EQ(configured_plan(fresh, 0), p);
+}
+
+// A convolution with its window kept reads, in each iteration, one weight
+// per input and output channel: both channel dimensions are partitioned
+// completely (a bank per product), written `Dim: [3, 4]`, and the config
+// gives the plan back.
+TEST(Plan, BankedWeightsOfAConvolutionPartitionEveryChannelDimension) {
+  const hls::Model m = testing::zoo_model("model8");
+  // The convolution's loops sunk into one perfect nest, as design_program does.
+  const auto sunk = [&m] {
+    loop::Program p = loop::lower_model(m);
+    loop::sink_nests(p, 0);
+    return p;
+  };
+  const loop::Program program = sunk();
+  const loop::Kernel& k = program.kernels.at(0);
+  LayerPlan p;
+  for (std::size_t l = 0; l < k.loops.size(); ++l)
+    if (k.loops[l].name == "oh") p.loop = static_cast<int>(l);
+  ASSERT_GE(p.loop, 0);
+  p.pipeline_ii = 1;
+  p.flatten = 3;  // ow, kh, kw kept with oh
+  p.weights = WeightPlace::Banked;
+  int w = -1;
+  for (int b : weights_of(program, 0))
+    if (program.buffers[static_cast<std::size_t>(b)].shape.size() == 4) w = program.storage_of(b);
+  ASSERT_GE(w, 0);
+  ASSERT_EQ(program.buffers[static_cast<std::size_t>(w)].shape, (std::vector<int64_t>{5, 5, 3, 8}));
+  const std::optional<loop::BufferDirectives> b = banked_partition(program, 0, p, w);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->partition, loop::Partition::Complete);
+  EXPECT_EQ(b->dim, 3);
+  EXPECT_EQ(b->more_dims, (std::vector<int>{4}));
+  // With kw unrolled too, the kernel columns are banked as well.
+  LayerPlan q = p;
+  q.flatten = 2;
+  const std::optional<loop::BufferDirectives> c = banked_partition(program, 0, q, w);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->dim, 2);
+  EXPECT_EQ(c->more_dims, (std::vector<int>{3, 4}));
+  const std::string yaml = plans_yaml({plan_config(program, 0, p, false)}, {k.name}, "banked");
+  EXPECT_NE(yaml.find("    Partition: complete\n    Dim: [3, 4]\n"), std::string::npos) << yaml;
+  const hls::Config cfg = hls::parse_config(yaml, "plans.yaml");
+  loop::Program fresh = sunk();
+  loop::apply_directives(fresh, cfg.directives);
+  EXPECT_EQ(configured_plan(fresh, 0), p);
+  // The Loop IR's text keeps both dimensions.
+  EXPECT_NE(loop::print_program(fresh).find("partition=complete factor=0 dim=3 dim=4"),
+            std::string::npos);
 }
 
 }  // namespace

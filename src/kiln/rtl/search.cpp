@@ -118,7 +118,7 @@ class Candidates {
           if (p.weights != WeightPlace::Banked) return true;
           const loop::Program& program = pricer_.program_for(kernel_, {});
           for (int b : weights_of(program, kernel_))
-            if (banked_dim(program, kernel_, p, b) >= 0) return true;
+            if (banked_partition(program, kernel_, p, b)) return true;
           return false;
         };
         if (!line_buffered && worth(plan(1, 0)))

@@ -119,8 +119,16 @@ struct Adjacency {
 // With a clock, a latency-0 producer in the same cycle (its iteration's cycle
 // plus distance x II) makes the operation start after its delay, and the
 // operation moves to a later cycle when it would end past the clock.
+//
+// `floor` holds each operation's least start so far. When an operation
+// cannot be placed because a consumer of a later iteration (a recurrence's
+// first use of the state it stores) already sits too early, that consumer's
+// floor is raised to where it would fit and `raised` is set: placed again
+// from scratch, the recurrence closes (an accumulator's select, ASAP at
+// cycle 0, waits for the products' tree instead of forcing a longer II).
 bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start,
-           std::vector<double>& start_ns) {
+           std::vector<double>& start_ns, std::vector<int>& floor, bool& raised) {
+  raised = false;
   const int n = p.num_operations();
   std::vector<int> asap, pred;
   if (!earliest_at(n, adj.edges, ii, asap, pred, nullptr)) return false;
@@ -163,7 +171,7 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     return ns;
   };
   for (int v : order) {
-    int lo = asap[v];
+    int lo = std::max(asap[v], floor[v]);
     for (int i : in[v]) {
       const Edge& d = edges[i];
       if (start[d.from] >= 0) lo = std::max(lo, start[d.from] + d.latency - d.distance * ii);
@@ -174,8 +182,15 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
     int hi = lo + ii - 1 + (chain ? 1 : 0);
     for (int i : out[v]) {  // a placed consumer, of a later iteration
       const Edge& d = edges[i];
-      if (start[d.to] >= 0) hi = std::min(hi, start[d.to] + d.distance * ii - d.latency);
+      if (start[d.to] < 0) continue;
+      const int latest = start[d.to] + d.distance * ii - d.latency;
+      if (latest < lo && d.distance > 0) {
+        floor[d.to] = std::max(floor[d.to], lo + d.latency - d.distance * ii);
+        raised = true;
+      }
+      hi = std::min(hi, latest);
     }
+    if (raised) return false;
     const int limit = adj.limit[v];
     const int type = adj.type[v];
     int t = lo;
@@ -300,7 +315,14 @@ Solution schedule_modulo(const Problem& p, ModuloBounds* bounds) {
   for (int ii = first;; ++ii) {
     if (ii >= list_ii && !list) make_list();
     if (ii >= list_ii) break;
-    if (place(p, adj, ii, s.start, s.start_ns)) {
+    // Raised floors only move operations later, so a few restarts settle
+    // (each raises one consumer at least a cycle); past the bound the next
+    // II is tried.
+    std::vector<int> floor(static_cast<std::size_t>(p.num_operations()), 0);
+    bool raised = true, placed = false;
+    for (int attempt = 0; raised && !placed && attempt < 64; ++attempt)
+      placed = place(p, adj, ii, s.start, s.start_ns, floor, raised);
+    if (placed) {
       s.ii = ii;
       break;
     }

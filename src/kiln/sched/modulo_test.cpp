@@ -160,6 +160,41 @@ dep s a distance 1
   EXPECT_NEAR(s.start_ns[1], 2.0, 1e-9);
 }
 
+// An accumulator whose first use (a select: the first iteration starts from
+// the bias) is combined with a sum of products, a chain of adds longer than
+// a clock period. By latencies alone every add is in the product's cycle, so
+// the select's earliest cycle is too; the clock moves the adds a cycle
+// later, and the state with them. The select, placed first, left the state
+// no room (the greedy placement went to II 4); raised to where the
+// recurrence closes, the loop runs at II 1.
+TEST(SchedModulo, ARecurrencesFirstUseWaitsForTheValuesItCombines) {
+  const Problem p = parse_problem(text_block(R"(
+problem mac modulo clock 5
+type mul latency 2 delay 0
+type sel latency 0 delay 0.35
+type add latency 0 delay 2
+type reg latency 1 delay 0
+op m mul width 16
+op a1 add width 16
+op a2 add width 16
+op a3 add width 16
+op x sel width 16
+op y add width 16
+op s reg width 16
+dep m a1
+dep a1 a2
+dep a2 a3
+dep a3 y
+dep x y
+dep y s
+dep s x distance 1
+)"));
+  const Solution s = schedule_modulo(p);
+  verify(p, s);
+  EXPECT_EQ(s.ii, 1);
+  EXPECT_EQ(s.start[4], s.start[5]);  // the select, in the cycle of its add
+}
+
 // Two products share one multiplier: ResMII 2, and the report says which type.
 TEST(SchedModulo, LimitedMultiplierSetsResMII) {
   const std::string text = text_block(R"(
