@@ -47,8 +47,9 @@ struct BufferDirectives {
   int64_t factor = 0;  // Cyclic/Block
   int dim = 0;         // the partitioned dimension, 1-based (0 = all, as Vitis's dim=0)
   BufferStorage storage = BufferStorage::Auto;
-  // Further dimensions partitioned completely as well (a complete partition
-  // only; Vitis: one ARRAY_PARTITION per dimension). Config `Dim: [3, 4]`.
+  // Further dimensions, each partitioned completely (Vitis: one more
+  // ARRAY_PARTITION complete per dimension). Config `Dim: [3, 4]`: dim 3
+  // takes the Partition (cyclic, block or complete), dim 4 is complete.
   std::vector<int> more_dims;
   bool operator==(const BufferDirectives&) const = default;
 };

@@ -85,9 +85,9 @@ void apply_directives(Program& program, const hls::ConfiguredDirectives& setting
                        rank == 1 ? "" : "s", d.dim),
            fmt::format("valid: 0 (all) to {}", rank));
     for (int x : d.more_dims) {
-      if (d.partition != Partition::Complete || d.dim == 0)
-        fail(where + ".Dim", "several dimensions are partitioned completely only",
-             "use Partition: complete with Dim: [a, b, ...], or one Dim");
+      if (d.partition == Partition::None || d.dim == 0)
+        fail(where + ".Dim", "a list of dimensions needs a Partition and names dimensions",
+             "e.g. Partition: complete with Dim: [3, 4]");
       if (x < 1 || x > rank || x == d.dim ||
           std::count(d.more_dims.begin(), d.more_dims.end(), x) > 1)
         fail(where + ".Dim",

@@ -123,9 +123,11 @@ TEST(Directives, BufferRules) {
   EXPECT_EQ(error(b).what_happened(), "x has 2 dimensions; Dim 3 is not one of them");
   EXPECT_EQ(error(b).where(), "config.yaml: Buffer.x.Dim");
   // Several dimensions: complete partitions only, each listed once.
-  b.dim = 1;
+  b.dim = 0;
   b.more_dims = {2};
-  EXPECT_EQ(error(b).what_happened(), "several dimensions are partitioned completely only");
+  EXPECT_EQ(error(b).what_happened(),
+            "a list of dimensions needs a Partition and names dimensions");
+  b.dim = 1;
   b.partition = Partition::Complete;
   b.factor = 0;
   b.more_dims = {1};

@@ -21,11 +21,21 @@ bool partitioned(const loop::Buffer& b, std::size_t dim) {
              d.more_dims.end();
 }
 
+// How dimension `dim` is partitioned: the directives' partition, or
+// completely for one of the further dimensions (more_dims).
+Partition kind_of(const loop::Buffer& b, std::size_t dim) {
+  const loop::BufferDirectives& d = b.directives;
+  return std::find(d.more_dims.begin(), d.more_dims.end(), static_cast<int>(dim) + 1) !=
+                 d.more_dims.end()
+             ? Partition::Complete
+             : d.partition;
+}
+
 // The parts dimension `dim` is cut into, and each part's size.
 std::pair<int64_t, int64_t> parts_of(const loop::Buffer& b, std::size_t dim) {
   const int64_t n = b.shape[dim];
   const loop::BufferDirectives& d = b.directives;
-  switch (d.partition) {
+  switch (kind_of(b, dim)) {
     case Partition::Complete: return {n, 1};
     case Partition::Cyclic: return {d.factor, (n + d.factor - 1) / d.factor};
     case Partition::Block: return {d.factor, (n + d.factor - 1) / d.factor};
@@ -38,7 +48,7 @@ std::pair<int64_t, int64_t> parts_of(const loop::Buffer& b, std::size_t dim) {
 std::pair<int64_t, int64_t> split(const loop::Buffer& b, std::size_t dim, int64_t i) {
   if (!partitioned(b, dim)) return {0, i};
   const auto [parts, size] = parts_of(b, dim);
-  if (b.directives.partition == Partition::Block) return {i / size, i % size};
+  if (kind_of(b, dim) == Partition::Block) return {i / size, i % size};
   return {i % parts, i / parts};  // cyclic; complete is cyclic by n
 }
 
@@ -66,7 +76,7 @@ Bank bank_of(const dfg::PortAccess& pa, const loop::Program& p) {
     if (!partitioned(b, dim)) continue;
     const loop::Affine& i = pa.index[dim];
     const bool moving = !i.terms.empty();
-    switch (d.partition) {
+    switch (kind_of(b, dim)) {
       case Partition::Complete:
         if (moving) bank.any = true;
         bank.part.push_back(i.constant);
@@ -109,7 +119,7 @@ Linear bank_address(const dfg::PortAccess& pa, const loop::Program& p, const dfg
     const std::vector<int64_t> step = body.coefficients(pa.index[dim]);
     for (std::size_t v = 0; v < step.size(); ++v)
       a.step[v] = a.step[v] * size +
-                  (cut && b.directives.partition != Partition::Block ? step[v] / parts : step[v]);
+                  (cut && kind_of(b, dim) != Partition::Block ? step[v] / parts : step[v]);
     a.base = a.base * size + split(b, dim, pa.index[dim].constant).second;
   }
   return a;

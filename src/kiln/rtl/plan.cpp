@@ -326,20 +326,34 @@ std::optional<loop::BufferDirectives> banked_partition(const loop::Program& prog
   if (plan.loop < 0) return std::nullopt;
   const std::vector<int> kept = kept_loops(k, plan);
   const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(buffer)];
-  // Per dimension: indexed by a copied loop somewhere, by a kept one anywhere.
+  // The kept loop whose Unroll copies the body (the innermost kept), when it
+  // is unrolled: its copies read along a dimension it indexes alone, with
+  // coefficient 1, which a cyclic partition by the factor banks.
+  const int unrolled = plan.unroll > 1 ? kept.back() : -1;
+  // Per dimension: indexed by a copied loop somewhere, by a kept one anywhere;
+  // and by the unrolled kept loop alone (with coefficient 1) in every load.
   std::vector<char> copied(buf.shape.size(), 0), moved(buf.shape.size(), 0);
+  std::vector<char> by_unrolled(buf.shape.size(), unrolled >= 0 ? 1 : 0);
   bool loaded = false;
   for (const loop::Value& v : k.values) {
     if (v.op != loop::Op::Load || program.storage_of(v.buffer) != buffer) continue;
     // A view (a Reshape) indexes another shape: leave it unbanked.
     if (v.buffer != buffer || v.index.size() != buf.shape.size()) return std::nullopt;
     loaded = true;
-    for (std::size_t d = 0; d < v.index.size(); ++d)
+    for (std::size_t d = 0; d < v.index.size(); ++d) {
+      bool alone = false;
       for (const auto& [l, c] : v.index[d].terms) {
         // A loop of one iteration (a convolution's group loop) moves nothing.
         if (c == 0 || k.loops[static_cast<std::size_t>(l)].trip < 2) continue;
-        (std::find(kept.begin(), kept.end(), l) != kept.end() ? moved : copied)[d] = 1;
+        const bool is_kept = std::find(kept.begin(), kept.end(), l) != kept.end();
+        (is_kept ? moved : copied)[d] = 1;
+        if (l == unrolled && c == 1)
+          alone = true;
+        else if (is_kept)
+          by_unrolled[d] = 0;
       }
+      if (!alone) by_unrolled[d] = 0;
+    }
   }
   if (!loaded) return std::nullopt;
   const auto banks_by = [&](std::size_t d) { return copied[d] && !moved[d] && buf.shape[d] > 1; };
@@ -351,6 +365,18 @@ std::optional<loop::BufferDirectives> banked_partition(const loop::Program& prog
     if (!banks_by(d)) break;
     trailing.push_back(static_cast<int>(d));
   }
+  // The unrolled kept loop's dimension, cyclic by the factor (each copy of
+  // an input-channel loop unrolled by 4 its own bank), with the trailing
+  // dimensions complete as well.
+  for (std::size_t d = 0; d < buf.shape.size(); ++d)
+    if (by_unrolled[d] && buf.shape[d] > plan.unroll && buf.shape[d] % plan.unroll == 0) {
+      loop::BufferDirectives b;
+      b.partition = loop::Partition::Cyclic;
+      b.factor = plan.unroll;
+      b.dim = static_cast<int>(d) + 1;
+      for (std::size_t i = trailing.size(); i-- > 0;) b.more_dims.push_back(trailing[i] + 1);
+      return b;
+    }
   if (trailing.size() >= 2) {
     loop::BufferDirectives b = banked(trailing.back());
     for (std::size_t i = trailing.size() - 1; i-- > 0;) b.more_dims.push_back(trailing[i] + 1);

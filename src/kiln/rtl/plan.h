@@ -110,8 +110,11 @@ std::vector<int> weights_of(const loop::Program& program, int kernel);
 // such (or of size 1), and two or more of them are longer than 1, each is
 // partitioned completely (a convolution's input and output channels,
 // [kh][kw][ci][co] with the window kept: a bank per (ci, co)); else the
-// longest such dimension is. nullopt when there is none (every read moves
-// with the loop).
+// longest such dimension is. When the innermost kept loop is unrolled by u
+// and alone indexes a dimension (coefficient 1), that dimension is
+// partitioned cyclically by u first, the trailing ones completely (an
+// input-channel loop unrolled by 4: a bank per copy and output channel).
+// nullopt when there is none (every read moves with the loop).
 std::optional<loop::BufferDirectives> banked_partition(const loop::Program& program, int kernel,
                                                        const LayerPlan& plan, int buffer);
 

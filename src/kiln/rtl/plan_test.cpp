@@ -215,7 +215,7 @@ TEST(Plan, BankedWeightsOfAConvolutionPartitionEveryChannelDimension) {
   // The convolution's loops sunk into one perfect nest, as design_program does.
   const auto sunk = [&m] {
     loop::Program p = loop::lower_model(m);
-    loop::sink_nests(p, 0);
+    for (std::size_t k = 0; k < p.kernels.size(); ++k) loop::sink_nests(p, static_cast<int>(k));
     return p;
   };
   const loop::Program program = sunk();
@@ -250,6 +250,27 @@ TEST(Plan, BankedWeightsOfAConvolutionPartitionEveryChannelDimension) {
   loop::Program fresh = sunk();
   loop::apply_directives(fresh, cfg.directives);
   EXPECT_EQ(configured_plan(fresh, 0), p);
+  // The second convolution with its input-channel loop kept and unrolled by
+  // 2: the copies read ci = 2k and 2k + 1, so ci is cyclic by 2 and co
+  // complete (a bank per copy and output channel).
+  const loop::Kernel& k4 = program.kernels.at(2);
+  ASSERT_EQ(k4.name, "n_4_Conv");
+  LayerPlan r;
+  for (std::size_t l = 0; l < k4.loops.size(); ++l)
+    if (k4.loops[l].name == "oh") r.loop = static_cast<int>(l);
+  r.pipeline_ii = 1;
+  r.flatten = 5;  // ow, kh, kw, g, ci
+  r.unroll = 2;
+  r.weights = WeightPlace::Banked;
+  int w4 = -1;
+  for (int x : weights_of(program, 2))
+    if (program.buffers[static_cast<std::size_t>(x)].shape.size() == 4) w4 = program.storage_of(x);
+  const std::optional<loop::BufferDirectives> e = banked_partition(program, 2, r, w4);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->partition, loop::Partition::Cyclic);
+  EXPECT_EQ(e->factor, 2);
+  EXPECT_EQ(e->dim, 3);
+  EXPECT_EQ(e->more_dims, (std::vector<int>{4}));
   // The Loop IR's text keeps both dimensions.
   EXPECT_NE(loop::print_program(fresh).find("partition=complete factor=0 dim=3 dim=4"),
             std::string::npos);

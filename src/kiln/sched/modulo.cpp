@@ -126,8 +126,11 @@ struct Adjacency {
 // floor is raised to where it would fit and `raised` is set: placed again
 // from scratch, the recurrence closes (an accumulator's select, ASAP at
 // cycle 0, waits for the products' tree instead of forcing a longer II).
+constexpr int kMaxRaises = 2;  // per operation and II
+
 bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start,
-           std::vector<double>& start_ns, std::vector<int>& floor, bool& raised) {
+           std::vector<double>& start_ns, std::vector<int>& floor, std::vector<int>& raises,
+           bool& raised) {
   raised = false;
   const int n = p.num_operations();
   std::vector<int> asap, pred;
@@ -186,7 +189,10 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
       const int latest = start[d.to] + d.distance * ii - d.latency;
       if (latest < lo && d.distance > 0) {
         floor[d.to] = std::max(floor[d.to], lo + d.latency - d.distance * ii);
-        raised = true;
+        // A consumer raised again and again drags the recurrence along with
+        // it (its chain does not fit the II): give this II up.
+        raised = ++raises[d.to] <= kMaxRaises;
+        if (!raised) return false;
       }
       hi = std::min(hi, latest);
     }
@@ -316,12 +322,13 @@ Solution schedule_modulo(const Problem& p, ModuloBounds* bounds) {
     if (ii >= list_ii && !list) make_list();
     if (ii >= list_ii) break;
     // Raised floors only move operations later, so a few restarts settle
-    // (each raises one consumer at least a cycle); past the bound the next
-    // II is tried.
+    // (each raises one consumer at least a cycle); an operation raised more
+    // than kMaxRaises times, or 64 restarts, and the next II is tried.
     std::vector<int> floor(static_cast<std::size_t>(p.num_operations()), 0);
+    std::vector<int> raises(static_cast<std::size_t>(p.num_operations()), 0);
     bool raised = true, placed = false;
     for (int attempt = 0; raised && !placed && attempt < 64; ++attempt)
-      placed = place(p, adj, ii, s.start, s.start_ns, floor, raised);
+      placed = place(p, adj, ii, s.start, s.start_ns, floor, raises, raised);
     if (placed) {
       s.ii = ii;
       break;
