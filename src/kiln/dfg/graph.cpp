@@ -225,12 +225,18 @@ uint32_t Graph::quantize(uint32_t a, const FixedType& target) {
   if (is_const(a)) return constant(numeric::quantize(exact_of_const(*this, a), target), tt);
   // Exact and in range: the same value, no hardware.
   if (assignment_exact(type(a), target)) return a;
-  // A wrap-around target on a grid that drops no bits: a modular sum.
+  // A wrap-around target on a grid that drops no bits: a modular sum. So is
+  // one that truncates (toward minus infinity) a sum with one operand on
+  // its grid: floor(x + y) = x + floor(y), floor(x - y) = floor(x) - y for
+  // y on the grid; an accumulator plus a wider product becomes the
+  // accumulator plus the product quantized alone, which regroups.
   const Node& n = node(a);
   if (target.overflow == numeric::OverflowMode::Wrap &&
       (n.op == NodeOp::Add || n.op == NodeOp::Sub)) {
     const uint32_t x = args(a)[0], y = args(a)[1];
-    if (type(x).frac <= tt.frac && type(y).frac <= tt.frac) {
+    const bool x_on = type(x).frac <= tt.frac, y_on = type(y).frac <= tt.frac;
+    const bool floor = target.quant == numeric::QuantMode::Trn;
+    if ((x_on && y_on) || (floor && y_on) || (floor && n.op == NodeOp::Add && x_on)) {
       const uint32_t qx = quantize(x, target), qy = quantize(y, target);
       return n.op == NodeOp::Add ? add_mod(qx, qy, tt) : sub_mod(qx, qy, tt);
     }
@@ -321,6 +327,44 @@ int Graph::add_table(Table t) {
   return static_cast<int>(tables_.size()) - 1;
 }
 
+// A guarded accumulation, select(c, a + p, a), is a + select(c, p, 0), and
+// select(c, a, a + p) is a + select(c, 0, p), for modular adds of one type:
+// a loop body's accumulations under a padding test (one per unrolled copy)
+// become one chain of adds, which balance_sums regroups with the
+// accumulator last, instead of a chain of adds and selects as long as the
+// copies.
+void Graph::fold_guarded_sums() {
+  const auto before = static_cast<uint32_t>(nodes_.size());
+  std::vector<uint32_t> repl(before);
+  for (uint32_t i = 0; i < before; ++i) repl[i] = i;
+  // The other operand of `sum` when it is a modular add of `kept` and it.
+  const auto addend = [&](uint32_t sum, uint32_t kept) -> std::optional<uint32_t> {
+    if (nodes_[sum].op != NodeOp::AddMod || nodes_[sum].type != nodes_[kept].type)
+      return std::nullopt;
+    const uint32_t a0 = args_[nodes_[sum].first_arg], a1 = args_[nodes_[sum].first_arg + 1];
+    if (a0 == kept) return a1;
+    if (a1 == kept) return a0;
+    return std::nullopt;
+  };
+  for (uint32_t n = 0; n < before; ++n) {
+    for (uint32_t i = 0; i < nodes_[n].num_args; ++i) {
+      uint32_t& a = args_[nodes_[n].first_arg + i];
+      if (a < before) a = repl[a];
+    }
+    if (nodes_[n].op != NodeOp::Select) continue;
+    const uint32_t c = args_[nodes_[n].first_arg], x = args_[nodes_[n].first_arg + 1],
+                   y = args_[nodes_[n].first_arg + 2];
+    if (nodes_[x].type != nodes_[n].type || nodes_[y].type != nodes_[n].type) continue;
+    const ScalarType t = types_[nodes_[n].type];
+    if (const auto p = addend(x, y))
+      repl[n] = add_mod(y, select(c, *p, constant(0, types_[nodes_[*p].type])), t);
+    else if (const auto q = addend(y, x))
+      repl[n] = add_mod(x, select(c, constant(0, types_[nodes_[*q].type]), *q), t);
+  }
+  for (Output& o : outputs_)
+    if (o.node < before) o.node = repl[o.node];
+}
+
 // A sum that can be regrouped: exact adds (any order gives the same exact
 // value) and modular adds of one type (associative modulo 2^W).
 namespace {
@@ -331,6 +375,7 @@ bool same_sum(const Node& user, const Node& arg) {
 }  // namespace
 
 void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
+  fold_guarded_sums();
   // Uses by live nodes only: the builder leaves dead nodes behind (an exact
   // add that a quantization turned into a modular one).
   std::vector<bool> live(nodes_.size(), false);

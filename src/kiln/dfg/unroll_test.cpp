@@ -257,6 +257,52 @@ TEST(Unroll, SumsThatCannotOverflowAreExactTrees) {
   EXPECT_EQ(depth[g.outputs().at(0).node], 4) << print_graph(g);
 }
 
+// Truncating and wrapping a sum with one operand on the target's grid is
+// that operand plus the other truncated alone (floor(x + y) = x + floor(y)),
+// a modular sum; a guarded accumulation select(c, a + p, a) is then
+// a + select(c, p, 0), so a loop body's guarded products form one sum with
+// the accumulator added last. Every input value checked against the
+// emulator's order (quantize the exact sum, then select).
+TEST(Graph, TruncatedAccumulationsOfWiderProductsAreModularSums) {
+  const FixedType acc_t = *numeric::parse_fixed_type("ap_fixed<6,3>", nullptr);
+  const loop::ScalarType acc_s = loop::scalar_of(acc_t);
+  Graph g("acc");
+  const uint32_t acc = g.input({0, 0}, acc_s);
+  const uint32_t x = g.input({1, 0}, loop::ScalarType{4, 2, true});
+  const uint32_t w = g.input({1, 1}, loop::ScalarType{4, 2, true});
+  const uint32_t c = g.input({2, 0}, loop::ScalarType{1, 0, false});
+  const uint32_t sum = g.quantize(g.add(acc, g.mul(x, w)), acc_t);
+  EXPECT_EQ(g.node(sum).op, NodeOp::AddMod) << print_graph(g);
+  g.add_output({3, 0}, g.select(c, sum, acc));
+  g.balance_sums([&](uint32_t n) { return n == acc; });
+  const uint32_t out = g.outputs().at(0).node;
+  ASSERT_EQ(g.node(out).op, NodeOp::AddMod) << print_graph(g);
+  // Every value of the inputs: the emulator's order gives the same raw bits.
+  for (int64_t a = -32; a < 32; ++a)
+    for (int64_t xv = -8; xv < 8; ++xv)
+      for (int64_t wv = -8; wv < 8; ++wv)
+        for (int64_t cv = 0; cv < 2; ++cv) {
+          std::vector<int64_t> raw(g.size(), 0);
+          for (uint32_t n = 0; n < g.size(); ++n) {
+            if (g.node(n).op != NodeOp::Input) continue;
+            const Element& e = g.input_of(n);
+            raw[n] = e.buffer == 0 ? a : e.buffer == 2 ? cv : e.element == 0 ? xv : wv;
+          }
+          const numeric::Exact p = numeric::exact_mul(numeric::Exact{xv, 2}, numeric::Exact{wv, 2});
+          const int64_t want =
+              cv ? numeric::quantize(numeric::exact_add(numeric::Exact{a, 3}, p), acc_t) : a;
+          ASSERT_EQ(static_cast<int64_t>(evaluate(g, raw)[out].raw), want)
+              << a << " " << xv << " " << wv << " " << cv;
+        }
+  // Rounding to nearest is not a sum of the parts' roundings: no modular add.
+  Graph r("rnd");
+  const FixedType rnd_t = *numeric::parse_fixed_type("ap_fixed<6,3,AP_RND>", nullptr);
+  const uint32_t ra = r.input({0, 0}, acc_s);
+  const uint32_t rp = r.mul(r.input({1, 0}, loop::ScalarType{4, 2, true}),
+                            r.input({1, 1}, loop::ScalarType{4, 2, true}));
+  EXPECT_EQ(r.node(r.quantize(r.add(ra, rp), rnd_t)).op, NodeOp::Quantize);
+}
+
 // A quantization that keeps every value folds away, but a symmetric
 // saturation does not keep the most negative one: -1.0 of ap_fixed<5,1> into
 // ap_fixed<8,1,..,AP_SAT_SYM> is -127/128 (found by the RTL fuzz tier).
