@@ -230,15 +230,14 @@ uint32_t Graph::quantize(uint32_t a, const FixedType& target) {
   // its grid: floor(x + y) = x + floor(y), floor(x - y) = floor(x) - y for
   // y on the grid; an accumulator plus a wider product becomes the
   // accumulator plus the product quantized alone, which regroups.
-  const Node& n = node(a);
-  if (target.overflow == numeric::OverflowMode::Wrap &&
-      (n.op == NodeOp::Add || n.op == NodeOp::Sub)) {
+  const NodeOp op = node(a).op;  // a copy: quantizing the operands may grow nodes_
+  if (target.overflow == numeric::OverflowMode::Wrap && (op == NodeOp::Add || op == NodeOp::Sub)) {
     const uint32_t x = args(a)[0], y = args(a)[1];
     const bool x_on = type(x).frac <= tt.frac, y_on = type(y).frac <= tt.frac;
     const bool floor = target.quant == numeric::QuantMode::Trn;
-    if ((x_on && y_on) || (floor && y_on) || (floor && n.op == NodeOp::Add && x_on)) {
+    if ((x_on && y_on) || (floor && y_on) || (floor && op == NodeOp::Add && x_on)) {
       const uint32_t qx = quantize(x, target), qy = quantize(y, target);
-      return n.op == NodeOp::Add ? add_mod(qx, qy, tt) : sub_mod(qx, qy, tt);
+      return op == NodeOp::Add ? add_mod(qx, qy, tt) : sub_mod(qx, qy, tt);
     }
   }
   std::size_t t = 0;
@@ -356,10 +355,16 @@ void Graph::fold_guarded_sums() {
                    y = args_[nodes_[n].first_arg + 2];
     if (nodes_[x].type != nodes_[n].type || nodes_[y].type != nodes_[n].type) continue;
     const ScalarType t = types_[nodes_[n].type];
-    if (const auto p = addend(x, y))
-      repl[n] = add_mod(y, select(c, *p, constant(0, types_[nodes_[*p].type])), t);
-    else if (const auto q = addend(y, x))
-      repl[n] = add_mod(x, select(c, constant(0, types_[nodes_[*q].type]), *q), t);
+    // Types copied: building nodes may grow the tables they are in.
+    if (const auto p = addend(x, y)) {
+      const ScalarType pt = types_[nodes_[*p].type];
+      const uint32_t zero = constant(0, pt);
+      repl[n] = add_mod(y, select(c, *p, zero), t);
+    } else if (const auto q = addend(y, x)) {
+      const ScalarType qt = types_[nodes_[*q].type];
+      const uint32_t zero = constant(0, qt);
+      repl[n] = add_mod(x, select(c, zero, *q), t);
+    }
   }
   for (Output& o : outputs_)
     if (o.node < before) o.node = repl[o.node];
