@@ -271,6 +271,21 @@ TEST(Plan, BankedWeightsOfAConvolutionPartitionEveryChannelDimension) {
   EXPECT_EQ(e->factor, 2);
   EXPECT_EQ(e->dim, 3);
   EXPECT_EQ(e->more_dims, (std::vector<int>{4}));
+  // The pricer keeps a program per banked partition: unrolled by 2, the
+  // input channels are cyclic by 2; not unrolled, only co is banked (one
+  // program for both gave the unrolled plan the other's banks, and the
+  // model32 search its weights in registers).
+  {
+    const loop::Program base = sunk();
+    Pricer pricer(base, m, {}, fpga::device_of_part(m.part), {}, {});
+    LayerPlan one = r;
+    one.unroll = 1;
+    const loop::Buffer& w2 = pricer.program_for(2, r).buffers[static_cast<std::size_t>(w4)];
+    const loop::Buffer& w1 = pricer.program_for(2, one).buffers[static_cast<std::size_t>(w4)];
+    EXPECT_EQ(w2.directives, *e);
+    EXPECT_EQ(w1.directives, *banked_partition(base, 2, one, w4));
+    EXPECT_NE(w1.directives, w2.directives);
+  }
   // The Loop IR's text keeps both dimensions.
   EXPECT_NE(loop::print_program(fresh).find("partition=complete factor=0 dim=3 dim=4"),
             std::string::npos);

@@ -29,10 +29,11 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
   const loop::Kernel& base_kernel = base_.kernels[static_cast<std::size_t>(kernel)];
   if (plan.line_buffered == base_kernel.line_buffered && plan.weights == WeightPlace::Rom)
     return base_;
-  // A banked plan's partition follows the loops it keeps.
+  // A banked plan's partition follows the loops it keeps and the unroll of
+  // the innermost (a cyclic partition by it).
   const bool banked = plan.weights == WeightPlace::Banked;
   auto& slot = programs_[{kernel, plan.line_buffered, plan.weights, banked ? plan.loop : -1,
-                          banked ? plan.flatten : 0}];
+                          banked ? plan.flatten : 0, banked ? plan.unroll : 1}];
   if (slot) return *slot;
   auto p = std::make_unique<loop::Program>(base_);
   if (plan.line_buffered && !base_kernel.line_buffered) {

@@ -84,9 +84,10 @@ class Pricer {
   dfg::UnrollOptions unroll_;
   fpga::Device device_;
   std::set<std::string> configured_buffers_, configured_forms_;
-  // (kernel, line_buffered, weights, and for banked weights the kept loop
-  // and flatten) -> program
-  std::map<std::tuple<int, bool, WeightPlace, int, int>, std::unique_ptr<loop::Program>> programs_;
+  // (kernel, line_buffered, weights, and for banked weights the kept loop,
+  // flatten and unroll: banked_partition follows all three) -> program
+  std::map<std::tuple<int, bool, WeightPlace, int, int, int64_t>, std::unique_ptr<loop::Program>>
+      programs_;
   // (kernel, line_buffered, loop, unroll, flatten) -> graph, or the reason it failed
   struct CachedGraph {
     std::unique_ptr<LayerGraph> graph;
