@@ -110,9 +110,6 @@ class Graph {
   // after the tree of the others, one by one: a loop body's accumulator, so
   // that its recurrence crosses one add rather than the tree's depth.
   void balance_sums(const std::function<bool(uint32_t)>& last = nullptr);
-  // select(c, a + p, a) -> a + select(c, p, 0) for modular adds (graph.cpp),
-  // the first step of balance_sums.
-  void fold_guarded_sums();
   // Drops nodes no output reaches and renumbers the rest in topological
   // order; ends building (the hash-consing table is freed).
   void compact();
@@ -150,6 +147,9 @@ class Graph {
   uint64_t content_hash() const;
 
  private:
+  // select(c, a + p, a) -> a + select(c, p, 0) for modular adds (graph.cpp),
+  // the first step of balance_sums.
+  void fold_guarded_sums();
   struct Key {
     int64_t imm;
     uint32_t a, b, c;
