@@ -125,28 +125,50 @@ Linear bank_address(const dfg::PortAccess& pa, const loop::Program& p, const dfg
   return a;
 }
 
+int64_t bank_depth(const loop::Program& p, int accessed) {
+  const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
+  int64_t depth = 1;
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim)
+    depth *= partitioned(b, dim) ? parts_of(b, dim).second : b.shape[dim];
+  return depth;
+}
+
 std::vector<int64_t> bank_elements(const loop::Program& p, int accessed,
                                    const std::vector<int64_t>& part) {
   const loop::Buffer& b = p.buffers[static_cast<std::size_t>(accessed)];
-  int64_t bank_size = 1;
-  for (std::size_t dim = 0; dim < b.shape.size(); ++dim)
-    bank_size *= partitioned(b, dim) ? parts_of(b, dim).second : b.shape[dim];
-  std::vector<int64_t> elements(static_cast<std::size_t>(bank_size), -1);
-  std::vector<int64_t> index(b.shape.size(), 0);
-  for (int64_t e = 0; e < b.numel(); ++e) {
-    int64_t rest = e;
-    for (std::size_t dim = b.shape.size(); dim-- > 0;) {
-      index[dim] = rest % b.shape[dim];
-      rest /= b.shape[dim];
+  // Per dimension, the buffer index at each index inside the bank (-1 past
+  // the end of a part the shape does not fill), so the walk is over the
+  // bank's addresses only: a completely partitioned buffer has a bank per
+  // element, and walking the whole buffer per bank was quadratic.
+  std::vector<std::vector<int64_t>> at(b.shape.size());
+  std::size_t next_part = 0;
+  for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
+    const bool cut = partitioned(b, dim);
+    const int64_t size = cut ? parts_of(b, dim).second : b.shape[dim];
+    const int64_t pt = cut ? part.at(next_part++) : 0;
+    for (int64_t local = 0; local < size; ++local) {
+      int64_t i = local;
+      if (cut) {
+        const int64_t parts = parts_of(b, dim).first;
+        i = kind_of(b, dim) == Partition::Block ? pt * size + local : local * parts + pt;
+      }
+      at[dim].push_back(i < b.shape[dim] ? i : -1);
     }
-    std::vector<int64_t> parts;
-    int64_t address = 0;
-    for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
-      const auto [pt, local] = split(b, dim, index[dim]);
-      if (partitioned(b, dim)) parts.push_back(pt);
-      address = address * (partitioned(b, dim) ? parts_of(b, dim).second : b.shape[dim]) + local;
+  }
+  KILN_ASSERT(next_part == part.size(), "a bank's parts do not match its buffer's partition");
+  std::vector<int64_t> elements(static_cast<std::size_t>(bank_depth(p, accessed)), -1);
+  std::vector<std::size_t> local(b.shape.size(), 0);
+  for (auto& element : elements) {
+    int64_t e = 0;
+    for (std::size_t dim = 0; dim < b.shape.size() && e >= 0; ++dim) {
+      const int64_t i = at[dim][local[dim]];
+      e = i < 0 ? -1 : e * b.shape[dim] + i;
     }
-    if (parts == part) elements[static_cast<std::size_t>(address)] = e;
+    element = e;
+    for (std::size_t dim = b.shape.size(); dim-- > 0;) {  // row-major odometer
+      if (++local[dim] < at[dim].size()) break;
+      local[dim] = 0;
+    }
   }
   return elements;
 }

@@ -42,6 +42,9 @@ struct Linear {
 Linear bank_address(const dfg::PortAccess& access, const loop::Program& program,
                     const dfg::LoopBody& body);
 
+// The depth of every bank of buffer `accessed`: bank_elements(...).size().
+int64_t bank_depth(const loop::Program& program, int accessed);
+
 // Bank `part` of buffer `accessed` (the buffer as the access names it): the
 // buffer's element (row-major) at each bank address.
 std::vector<int64_t> bank_elements(const loop::Program& program, int accessed,

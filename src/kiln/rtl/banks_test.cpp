@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "kiln/loop/builder.h"
 
 namespace kiln::rtl {
@@ -110,6 +113,47 @@ TEST(Banks, AFlattenedNestsVariablesEachGetAStep) {
 TEST(Banks, CompleteOverAllDimensionsIsRegisters) {
   const Weights w(loop::Partition::Complete, 0, 0);
   EXPECT_TRUE(bank_of(w.row_access(1, 0, 0), w.p).registers);
+}
+
+// Every element is in exactly one bank, at the address bank_of and
+// bank_address give its constant access, for every kind, factor (parts the
+// shape does not fill included) and dimension, and for a Dim list.
+TEST(Banks, EachElementIsOnceInTheBankItsAccessNames) {
+  struct Case {
+    loop::Partition kind;
+    int64_t factor;
+    int dim;
+    std::vector<int> more;
+  };
+  std::vector<Case> cases;
+  for (auto kind : {loop::Partition::Cyclic, loop::Partition::Block})
+    for (int64_t factor = 1; factor <= 7; ++factor)
+      for (int dim = 1; dim <= 2; ++dim) cases.push_back({kind, factor, dim, {}});
+  cases.push_back({loop::Partition::Complete, 0, 2, {}});
+  cases.push_back({loop::Partition::Cyclic, 4, 1, {2}});
+  cases.push_back({loop::Partition::Block, 3, 1, {2}});
+  for (const Case& c : cases) {
+    Weights w(c.kind, c.factor, c.dim);
+    w.p.buffers[0].directives.more_dims = c.more;
+    std::map<std::vector<int64_t>, std::vector<int64_t>> banks;
+    for (int64_t e = 0; e < 24; ++e) {
+      dfg::PortAccess pa = w.row_access(0, e / 6, e % 6);
+      pa.index[0] = loop::Affine::of(e / 6);
+      const Bank bank = bank_of(pa, w.p);
+      ASSERT_FALSE(bank.any);
+      if (!banks.count(bank.part)) banks[bank.part] = bank_elements(w.p, w.w, bank.part);
+      const std::vector<int64_t>& elements = banks[bank.part];
+      EXPECT_EQ(static_cast<int64_t>(elements.size()), bank_depth(w.p, w.w));
+      const int64_t address = bank_address(pa, w.p, one_loop()).base;
+      ASSERT_LT(address, static_cast<int64_t>(elements.size()));
+      EXPECT_EQ(elements[static_cast<std::size_t>(address)], e)
+          << "factor " << c.factor << " dim " << c.dim;
+    }
+    int64_t held = 0;
+    for (const auto& [part, elements] : banks)
+      held += std::count_if(elements.begin(), elements.end(), [](int64_t e) { return e >= 0; });
+    EXPECT_EQ(held, 24);
+  }
 }
 
 }  // namespace

@@ -128,6 +128,7 @@ struct StageReport : fpga::Resources {
   int interval_cycles = 1;        // 1: pipelined; else its latency (one sample at a time)
   int64_t register_bits = 0;      // flip-flops holding values across cycles
   double critical_path_ns = 0;    // the schedule's longest chain in a cycle (estimate)
+  std::string loop_ii;  // a kept loop's II and what sets it (sched::describe_ii); "" if none
 };
 
 struct Design {

@@ -46,6 +46,7 @@ json stage_json(const StageReport& s) {
           {"interval_cycles", s.interval_cycles},
           {"register_bits", s.register_bits},
           {"critical_path_ns", s.critical_path_ns},
+          {"loop_ii", s.loop_ii},
           {"estimate", fpga::to_json(s)}};
 }
 

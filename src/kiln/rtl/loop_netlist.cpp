@@ -376,7 +376,7 @@ void LoopStageBuilder::reads() {
     mem.kind = netlist::MemoryKind::Ram;
     mem.storage = storage_of(buf.directives.storage);
     mem.width = buf.type.width;
-    mem.depth = static_cast<int64_t>(bank_elements(p_, rb.storage, rb.part).size());
+    mem.depth = bank_depth(p_, rb.storage);
     mem.read_latency = 1;
     mem.read_ports = rb.reads.empty() ? 0 : 1;
     mem.write_ports = 1;
@@ -586,7 +586,7 @@ void LoopStageBuilder::rams() {
     if (rb.writes.empty()) continue;
     const int id = ram_id_[i];
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
-    const int ab = index_bits(static_cast<int64_t>(bank_elements(p_, rb.storage, rb.part).size()));
+    const int ab = index_bits(bank_depth(p_, rb.storage));
     std::vector<std::pair<int64_t, ValueId>> addr, value;
     std::vector<ValueId> we;
     for (const auto& [phase, wr] : rb.writes) {

@@ -480,9 +480,9 @@ void LoopStageBuilder::rom_read(int r) {
                 "partition it so that each read stays in one bank (a cyclic factor that "
                 "divides the step of its index), or not at all");
   if (bank.registers) return;  // a table of its own (emit_reads)
-  std::size_t i = 0;
-  while (i < banks_.size() && !(banks_[i].accessed == accessed && banks_[i].part == bank.part)) ++i;
-  if (i == banks_.size()) banks_.push_back({accessed, pa.buffer, bank.part, {}});
+  const auto [at, added] = bank_index_.try_emplace({accessed, bank.part}, banks_.size());
+  const std::size_t i = at->second;
+  if (added) banks_.push_back({accessed, pa.buffer, bank.part, {}});
   RomBank& rb = banks_[i];
   const int op = ls_.lp.read_ops[static_cast<std::size_t>(r)];
   const int phase = op_start(op) % ii_;
@@ -497,9 +497,9 @@ void LoopStageBuilder::rom_read(int r) {
 // at the phase the schedule gives it (one per phase: the bank's limit).
 void LoopStageBuilder::ram_access(const dfg::PortAccess& pa, int index, int t, bool write) {
   const Bank bank = bank_of(pa, p_);
-  std::size_t i = 0;
-  while (i < rams_.size() && !(rams_[i].storage == pa.buffer && rams_[i].part == bank.part)) ++i;
-  if (i == rams_.size()) rams_.push_back({pa.buffer, bank.part, {}, {}});
+  const auto [at, added] = ram_index_.try_emplace({pa.buffer, bank.part}, rams_.size());
+  const std::size_t i = at->second;
+  if (added) rams_.push_back({pa.buffer, bank.part, {}, {}});
   std::map<int, int>& port = write ? rams_[i].writes : rams_[i].reads;
   const int phase = t % ii_;
   KILN_ASSERT(!port.count(phase), "two accesses of one memory port in one phase");
@@ -521,6 +521,7 @@ void LoopStageBuilder::report() {
   StageReport& r = r_.report;
   r.latency_cycles = static_cast<int>(end_);
   r.interval_cycles = static_cast<int>(end_);
+  r.loop_ii = ls_.why;
   add(body_stage_.report);
   if (before_) add(before_->report);
   if (after_) add(after_->report);
@@ -536,7 +537,7 @@ void LoopStageBuilder::report() {
   const fpga::Family f = o_.family;
   for (const RomBank& rb : banks_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
-    const auto entries = static_cast<int>(bank_elements(p_, rb.accessed, rb.part).size());
+    const auto entries = static_cast<int>(bank_depth(p_, rb.accessed));
     const int w = buf.type.width;
     const bool bram = in_block_ram(buf.directives.storage, entries, w);
     // One block RAM serves both ports; a LUT ROM is copied per port.
@@ -574,7 +575,7 @@ void LoopStageBuilder::report() {
   for (const auto& [key, bits] : chan_bits_) r.ff += 3.0 * bits;  // pointer, base, next
   for (const RamBank& rb : rams_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
-    const auto depth = static_cast<int>(bank_elements(p_, rb.storage, rb.part).size());
+    const auto depth = static_cast<int>(bank_depth(p_, rb.storage));
     const int w = buf.type.width;
     const bool bram = in_block_ram(buf.directives.storage, depth, w);
     const sched::OperatorCost cost = sched::operator_cost(

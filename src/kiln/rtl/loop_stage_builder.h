@@ -143,6 +143,9 @@ class LoopStageBuilder {
   std::map<int, BufferUse> uses_;
   BufferUse& use_of(int b);
   std::vector<RomBank> banks_;
+  // banks_'s and rams_'s index by (buffer, part): a body of thousands of
+  // banked reads found its bank by a linear search.
+  std::map<std::pair<int, std::vector<int64_t>>, std::size_t> bank_index_, ram_index_;
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
   std::vector<RamBank> rams_;
   std::map<int, int> ram_of_read_;  // read -> its memory bank

@@ -123,9 +123,10 @@ struct Adjacency {
 // `floor` holds each operation's least start so far. When an operation
 // cannot be placed because a consumer of a later iteration (a recurrence's
 // first use of the state it stores) already sits too early, that consumer's
-// floor is raised to where it would fit and `raised` is set: placed again
-// from scratch, the recurrence closes (an accumulator's select, ASAP at
-// cycle 0, waits for the products' tree instead of forcing a longer II).
+// floor is raised to where it would fit and `raised` is set; the pass goes
+// on to find every such consumer, and the caller places all again from
+// scratch, so the recurrences close (an accumulator's select, ASAP at cycle
+// 0, waits for the products' tree instead of forcing a longer II).
 constexpr int kMaxRaises = 2;  // per operation and II
 
 bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& start,
@@ -191,24 +192,27 @@ bool place(const Problem& p, const Adjacency& adj, int ii, std::vector<int>& sta
         floor[d.to] = std::max(floor[d.to], lo + d.latency - d.distance * ii);
         // A consumer raised again and again drags the recurrence along with
         // it (its chain does not fit the II): give this II up.
-        raised = ++raises[d.to] <= kMaxRaises;
-        if (!raised) return false;
+        if (++raises[d.to] > kMaxRaises) return false;
+        // The pass goes on, as if the consumer sat where it will, to find
+        // the other recurrences' raises (a layer with 128 accumulators
+        // would otherwise restart 128 times).
+        raised = true;
+        continue;
       }
       hi = std::min(hi, latest);
     }
-    if (raised) return false;
     const int limit = adj.limit[v];
     const int type = adj.type[v];
     int t = lo;
     double ns = 0;
     while (t <= hi && ((limit >= 0 && used[type][t % ii] >= limit) || (ns = offset_at(v, t)) < 0))
       ++t;
-    if (t > hi) return false;
+    if (t > hi) return false;  // with raises made, the next pass places it anew
     start[v] = t;
     start_ns[v] = ns;
     if (limit >= 0) ++used[type][t % ii];
   }
-  return true;
+  return !raised;
 }
 
 }  // namespace

@@ -195,6 +195,34 @@ dep s x distance 1
   EXPECT_EQ(s.start[4], s.start[5]);  // the select, in the cycle of its add
 }
 
+// A layer's 128 output channels are 128 such recurrences: one placement pass
+// finds every select to raise (restarting once per accumulator gave up after
+// 64 restarts, and model64's third convolution ran at II 3).
+TEST(SchedModulo, ManyRecurrencesCloseInOneRestart) {
+  std::string text =
+      "problem macs modulo clock 5\ntype mul latency 2 delay 0\n"
+      "type sel latency 0 delay 0.35\ntype add latency 0 delay 2\n"
+      "type reg latency 1 delay 0\n";
+  const int n = 128;
+  for (int c = 0; c < n; ++c) {
+    const std::string k = std::to_string(c);
+    for (const char* op : {"m mul", "a1 add", "a2 add", "a3 add", "x sel", "y add", "s reg"}) {
+      const std::string o = op;
+      text += "op " + o.substr(0, o.find(' ')) + k + o.substr(o.find(' ')) + " width 16\n";
+    }
+    text += "dep m" + k + " a1" + k + "\ndep a1" + k + " a2" + k + "\ndep a2" + k + " a3" + k +
+            "\ndep a3" + k + " y" + k + "\ndep x" + k + " y" + k + "\ndep y" + k + " s" + k +
+            "\ndep s" + k + " x" + k + " distance 1\n";
+  }
+  const Problem p = parse_problem(text);
+  const Solution s = schedule_modulo(p);
+  verify(p, s);
+  EXPECT_EQ(s.ii, 1);
+  for (int c = 0; c < n; ++c)  // each select in the cycle of its add
+    EXPECT_EQ(s.start[static_cast<std::size_t>(7 * c + 4)],
+              s.start[static_cast<std::size_t>(7 * c + 5)]);
+}
+
 // Two products share one multiplier: ResMII 2, and the report says which type.
 TEST(SchedModulo, LimitedMultiplierSetsResMII) {
   const std::string text = text_block(R"(
