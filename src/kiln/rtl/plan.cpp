@@ -176,6 +176,24 @@ uint64_t plan_hash(std::string_view key) {
   return h;
 }
 
+int64_t plan_iterations(const loop::Kernel& k, const LayerPlan& p) {
+  if (p.loop < 0) return 1;
+  int64_t n = 1;
+  for (int l : kept_loops(k, p)) n *= k.loops[static_cast<std::size_t>(l)].trip;
+  return n / std::max<int64_t>(1, p.unroll);
+}
+
+int64_t plan_unrolled_ops(const loop::Kernel& k, const LayerPlan& p) {
+  const int64_t all = loop::dynamic_ops(k);
+  if (p.loop < 0) return all;
+  for (const loop::Stmt& st : dfg::top_level(k))
+    if (st.kind == loop::StmtKind::For && st.loop == p.loop) {
+      const int64_t inside = loop::dynamic_ops(k, {st});
+      return all - inside + inside / plan_iterations(k, p);
+    }
+  return all;
+}
+
 std::string describe(const loop::Kernel& k, const LayerPlan& p) {
   if (p.loop < 0) return p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled";
   std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,

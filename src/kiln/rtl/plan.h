@@ -66,6 +66,13 @@ LayerPlan parse_plan(const loop::Kernel& kernel, std::string_view text, const st
 std::string plan_key(const loop::Kernel& kernel, const LayerPlan& plan);
 uint64_t plan_hash(std::string_view key);
 
+// How many iterations the plan's kept loops run per sample (1 for a fully
+// unrolled layer): the product of their trip counts over the unroll.
+int64_t plan_iterations(const loop::Kernel& kernel, const LayerPlan& plan);
+// The Loop IR operations the plan unrolls into hardware (loop::dynamic_ops):
+// one iteration of its kept loops, and everything of the kernel outside them.
+int64_t plan_unrolled_ops(const loop::Kernel& kernel, const LayerPlan& plan);
+
 // "fully unrolled", "line-buffered, loop n_0_Conv/oh flattened with ow
 // unrolled by 4, pipelined": the plan in words, for reports.
 std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);

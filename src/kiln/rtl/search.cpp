@@ -246,11 +246,26 @@ std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& 
   return std::nullopt;
 }
 
+bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycles) {
+  if (target_cycles < 1) return false;
+  const int64_t needed = (layer_ops + target_cycles - 1) / target_cycles;
+  return unrolled_ops > std::max(kAlwaysPriced, kOverParallel * needed);
+}
+
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
-                                    int more_factors, const PlanContext& context) {
+                                    int more_factors, const PlanContext& context, Prune prune) {
   std::vector<PlanChoice> priced;
-  int tried = 0;
+  int tried = 0, skipped = 0;
+  std::map<bool, int64_t> ops;  // the layer's operations per sample, per form
   Candidates(pricer, kernel, more_factors, [&](const LayerPlan& plan) {
+    const loop::Kernel& form =
+        pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
+    if (!ops.count(plan.line_buffered)) ops[plan.line_buffered] = loop::dynamic_ops(form);
+    if (prune == Prune::OverParallel &&
+        over_parallel(ops[plan.line_buffered], plan_unrolled_ops(form, plan), target.cycles)) {
+      ++skipped;
+      return false;
+    }
     ++tried;
     PlanPrice p = pricer.price(kernel, plan, context(plan));
     if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
@@ -260,7 +275,10 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     priced.push_back(choice_of(k, plan, std::move(p)));
     return meets;
   }).run();
-  for (PlanChoice& c : priced) c.tried = tried;
+  for (PlanChoice& c : priced) {
+    c.tried = tried;
+    c.skipped = skipped;
+  }
   return priced;
 }
 
@@ -292,8 +310,11 @@ PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,
         "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
         "--list-loops shows what each loop would give)");
   PlanChoice c = *best;
-  c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried)", target.source,
-                      c.text, c.interval, 100 * c.cost, device.name, tried);
+  c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried{})",
+                      target.source, c.text, c.interval, 100 * c.cost, device.name, tried,
+                      c.skipped ? fmt::format(", {} over {}x the parallelism it needs not priced",
+                                              c.skipped, kOverParallel)
+                                : "");
   return c;
 }
 
@@ -503,8 +524,9 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
     if (const IntervalTarget* target = target_of(options, kk); target && searched(options, kk)) {
       c = for_latency[k];
       if (!c)
-        c = cheapest_meeting(kk, *target, layer_plans(pricer, kernel, *target, 0, in_design),
-                             pricer.device());
+        c = cheapest_meeting(
+            kk, *target, layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel),
+            pricer.device());
     } else if (options.fold.count(kk.name) && searched(options, kk)) {
       c = fold_plan(pricer, kernel, options, in_design);
     }

@@ -43,6 +43,7 @@ struct PlanChoice {
   int latency = 0;   // cycles from its start to its results
   double cost = 0;   // share of the device
   int tried = 0;     // plans priced
+  int skipped = 0;   // plans not priced (Prune::OverParallel)
   // Its products run on DSP multipliers (none by constants as shifts and adds).
   bool on_multipliers = false;
   std::string text;                         // describe(): the plan in words
@@ -66,8 +67,23 @@ using PlanContext = std::function<StageOptions(const LayerPlan&)>;
 // priced: up to the first factor of each loop whose interval meets `target`
 // and `more_factors` past it. `tried` (on every entry) counts the infeasible
 // ones too.
+//
+// With Prune::OverParallel a plan that unrolls more than kOverParallel times
+// the operations per cycle `target` needs (and more than kAlwaysPriced:
+// plan_unrolled_ops) is not priced, only counted in `skipped`: it holds that
+// many times the operators of a plan that just meets the target at II 1,
+// which loop control and memories never cost. Its graph alone is what made
+// `kiln rtl` take minutes and gigabytes (model64's third convolution
+// line-buffered with its window loop kept unrolls a whole pixel's 148 K
+// operations: 12 s and 3 GB). A LatencyCycles search needs its layers faster
+// than their interval targets, so it prunes nothing.
+enum class Prune : uint8_t { None, OverParallel };
+inline constexpr int64_t kOverParallel = 16;
+inline constexpr int64_t kAlwaysPriced = 4096;
+bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycles);
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
-                                    int more_factors, const PlanContext& context);
+                                    int more_factors, const PlanContext& context,
+                                    Prune prune = Prune::None);
 
 // Every plan the search may try for kernel `kernel`, in its order, unpriced:
 // what the pricing benchmark (bench/rtl_price.cpp) walks, and a directive

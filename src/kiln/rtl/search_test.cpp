@@ -102,5 +102,58 @@ TEST(CandidatePlans, KeepTheNestDownToALoopOfOneIteration) {
   EXPECT_TRUE(found);
 }
 
+// A plan is over-parallel when it unrolls more than kOverParallel times the
+// operations per cycle the target needs, and more than kAlwaysPriced.
+TEST(OverParallel, ComparesWhatAPlanUnrollsWithWhatTheTargetNeeds) {
+  EXPECT_FALSE(over_parallel(1'000'000, 16'000, 1'000));  // 1,000 needed per cycle: 16x
+  EXPECT_TRUE(over_parallel(1'000'000, 16'001, 1'000));
+  EXPECT_FALSE(over_parallel(1'000'000, kAlwaysPriced, 1'000'000));  // small: always priced
+  EXPECT_TRUE(over_parallel(1'000'000, kAlwaysPriced + 1, 1'000'000));
+  EXPECT_FALSE(over_parallel(1'000'000, 1'000'000, 0));  // no target: nothing to compare
+}
+
+// What a plan unrolls: one iteration of its kept loops and the rest of the
+// kernel, so keeping a deeper nest or copying the body less unrolls less.
+TEST(OverParallel, APlanUnrollsOneIterationOfItsKeptLoopsAndTheRest) {
+  const hls::Model m = testing::zoo_model("conv2d_b");
+  const loop::Program program = design_program(m, RtlOptions{});
+  const loop::Kernel& k = program.kernels[0];
+  const int64_t all = loop::dynamic_ops(k);
+  EXPECT_EQ(plan_unrolled_ops(k, LayerPlan{}), all);
+  LayerPlan rows;  // the row loop kept: one row of 62 pixels unrolled
+  rows.loop = dfg::top_level(k).front().loop;
+  const int64_t inside = loop::dynamic_ops(k, {dfg::top_level(k).front()});
+  EXPECT_EQ(plan_unrolled_ops(k, rows), all - inside + inside / 62);
+  LayerPlan pixels = rows;  // and the column loop: one pixel
+  pixels.flatten = 1;
+  EXPECT_EQ(plan_unrolled_ops(k, pixels), all - inside + inside / (62 * 62));
+  pixels.unroll = 2;
+  EXPECT_EQ(plan_unrolled_ops(k, pixels), all - inside + inside / (62 * 31));
+}
+
+// Pruning the over-parallel plans keeps the search's choice: at 4,000 cycles
+// (56 operations a cycle) the fully unrolled convolution (223 K operations)
+// and the other plans over 4,096 are not priced, and the cheapest plan that
+// meets the target is the one the whole walk finds.
+TEST(OverParallel, PruningKeepsTheCheapestPlan) {
+  const hls::Model m = testing::zoo_model("conv2d_b");
+  const loop::Program program = design_program(m, RtlOptions{});
+  const fpga::Device device = fpga::device_of_part(m.part);
+  Pricer pricer(program, m, {}, device, {}, {});
+  StageOptions so;
+  const PlanContext alone = [&](const LayerPlan&) { return so; };
+  const loop::Kernel& k = program.kernels[0];
+  const IntervalTarget target{k.name, 4000, "TargetCycles 4000"};
+  const std::vector<PlanChoice> all = layer_plans(pricer, 0, target, 0, alone);
+  const std::vector<PlanChoice> pruned =
+      layer_plans(pricer, 0, target, 0, alone, Prune::OverParallel);
+  ASSERT_FALSE(pruned.empty());
+  EXPECT_GT(pruned.front().skipped, 0);
+  EXPECT_EQ(all.front().skipped, 0);
+  EXPECT_LT(pruned.front().tried, all.front().tried);
+  EXPECT_EQ(cheapest_meeting(k, target, pruned, device).plan,
+            cheapest_meeting(k, target, all, device).plan);
+}
+
 }  // namespace
 }  // namespace kiln::rtl
