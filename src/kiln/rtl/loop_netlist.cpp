@@ -333,25 +333,41 @@ void LoopStageBuilder::loads() {
 
 void LoopStageBuilder::reads() {
   FixedValues& fv = *fv_;
-  // Weights in ROM banks: each port's address by phase, its data registered.
+  // Weights in ROM banks, those read in lockstep in one wide ROM
+  // (group_roms): each port's address by phase, its data registered, each
+  // bank's word a slice of it.
   std::vector<std::vector<ValueId>> port_data(banks_.size());
-  for (std::size_t i = 0; i < banks_.size(); ++i) {
-    const RomBank& rb = banks_[i];
+  for (std::size_t g = 0; g < rom_groups_.size(); ++g) {
+    const std::vector<int>& group = rom_groups_[g];
+    const RomBank& rb = banks_[static_cast<std::size_t>(group.front())];
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
-    const std::vector<int64_t> elems = bank_elements(p_, rb.accessed, rb.part);
     const int w = buf.type.width;
-    const int ab = index_bits(static_cast<int64_t>(elems.size()));
+    const auto lanes = static_cast<int>(group.size());
+    const int64_t depth = bank_depth(p_, rb.accessed);
+    const int ab = index_bits(depth);
     netlist::Memory mem;
-    mem.name = fmt::format("rom{}", i);
+    mem.name = fmt::format("rom{}", g);
     mem.kind = netlist::MemoryKind::Rom;
-    mem.storage = storage_of(buf.directives.storage);
-    mem.width = w;
-    mem.depth = static_cast<int64_t>(elems.size());
+    // Block RAM where the estimate put it; else the buffer's Storage (Yosys
+    // maps no two-port ROM to "distributed" memory: Auto lets it use logic).
+    mem.storage = rom_group_in_block_ram(buf.directives.storage, depth, w * lanes)
+                      ? netlist::Storage::Bram
+                      : storage_of(buf.directives.storage);
+    mem.width = w * lanes;
+    mem.depth = depth;
     mem.read_latency = 1;
     mem.read_ports = static_cast<int>(rb.ports.size());
     mem.write_ports = 0;
-    for (int64_t e : elems)
-      mem.init.push_back(bits_of(e < 0 ? 0 : buf.data[static_cast<std::size_t>(e)], w));
+    mem.init.assign(static_cast<std::size_t>(depth), netlist::Bits(mem.width));
+    for (int lane = 0; lane < lanes; ++lane) {
+      const RomBank& bank = banks_[static_cast<std::size_t>(group[static_cast<std::size_t>(lane)])];
+      const std::vector<int64_t> elems = bank_elements(p_, bank.accessed, bank.part);
+      for (std::size_t a = 0; a < elems.size(); ++a) {
+        const netlist::Bits word =
+            bits_of(elems[a] < 0 ? 0 : buf.data[static_cast<std::size_t>(elems[a])], w);
+        for (int bit = 0; bit < w; ++bit) mem.init[a].set_bit(lane * w + bit, word.bit(bit));
+      }
+    }
     const int id = m_->memory(std::move(mem));
     for (std::size_t port = 0; port < rb.ports.size(); ++port) {
       std::vector<std::pair<int64_t, ValueId>> addresses;  // phase -> address
@@ -363,8 +379,12 @@ void LoopStageBuilder::reads() {
       }
       const ValueId addr =
           addresses.size() == 1 ? addresses[0].second : fv.select(ph_, addresses, fv.lit(0, ab));
-      port_data[i].push_back(
-          m_->read(id, static_cast<int>(port), addr, kNoValue, fmt::format("pd{}_{}", i, port)));
+      const ValueId data =
+          m_->read(id, static_cast<int>(port), addr, kNoValue, fmt::format("pd{}_{}", g, port));
+      for (int lane = 0; lane < lanes; ++lane)
+        port_data[static_cast<std::size_t>(group[static_cast<std::size_t>(lane)])].push_back(
+            lanes == 1 ? data
+                       : m_->slice(data, lane * w, w, fmt::format("pd{}_{}_{}", g, port, lane)));
     }
   }
   // The memories (their writes in rams()), each read registered.

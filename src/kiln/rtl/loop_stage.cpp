@@ -31,10 +31,17 @@ bool in_block_ram(loop::Storage s, int entries, int width) {
 
 }  // namespace
 
+bool rom_group_in_block_ram(loop::Storage s, int64_t depth, int width) {
+  if (s == loop::Storage::Bram) return true;
+  return s != loop::Storage::Lutram && depth > kLutRomMostDepth &&
+         sched::rom_in_block_ram(static_cast<int>(depth), width);
+}
+
 BuiltStage LoopStageBuilder::run() {
   timing();
   parts();
   uses();
+  group_roms();
   report();
   r_.sequential = true;
   r_.started = true;
@@ -493,6 +500,30 @@ void LoopStageBuilder::rom_read(int r) {
   rom_port_[r] = {static_cast<int>(i), static_cast<int>(port)};
 }
 
+void LoopStageBuilder::group_roms() {
+  // A bank's key: its buffer, and per port per phase the read's cycle and
+  // address (the address's registers are the same for equal keys).
+  std::map<std::vector<int64_t>, std::size_t> group_of;
+  rom_groups_.clear();
+  for (std::size_t i = 0; i < banks_.size(); ++i) {
+    const RomBank& rb = banks_[i];
+    std::vector<int64_t> key{rb.storage, rb.accessed, static_cast<int64_t>(rb.ports.size())};
+    for (const std::map<int, int>& port : rb.ports) {
+      key.push_back(static_cast<int64_t>(port.size()));
+      for (const auto& [phase, r] : port) {
+        const Linear a = bank_address(body_.reads[static_cast<std::size_t>(r)], p_, body_);
+        key.push_back(phase);
+        key.push_back(op_start(ls_.lp.read_ops[static_cast<std::size_t>(r)]));
+        key.push_back(a.base);
+        key.insert(key.end(), a.step.begin(), a.step.end());
+      }
+    }
+    const auto [at, added] = group_of.try_emplace(std::move(key), rom_groups_.size());
+    if (added) rom_groups_.emplace_back();
+    rom_groups_[at->second].push_back(static_cast<int>(i));
+  }
+}
+
 // A read or write of a buffer in memory: its bank's one port of that kind,
 // at the phase the schedule gives it (one per phase: the bank's limit).
 void LoopStageBuilder::ram_access(const dfg::PortAccess& pa, int index, int t, bool write) {
@@ -535,11 +566,12 @@ void LoopStageBuilder::report() {
   r.register_bits += register_bits + control;
   r.ff += static_cast<double>(register_bits + control);
   const fpga::Family f = o_.family;
-  for (const RomBank& rb : banks_) {
+  for (const std::vector<int>& group : rom_groups_) {
+    const RomBank& rb = banks_[static_cast<std::size_t>(group.front())];
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
     const auto entries = static_cast<int>(bank_depth(p_, rb.accessed));
-    const int w = buf.type.width;
-    const bool bram = in_block_ram(buf.directives.storage, entries, w);
+    const int w = buf.type.width * static_cast<int>(group.size());
+    const bool bram = rom_group_in_block_ram(buf.directives.storage, entries, w);
     // One block RAM serves both ports; a LUT ROM is copied per port.
     const int copies = bram ? 1 : static_cast<int>(rb.ports.size());
     for (int c = 0; c < copies; ++c) {

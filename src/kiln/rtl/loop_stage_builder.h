@@ -52,6 +52,16 @@ struct BufferUse {
   }
 };
 
+// Whether a ROM of weights (a group of lockstep banks) goes to block RAM: as
+// its buffer's Storage says, else when it is large (sched::rom_in_block_ram)
+// and deeper than a LUT6 (64 words). Up to that depth a LUT ROM costs one
+// LUT per bit, 36 per block RAM's width, fewer than the LUTs a block RAM is
+// worth on any part (190 on a Zynq-7020, 273 on a VU9P); a 25-word group of
+// 3,072 bits would take 86 block RAMs. The netlist asks Yosys for block RAM
+// (ram_style) where the estimate counts it.
+inline constexpr int64_t kLutRomMostDepth = 64;
+bool rom_group_in_block_ram(loop::Storage storage, int64_t depth, int width);
+
 // One ROM bank of a weight buffer and the body reads on each of its ports.
 struct RomBank {
   int accessed = -1;  // the buffer as the reads name it (partitioned)
@@ -101,6 +111,7 @@ class LoopStageBuilder {
   void channel_depths();
   void element_address(int r);
   void rom_read(int r);
+  void group_roms();
   void ram_access(const dfg::PortAccess& pa, int index, int t, bool write);
   void add(const StageReport& s);
   void report();
@@ -147,6 +158,12 @@ class LoopStageBuilder {
   // banked reads found its bank by a linear search.
   std::map<std::pair<int, std::vector<int64_t>>, std::size_t> bank_index_, ram_index_;
   std::map<int, std::pair<int, int>> rom_port_;  // read -> (bank, port)
+  // Banks read in lockstep (on every port, in every phase, at the same
+  // address in the same cycle) share one ROM whose word holds theirs side by
+  // side, the first bank's in the low bits (as Vitis's array_reshape): a
+  // convolution's output-channel banks of one input channel become one wide
+  // block RAM instead of a LUT ROM each. Each group lists its banks.
+  std::vector<std::vector<int>> rom_groups_;
   std::vector<RamBank> rams_;
   std::map<int, int> ram_of_read_;  // read -> its memory bank
   int kernel_ = -1;

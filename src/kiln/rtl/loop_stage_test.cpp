@@ -93,6 +93,26 @@ TEST(LoopStage, WeightsInRegistersHaveNoPortLimit) {
   expect_lint_clean_and_bit_exact(m, d);
 }
 
+// A bank per output (complete on j): the 8 banks are read at one address in
+// one cycle, so they are one ROM of 8 x 16 bits (group_roms), read once per
+// iteration: II 1, and each product's weight a slice of the word.
+TEST(LoopStage, BanksReadInLockstepShareOneWideRom) {
+  const hls::Model m = testing::zoo_model("dense_a");
+  RtlOptions o;
+  o.directives.loops["Gemm/i"] = loop_config(std::nullopt, 1);
+  o.directives.buffers["Gemm_w"] = {loop::Partition::Complete, 0, 2, loop::Storage::Auto, {}};
+  const Design d = build_design(m, o);
+  EXPECT_LE(stage_named(d, "Gemm").latency_cycles, 7 + 10);
+  const netlist::Module* gemm = d.netlist.find(d.top + "_Gemm");
+  ASSERT_NE(gemm, nullptr);
+  std::vector<std::pair<int, int64_t>> roms;  // width, depth
+  for (const netlist::Memory& mem : gemm->memories())
+    if (mem.kind == netlist::MemoryKind::Rom) roms.emplace_back(mem.width, mem.depth);
+  EXPECT_EQ(roms, (std::vector<std::pair<int, int64_t>>{{8 * 16, 8}}));
+  expect_lint_clean_and_bit_exact(m, d);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
+}
+
 // Unrolled by 2 and not pipelined: one iteration (two copies of the body) at
 // a time.
 TEST(LoopStage, PartiallyUnrolledLoopNotPipelined) {
