@@ -11,6 +11,7 @@
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model_edit.h"
+#include "kiln/hls/tables.h"
 #include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
 
@@ -392,13 +393,18 @@ Work estimate_layer(const Model& model, const Layer& layer) {
       const auto& sp = layer.as<hls::SoftmaxParams>();
       int64_t lanes = sp.length;
       int tw = layer.precision.table.width;
+      // The sum's table: the reciprocal (one multiply per lane) or, for
+      // LogSoftmax, the log (one subtraction per lane, in LUTs).
+      const int sw = hls::softmax_sum_table_type(sp, layer.precision).width;
       e.bram18 += ceil_div(lanes, 2) * (sched::bram18_count(tw, layer.tables.table_size) +
-                                        sched::bram18_count(layer.precision.inv_table.width,
-                                                            layer.tables.inv_table_size));
-      e.dsp += lanes * dsp_per_multiplier(tw, layer.precision.inv_table.width, fam);
+                                        sched::bram18_count(sw, layer.tables.inv_table_size));
+      if (sp.log)
+        e.lut += lanes * std::max(in.width, sw);
+      else
+        e.dsp += lanes * dsp_per_multiplier(tw, sw, fam);
       e.lut += lanes * (2 * in.width + layer.precision.accum.width);
       e.ff += lanes * (in.width + tw);
-      int64_t depth = 2 * ceil_log2(lanes) + kMultLatency + 6;
+      int64_t depth = 2 * ceil_log2(lanes) + (sp.log ? 1 : kMultLatency) + 6;
       t.iterations = in.elements;
       t.depth = depth;
       t.needs_all = sp.rows == 1;

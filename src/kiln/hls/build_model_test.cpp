@@ -222,11 +222,11 @@ TEST(BuildModel, RefusalsNameTheNearestAlternative) {
   Graph g;
   const ValueId x = g.add_value("x", {DType::Float32, {1, 4}});
   const ValueId y = g.add_value("y", {DType::Float32, {1, 4}});
-  g.add_node(OpKind::LogSoftmax, "lsm", {x}, {y}, SoftmaxAttrs{});
+  g.add_node(OpKind::Hardmax, "hm", {x}, {y}, SoftmaxAttrs{});
   g.inputs = {x};
   g.outputs = {y};
   const Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
-  EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits or a Softmax");
+  EXPECT_CONTAINS(e.hint(), "for hardware, end the model at the logits and take the arg max");
 }
 
 // A QONNX Quant of the input becomes the Input's format: scale 2^-1, 4 bits
@@ -397,6 +397,63 @@ TEST(BuildModel, SoftmaxOverInnerAxisIsUnsupported) {
   const Model m = build_model(g, Config{}, nullptr);
   EXPECT_EQ(m.layers[1].as<SoftmaxParams>().rows, 3);
   EXPECT_EQ(m.layers[1].as<SoftmaxParams>().length, 4);
+}
+
+// LogSoftmax is a Softmax layer with log=true, refused where Softmax is with
+// its own name in the one-line message.
+TEST(BuildModel, LogSoftmaxIsASoftmaxLayerWithLog) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 3, 4}});
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 3, 4}});
+  g.add_node(OpKind::LogSoftmax, "lsm", {x}, {y}, SoftmaxAttrs{2, false});
+  g.inputs = {x};
+  g.outputs = {y};
+  const Model m = build_model(g, Config{}, nullptr);
+  ASSERT_EQ(m.layers[1].kind(), LayerKind::Softmax);
+  const auto& p = m.layers[1].as<SoftmaxParams>();
+  EXPECT_EQ(p.rows, 3);
+  EXPECT_EQ(p.length, 4);
+  EXPECT_TRUE(p.log);
+  EXPECT_EQ(m.layers[1].precision.log_table, (FixedType{18, 8}));
+
+  // Over an inner axis without the softmax_last_axis pass.
+  kiln::testing::node_at(g, 0).attrs = SoftmaxAttrs{1, false};
+  Error e = catch_error([&] { build_model(g, Config{}, nullptr); });
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(e.where(), "LogSoftmax 'lsm'");
+  EXPECT_CONTAINS(e.what_happened(),
+                  "LogSoftmax over axis 1 of a tensor of shape [1x3x4] (only over the last axis)");
+  EXPECT_EQ(e.message().find('\n'), std::string::npos) << e.message();
+
+  // Opset < 13 over axis 0: the rows would span the batch, which the pass
+  // leaves alone (coerce_2d) and the layer cannot do.
+  kiln::testing::node_at(g, 0).attrs = SoftmaxAttrs{0, true};
+  passes::run_hls_pipeline(g);
+  e = catch_error([&] { build_model(g, Config{}, nullptr); });
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_CONTAINS(e.what_happened(), "LogSoftmax over axis 0 of a tensor of shape [1x3x4]");
+  EXPECT_EQ(e.message().find('\n'), std::string::npos) << e.message();
+}
+
+// The softmax_last_axis pass moves a LogSoftmax over an inner axis to the
+// last axis, as it does a Softmax.
+TEST(BuildModel, LogSoftmaxOverAnInnerAxisGoesThroughTheLastAxis) {
+  Graph g;
+  const ValueId x = g.add_value("x", {DType::Float32, {1, 3, 4}});
+  const ValueId y = g.add_value("y", {DType::Float32, {1, 3, 4}});
+  g.add_node(OpKind::LogSoftmax, "lsm", {x}, {y}, SoftmaxAttrs{1, false});
+  g.inputs = {x};
+  g.outputs = {y};
+  passes::run_hls_pipeline(g);
+  const Model m = build_model(g, Config{}, nullptr);
+  int softmax = 0;
+  for (const Layer& l : m.layers) {
+    if (l.kind() != LayerKind::Softmax) continue;
+    ++softmax;
+    EXPECT_TRUE(l.as<SoftmaxParams>().log);
+    EXPECT_EQ(l.as<SoftmaxParams>().length, 3);
+  }
+  EXPECT_EQ(softmax, 1);
 }
 
 TEST(BuildModel, BatchOtherThanOneIsUnsupported) {

@@ -57,8 +57,8 @@ const std::vector<std::string>& layer_keys() {
   return k;
 }
 const std::vector<std::string>& precision_keys() {
-  static const std::vector<std::string> k = {"weight", "bias",  "result",
-                                             "accum",  "table", "inv_table"};
+  static const std::vector<std::string> k = {"weight", "bias",      "result",   "accum",
+                                             "table",  "inv_table", "log_table"};
   return k;
 }
 
@@ -206,7 +206,8 @@ void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n,
   }
   if (!n.IsMap())
     fail(c, path, n,
-         "expects a type or a map of weight, bias, result, accum, table, inv_table; got " +
+         "expects a type or a map of weight, bias, result, accum, table, inv_table, "
+         "log_table; got " +
              kind_of(n));
   for_each_entry(c, path, n,
                  [&](const std::string& k, const std::string& sub, const YAML::Node& key,
@@ -223,6 +224,8 @@ void parse_precision(const Ctx& c, const std::string& path, const YAML::Node& n,
                      lc.table = parse_precision_value(c, sub, v, false);
                    else if (k == "inv_table")
                      lc.inv_table = parse_precision_value(c, sub, v, false);
+                   else if (k == "log_table")
+                     lc.log_table = parse_precision_value(c, sub, v, false);
                    else
                      fail(c, sub, key, "unknown Precision field '" + k + "'",
                           spelling_hint(k, precision_keys(), "valid fields"));
@@ -596,7 +599,8 @@ PrecisionSpec pick_precision(const Levels& lv, std::optional<PrecisionSpec> Laye
 
 bool uses_auto(const Config& cfg) {
   auto block = [](const LayerConfig& c) {
-    for (const auto* p : {&c.weight, &c.bias, &c.result, &c.accum, &c.table, &c.inv_table})
+    for (const auto* p :
+         {&c.weight, &c.bias, &c.result, &c.accum, &c.table, &c.inv_table, &c.log_table})
       if (*p && (*p)->automatic) return true;
     return false;
   };
@@ -624,6 +628,7 @@ ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, cons
   r.accum = pick_precision(lv, &LayerConfig::accum, Precision{}.accum);
   r.table = pick_precision(lv, &LayerConfig::table, Precision{}.table);
   r.inv_table = pick_precision(lv, &LayerConfig::inv_table, Precision{}.inv_table);
+  r.log_table = pick_precision(lv, &LayerConfig::log_table, Precision{}.log_table);
   if (auto v = pick(lv, &LayerConfig::reuse_factor)) std::tie(r.reuse_factor, r.reuse_level) = *v;
   if (auto v = pick(lv, &LayerConfig::target_cycles)) {
     r.target_cycles = v->first;
@@ -706,6 +711,8 @@ void write_block(std::string& out, const std::string& indent, const BlockValues&
   if (listed(Field::Table)) out += in2 + "table: " + v.precision.table.to_string() + "\n";
   if (listed(Field::InvTable))
     out += in2 + "inv_table: " + v.precision.inv_table.to_string() + "\n";
+  if (listed(Field::LogTable))
+    out += in2 + "log_table: " + v.precision.log_table.to_string() + "\n";
   if (all || layer_kind_info(*kind).multipliers) {
     out += indent + "ReuseFactor: " + std::to_string(v.reuse_factor) + "\n";
     out += indent + "Strategy: " + std::string(enum_name(v.strategy)) + "  # " +

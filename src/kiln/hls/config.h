@@ -33,12 +33,12 @@ struct PrecisionSpec {
 };
 
 struct LayerConfig {
-  std::optional<PrecisionSpec> weight, bias, result, accum, table, inv_table;
+  std::optional<PrecisionSpec> weight, bias, result, accum, table, inv_table, log_table;
   std::optional<int64_t> reuse_factor;
   std::optional<Strategy> strategy;
   std::optional<ConvImpl> conv_impl;
   std::optional<int64_t> target_cycles;
-  std::optional<int64_t> table_size;  // also the Softmax reciprocal table size
+  std::optional<int64_t> table_size;  // also the Softmax reciprocal / LogSoftmax log table size
   std::optional<double> table_range;
   // RTL only (kiln rtl; the HLS flow ignores it): the most variable x
   // variable multipliers the layer may instantiate.
@@ -96,7 +96,7 @@ enum class ConfigLevel : uint8_t { Default, Model, Type, Name };
 // Precision fields always carry a type; for an automatic field it is the
 // type the width and modes come from.
 struct ResolvedLayerConfig {
-  PrecisionSpec weight, bias, result, accum, table, inv_table;
+  PrecisionSpec weight, bias, result, accum, table, inv_table, log_table;
   int64_t reuse_factor = 1;
   ConfigLevel reuse_level = ConfigLevel::Default;
   std::optional<int64_t> target_cycles;

@@ -61,7 +61,7 @@ bool kind_uses_field(LayerKind kind, PrecisionField f) {
              f == PrecisionField::Accum || f == PrecisionField::Table;
     case LayerKind::Softmax:
       return f == PrecisionField::Accum || f == PrecisionField::Table ||
-             f == PrecisionField::InvTable;
+             f == PrecisionField::InvTable || f == PrecisionField::LogTable;
     case LayerKind::Input:
     case LayerKind::ZeroPad:
     case LayerKind::Binary:
@@ -81,6 +81,10 @@ bool uses_field(const Layer& layer, PrecisionField f) {
     return f == PrecisionField::Result || activation_uses(layer.as<ActivationParams>().act.kind, f);
   if (layer.kind() == LayerKind::Pool && f == PrecisionField::Accum)
     return layer.as<PoolParams>().kind == PoolKind::Average;
+  if (layer.kind() == LayerKind::Softmax && f == PrecisionField::InvTable)
+    return !layer.as<SoftmaxParams>().log;
+  if (layer.kind() == LayerKind::Softmax && f == PrecisionField::LogTable)
+    return layer.as<SoftmaxParams>().log;
   if (layer.kind() == LayerKind::Resize)  // nearest copies values
     return layer.as<ResizeParams>().mode == ResizeKind::Linear;
   return true;

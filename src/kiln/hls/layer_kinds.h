@@ -33,7 +33,7 @@ LayerParams default_params(LayerKind kind);
 // for every kind; Encoded where the kind has it).
 bool has_implementation(LayerKind kind, ConvImpl impl);
 
-enum class PrecisionField : uint8_t { Weight, Bias, Result, Accum, Table, InvTable };
+enum class PrecisionField : uint8_t { Weight, Bias, Result, Accum, Table, InvTable, LogTable };
 
 // Whether `layer` reads a Precision field (what `kiln config` lists and
 // "auto" fills): weights and biases of its constants, an accumulator where it

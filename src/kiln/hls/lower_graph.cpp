@@ -25,7 +25,6 @@ namespace {
 // The nearest thing the HLS backend has, for ops it has no layer for.
 constexpr std::pair<OpKind, const char*> kAlternatives[] = {
     {OpKind::Gemm, "export the Gemm with a constant B (it becomes a Dense layer)"},
-    {OpKind::LogSoftmax, "end the model at the logits or a Softmax and take the log outside"},
     {OpKind::Hardmax, "end the model at the logits and take the arg max outside"},
     {OpKind::ArgMax, "end the model at the logits and take the arg max outside"},
     {OpKind::Div, "divide by a constant as a Mul by its reciprocal"},
@@ -567,8 +566,10 @@ void GraphLowering::lower_softmax(const Node& n) {
   const Shape x = batch_free(n.inputs[0], &n);
   const int64_t offset = batched_ ? 1 : 0;
   const int64_t axis = a.axis - offset;  // in the batch-free shape
+  const std::string op = std::string(op_name(n.kind));
   SoftmaxParams p;
-  if (x.empty()) unsupported(n, "Softmax of a scalar");
+  p.log = n.kind == OpKind::LogSoftmax;
+  if (x.empty()) unsupported(n, op + " of a scalar");
   if (a.coerce_2d && axis >= 0) {
     // Rows are everything before the axis, flattened; a row is contiguous.
     p.length = 1;
@@ -576,7 +577,7 @@ void GraphLowering::lower_softmax(const Node& n) {
   } else if (axis == static_cast<int64_t>(x.size()) - 1) {
     p.length = x.back();
   } else {
-    unsupported(n, "Softmax over axis " + std::to_string(a.axis) + " of a tensor of shape " +
+    unsupported(n, op + " over axis " + std::to_string(a.axis) + " of a tensor of shape " +
                        shape_str(g_.value(n.inputs[0]).type.shape) + " (only over the last axis)");
   }
   p.rows = p.length == 0 ? 0 : shape_numel(x) / p.length;
@@ -1141,7 +1142,7 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
     {{OpKind::Relu, OpKind::LeakyRelu, OpKind::Elu, OpKind::Selu, OpKind::PRelu, OpKind::Clip,
       OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp, OpKind::HardSigmoid, OpKind::HardSwish},
      &GraphLowering::lower_activation},
-    {{OpKind::Softmax}, &GraphLowering::lower_softmax},
+    {{OpKind::Softmax, OpKind::LogSoftmax}, &GraphLowering::lower_softmax},
     {{OpKind::Dense}, &GraphLowering::lower_dense},
     {{OpKind::MatMul}, &GraphLowering::lower_matmul},
     {{OpKind::Add, OpKind::Sub, OpKind::Mul}, &GraphLowering::lower_binary},
@@ -1161,7 +1162,6 @@ constexpr auto kLower = make_enum_table<OpKind, kNumOpKinds, LowerFn>({
      &GraphLowering::lower_reshape},
     // No HLS layer yet (docs/hls-layers.md).
     {{OpKind::Gemm,
-      OpKind::LogSoftmax,
       OpKind::Hardmax,
       OpKind::Log,
       OpKind::Sqrt,

@@ -165,13 +165,16 @@ struct ActivationParams {
   }
 };
 
-// Softmax over the last axis, `rows` independent rows of `length`.
+// Softmax over the last axis, `rows` independent rows of `length`. `log`:
+// LogSoftmax (the same exp table and sum; a log table of the sum in place of
+// the reciprocal table, docs/numerics.md "Softmax").
 struct SoftmaxParams {
   int64_t rows = 1;
   int64_t length = 0;
+  bool log = false;
   template <class S, class F>
   static void visit(S& s, F&& f) {
-    f("rows", s.rows), f("length", s.length);
+    f("rows", s.rows), f("length", s.length), f("log", s.log);
   }
 };
 
@@ -376,11 +379,12 @@ struct Precision {
   FixedType accum{32, 12};  // Dense/Conv/Pool(average)/MatMul/Softmax-sum accumulator
   FixedType table{18, 8};   // lookup table entries (Sigmoid, Tanh, Exp, Elu, Selu, Softmax exp)
   FixedType inv_table{18, 8, false};  // Softmax reciprocal table entries
+  FixedType log_table{18, 8};         // LogSoftmax log table entries
   bool operator==(const Precision&) const = default;
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("weight", s.weight), f("bias", s.bias), f("result", s.result), f("accum", s.accum);
-    f("table", s.table), f("inv_table", s.inv_table);
+    f("table", s.table), f("inv_table", s.inv_table), f("log_table", s.log_table);
   }
 };
 
@@ -390,7 +394,7 @@ struct Precision {
 struct TableConfig {
   int64_t table_size = 1024;
   double table_range = 8.0;
-  int64_t inv_table_size = 1024;  // Softmax reciprocal table
+  int64_t inv_table_size = 1024;  // Softmax reciprocal (LogSoftmax: log) table
   double inv_table_range = 0;     // 0: smallest power of two >= row length
   bool operator==(const TableConfig&) const = default;
   template <class S, class F>

@@ -35,6 +35,7 @@ struct ModelFields {
 struct Settings {
   FixedType weight = Precision{}.weight, bias = Precision{}.bias, accum = Precision{}.accum;
   FixedType table = Precision{}.table, inv_table = Precision{}.inv_table;
+  FixedType log_table = Precision{}.log_table;
   int64_t reuse_factor = 1;
   Strategy strategy = Strategy::Latency;
   ConvImpl conv_impl = ConvImpl::LineBuffer;
@@ -43,18 +44,20 @@ struct Settings {
   template <class S, class F>
   static void visit(S& s, F&& f) {
     f("weight", s.weight), f("bias", s.bias), f("accum", s.accum), f("table", s.table);
-    f("inv_table", s.inv_table), f("reuse_factor", s.reuse_factor), f("strategy", s.strategy);
+    f("inv_table", s.inv_table), f("log_table", s.log_table);
+    f("reuse_factor", s.reuse_factor), f("strategy", s.strategy);
     f("conv_impl", s.conv_impl), f("tables", s.tables), f("target_cycles", s.target_cycles);
   }
 
   static Settings of(const Layer& l) {
     const Precision& p = l.precision;
-    return {p.weight,       p.bias,     p.accum,     p.table,  p.inv_table,
+    return {p.weight,       p.bias,     p.accum,     p.table,  p.inv_table,    p.log_table,
             l.reuse_factor, l.strategy, l.conv_impl, l.tables, l.target_cycles};
   }
   void apply(Layer& l) const {
     l.precision.weight = weight, l.precision.bias = bias, l.precision.accum = accum;
     l.precision.table = table, l.precision.inv_table = inv_table;
+    l.precision.log_table = log_table;
     l.reuse_factor = reuse_factor, l.strategy = strategy, l.conv_impl = conv_impl;
     l.tables = tables, l.target_cycles = target_cycles;
   }

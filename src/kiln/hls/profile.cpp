@@ -222,7 +222,8 @@ Profile profile_graph(const Graph& g, const std::vector<std::vector<Tensor>>& sa
           }
           break;
         }
-        case OpKind::Softmax: {
+        case OpKind::Softmax:
+        case OpKind::LogSoftmax: {
           // The exp sum lies in [1, row length].
           const auto& a = n.attr<SoftmaxAttrs>();
           const Shape& s = out[0].shape();

@@ -145,6 +145,7 @@ std::string defines_h(const Model& m) {
     s += typedef_pair(l.name + "_accum_t", p.accum);
     s += typedef_pair(l.name + "_table_t", p.table);
     s += typedef_pair(l.name + "_inv_table_t", p.inv_table);
+    s += typedef_pair(l.name + "_log_table_t", p.log_table);
   }
   return s + "\n#endif  // KILN_DEFINES_H_\n";
 }
@@ -589,7 +590,8 @@ json report(const Model& m, const ProjectOptions& opts) {
                        {"result", l.precision.result.to_string()},
                        {"accum", l.precision.accum.to_string()},
                        {"table", l.precision.table.to_string()},
-                       {"inv_table", l.precision.inv_table.to_string()}};
+                       {"inv_table", l.precision.inv_table.to_string()},
+                       {"log_table", l.precision.log_table.to_string()}};
     jl["reuse_factor"] = l.reuse_factor;
     jl["strategy"] = std::string(enum_name(l.strategy));
     jl["conv_impl"] = std::string(enum_name(l.conv_impl));
@@ -615,7 +617,8 @@ void check_names(const Model& m, const Emitted& e) {
   for (const TensorInfo& t : m.tensors) claim(t.name + "_t", "tensor '" + t.name + "'");
   for (const Layer& l : m.layers) {
     if (l.kind() == LayerKind::Clone) continue;  // has no types of its own
-    for (const char* suffix : {"_weight_t", "_bias_t", "_accum_t", "_table_t", "_inv_table_t"})
+    for (const char* suffix :
+         {"_weight_t", "_bias_t", "_accum_t", "_table_t", "_inv_table_t", "_log_table_t"})
       claim(l.name + suffix, "layer '" + l.name + "'");
   }
   for (const WeightArray* w : e.arrays) claim(w->name, "weight array '" + w->name + "'");

@@ -62,9 +62,18 @@ std::optional<TableKind> table_kind(ActKind kind) {
   return std::nullopt;
 }
 
+TableKind softmax_sum_table(const SoftmaxParams& p) {
+  return p.log ? TableKind::SoftmaxLog : TableKind::SoftmaxInv;
+}
+
+const FixedType& softmax_sum_table_type(const SoftmaxParams& p, const Precision& precision) {
+  return p.log ? precision.log_table : precision.inv_table;
+}
+
 TableGeometry table_geometry(TableKind kind, const TableConfig& config, int64_t row_length,
                              const std::string& layer) {
-  const bool inv = kind == TableKind::SoftmaxInv;
+  // The reciprocal and log tables of a Softmax sum share one geometry.
+  const bool inv = kind == TableKind::SoftmaxInv || kind == TableKind::SoftmaxLog;
   const char* size_key = inv ? "inv_table_size" : "table_size";
   const char* range_key = inv ? "inv_table_range" : "table_range";
   TableGeometry g;
@@ -107,6 +116,7 @@ std::vector<int64_t> make_table(TableKind kind, const TableGeometry& g,
       case TableKind::Exp: v = std::exp(-g.range + (idx + 0.5) * bin); break;
       case TableKind::SoftmaxExp: v = std::exp(-idx * bin); break;
       case TableKind::SoftmaxInv: v = 1.0 / ((idx + 0.5) * bin); break;
+      case TableKind::SoftmaxLog: v = std::log((idx + 0.5) * bin); break;
     }
     raw[static_cast<std::size_t>(i)] = numeric::quantize(v, entry_type);
   }

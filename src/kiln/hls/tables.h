@@ -19,6 +19,7 @@ enum class TableKind : uint8_t {
   Exp,         // exp(x) over [-R, R), bin midpoints (also Elu and Selu)
   SoftmaxExp,  // exp(-d) over [0, R), left bin edges
   SoftmaxInv,  // 1 / s over [0, R2), bin midpoints
+  SoftmaxLog,  // log(s) over [0, R2), bin midpoints (LogSoftmax)
 };
 
 // The table an activation reads: Sigmoid, Tanh, Exp, Elu/Selu (Exp); none for
@@ -33,8 +34,14 @@ struct TableGeometry {
   int shift = 0;
 };
 
+// The table a Softmax layer indexes with its exp sum (the reciprocal, or the
+// log for LogSoftmax), and the Precision field of its entries. Its geometry
+// comes from inv_table_size and inv_table_range either way.
+TableKind softmax_sum_table(const SoftmaxParams& p);
+const FixedType& softmax_sum_table_type(const SoftmaxParams& p, const Precision& precision);
+
 // Validates the layer's TableConfig for `kind` and derives the geometry.
-// `row_length` (Softmax) sets the reciprocal table's range when
+// `row_length` (Softmax) sets the sum table's range (reciprocal or log) when
 // inv_table_range is 0: the smallest power of two >= row_length. Throws
 // kiln::Error InvalidModel naming `layer` when a size or range is not a power
 // of two or out of bounds.

@@ -102,6 +102,41 @@ TEST(Tables, SoftmaxReciprocalRangeDefaultsToRowLength) {
   EXPECT_EQ(g.shift, 3);
 }
 
+// LogSoftmax's log table shares the reciprocal table's geometry (size and
+// range keys) and holds log of the bin midpoints.
+TEST(Tables, SoftmaxLogSharesTheReciprocalGeometry) {
+  TableConfig cfg;
+  cfg.inv_table_size = 16;
+  cfg.inv_table_range = 0;
+  const TableGeometry g = table_geometry(TableKind::SoftmaxLog, cfg, 5, "lsm");
+  EXPECT_EQ(g.range, 8);
+  EXPECT_EQ(g.shift, 1);
+  EXPECT_EQ(table_geometry(TableKind::SoftmaxLog, cfg, 9, "lsm").range, 16);
+  const std::vector<int64_t> v =
+      make_table(TableKind::SoftmaxLog, g,
+                 FixedType{12, 4, true, QuantMode::Trn, OverflowMode::Wrap});  // 8 fraction bits
+  // log((j + 0.5) / 2): log 0.25, log 0.75, log 1.25, log 7.75 -> * 256 =
+  // -354.9, -73.6, 57.1, 524.3 (truncated toward -inf).
+  EXPECT_EQ(v[0], -355);
+  EXPECT_EQ(v[1], -74);
+  EXPECT_EQ(v[2], 57);
+  EXPECT_EQ(v[15], 524);
+  SoftmaxParams p{1, 5};
+  EXPECT_EQ(softmax_sum_table(p), TableKind::SoftmaxInv);
+  p.log = true;
+  EXPECT_EQ(softmax_sum_table(p), TableKind::SoftmaxLog);
+  Precision pr;
+  EXPECT_EQ(&softmax_sum_table_type(p, pr), &pr.log_table);
+  cfg.inv_table_size = 1000;
+  try {
+    table_geometry(TableKind::SoftmaxLog, cfg, 5, "lsm");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "layer 'lsm'");
+    EXPECT_NE(e.what_happened().find("inv_table_size 1000"), std::string::npos);
+  }
+}
+
 TEST(Tables, BadGeometryNamesTheLayer) {
   TableConfig cfg;
   cfg.table_size = 1000;

@@ -179,13 +179,16 @@ void lower_quantize(LowerContext& c) {
 }
 
 // Per row: m = max x; e_i = exp_table[clamp(floor((m - x_i) * 2^s), 0, N-1)];
-// sum = Q_acc(sum + e_i); inv = inv_table[bin of sum]; y_i = Q_result(e_i * inv).
+// sum = Q_acc(sum + e_i); v = sum_table[bin of sum]; Softmax:
+// y_i = Q_result(e_i * v) (v the reciprocal); LogSoftmax:
+// y_i = Q_result((x_i - m) - v) (v the log).
 void lower_softmax(LowerContext& c) {
   const hls::Layer& l = c.layer;
   const auto& p = l.as<hls::SoftmaxParams>();
   const hls::Precision& pr = l.precision;
   const Table et = table(c, hls::TableKind::SoftmaxExp, pr.table, p.length, "exp");
-  const Table it = table(c, hls::TableKind::SoftmaxInv, pr.inv_table, p.length, "inv");
+  const Table st = table(c, hls::softmax_sum_table(p), hls::softmax_sum_table_type(p, pr), p.length,
+                         p.log ? "log" : "inv");
   const int x = c.view(c.in[0], {p.rows, p.length});
   const int y = c.view(c.out[0], {p.rows, p.length});
   c.in[0] = x;
@@ -194,7 +197,9 @@ void lower_softmax(LowerContext& c) {
   const ScalarType xt = c.buffer(x).type;
   const int m = k.local(c.names.unique(l.name + "_max"), xt, {1});
   const int sum = k.local(c.names.unique(l.name + "_sum"), scalar_of(pr.accum), {1});
-  const int e = k.local(c.names.unique(l.name + "_e"), scalar_of(pr.table), {p.length});
+  // LogSoftmax needs only the sum of the exps, not each one.
+  const int e =
+      p.log ? -1 : k.local(c.names.unique(l.name + "_e"), scalar_of(pr.table), {p.length});
   const std::vector<Affine> at0 = {Affine::of(0)};
   k.loop("r", p.rows, [&](const Affine& r) {
     k.store(m, at0, k.load(x, {r, Affine::of(0)}));
@@ -208,12 +213,14 @@ void lower_softmax(LowerContext& c) {
       const int mv = k.load(m, at0);
       const int d = k.sub(mv, k.load(x, {r, i}));
       const int ev = k.lookup(et.buffer, d, et.g.shift, 0);
-      k.store(e, {i}, ev);
+      if (!p.log) k.store(e, {i}, ev);
       k.store(sum, at0, k.quantize(k.add(k.load(sum, at0), ev), pr.accum));
     });
-    const int inv = k.lookup(it.buffer, k.load(sum, at0), it.g.shift, 0);
+    const int v = k.lookup(st.buffer, k.load(sum, at0), st.g.shift, 0);
     k.loop("out", p.length, [&](const Affine& i) {
-      k.store(y, {r, i}, k.quantize(k.mul(k.load(e, {i}), inv), pr.result));
+      const int r_i =
+          p.log ? k.sub(k.sub(k.load(x, {r, i}), k.load(m, at0)), v) : k.mul(k.load(e, {i}), v);
+      k.store(y, {r, i}, k.quantize(r_i, pr.result));
     });
   });
   c.finish(k);

@@ -689,6 +689,64 @@ kernel sm "" reads @x @sm_exp @sm_inv writes @y locals @sm_max @sm_sum @sm_e {
 )");
 }
 
+// LogSoftmax: the Softmax kernel without the e_i buffer; the log table
+// (log((j + 0.5) / 4) in 10 fraction bits) and (x_i - m) - log in place of
+// e_i * inv.
+TEST(LowerGolden, LogSoftmax) {
+  expect_lowering(R"(
+model "t" {}
+%x: ap_fixed<8,3>[2x2] = Input() @x "x"
+%y: ap_fixed<10,4>[2x2] = Softmax(%x) {rows=2 length=2 log=true} @lsm config {tables={table_size=8 inv_table_size=8}}
+input %x "x": [1x2x2] perm=[0,1]
+output %y "y": [1x2x2] perm=[0,1]
+)",
+                  R"(
+program "t"
+buffer @x input ap_fixed<8,3> [2x2]
+buffer @y output ap_fixed<10,4> [2x2]
+buffer @lsm_exp const ap_fixed<18,8> [8] = [1024, 376, 138, 50, 18, 6, 2, 0]
+buffer @lsm_log const ap_fixed<18,8> [8] = [-2130, -1005, -482, -137, 120, 326, 497, 643]
+buffer @lsm_max local ap_fixed<8,3> [1]
+buffer @lsm_sum local ap_fixed<32,12> [1]
+inputs @x
+outputs @y
+kernel lsm "" reads @x @lsm_exp @lsm_log writes @y locals @lsm_max @lsm_sum {
+  for %r < 2 {
+    %v0 = load @x[%r, 0] : ap_fixed<8,3>
+    store @lsm_max[0] = %v0
+    for %i < 1 {
+      %v1 = load @x[%r, %i + 1] : ap_fixed<8,3>
+      %v2 = load @lsm_max[0] : ap_fixed<8,3>
+      %v3 = max %v2, %v1 : ap_fixed<8,3>
+      store @lsm_max[0] = %v3
+    }
+    %v4 = const 0 : ap_fixed<32,12>
+    store @lsm_sum[0] = %v4
+    for %e < 2 {
+      %v5 = load @lsm_max[0] : ap_fixed<8,3>
+      %v6 = load @x[%r, %e] : ap_fixed<8,3>
+      %v7 = sub %v5, %v6 : ap_fixed<9,4>
+      %v8 = lookup @lsm_exp[%v7] shift 0 offset 0 : ap_fixed<18,8>
+      %v9 = load @lsm_sum[0] : ap_fixed<32,12>
+      %v10 = add %v9, %v8 : ap_fixed<33,13>
+      %v11 = quantize %v10 to ap_fixed<32,12> : ap_fixed<32,12>
+      store @lsm_sum[0] = %v11
+    }
+    %v12 = load @lsm_sum[0] : ap_fixed<32,12>
+    %v13 = lookup @lsm_log[%v12] shift 2 offset 0 : ap_fixed<18,8>
+    for %out < 2 {
+      %v14 = load @lsm_max[0] : ap_fixed<8,3>
+      %v15 = load @x[%r, %out] : ap_fixed<8,3>
+      %v16 = sub %v15, %v14 : ap_fixed<9,4>
+      %v17 = sub %v16, %v13 : ap_fixed<19,9>
+      %v18 = quantize %v17 to ap_fixed<10,4> : ap_fixed<10,4>
+      store @y[%r, %out] = %v18
+    }
+  }
+}
+)");
+}
+
 TEST(LowerGolden, BinaryBroadcasts) {
   expect_lowering(R"(
 model "t" {}

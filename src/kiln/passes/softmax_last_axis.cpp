@@ -11,7 +11,9 @@ bool SoftmaxLastAxisPass::run(Graph& graph) {
   // The Transposes go at the end of the order; one sort afterwards places them.
   for (NodeId id : graph.node_ids()) {
     const Node& sm = graph.node(id);
-    if (sm.kind != OpKind::Softmax || sm.outputs.empty() || !sm.outputs[0].valid()) continue;
+    if ((sm.kind != OpKind::Softmax && sm.kind != OpKind::LogSoftmax) || sm.outputs.empty() ||
+        !sm.outputs[0].valid())
+      continue;
     const SoftmaxAttrs attrs = sm.attr<SoftmaxAttrs>();
     const ValueId x = sm.inputs[0];
     const ValueId y = sm.outputs[0];

@@ -1,4 +1,4 @@
-// softmax_last_axis: a Softmax over an inner axis becomes
+// softmax_last_axis: a Softmax (or LogSoftmax) over an inner axis becomes
 // Transpose (axis to the end) -> Softmax over the last axis -> Transpose back,
 // the only form the HLS softmax layer computes (one row per stream element).
 // channels_last and simplify_layout then absorb or cancel the transposes where

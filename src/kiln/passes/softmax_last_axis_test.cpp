@@ -24,6 +24,21 @@ output %y
 )");
 }
 
+TEST(SoftmaxLastAxis, LogSoftmaxOverAnInnerAxisMovesToo) {
+  expect_passes("softmax_last_axis", R"(
+input %x: float32[1x3x4]
+%y = LogSoftmax(%x) {axis=1} @lsm "lsm"
+output %y
+)",
+                R"(
+input %x: float32[1x3x4]
+%lsm_in: float32[1x4x3] = Transpose(%x) {perm=[0,2,1]} @lsm_to_last "lsm/to_last"
+%lsm_out: float32[1x4x3] = LogSoftmax(%lsm_in) {axis=2} @lsm "lsm"
+%y: float32[1x3x4] = Transpose(%lsm_out) {perm=[0,2,1]} @lsm_from_last "lsm/from_last"
+output %y
+)");
+}
+
 TEST(SoftmaxLastAxis, LastAxisAndCoerce2dAreLeftAlone) {
   expect_unchanged("softmax_last_axis", R"(
 input %x: float32[2x5]

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/model_text.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -39,6 +40,28 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooDesign,
                                            "thxprlsg", "batch_norm_2d"));
 // dense_b (4,096 multiplies) and conv2d_b (34,596) take minutes in the
 // simulators: the slow tier runs them through kiln rtlsim (tests/).
+
+// A LogSoftmax head (a Softmax layer with log=true): the exp and log tables as
+// ROMs, the row's max, sum and subtractions, bit-exact with the emulator in
+// Icarus and in kiln's netlist interpreter. Inputs span +-0.3 of the input
+// range (+-9.6), so some differences pass the exp table's end (8).
+TEST(LogSoftmaxDesign, LintsCleanAndSimulatesBitExact) {
+  const hls::Model m = hls::parse_layers(R"(layers 1
+model "lsm" {}
+%x: ap_fixed<16,6>[8] = Input() @x "x"
+%y: ap_fixed<16,6>[8] = Softmax(%x) {rows=1 length=8 log=true} @lsm "LogSoftmax" config {tables={table_size=256 inv_table_size=256}}
+input %x "x": [1x8] perm=[0]
+output %y "y": [1x8] perm=[0]
+)",
+                                         "lsm.layers");
+  const Design d = build_design(m, {});
+  kiln::testing::TempDir dir;
+  const auto files = testing::write_files(d, dir.path());
+  const tools::LintResult lint = tools::lint_verilog(files, d.top);
+  ASSERT_TRUE(lint.ok) << lint.error << "\n" << lint.log.substr(0, 3000);
+  testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 4, 0.3, 5);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 8, 0.3, 6);
+}
 
 // The top's delay lines (values that skip stages) are in its estimate as the
 // Verilog holds them: a chain of 3 or more registers as shift-register LUTs

@@ -81,32 +81,35 @@ void activation_code(const Model& model, const Layer& layer, const EmitContext& 
   code.call = call(function, cfg.name(), args);
 }
 
+// Softmax and LogSoftmax differ in their second table: the reciprocal
+// (inv_) or the log (log_) of the exp sum.
 void softmax_code(const Layer& layer, const EmitContext& ctx, LayerCode& code) {
   const auto& p = layer.as<SoftmaxParams>();
+  const TableKind sum_kind = softmax_sum_table(p);
+  const FixedType& st = softmax_sum_table_type(p, layer.precision);
+  const std::string prefix = p.log ? "log_" : "inv_";
   const TableGeometry eg =
       table_geometry(TableKind::SoftmaxExp, layer.tables, p.length, layer.onnx_name);
-  const TableGeometry ig =
-      table_geometry(TableKind::SoftmaxInv, layer.tables, p.length, layer.onnx_name);
+  const TableGeometry sg = table_geometry(sum_kind, layer.tables, p.length, layer.onnx_name);
   ConfigWriter cfg(layer.name);
   cfg.value("rows", p.rows);
   cfg.value("length", p.length);
   cfg.value("table_size", eg.size);
   cfg.signed_value("table_shift", eg.shift);
-  cfg.value("inv_table_size", ig.size);
-  cfg.signed_value("inv_table_shift", ig.shift);
+  cfg.value((prefix + "table_size").c_str(), sg.size);
+  cfg.signed_value((prefix + "table_shift").c_str(), sg.shift);
   cfg.type("table_t", layer.name + "_table_t");
-  cfg.type("inv_table_t", layer.name + "_inv_table_t");
+  cfg.type((prefix + "table_t").c_str(), layer.name + "_" + prefix + "table_t");
   cfg.type("accum_t", layer.name + "_accum_t");
   code.arrays.push_back(table_array(layer, "_table", "_table_t", layer.precision.table,
                                     make_table(TableKind::SoftmaxExp, eg, layer.precision.table)));
-  code.arrays.push_back(
-      table_array(layer, "_inv_table", "_inv_table_t", layer.precision.inv_table,
-                  make_table(TableKind::SoftmaxInv, ig, layer.precision.inv_table)));
+  code.arrays.push_back(table_array(layer, "_" + prefix + "table", "_" + prefix + "table_t", st,
+                                    make_table(sum_kind, sg, st)));
   code.includes.push_back("kiln/softmax.h");
   code.config = cfg.text();
-  code.call =
-      call("kiln::softmax", cfg.name(),
-           {ctx.inputs.at(0), layer.name + "_table", layer.name + "_inv_table", ctx.output()});
+  code.call = call(
+      p.log ? "kiln::log_softmax" : "kiln::softmax", cfg.name(),
+      {ctx.inputs.at(0), layer.name + "_table", layer.name + "_" + prefix + "table", ctx.output()});
 }
 
 void batchnorm_code(const Model& model, const Layer& layer, const EmitContext& ctx,

@@ -9,6 +9,7 @@
 #include "kiln/hls/derived.h"
 #include "kiln/hls/emit/layer_code.h"
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/tables.h"
 #include "kiln/hls/testing/snippet.h"
 #include "kiln/ref/resize_taps.h"
 #include "kiln/support/error.h"
@@ -231,6 +232,22 @@ std::vector<Case> make_cases(Generator& g) {
     l.precision.table = g.type(10, 18, 1, 2, true);
     cases.push_back(cs);
   }
+  // LogSoftmax: the same exp table and sum, then the log table's entry
+  // subtracted from x_i - m (rep 2: an unsigned log table; rep 1: a fixed
+  // log-table range).
+  for (int rep = 0; rep < 3; ++rep) {
+    const std::vector<int64_t> shape{3, g.uniform(2, 6)};
+    Case cs = g.make("log_softmax", {shape}, {g.data_type(rep == 2)}, shape, g.data_type());
+    Layer& l = cs.model.layers[0];
+    l.params = SoftmaxParams{3, shape[1], true};
+    l.tables.table_size = int64_t{1} << g.uniform(4, 8);
+    l.tables.table_range = std::ldexp(1.0, g.uniform(1, 3));
+    l.tables.inv_table_size = int64_t{1} << g.uniform(4, 8);
+    l.tables.inv_table_range = rep == 1 ? 16 : 0;
+    l.precision.table = g.type(10, 18, 1, 2, true);
+    l.precision.log_table = g.type(10, 18, 2, 6, rep == 2);
+    cases.push_back(cs);
+  }
   {
     const std::vector<int64_t> shape{2, 2, 3};
     Case cs = g.make("batchnorm", {shape}, {g.data_type()}, shape, g.data_type());
@@ -324,8 +341,9 @@ std::string case_source(const Case& c, std::size_t index, IOType io) {
     s << "typedef " << t.type.to_kiln_cpp() << " " << t.name << "_t;\n";
   const Precision& p = l.precision;
   const std::pair<const char*, const FixedType*> typedefs[] = {
-      {"weight", &p.weight}, {"bias", &p.bias},   {"result", &p.result},
-      {"accum", &p.accum},   {"table", &p.table}, {"inv_table", &p.inv_table}};
+      {"weight", &p.weight},      {"bias", &p.bias},   {"result", &p.result},
+      {"accum", &p.accum},        {"table", &p.table}, {"inv_table", &p.inv_table},
+      {"log_table", &p.log_table}};
   for (const auto& [suffix, type] : typedefs) {
     s << "typedef " << type->to_kiln_cpp() << " L_" << suffix << "_t;\n";
   }
@@ -447,6 +465,39 @@ TEST(ElementwiseEmit, SigmoidConfigAndTable) {
   EXPECT_EQ(code.arrays[0].type_name, "L_table_t");
   EXPECT_EQ(code.arrays[0].raw.size(), 16u);
   EXPECT_EQ(code.includes, std::vector<std::string>{"kiln/activation.h"});
+}
+
+// LogSoftmax calls kiln::log_softmax with the exp table and a log table whose
+// geometry is the reciprocal table's (TableSize entries over the row length's
+// power of two).
+TEST(ElementwiseEmit, LogSoftmaxConfigAndTables) {
+  Generator g(3);
+  const std::vector<int64_t> s{2, 5};
+  Case c = g.make("lsm", {s}, {g.data_type()}, s, g.data_type());
+  Layer& l = c.model.layers[0];
+  l.params = SoftmaxParams{2, 5, true};
+  l.tables.table_size = 64;
+  l.tables.table_range = 8;
+  l.tables.inv_table_size = 32;
+  EmitContext ctx;
+  ctx.inputs = {"x"};
+  ctx.outputs = {"y"};
+  const LayerCode code = emit_layer(c.model, l, ctx);
+  EXPECT_EQ(code.call, "kiln::log_softmax<config_L>(x, L_table, L_log_table, y);\n");
+  for (const char* line :
+       {"static const unsigned table_size = 64;", "static const int table_shift = 3;",
+        "static const unsigned log_table_size = 32;", "static const int log_table_shift = 2;",
+        "typedef L_log_table_t log_table_t;"})
+    EXPECT_NE(code.config.find(line), std::string::npos) << line << "\n" << code.config;
+  EXPECT_EQ(code.config.find("inv_table"), std::string::npos) << code.config;
+  ASSERT_EQ(code.arrays.size(), 2u);
+  EXPECT_EQ(code.arrays[1].name, "L_log_table");
+  EXPECT_EQ(code.arrays[1].type_name, "L_log_table_t");
+  EXPECT_EQ(code.arrays[1].type, l.precision.log_table);
+  EXPECT_EQ(code.arrays[1].raw, make_table(TableKind::SoftmaxLog,
+                                           table_geometry(TableKind::SoftmaxLog, l.tables, 5, "L"),
+                                           l.precision.log_table));
+  EXPECT_EQ(code.includes, std::vector<std::string>{"kiln/softmax.h"});
 }
 
 }  // namespace

@@ -108,19 +108,22 @@ void activation_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& ou
   }
 }
 
+// Softmax, or LogSoftmax (p.log): the same max, exp lookups and sum; then
+// y_i = Q_result(e_i * V[j]), or y_i = Q_result((x_i - m) - G[j]) with G the
+// log table, j the sum's bin.
 void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
                     OverflowCounts& counts) {
   const auto& p = layer.as<SoftmaxParams>();
   check_numel(layer, x, p.rows * p.length);
+  const TableKind sum_kind = softmax_sum_table(p);
   const TableGeometry eg =
       table_geometry(TableKind::SoftmaxExp, layer.tables, p.length, layer.name);
-  const TableGeometry ig =
-      table_geometry(TableKind::SoftmaxInv, layer.tables, p.length, layer.name);
+  const TableGeometry sg = table_geometry(sum_kind, layer.tables, p.length, layer.name);
   const FixedType& tt = layer.precision.table;
-  const FixedType& it = layer.precision.inv_table;
+  const FixedType& st = softmax_sum_table_type(p, layer.precision);
   const FixedType& at = layer.precision.accum;
   const std::vector<int64_t> exp_table = make_table(TableKind::SoftmaxExp, eg, tt);
-  const std::vector<int64_t> inv_table = make_table(TableKind::SoftmaxInv, ig, it);
+  const std::vector<int64_t> sum_table = make_table(sum_kind, sg, st);
   out.raw.assign(x.raw.size(), 0);
   const std::size_t len = static_cast<std::size_t>(p.length);
   std::vector<Exact> e(len);
@@ -138,10 +141,12 @@ void softmax_kernel(const Layer& layer, const FixedTensor& x, FixedTensor& out,
       sum = assign(numeric::exact_add(numeric::to_exact(sum, at), e[i]), at, counts);
     }
     const int64_t j =
-        clamp(numeric::floor_scaled(numeric::to_exact(sum, at), ig.shift), 0, ig.size - 1);
-    const Exact inv = numeric::to_exact(inv_table[static_cast<std::size_t>(j)], it);
+        clamp(numeric::floor_scaled(numeric::to_exact(sum, at), sg.shift), 0, sg.size - 1);
+    const Exact v = numeric::to_exact(sum_table[static_cast<std::size_t>(j)], st);
     for (std::size_t i = 0; i < len; ++i) {
-      out.raw[base + i] = assign(numeric::exact_mul(e[i], inv), out.type, counts);
+      const Exact y = p.log ? numeric::exact_sub(numeric::exact_sub(exact_of(x, base + i), m), v)
+                            : numeric::exact_mul(e[i], v);
+      out.raw[base + i] = assign(y, out.type, counts);
     }
   }
 }

@@ -187,6 +187,56 @@ TEST(EmulateSoftmax, TracksFloatSoftmax) {
   }
 }
 
+// LogSoftmax: the Softmax row above up to the sum, then the log table.
+TEST(EmulateLogSoftmax, HandComputedRow) {
+  Layer l = softmax(1, 3);
+  l.params = SoftmaxParams{1, 3, true};
+  l.tables.table_size = 8;
+  l.tables.table_range = 4;  // E[k] = exp(-k/2): 256, 155, 94, 57 (/256)
+  l.tables.inv_table_size = 8;
+  l.tables.inv_table_range = 0;  // row of 3 -> range 4, 2 bins per unit
+  l.precision.table = fmt(10, 2, QuantMode::Trn, OverflowMode::Wrap, false);
+  l.precision.accum = fmt(12, 4);
+  l.precision.log_table = fmt(12, 4);  // 8 fraction bits
+  l.precision.inv_table = fmt(4, 4);   // unused: a wrong pick would show
+  // x = 1, 0.5, 1.25: m = 1.25, bins 0, 1, 0; sum = 667/256 = 2.6055 -> j = 5;
+  // G[5] = log(5.5 / 2) = 1.01160 -> 258/256 (truncated 258.97).
+  // y = (x - m) - G = -0.25 - 258/256, -0.75 - 258/256, -258/256, exact in
+  // 8 fraction bits: -322, -450, -258.
+  const FixedTensor x = tensor(kIn, {1, 3}, {16, 8, 20});
+  const FixedTensor y = run(l, {&x}, fmt(10, 2), {1, 3});
+  EXPECT_EQ(y.raw, (std::vector<int64_t>{-322, -450, -258}));
+}
+
+TEST(EmulateLogSoftmax, TracksFloatLogSoftmax) {
+  Layer l = softmax(50, 6);
+  l.params = SoftmaxParams{50, 6, true};
+  l.tables.table_size = 1024;
+  l.tables.table_range = 8;
+  l.tables.inv_table_size = 1024;
+  l.precision.table = fmt(18, 1, QuantMode::Rnd, OverflowMode::Sat, false);
+  l.precision.accum = fmt(20, 6);
+  l.precision.log_table = fmt(24, 8, QuantMode::Rnd, OverflowMode::Sat);
+  const FixedType in = fmt(16, 6);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int64_t> d(-4 * 1024, 4 * 1024);
+  FixedTensor x = tensor(in, {50, 6}, {});
+  for (int i = 0; i < 300; ++i) x.raw.push_back(d(rng));
+  const FixedTensor y = run(l, {&x}, fmt(20, 6), {50, 6});
+  for (int r = 0; r < 50; ++r) {
+    double m = -1e9, s = 0;
+    for (int i = 0; i < 6; ++i) m = std::max(m, x.at(r * 6 + i));
+    for (int i = 0; i < 6; ++i) s += std::exp(x.at(r * 6 + i) - m);
+    for (int i = 0; i < 6; ++i) {
+      const double ref = x.at(r * 6 + i) - m - std::log(s);
+      // exp bins of 1/128 overstate the sum by < 0.8% (log: < 0.0079); log
+      // bins of 1/128 on a sum >= 1 err by < 1/256; entries and result by
+      // < 2^-14.
+      ASSERT_NEAR(y.at(r * 6 + i), ref, 0.0079 + 1.0 / 256 + std::ldexp(1, -13)) << r << "," << i;
+    }
+  }
+}
+
 TEST(EmulateBinary, AddSaturatesAndCounts) {
   Layer l;
   l.name = "b";

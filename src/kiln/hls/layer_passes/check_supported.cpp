@@ -92,7 +92,7 @@ void activation(const Model&, const Layer& l) {
 void softmax(const Model&, const Layer& l) {
   const auto& p = l.as<SoftmaxParams>();
   table_geometry(TableKind::SoftmaxExp, l.tables, p.length, l.name);
-  table_geometry(TableKind::SoftmaxInv, l.tables, p.length, l.name);
+  table_geometry(softmax_sum_table(p), l.tables, p.length, l.name);
 }
 
 void concat(const Model&, const Layer& l) {

@@ -109,6 +109,7 @@ class ResolveConfig final : public LayerPass {
     l.precision.accum = r.accum.type;
     l.precision.table = r.table.type;
     l.precision.inv_table = r.inv_table.type;
+    l.precision.log_table = r.log_table.type;
     l.strategy = r.strategy;
     l.tables.table_size = r.table_size;
     l.tables.table_range = r.table_range;
