@@ -156,7 +156,8 @@ namespace {
 
 std::string format_pipelines(const std::vector<rtl::PipelineEstimate>& ps) {
   std::string s =
-      "if pipelined (each layer's top-level loops with their Unroll and Pipeline directives, the "
+      "if pipelined (each layer's top-level loops with their Unroll, Pipeline and Flatten "
+      "directives, the "
       "layer's MultiplierLimit and the buffers' partitions; the II counts memory ports, "
       "multipliers and recurrences, and operations chain within the clock period)\n\n";
   s += fmt::format("{:<22} {:>6} {:>10} {:>4} {:>6} {:>8}  {}\n", "loop", "unroll", "iterations",

@@ -11,6 +11,7 @@
 
 #include "kiln/rtl/banks.h"
 #include "kiln/rtl/node_cost.h"
+#include "kiln/rtl/plan.h"
 #include "kiln/rtl/problem.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/sched/verify.h"
@@ -272,6 +273,20 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
       e.unroll = l.directives.unroll.value_or(1) == 0 ? l.trip : l.directives.unroll.value_or(1);
       e.iterations = l.trip / e.unroll;
       o.ii = l.directives.pipeline_ii;
+      // A loop the directives flatten keeps its nest's loops with it, the
+      // innermost kept one unrolled as its Unroll says (plan.h).
+      int flatten = 0;
+      try {
+        const LayerPlan plan = configured_plan(program, static_cast<int>(k));
+        if (plan.loop == st.loop && plan.flatten > 0) {
+          flatten = plan.flatten;
+          e.unroll = plan.unroll;
+          e.iterations = plan_iterations(kernel, plan);
+          o.ii = plan.pipeline_ii;
+        }
+      } catch (const Error& err) {
+        if (err.kind() == ErrorKind::Internal) throw;  // else: directives kiln rtl refuses
+      }
       const int64_t body_ops = loop::dynamic_ops(kernel, {st}) / e.iterations;
       if (body_ops > kMaxPipelinedBodyOps) {
         e.why = fmt::format("one iteration has {} operations, over the {} estimated here", body_ops,
@@ -281,7 +296,7 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
       }
       try {
         const dfg::SplitKernel sk =
-            dfg::split_at_loop(program, static_cast<int>(k), st.loop, e.unroll);
+            dfg::split_at_loop(program, static_cast<int>(k), st.loop, e.unroll, flatten);
         const LoopSchedule s = schedule_loop(sk.body, program, o);
         e.ii = s.solution.ii;
         e.depth = std::max(1, s.solution.latency);

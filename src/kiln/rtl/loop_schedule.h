@@ -86,7 +86,7 @@ LoopSchedule schedule_loop(const dfg::LoopBody& body, const loop::Program& progr
                            const LoopScheduleOptions& options);
 
 // What pipelining each top-level loop of a layer would give, for
-// `kiln rtl --list-loops`: the loop's Unroll and Pipeline directives, the
+// `kiln rtl --list-loops`: the loop's Unroll, Pipeline and Flatten directives, the
 // layer's MultiplierLimit and the buffers' partitions as configured.
 struct PipelineEstimate {
   std::string loop;  // "<kernel>/<var>"

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/loop/builder.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/loop/testing/small_programs.h"
+#include "kiln/rtl/design.h"
+#include "kiln/rtl/testing/sim_check.h"
 #include "kiln/sched/problem_text.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -183,6 +187,25 @@ TEST(LoopSchedule, MemoryRecurrenceSetsRecMii) {
   EXPECT_EQ(s.bounds.rec_mii, 2) << sched::print_problem(s.lp.problem);
   EXPECT_EQ(s.solution.ii, 2) << s.why;
   EXPECT_NE(s.why.find("RecMII 2"), std::string::npos) << s.why;
+}
+
+// `kiln rtl --list-loops`'s table counts a flattened nest's iterations: conv2d_a's
+// row loop flattened with its column loop runs 36 iterations, not 6.
+TEST(EstimatePipelines, AFlattenedNestRunsEveryKeptLoopsIterations) {
+  const hls::Model m = testing::zoo_model("conv2d_a");
+  for (const bool flatten : {false, true}) {
+    RtlOptions o;
+    o.directives.loops["Conv/oh"] = {std::nullopt, 1, flatten};
+    const loop::Program program = design_program(m, o);
+    const std::vector<PipelineEstimate> e =
+        estimate_pipelines(program, o, fpga::Family::UltraScalePlus, 5.0);
+    const auto oh = std::find_if(e.begin(), e.end(),
+                                 [](const PipelineEstimate& x) { return x.loop == "Conv/oh"; });
+    ASSERT_NE(oh, e.end());
+    EXPECT_EQ(oh->iterations, flatten ? 36 : 6);
+    EXPECT_GE(oh->ii, 1) << oh->why;
+    EXPECT_EQ(oh->cycles, (oh->iterations - 1) * oh->ii + oh->depth);
+  }
 }
 
 }  // namespace
