@@ -144,14 +144,12 @@ std::vector<int64_t> bank_elements(const loop::Program& p, int accessed,
   std::size_t next_part = 0;
   for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
     const bool cut = partitioned(b, dim);
-    const int64_t size = cut ? parts_of(b, dim).second : b.shape[dim];
+    const auto [parts, size] = cut ? parts_of(b, dim) : std::pair{int64_t{1}, b.shape[dim]};
     const int64_t pt = cut ? part.at(next_part++) : 0;
+    const bool block = cut && kind_of(b, dim) == Partition::Block;
     for (int64_t local = 0; local < size; ++local) {
-      int64_t i = local;
-      if (cut) {
-        const int64_t parts = parts_of(b, dim).first;
-        i = kind_of(b, dim) == Partition::Block ? pt * size + local : local * parts + pt;
-      }
+      // Uncut: parts 1, part 0, so the index is `local`.
+      const int64_t i = block ? pt * size + local : local * parts + pt;
       at[dim].push_back(i < b.shape[dim] ? i : -1);
     }
   }

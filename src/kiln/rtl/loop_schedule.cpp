@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -265,6 +266,15 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
     o.clock_ns = clock_ns;
     for (const auto& [name, limit] : options.multiplier_limits)
       if (name == kernel.name) o.multiplier_limit = limit;
+    // The layer's configured plan: a loop the directives flatten keeps its
+    // nest's loops with it, the innermost kept one unrolled as its Unroll
+    // says (plan.h). None when the directives are ones kiln rtl refuses.
+    std::optional<LayerPlan> configured;
+    try {
+      configured = configured_plan(program, static_cast<int>(k));
+    } catch (const Error& err) {
+      if (err.kind() == ErrorKind::Internal) throw;
+    }
     for (const loop::Stmt& st : dfg::top_level(kernel)) {
       if (st.kind != loop::StmtKind::For) continue;
       const loop::Loop& l = kernel.loops[static_cast<std::size_t>(st.loop)];
@@ -273,19 +283,12 @@ std::vector<PipelineEstimate> estimate_pipelines(const loop::Program& program,
       e.unroll = l.directives.unroll.value_or(1) == 0 ? l.trip : l.directives.unroll.value_or(1);
       e.iterations = l.trip / e.unroll;
       o.ii = l.directives.pipeline_ii;
-      // A loop the directives flatten keeps its nest's loops with it, the
-      // innermost kept one unrolled as its Unroll says (plan.h).
       int flatten = 0;
-      try {
-        const LayerPlan plan = configured_plan(program, static_cast<int>(k));
-        if (plan.loop == st.loop && plan.flatten > 0) {
-          flatten = plan.flatten;
-          e.unroll = plan.unroll;
-          e.iterations = plan_iterations(kernel, plan);
-          o.ii = plan.pipeline_ii;
-        }
-      } catch (const Error& err) {
-        if (err.kind() == ErrorKind::Internal) throw;  // else: directives kiln rtl refuses
+      if (configured && configured->loop == st.loop && configured->flatten > 0) {
+        flatten = configured->flatten;
+        e.unroll = configured->unroll;
+        e.iterations = plan_iterations(kernel, *configured);
+        o.ii = configured->pipeline_ii;
       }
       const int64_t body_ops = loop::dynamic_ops(kernel, {st}) / e.iterations;
       if (body_ops > kMaxPipelinedBodyOps) {
