@@ -215,28 +215,36 @@ class Unroller {
   // A load whose element moves with the symbolic loop: a read port of the
   // buffer's memory, an Input node at element -1 - (its index in reads).
   uint32_t port_load(PortAccess access) {
-    const int storage = access.buffer;
-    const std::string& name = p_.buffers[static_cast<std::size_t>(storage)].name;
+    const std::string& name = p_.buffers[static_cast<std::size_t>(access.buffer)].name;
     if (const int w = port_writes_.find(access); w >= 0) {
-      if (port_write_enables_[static_cast<std::size_t>(w)] != kUnset)
-        unsupported("@" + name +
-                    " is read at an element written earlier in the same iteration under a "
-                    "condition on the loop's variable");
-      return port_write_nodes_[static_cast<std::size_t>(w)];  // written this iteration
+      const uint32_t written = port_write_nodes_[static_cast<std::size_t>(w)];
+      const uint32_t enable = port_write_enables_[static_cast<std::size_t>(w)];
+      if (enable == kUnset) return written;  // written this iteration
+      // Written under a condition on the loop's variable (a window's first
+      // product starts its accumulator from the bias): the memory's value
+      // where the condition fails.
+      return g_.select(enable, written, port_read(std::move(access), guards_));
     }
     if (port_writes_.may_alias(access))
       unsupported("@" + name +
                   " is read at an element that may be one written earlier in the same "
                   "iteration, moving differently with the loop");
+    return port_read(std::move(access), guards_);
+  }
+
+  // The element's value at the iteration's start, read under `guards`: one
+  // read port per element, read under either guards when two loads differ.
+  uint32_t port_read(PortAccess access, const std::vector<loop::Guard>& guards) {
+    const int storage = access.buffer;
     if (tables_.count(storage))
-      unsupported("@" + name +
+      unsupported("@" + p_.buffers[static_cast<std::size_t>(storage)].name +
                   " is read both at fixed elements and at elements that move with "
                   "the loop");
     int r = port_reads_.find(access);
     if (r < 0) {
-      access.guards = guards_;
+      access.guards = guards;
       r = port_reads_.add(std::move(access));
-    } else if (port_reads_[static_cast<std::size_t>(r)].guards != guards_) {
+    } else if (port_reads_[static_cast<std::size_t>(r)].guards != guards) {
       port_reads_[static_cast<std::size_t>(r)].guards.clear();  // read under either: always
     }
     return g_.input({storage, -1 - r}, p_.buffers[static_cast<std::size_t>(storage)].type);
@@ -250,11 +258,21 @@ class Unroller {
                   " is written at an element that moves with the loop and accessed in the "
                   "same iteration at fixed elements or elements moving differently");
     if (const int w = port_writes_.find(access); w >= 0) {
-      if (port_write_enables_[static_cast<std::size_t>(w)] != pred_ ||
-          port_writes_[static_cast<std::size_t>(w)].guards != guards_)
-        unsupported("@" + name + " is written twice in an iteration at one moving element, " +
-                    "under different conditions on the loop's variable");
-      port_write_nodes_[static_cast<std::size_t>(w)] = node;
+      uint32_t& written = port_write_nodes_[static_cast<std::size_t>(w)];
+      uint32_t& enable = port_write_enables_[static_cast<std::size_t>(w)];
+      std::vector<loop::Guard>& guards = port_writes_[static_cast<std::size_t>(w)].guards;
+      if (enable == pred_ && guards == guards_) {
+        written = node;
+        return;
+      }
+      // Written twice under different conditions (an accumulator's start
+      // and its sum): one write in every iteration of what the iteration
+      // leaves there, the memory's value where neither condition holds.
+      uint32_t before = written;
+      if (enable != kUnset) before = g_.select(enable, written, port_read(access, {}));
+      written = pred_ == kUnset ? node : g_.select(pred_, node, before);
+      enable = kUnset;
+      guards.clear();
       return;
     }
     access.guards = guards_;

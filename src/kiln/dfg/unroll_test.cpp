@@ -11,9 +11,11 @@
 
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/prepare.h"
+#include "kiln/hls/testing/layer_pass_testing.h"
 #include "kiln/loop/builder.h"
 #include "kiln/loop/interpret.h"
 #include "kiln/loop/lower_layers.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/loop/testing/small_programs.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -584,6 +586,49 @@ TEST(SplitAtLoop, UnrolledBodiesIndexPortsByTheIteration) {
     FAIL() << "4 does not divide 6";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  }
+}
+
+// A convolution with padding, sunk (loop::sink_nests) and kept down to its
+// output-channel loop: an iteration writes its accumulator acc[co] from the
+// bias in a window's first position and from the sum where the padding
+// allows, two conditional writes of one moving element that become one write
+// in every iteration (the memory's value where neither holds), the sum
+// reading the bias where the first holds. Unrolled by 1 and 2, it computes
+// what the interpreter computes.
+TEST(SplitAtLoop, AnAccumulatorStartedAndSummedInOneIterationIsOneWrite) {
+  loop::Program p = loop::lower_model(hls::testing::parse(R"(
+model "t" {}
+%x: ap_fixed<8,3>[3x3x2] = Input() @x "x"
+%y: ap_fixed<16,6>[3x3x4] = Conv(%x) {in_h=3 in_w=3 c_in=2 out_h=3 out_w=3 c_out=4 kernel_h=2 kernel_w=2 stride_h=1 stride_w=1 pad_top=1 pad_bottom=0 pad_left=1 pad_right=0} @conv constants {weights=[1024,-512,256,2048,-3072,100,7,-9,300,-700,50,900,-20,1500,-1100,60,5,-6,7,-8,900,800,-700,600,11,-22,33,-44,555,-666,777,-888] bias=[64,-32,5,700]}
+input %x "x": [1x3x3x2] perm=[0,1,2]
+output %y "y": [1x3x3x4] perm=[0,1,2]
+)"));
+  ASSERT_GT(loop::sink_nests(p, 0), 0);
+  const loop::Kernel& k = p.kernels[0];
+  const int oh = loop_named(k, "oh");
+  const std::vector<int> nest = perfect_nest(k, oh);
+  ASSERT_EQ(k.loops[static_cast<std::size_t>(nest.back())].name, "co");
+  const int acc = p.find_buffer("conv_acc");
+  std::mt19937 rng(3);
+  const std::vector<std::vector<int64_t>> in = random_inputs(p, rng);
+  const loop::InterpretResult want = loop::interpret(p, in);
+  for (const int64_t unroll : {1, 2}) {
+    const SplitKernel sk = split_at_loop(p, 0, oh, unroll, static_cast<int>(nest.size()));
+    int acc_writes = 0;
+    for (const PortAccess& w : sk.body.writes)
+      if (w.buffer == acc) {
+        ++acc_writes;
+        EXPECT_TRUE(w.guards.empty());  // every iteration
+      }
+    EXPECT_EQ(acc_writes, unroll);
+    for (const Output& o : sk.body.graph.outputs()) {
+      if (o.where.buffer != kWriteEnableBuffer) continue;
+      EXPECT_NE(sk.body.writes.at(static_cast<std::size_t>(o.where.element)).buffer, acc);
+    }
+    const auto got = run_split(p, 0, sk, in);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], want.outputs[0].raw) << "unrolled " << unroll;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kiln/hls/testing/layer_pass_testing.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
@@ -248,6 +249,37 @@ TEST(LoopStage, ThreeLoopsFlattened) {
   EXPECT_TRUE(counts_channels);
   expect_lint_clean_and_bit_exact(m, d);
   testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
+}
+
+// A padded convolution kept down to its output-channel loop, two channels
+// per iteration on two multipliers: each iteration starts its accumulators
+// from the biases at a window's first product, sums where the padding
+// allows, and writes the outputs at its last (loop::sink_nests distributes
+// those over co); the accumulators a memory moving with co, the weights and
+// biases banked by copy. II 1 over 3 x 3 x 2 x 2 x 2 x 2 iterations.
+TEST(LoopStage, ConvolutionKeepsItsOutputChannelLoop) {
+  const hls::Model m = hls::testing::parse(R"(
+model "t" {}
+%x: ap_fixed<8,3>[3x3x2] = Input() @x "x"
+%y: ap_fixed<16,6>[3x3x4] = Conv(%x) {in_h=3 in_w=3 c_in=2 out_h=3 out_w=3 c_out=4 kernel_h=2 kernel_w=2 stride_h=1 stride_w=1 pad_top=1 pad_bottom=0 pad_left=1 pad_right=0} @conv constants {weights=[1024,-512,256,2048,-3072,100,7,-9,300,-700,50,900,-20,1500,-1100,60,5,-6,7,-8,900,800,-700,600,11,-22,33,-44,555,-666,777,-888] bias=[64,-32,5,700]}
+input %x "x": [1x3x3x2] perm=[0,1,2]
+output %y "y": [1x3x3x4] perm=[0,1,2]
+)");
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  o.directives.loops["conv/co"] = loop_config(2, std::nullopt);
+  o.directives.buffers["conv_w"] = cyclic(2, 4);
+  o.directives.buffers["conv_b"] = cyclic(2, 1);
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "conv");
+  EXPECT_EQ(s.multiplier_units, 2);
+  EXPECT_NE(s.loop_ii.find("II 1"), std::string::npos) << s.loop_ii;
+  EXPECT_GE(s.latency_cycles, 144);
+  EXPECT_LE(s.latency_cycles, 144 + 12);
+  expect_lint_clean_and_bit_exact(m, d);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 8);
 }
 
 // dense_a's input and output loops flattened: one product per iteration, its

@@ -141,9 +141,10 @@ int64_t input_lanes(const RtlOptions& options, const loop::Buffer& buffer) {
   if (pixel <= 0 || pixel >= numel || numel % pixel != 0) return numel;
   const int64_t beats = numel / pixel;
   if (options.stream_inputs) return *options.stream_inputs ? pixel : numel;
-  if (options.latency_cycles || options.interval_targets.empty()) return numel;
+  if (options.interval_targets.empty()) return numel;
   for (const IntervalTarget& t : options.interval_targets)
     if (t.cycles < beats) return numel;
+  if (options.latency_cycles && beats * kBeatsPerLatency > *options.latency_cycles) return numel;
   return pixel;
 }
 

@@ -22,9 +22,15 @@ RtlOptions rtl_options(const hls::Model& model);
 
 // The elements per beat of model input `buffer` (design.h Port): its last
 // dimension when it is streamed, else all of it. With stream_inputs unset,
-// an input streams when the design has interval targets, no latency bound,
-// and every target leaves room for its beats (a sample's beats come one a
-// cycle, so the design's interval is at least their number).
+// an input streams when the design has interval targets and every target
+// leaves room for its beats (a sample's beats come one a cycle, so the
+// design's interval is at least their number), and a latency bound, if any,
+// is at least kBeatsPerLatency times their number: the layers' latencies,
+// priced alone, then have that share of it to overlap the beats with, and
+// the first layer does not hold the whole input in registers (MobileNetV1's
+// 96 x 96 x 3 image on a Zynq-7020: 221 K flip-flops and 57 K LUTs of
+// multiplexers; 9,216 beats in a bound of 1,355,714 cycles).
+inline constexpr int64_t kBeatsPerLatency = 16;
 int64_t input_lanes(const RtlOptions& options, const loop::Buffer& buffer);
 
 // The program's streamed inputs: storage buffer -> lanes, for each input

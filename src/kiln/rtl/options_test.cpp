@@ -113,7 +113,8 @@ TEST(RtlOptions, HlsOnlyKeysAreNoted) {
 }
 
 // IOType says how the inputs come; without it kiln streams them where the
-// interval targets leave room for a pixel per cycle.
+// interval targets leave room for a pixel per cycle and a latency bound for
+// 16 times the beats.
 TEST(RtlOptions, InputsStreamAsIOTypeSaysOrWhereTheTargetsLeaveRoom) {
   loop::Buffer image;
   image.shape = {16, 16, 3};  // 256 beats of 3 lanes when streamed
@@ -132,6 +133,9 @@ TEST(RtlOptions, InputsStreamAsIOTypeSaysOrWhereTheTargetsLeaveRoom) {
       input_lanes(rtl_options(configured("Model:\n  TargetCycles: 400\n  LatencyCycles: 900\n")),
                   image),
       768);
+  // A latency bound streams them when it is kBeatsPerLatency times the beats.
+  EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  LatencyCycles: 4096\n")), image), 3);
+  EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  LatencyCycles: 4095\n")), image), 768);
 }
 
 }  // namespace

@@ -75,17 +75,21 @@ class Candidates {
   // Each factor of `trip` from the smallest up: the first that meets the
   // target is the cheapest of this shape (more copies only cost more);
   // `more_` after it are faster.
-  void factors(int64_t trip, const std::function<LayerPlan(int64_t)>& plan_of) {
+  // A plan `worth` refuses is not considered (Banked where nothing banks).
+  void factors(int64_t trip, const std::function<LayerPlan(int64_t)>& plan_of,
+               const std::function<bool(const LayerPlan&)>& worth) {
     // A loop of one iteration (a convolution's group loop) copies nothing:
     // its one plan keeps the nest to that depth.
     if (trip < 2) {
-      consider(plan_of(1));
+      if (worth(plan_of(1))) consider(plan_of(1));
       return;
     }
     int past = -1;
     for (const int64_t u : loop::unroll_factors(trip)) {
       if (u >= trip || past >= more_) break;
-      if (consider(plan_of(u)) || past >= 0) ++past;
+      const LayerPlan p = plan_of(u);
+      if (!worth(p)) continue;
+      if (consider(p) || past >= 0) ++past;
     }
   }
 
@@ -113,7 +117,8 @@ class Candidates {
           p.flatten = flatten;
           return p;
         };
-        // Banked only where some weight has a dimension to bank by.
+        // Banked only where some weight has a dimension to bank by (with the
+        // innermost kept loop unrolled, the one it indexes may be).
         auto worth = [&](const LayerPlan& p) {
           if (p.weights != WeightPlace::Banked) return true;
           const loop::Program& program = pricer_.program_for(kernel_, {});
@@ -121,16 +126,17 @@ class Candidates {
             if (banked_partition(program, kernel_, p, b)) return true;
           return false;
         };
-        if (!line_buffered && worth(plan(1, 0)))
-          factors(trip, [&](int64_t u) { return plan(u, 0); });
+        if (!line_buffered)
+          factors(
+              trip, [&](int64_t u) { return plan(u, 0); }, worth);
         // A perfect nest flattened to each depth: one iteration per value of
         // the kept loops, the body the innermost kept loop's (a
         // convolution's pixel; a window position of it; one input channel
         // of it), or that many of them when that loop is unrolled.
         for (std::size_t d = 0; d < nest.size(); ++d)
-          if (worth(plan(1, static_cast<int>(d) + 1)))
-            factors(k.loops[static_cast<std::size_t>(nest[d])].trip,
-                    [&](int64_t u) { return plan(u, static_cast<int>(d) + 1); });
+          factors(
+              k.loops[static_cast<std::size_t>(nest[d])].trip,
+              [&](int64_t u) { return plan(u, static_cast<int>(d) + 1); }, worth);
       }
     }
   }
@@ -152,6 +158,8 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
   const int64_t bound = *options.latency_cycles;
   std::vector<std::vector<PlanChoice>> layers;
   std::vector<const IntervalTarget*> targets;
+  int64_t model_ops = 0;
+  for (const loop::Kernel& kernel : program.kernels) model_ops += loop::dynamic_ops(kernel);
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     StageOptions so = stage;
@@ -162,13 +170,15 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
     if (target) {
       std::vector<PlanChoice> meeting;
       const std::vector<PlanChoice> all =
-          layer_plans(pricer, static_cast<int>(k), *target, 3, alone);
+          layer_plans(pricer, static_cast<int>(k), *target, 3, alone, Prune::OverParallel,
+                      latency_share_cycles(bound, loop::dynamic_ops(kernel), model_ops));
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
-      std::vector<LayerPlan> keep;
-      for (const PlanChoice& c : meeting) keep.push_back(c.plan);
-      pricer.forget(static_cast<int>(k), keep);
+      // The pick needs each plan's latency and resources only: the design
+      // prices the one picked again where it puts it (plan_layers).
+      for (PlanChoice& c : meeting) c.stage.reset();
+      pricer.forget(static_cast<int>(k), {});
       layers.push_back(std::move(meeting));
       continue;
     }
@@ -209,9 +219,13 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
     PlanChoice c = layers[k][static_cast<std::size_t>(pick[k])];
     c.why = fmt::format(
         "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
-        "{:.2f}% of {} ({} plans tried)",
+        "{:.2f}% of {} ({} plans tried{})",
         targets[k]->source, bound, c.text, c.interval, c.latency, 100 * c.cost,
-        pricer.device().name, c.tried);
+        pricer.device().name, c.tried,
+        c.skipped ? fmt::format(", {} over {}x the parallelism its share of the bound needs "
+                                "not priced",
+                                c.skipped, kOverParallel)
+                  : "");
     chosen[k] = std::move(c);
   }
   return chosen;
@@ -246,6 +260,13 @@ std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& 
   return std::nullopt;
 }
 
+int64_t latency_share_cycles(int64_t bound, int64_t layer_ops, int64_t model_ops) {
+  if (model_ops <= 0) return std::max<int64_t>(1, bound);
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(static_cast<double>(bound) * static_cast<double>(layer_ops) /
+                              static_cast<double>(model_ops)));
+}
+
 bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycles) {
   if (target_cycles < 1) return false;
   const int64_t needed = (layer_ops + target_cycles - 1) / target_cycles;
@@ -253,7 +274,9 @@ bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycle
 }
 
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
-                                    int more_factors, const PlanContext& context, Prune prune) {
+                                    int more_factors, const PlanContext& context, Prune prune,
+                                    int64_t prune_cycles) {
+  if (prune_cycles <= 0) prune_cycles = target.cycles;
   std::vector<PlanChoice> priced;
   int tried = 0, skipped = 0;
   std::map<bool, int64_t> ops;  // the layer's operations per sample, per form
@@ -262,7 +285,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
         pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
     if (!ops.count(plan.line_buffered)) ops[plan.line_buffered] = loop::dynamic_ops(form);
     if (prune == Prune::OverParallel &&
-        over_parallel(ops[plan.line_buffered], plan_unrolled_ops(form, plan), target.cycles)) {
+        over_parallel(ops[plan.line_buffered], plan_unrolled_ops(form, plan), prune_cycles)) {
       ++skipped;
       return false;
     }

@@ -75,15 +75,23 @@ using PlanContext = std::function<StageOptions(const LayerPlan&)>;
 // which loop control and memories never cost. Its graph alone is what made
 // `kiln rtl` take minutes and gigabytes (model64's third convolution
 // line-buffered with its window loop kept unrolls a whole pixel's 148 K
-// operations: 12 s and 3 GB). A LatencyCycles search needs its layers faster
-// than their interval targets, so it prunes nothing.
+// operations: 12 s and 3 GB). `prune_cycles`, when set, is the cycles the
+// parallelism is measured against instead of the target's: a LatencyCycles
+// search needs its layers faster than the bound, and measures each against
+// its share of it (latency_share_cycles).
 enum class Prune : uint8_t { None, OverParallel };
 inline constexpr int64_t kOverParallel = 16;
 inline constexpr int64_t kAlwaysPriced = 4096;
 bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycles);
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
                                     int more_factors, const PlanContext& context,
-                                    Prune prune = Prune::None);
+                                    Prune prune = Prune::None, int64_t prune_cycles = 0);
+
+// A layer's share of a LatencyCycles bound: the bound times its operations'
+// share of the model's (loop::dynamic_ops), at least 1. MobileNetV1's
+// fully unrolled pointwise layers (3.5 M operations, a graph of gigabytes)
+// are never what a bound of a million cycles over 30 layers needs.
+int64_t latency_share_cycles(int64_t bound, int64_t layer_ops, int64_t model_ops);
 
 // Every plan the search may try for kernel `kernel`, in its order, unpriced:
 // what the pricing benchmark (bench/rtl_price.cpp) walks, and a directive

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "kiln/dfg/unroll.h"
 #include "kiln/rtl/price.h"
 #include "kiln/rtl/testing/sim_check.h"
@@ -153,6 +155,31 @@ TEST(OverParallel, PruningKeepsTheCheapestPlan) {
   EXPECT_LT(pruned.front().tried, all.front().tried);
   EXPECT_EQ(cheapest_meeting(k, target, pruned, device).plan,
             cheapest_meeting(k, target, all, device).plan);
+}
+
+// A LatencyCycles search measures a layer's parallelism against its share of
+// the bound: the bound times its share of the model's operations.
+TEST(OverParallel, ALatencyBoundIsSharedByTheLayersOperations) {
+  EXPECT_EQ(latency_share_cycles(1'000'000, 250, 1'000), 250'000);
+  EXPECT_EQ(latency_share_cycles(1'000, 1, 1'000'000'000), 1);  // at least a cycle
+  EXPECT_EQ(latency_share_cycles(1'000, 5, 0), 1'000);          // nothing to share
+}
+
+// A convolution kept down to its output-channel loop (model8's first: 8
+// output channels) banks its weights and biases by that loop's copies: the
+// walk has those plans for each factor that copies (none for 1, which banks
+// nothing).
+TEST(Candidates, TheOutputChannelLoopUnrolledBanksItsWeights) {
+  const hls::Model m = testing::zoo_model("model8");
+  const loop::Program program = design_program(m, RtlOptions{});
+  Pricer pricer(program, m, {}, fpga::device_of_part(m.part), {}, {});
+  const loop::Kernel& k = program.kernels[0];
+  std::set<std::string> texts;
+  for (const LayerPlan& p : candidate_plans(pricer, 0)) texts.insert(plan_text(k, p));
+  EXPECT_TRUE(texts.count("loop=oh flatten=6 unroll=2 pipeline=1 weights=banked"));
+  EXPECT_TRUE(texts.count("loop=oh flatten=6 unroll=4 pipeline=1 weights=banked"));
+  EXPECT_FALSE(texts.count("loop=oh flatten=6 pipeline=1 weights=banked"));
+  EXPECT_TRUE(texts.count("loop=oh flatten=6 pipeline=1"));
 }
 
 }  // namespace
