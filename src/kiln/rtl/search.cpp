@@ -150,14 +150,17 @@ class Candidates {
 };
 
 // LatencyCycles: every layer's plans (the searched ones meeting their
-// interval target; the others their one plan), each priced alone, and the
-// pick whose latencies add up to at most the bound.
-std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const RtlOptions& options,
-                                                         const StageOptions& stage) {
+// interval target; the others their one plan), each priced alone.
+struct LatencyCandidates {
+  std::vector<std::vector<PlanChoice>> layers;
+  std::vector<const IntervalTarget*> targets;  // null: the layer is not searched
+};
+
+LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
+                                     const StageOptions& stage) {
   const loop::Program& program = pricer.program();
   const int64_t bound = *options.latency_cycles;
-  std::vector<std::vector<PlanChoice>> layers;
-  std::vector<const IntervalTarget*> targets;
+  LatencyCandidates out;
   int64_t model_ops = 0;
   for (const loop::Kernel& kernel : program.kernels) model_ops += loop::dynamic_ops(kernel);
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
@@ -166,7 +169,7 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
     so.multiplier_limit = multiplier_limit_of(options, kernel);
     const PlanContext alone = [&so](const LayerPlan&) { return so; };
     const IntervalTarget* target = searched(options, kernel) ? target_of(options, kernel) : nullptr;
-    targets.push_back(target);
+    out.targets.push_back(target);
     if (target) {
       std::vector<PlanChoice> meeting;
       const std::vector<PlanChoice> all =
@@ -176,16 +179,17 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
       // The pick needs each plan's latency and resources only: the design
-      // prices the one picked again where it puts it (plan_layers).
+      // prices the one picked again where it puts it (place_layers).
       for (PlanChoice& c : meeting) c.stage.reset();
       pricer.forget(static_cast<int>(k), {});
-      layers.push_back(std::move(meeting));
+      out.layers.push_back(std::move(meeting));
       continue;
     }
     // A layer folded onto its multipliers keeps that plan.
     if (options.fold.count(kernel.name) && searched(options, kernel))
       if (std::optional<PlanChoice> c = fold_plan(pricer, static_cast<int>(k), options, alone)) {
-        layers.push_back({std::move(*c)});
+        c->stage.reset();
+        out.layers.push_back({std::move(*c)});
         continue;
       }
     const LayerPlan plan = configured_plan(program, static_cast<int>(k));
@@ -193,42 +197,64 @@ std::vector<std::optional<PlanChoice>> plans_for_latency(Pricer& pricer, const R
     if (!p.feasible)
       throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'", p.reason);
     PlanChoice only = choice_of(kernel, plan, std::move(p));
+    only.stage.reset();
     only.tried = 1;
-    layers.push_back({only});
+    out.layers.push_back({only});
   }
-  std::vector<int> pick = meet_latency(layers, bound);
-  if (pick.empty()) {
-    int64_t fastest = 0;
-    for (const auto& plans : layers) {
-      int best = std::numeric_limits<int>::max();
-      for (const PlanChoice& c : plans) best = std::min(best, c.latency);
-      fastest += best;
-    }
-    throw_error(ErrorKind::InvalidModel, "LatencyCycles",
-                fmt::format("cannot meet {}: the fastest plans kiln tried for each layer add up "
-                            "to {} cycles",
-                            bound, fastest),
-                "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
-                "the slow layers' Loop directives yourself");
-  }
-  pick = balance_for_part(layers, pick, bound, pricer.device().capacity);
-  KILN_ASSERT(verify_latency(layers, pick, bound), "a latency pick over its bound");
-  std::vector<std::optional<PlanChoice>> chosen(program.kernels.size());
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
-    if (!targets[k]) continue;
-    PlanChoice c = layers[k][static_cast<std::size_t>(pick[k])];
-    c.why = fmt::format(
-        "{}, LatencyCycles {}: {}, {} cycles per sample, {} of latency, "
+  return out;
+}
+
+// The pick whose latencies add up to at most `budget` (the bound, or more
+// where the layers overlap), balanced for the part; empty when even the
+// fastest plans add up to more.
+std::vector<int> pick_for_latency(const LatencyCandidates& c, int64_t budget,
+                                  const fpga::Device& device) {
+  std::vector<int> pick = meet_latency(c.layers, budget);
+  if (pick.empty()) return pick;
+  pick = balance_for_part(c.layers, pick, budget, device.capacity);
+  KILN_ASSERT(verify_latency(c.layers, pick, budget), "a latency pick over its budget");
+  return pick;
+}
+
+std::vector<std::optional<PlanChoice>> chosen_for_latency(const LatencyCandidates& c,
+                                                          const std::vector<int>& pick,
+                                                          int64_t bound, int64_t budget,
+                                                          const fpga::Device& device) {
+  std::vector<std::optional<PlanChoice>> chosen(c.layers.size());
+  const std::string overlap =
+      budget > bound
+          ? fmt::format(" (the layers overlap: their latencies may add up to {})", budget)
+          : "";
+  for (std::size_t k = 0; k < c.layers.size(); ++k) {
+    if (!c.targets[k]) continue;
+    PlanChoice p = c.layers[k][static_cast<std::size_t>(pick[k])];
+    p.why = fmt::format(
+        "{}, LatencyCycles {}{}: {}, {} cycles per sample, {} of latency, "
         "{:.2f}% of {} ({} plans tried{})",
-        targets[k]->source, bound, c.text, c.interval, c.latency, 100 * c.cost,
-        pricer.device().name, c.tried,
-        c.skipped ? fmt::format(", {} over {}x the parallelism its share of the bound needs "
+        c.targets[k]->source, bound, overlap, p.text, p.interval, p.latency, 100 * p.cost,
+        device.name, p.tried,
+        p.skipped ? fmt::format(", {} over {}x the parallelism its share of the bound needs "
                                 "not priced",
-                                c.skipped, kOverParallel)
+                                p.skipped, kOverParallel)
                   : "");
-    chosen[k] = std::move(c);
+    chosen[k] = std::move(p);
   }
   return chosen;
+}
+
+[[noreturn]] void latency_unmet(const LatencyCandidates& c, int64_t bound) {
+  int64_t fastest = 0;
+  for (const auto& plans : c.layers) {
+    int best = std::numeric_limits<int>::max();
+    for (const PlanChoice& p : plans) best = std::min(best, p.latency);
+    fastest += best;
+  }
+  throw_error(ErrorKind::InvalidModel, "LatencyCycles",
+              fmt::format("cannot meet {}: the fastest plans kiln tried for each layer add up "
+                          "to {} cycles",
+                          bound, fastest),
+              "raise LatencyCycles, lower TargetCycles so that faster plans qualify, or set "
+              "the slow layers' Loop directives yourself");
 }
 
 // Who writes and who reads each storage buffer, by kernel.
@@ -482,13 +508,20 @@ bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
   return total <= latency_cycles;
 }
 
-std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
-                                     const StageOptions& stage) {
+namespace {
+
+struct Placed {
+  std::vector<LayerChoice> plans;
+  int latency = 0;            // the design's, where the layers overlap
+  fpga::Resources resources;  // the stages' estimates, summed
+};
+
+// Each layer's plan (`for_latency`'s where it has one, else searched here)
+// where the layers before it put it.
+Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOptions& stage,
+                    const std::vector<std::optional<PlanChoice>>& for_latency) {
   const loop::Program& program = pricer.program();
-  StageOptions alone = stage;
-  alone.time_inputs = nullptr;  // no producers: each layer alone
-  std::vector<std::optional<PlanChoice>> for_latency(program.kernels.size());
-  if (options.latency_cycles) for_latency = plans_for_latency(pricer, options, alone);
+  Placed placed;
 
   // Layers in order, each where the chosen ones before it put it.
   const Users users(program);
@@ -561,11 +594,77 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
                   "set its Loop directives (kiln rtl --list-loops shows what each loop would "
                   "give), or a TargetCycles for kiln to search its plans");
     timing.commit(chosen.stage);
+    placed.resources += chosen.stage.report;
     pricer.forget(kernel, {choice.plan});
     chosen_graph[k] = pricer.graph_for(kernel, choice.plan, nullptr);
     plans.push_back(std::move(choice));
   }
-  return plans;
+  std::vector<std::pair<int, int64_t>> outputs;
+  for (int b : program.outputs)
+    outputs.emplace_back(program.storage_of(b),
+                         program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
+  placed.latency = timing.latest(outputs);
+  placed.plans = std::move(plans);
+  return placed;
+}
+
+}  // namespace
+
+std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
+                                     const StageOptions& stage) {
+  const loop::Program& program = pricer.program();
+  if (!options.latency_cycles)
+    return place_layers(pricer, options, stage,
+                        std::vector<std::optional<PlanChoice>>(program.kernels.size()))
+        .plans;
+  StageOptions alone = stage;
+  alone.time_inputs = nullptr;  // no producers: each layer alone
+  const LatencyCandidates c = latency_candidates(pricer, options, alone);
+  const int64_t bound = *options.latency_cycles;
+  const fpga::Device& device = pricer.device();
+  std::vector<int> pick = pick_for_latency(c, bound, device);
+  if (pick.empty()) latency_unmet(c, bound);
+  Placed best =
+      place_layers(pricer, options, stage, chosen_for_latency(c, pick, bound, bound, device));
+  if (best.latency > bound) return best.plans;  // what the sum gives, as asked
+  // The layers overlap where they hand tensors on: the design's latency is
+  // below their latencies' sum. Let the sum grow while the design's stays
+  // within the bound, each budget scaled by the room the last one left
+  // (then halving the step once over), and keep the design that fits the
+  // part best.
+  int64_t slowest = 0;
+  for (const auto& plans : c.layers) {
+    int most = 0;
+    for (const PlanChoice& p : plans) most = std::max(most, p.latency);
+    slowest += most;
+  }
+  int64_t fits = bound, over = 0;
+  int at = best.latency;
+  for (int step = 0; step < kLatencyBudgetSteps; ++step) {
+    int64_t budget =
+        over
+            ? (fits + over) / 2
+            : std::min(slowest, static_cast<int64_t>(static_cast<double>(fits) *
+                                                     static_cast<double>(bound) / std::max(1, at)));
+    if (budget <= fits || (over && over - fits <= fits / 50)) break;
+    const std::vector<int> next = pick_for_latency(c, budget, device);
+    if (next == pick) {
+      fits = budget;  // the same design: nothing to price
+      continue;
+    }
+    Placed p =
+        place_layers(pricer, options, stage, chosen_for_latency(c, next, bound, budget, device));
+    if (p.latency > bound) {
+      over = budget;
+      continue;
+    }
+    fits = budget;
+    at = p.latency;
+    pick = next;
+    if (fit_score(p.resources, device.capacity) < fit_score(best.resources, device.capacity))
+      best = std::move(p);
+  }
+  return best.plans;
 }
 
 std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice>& plans,
