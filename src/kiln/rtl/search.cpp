@@ -14,6 +14,35 @@
 
 namespace kiln::rtl {
 
+double common_flip_flops(const std::vector<PlanChoice>& plans) {
+  if (plans.empty()) return 0;
+  double floor = std::numeric_limits<double>::infinity();
+  for (const PlanChoice& p : plans) floor = std::min(floor, p.resources.ff);
+  return floor;
+}
+
+std::vector<std::vector<PlanChoice>> over_common_flip_flops(
+    std::vector<std::vector<PlanChoice>> layers, const fpga::Device& device) {
+  for (std::vector<PlanChoice>& plans : layers) {
+    const double floor = common_flip_flops(plans);
+    for (PlanChoice& p : plans) {
+      p.resources.ff -= floor;
+      if (device.capacity.ff > 0) p.cost -= floor / device.capacity.ff;
+    }
+  }
+  return layers;
+}
+
+bool reads_a_skip(const loop::Program& program, int k) {
+  for (int read : program.kernels[static_cast<std::size_t>(k)].reads) {
+    const int b = program.storage_of(read);
+    for (int j = 0; j + 1 < k; ++j)
+      for (int w : program.kernels[static_cast<std::size_t>(j)].writes)
+        if (program.storage_of(w) == b) return true;
+  }
+  return false;
+}
+
 namespace {
 
 const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
@@ -178,6 +207,11 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
+      // A layer that reads a skip connection keeps a loop where it can.
+      if (reads_a_skip(program, static_cast<int>(k)) &&
+          std::any_of(meeting.begin(), meeting.end(),
+                      [](const PlanChoice& c) { return c.plan.loop >= 0; }))
+        std::erase_if(meeting, [](const PlanChoice& c) { return c.plan.loop < 0; });
       // The pick needs each plan's latency and resources only: the design
       // prices the one picked again where it puts it (place_layers).
       for (PlanChoice& c : meeting) c.stage.reset();
@@ -209,10 +243,11 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
 // fastest plans add up to more.
 std::vector<int> pick_for_latency(const LatencyCandidates& c, int64_t budget,
                                   const fpga::Device& device) {
-  std::vector<int> pick = meet_latency(c.layers, budget);
+  const std::vector<std::vector<PlanChoice>> layers = over_common_flip_flops(c.layers, device);
+  std::vector<int> pick = meet_latency(layers, budget);
   if (pick.empty()) return pick;
-  pick = balance_for_part(c.layers, pick, budget, device.capacity);
-  KILN_ASSERT(verify_latency(c.layers, pick, budget), "a latency pick over its budget");
+  pick = balance_for_part(layers, pick, budget, device.capacity);
+  KILN_ASSERT(verify_latency(layers, pick, budget), "a latency pick over its budget");
   return pick;
 }
 
@@ -638,6 +673,12 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
     for (const PlanChoice& p : plans) most = std::max(most, p.latency);
     slowest += most;
   }
+  double floors = 0;
+  for (const std::vector<PlanChoice>& plans : c.layers) floors += common_flip_flops(plans);
+  const auto over_floors = [&](fpga::Resources r) {
+    r.ff = std::max(0.0, r.ff - floors);
+    return r;
+  };
   int64_t fits = bound, over = 0;
   int at = best.latency;
   for (int step = 0; step < kLatencyBudgetSteps; ++step) {
@@ -661,7 +702,8 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
     fits = budget;
     at = p.latency;
     pick = next;
-    if (fit_score(p.resources, device.capacity) < fit_score(best.resources, device.capacity))
+    if (fit_score(over_floors(p.resources), device.capacity) <
+        fit_score(over_floors(best.resources), device.capacity))
       best = std::move(p);
   }
   return best.plans;

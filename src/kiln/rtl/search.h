@@ -146,6 +146,24 @@ bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
 // (DS-CNN on the xc7z020 at LatencyCycles 46285: 12,152 cycles at the sum's
 // pick, 589 DSPs).
 inline constexpr int kLatencyBudgetSteps = 6;
+
+// The flip-flops every plan of a layer has (its fewest): priced alone or
+// before its consumers, a layer holds its input and output tensors in
+// registers, which the design mostly puts in channel memories instead
+// (DS-CNN's nine convolutions: 600 K such flip-flops against 32 K in the
+// design). A LatencyCycles pick weighs what each plan adds over it:
+// over_common_flip_flops takes it from every plan's flip-flops and cost.
+double common_flip_flops(const std::vector<PlanChoice>& plans);
+std::vector<std::vector<PlanChoice>> over_common_flip_flops(
+    std::vector<std::vector<PlanChoice>> layers, const fpga::Device& device);
+
+// Whether kernel `k` reads a tensor written by a kernel before the one just
+// before it (a residual block's Add reading the block's input). A
+// LatencyCycles search keeps a loop in such a layer where any plan does, so
+// that the tensor waits in a channel's memory rather than in the top's delay
+// registers, which pricing the layer alone does not see (ResNet-8's last Add
+// fully unrolled: 10.9 M delay bits, refused).
+bool reads_a_skip(const loop::Program& program, int k);
 std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
                                      const StageOptions& stage);
 

@@ -182,5 +182,57 @@ TEST(Candidates, TheOutputChannelLoopUnrolledBanksItsWeights) {
   EXPECT_TRUE(texts.count("loop=oh flatten=6 pipeline=1"));
 }
 
+// A residual block's Add reads the block's input, written three layers
+// before it; the layer before the Add's other input is no skip, nor is a
+// chain's next layer.
+TEST(LatencySearch, AResidualAddReadsASkip) {
+  const std::filesystem::path onnx =
+      kiln::testing::source_dir() / "models" / "coverage" / "mobilenetv3_block" / "model.onnx";
+  const hls::Model m =
+      hls::build_model(hls::prepare_graph(onnx, {}).passed, hls::Config{}, nullptr);
+  const loop::Program program = design_program(m, RtlOptions{});
+  auto kernel = [&](const std::string& name) {
+    for (std::size_t k = 0; k < program.kernels.size(); ++k)
+      if (program.kernels[k].name == name) return static_cast<int>(k);
+    ADD_FAILURE() << "no kernel " << name;
+    return 0;
+  };
+  EXPECT_TRUE(reads_a_skip(program, kernel("Add")));
+  EXPECT_FALSE(reads_a_skip(program, kernel("project_project_0_Conv")));
+  EXPECT_FALSE(reads_a_skip(program, kernel("GlobalAveragePool")));
+}
+
+// Flip-flops every plan of a layer has (its tensors in registers, priced
+// alone) do not decide the pick: on a part whose flip-flops they fill, the
+// balance would trade DSPs for flip-flops that the design does not have.
+TEST(LatencySearch, FlipFlopsEveryPlanHasAreTakenOut) {
+  fpga::Device part;
+  part.capacity.lut = 1000;
+  part.capacity.ff = 1000;
+  part.capacity.dsp = 10;
+  auto with = [](int latency, double ff, double dsp, double lut) {
+    PlanChoice c = plan(latency, 0);
+    c.resources.ff = ff;
+    c.resources.dsp = dsp;
+    c.resources.lut = lut;
+    c.cost = ff / 1000 + dsp / 10 + lut / 1000;
+    return c;
+  };
+  // Layer 0: a DSP plan and a LUT plan as fast; the DSP plan holds 300 more
+  // flip-flops (its products' registers). Both hold 2,000 of the layer's
+  // tensors.
+  const std::vector<std::vector<PlanChoice>> layers = {
+      {with(10, 2300, 8, 100), with(10, 2000, 0, 900)}};
+  EXPECT_EQ(common_flip_flops(layers[0]), 2000);
+  const auto over = over_common_flip_flops(layers, part);
+  EXPECT_EQ(over[0][0].resources.ff, 300);
+  EXPECT_EQ(over[0][1].resources.ff, 0);
+  EXPECT_NEAR(over[0][1].cost, layers[0][1].cost - 2.0, 1e-9);
+  // Taken out, the DSP plan is the better fit (80% of the DSPs against 90%
+  // of the LUTs); left in, the flip-flops decide (230% against 200%).
+  EXPECT_EQ(balance_for_part(over, {1}, 10, part.capacity), (std::vector<int>{0}));
+  EXPECT_EQ(balance_for_part(layers, {0}, 10, part.capacity), (std::vector<int>{1}));
+}
+
 }  // namespace
 }  // namespace kiln::rtl
