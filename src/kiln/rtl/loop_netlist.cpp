@@ -158,7 +158,8 @@ int LoopStageBuilder::variable_bits(int which) const {
 // A flattened nest's variables in the iteration k0 holds, counted like an
 // odometer (the innermost every iteration, each outer one when all inside it
 // wrap), and, for the memories, ROM banks and channels that address by them,
-// their copies in each pipeline stage (moving along with k).
+// and the registers addressed by element (element_index), their copies in
+// each pipeline stage (moving along with k).
 void LoopStageBuilder::variables() {
   if (!body_.flat()) return;
   FixedValues& fv = *fv_;
@@ -179,7 +180,10 @@ void LoopStageBuilder::variables() {
     m_->drive_register(v, m_->mux(go_, fv.lit(0, b), next), fv.or2(go_, carry));
     carry = fv.and2(carry, last);
   }
-  if ((rams_.empty() && banks_.empty() && chan_read_.empty()) || stages_ < 2) return;
+  if ((rams_.empty() && banks_.empty() && chan_read_.empty() && register_reads_.empty() &&
+       register_writes_.empty()) ||
+      stages_ < 2)
+    return;
   for (int s = 1; s < stages_; ++s)
     for (int i = 0; i < d; ++i) {
       auto& copies = var_[static_cast<std::size_t>(i)];
@@ -310,6 +314,17 @@ void LoopStageBuilder::loads() {
     const dfg::PortAccess& pa = body_.writes[static_cast<std::size_t>(w)];
     const auto en = enable_.find(w);
     const ValueId when = en == enable_.end() ? active(t) : fv.and2(active(t), en->second);
+    if (const auto it = register_writes_.find(static_cast<int>(w)); it != register_writes_.end()) {
+      // By the element's index (element_index): a comparison per element
+      // written, not per iteration (an accumulator per output channel
+      // updated over a pointwise layer's 73,728 iterations).
+      const RegisterRead& rw = it->second;
+      const int64_t last = (rw.elements.back() - rw.first) / rw.stride;
+      const ValueId index = linear(rw.index, t, index_bits(last + 1));
+      for (int64_t el : rw.elements)
+        load[{b, el}].emplace_back(fv.and2(when, fv.eq(index, (el - rw.first) / rw.stride)), data);
+      continue;
+    }
     for (int64_t k = 0; k < body_.trip; ++k)
       if (const int64_t el = element_at(pa, k); el >= 0) {
         auto [is, fresh] = iteration_is.try_emplace({t / ii_, k}, kNoValue);

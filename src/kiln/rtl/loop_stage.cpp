@@ -293,11 +293,22 @@ void LoopStageBuilder::uses() {
       continue;
     }
     BufferUse* use = nullptr;  // made at the first element written, as note_write() would
+    bool everywhere = true;
     for (int64_t k = 0; k < body_.trip; ++k)
       if (const int64_t e = elements[static_cast<std::size_t>(k)]; e >= 0) {
         if (!use) use = &use_of(pa.buffer);
         use->note_write(e, l0_ + k * ii_ + t);
+      } else {
+        everywhere = false;
       }
+    // Decoded from the element's index where the write happens in every
+    // iteration or under its enable (loads()).
+    const int w = static_cast<int>(-1 - o.where.element);
+    bool enabled = false;
+    for (const dfg::Output& e : g.outputs())
+      enabled = enabled || (e.where.buffer == dfg::kWriteEnableBuffer && e.where.element == w);
+    if (everywhere || enabled)
+      if (std::optional<RegisterRead> rr = element_index(pa)) register_writes_[w] = std::move(*rr);
   }
   // A moving read in iteration k happens in cycle L0 + k*II + t, both as a
   // multiplexer (latency 0) and as a registered read (latency 1).
@@ -388,10 +399,18 @@ void LoopStageBuilder::uses() {
 // padded read that does not happen) the index selects any element: the
 // body's graph predicates what it does with it, as with a memory's read.
 void LoopStageBuilder::element_address(int r) {
-  const dfg::PortAccess& pa = body_.reads[static_cast<std::size_t>(r)];
+  if (std::optional<RegisterRead> rr = element_index(body_.reads[static_cast<std::size_t>(r)]))
+    register_reads_[r] = std::move(*rr);
+}
+
+// The access's row-major element as a linear function of the kept
+// variables, checked against every iteration where it happens; none when it
+// is not one.
+std::optional<LoopStageBuilder::RegisterRead> LoopStageBuilder::element_index(
+    const dfg::PortAccess& pa) const {
   const int accessed = pa.accessed >= 0 ? pa.accessed : pa.buffer;
   const loop::Buffer& b = p_.buffers[static_cast<std::size_t>(accessed)];
-  if (pa.index.size() != b.shape.size()) return;
+  if (pa.index.size() != b.shape.size()) return std::nullopt;
   Linear a;
   a.step.assign(body_.kept.size(), 0);
   for (std::size_t dim = 0; dim < b.shape.size(); ++dim) {
@@ -408,10 +427,10 @@ void LoopStageBuilder::element_address(int r) {
     const std::vector<int64_t> v = body_.values(k);
     int64_t at = a.base;
     for (std::size_t i = 0; i < v.size() && i < a.step.size(); ++i) at += a.step[i] * v[i];
-    if (at != e) return;  // not row-major in the variables: by iteration
+    if (at != e) return std::nullopt;  // not row-major in the variables: by iteration
     reached.insert(e);
   }
-  if (reached.empty()) return;
+  if (reached.empty()) return std::nullopt;
   // Dense cases: when the elements reached are e0 + g * j (a channel of a
   // channels-last tensor), the index is j, every step a multiple of g.
   const int64_t e0 = *reached.begin();
@@ -423,7 +442,7 @@ void LoopStageBuilder::element_address(int r) {
   a.base = (a.base - e0) / g;
   RegisterRead rr{a, e0, g, {}};
   rr.elements.assign(reached.begin(), reached.end());
-  register_reads_[r] = std::move(rr);
+  return rr;
 }
 
 // Each channel bank this stage reads: a circular memory as deep as the

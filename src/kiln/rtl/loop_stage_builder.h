@@ -110,6 +110,8 @@ class LoopStageBuilder {
   void uses();
   void channel_depths();
   void element_address(int r);
+  struct RegisterRead;
+  std::optional<RegisterRead> element_index(const dfg::PortAccess& pa) const;
   void rom_read(int r);
   void group_roms();
   void ram_access(const dfg::PortAccess& pa, int index, int t, bool write);
@@ -176,8 +178,8 @@ class LoopStageBuilder {
   std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
   std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
   std::map<int, std::set<int>> chan_read_banks_;  // a read across banks -> the banks it reaches
-  // A read of registers addressed by its element's row-major index
-  // (element_address): `index` gives (element - first) / stride, and
+  // A read or write of registers addressed by its element's row-major index
+  // (element_index): `index` gives (element - first) / stride, and
   // `elements` are those it reaches.
   struct RegisterRead {
     Linear index;
@@ -185,6 +187,7 @@ class LoopStageBuilder {
     std::vector<int64_t> elements;
   };
   std::map<int, RegisterRead> register_reads_;
+  std::map<int, RegisterRead> register_writes_;  // by LoopBody::writes index
 
   // The netlist under construction.
   netlist::Module* m_ = nullptr;
