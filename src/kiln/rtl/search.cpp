@@ -45,6 +45,17 @@ bool reads_a_skip(const loop::Program& program, int k) {
 
 namespace {
 
+// ", 42 over 16x the parallelism it needs not priced, 3 with more
+// iterations than the target not priced" (what layer_plans left out).
+std::string not_priced(const PlanChoice& c, std::string_view needs) {
+  std::string s;
+  if (c.skipped)
+    s +=
+        fmt::format(", {} over {}x the parallelism {} not priced", c.skipped, kOverParallel, needs);
+  if (c.slow) s += fmt::format(", {} with more iterations than the target not priced", c.slow);
+  return s;
+}
+
 const IntervalTarget* target_of(const RtlOptions& o, const loop::Kernel& k) {
   for (const IntervalTarget& t : o.interval_targets)
     if (t.layer == k.name) return &t;
@@ -267,11 +278,7 @@ std::vector<std::optional<PlanChoice>> chosen_for_latency(const LatencyCandidate
         "{}, LatencyCycles {}{}: {}, {} cycles per sample, {} of latency, "
         "{:.2f}% of {} ({} plans tried{})",
         c.targets[k]->source, bound, overlap, p.text, p.interval, p.latency, 100 * p.cost,
-        device.name, p.tried,
-        p.skipped ? fmt::format(", {} over {}x the parallelism its share of the bound needs "
-                                "not priced",
-                                p.skipped, kOverParallel)
-                  : "");
+        device.name, p.tried, not_priced(p, "its share of the bound needs"));
     chosen[k] = std::move(p);
   }
   return chosen;
@@ -339,7 +346,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
                                     int64_t prune_cycles) {
   if (prune_cycles <= 0) prune_cycles = target.cycles;
   std::vector<PlanChoice> priced;
-  int tried = 0, skipped = 0;
+  int tried = 0, skipped = 0, slow = 0;
   std::map<bool, int64_t> ops;  // the layer's operations per sample, per form
   Candidates(pricer, kernel, more_factors, [&](const LayerPlan& plan) {
     const loop::Kernel& form =
@@ -348,6 +355,11 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     if (prune == Prune::OverParallel &&
         over_parallel(ops[plan.line_buffered], plan_unrolled_ops(form, plan), prune_cycles)) {
       ++skipped;
+      return false;
+    }
+    if (prune == Prune::OverParallel && target.cycles > 0 &&
+        plan_iterations(form, plan) > target.cycles) {
+      ++slow;
       return false;
     }
     ++tried;
@@ -362,6 +374,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
   for (PlanChoice& c : priced) {
     c.tried = tried;
     c.skipped = skipped;
+    c.slow = slow;
   }
   return priced;
 }
@@ -394,11 +407,9 @@ PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,
         "raise its TargetCycles (or ReuseFactor), or set its Loop directives yourself (kiln rtl "
         "--list-loops shows what each loop would give)");
   PlanChoice c = *best;
-  c.why = fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried{})",
-                      target.source, c.text, c.interval, 100 * c.cost, device.name, tried,
-                      c.skipped ? fmt::format(", {} over {}x the parallelism it needs not priced",
-                                              c.skipped, kOverParallel)
-                                : "");
+  c.why =
+      fmt::format("{}: {}, {} cycles per sample, {:.2f}% of {} ({} plans tried{})", target.source,
+                  c.text, c.interval, 100 * c.cost, device.name, tried, not_priced(c, "it needs"));
   return c;
 }
 

@@ -44,6 +44,7 @@ struct PlanChoice {
   double cost = 0;   // share of the device
   int tried = 0;     // plans priced
   int skipped = 0;   // plans not priced (Prune::OverParallel)
+  int slow = 0;      // plans not priced: more iterations than the target's cycles
   // Its products run on DSP multipliers (none by constants as shifts and adds).
   bool on_multipliers = false;
   std::string text;                         // describe(): the plan in words
@@ -78,7 +79,11 @@ using PlanContext = std::function<StageOptions(const LayerPlan&)>;
 // operations: 12 s and 3 GB). `prune_cycles`, when set, is the cycles the
 // parallelism is measured against instead of the target's: a LatencyCycles
 // search needs its layers faster than the bound, and measures each against
-// its share of it (latency_share_cycles).
+// its share of it (latency_share_cycles). Prune::OverParallel also leaves
+// unpriced, counted in `slow`, a plan whose kept loops run more iterations
+// than the target's cycles: one iteration issues per cycle at best, so it
+// cannot meet it (model64's third convolution with its output-channel loop
+// kept: 2.4 M iterations, the plan's walk over them minutes and gigabytes).
 enum class Prune : uint8_t { None, OverParallel };
 inline constexpr int64_t kOverParallel = 16;
 inline constexpr int64_t kAlwaysPriced = 4096;

@@ -135,8 +135,9 @@ TEST(OverParallel, APlanUnrollsOneIterationOfItsKeptLoopsAndTheRest) {
 
 // Pruning the over-parallel plans keeps the search's choice: at 4,000 cycles
 // (56 operations a cycle) the fully unrolled convolution (223 K operations)
-// and the other plans over 4,096 are not priced, and the cheapest plan that
-// meets the target is the one the whole walk finds.
+// and the other plans over 4,096 are not priced, nor those of more than
+// 4,000 iterations, and the cheapest plan that meets the target is the one
+// the whole walk finds.
 TEST(OverParallel, PruningKeepsTheCheapestPlan) {
   const hls::Model m = testing::zoo_model("conv2d_b");
   const loop::Program program = design_program(m, RtlOptions{});
@@ -151,7 +152,9 @@ TEST(OverParallel, PruningKeepsTheCheapestPlan) {
       layer_plans(pricer, 0, target, 0, alone, Prune::OverParallel);
   ASSERT_FALSE(pruned.empty());
   EXPECT_GT(pruned.front().skipped, 0);
+  EXPECT_GT(pruned.front().slow, 0);  // the window rows kept: 62 x 62 x 3 iterations
   EXPECT_EQ(all.front().skipped, 0);
+  EXPECT_EQ(all.front().slow, 0);
   EXPECT_LT(pruned.front().tried, all.front().tried);
   EXPECT_EQ(cheapest_meeting(k, target, pruned, device).plan,
             cheapest_meeting(k, target, all, device).plan);
