@@ -33,6 +33,12 @@ netlist::Storage storage_of(loop::Storage s) {
   return netlist::Storage::Auto;
 }
 
+// Where a loop's memory goes, as the estimate counts it (ram_in_block_ram).
+netlist::Storage ram_storage(loop::Storage s, int64_t depth, int width) {
+  if (s == loop::Storage::Registers) return netlist::Storage::Registers;
+  return ram_in_block_ram(s, depth, width) ? netlist::Storage::Bram : netlist::Storage::Lutram;
+}
+
 }  // namespace
 
 void LoopStageBuilder::emit() {
@@ -409,9 +415,9 @@ void LoopStageBuilder::reads() {
     netlist::Memory mem;
     mem.name = fmt::format("mem{}_{}", i, buf.name);
     mem.kind = netlist::MemoryKind::Ram;
-    mem.storage = storage_of(buf.directives.storage);
     mem.width = buf.type.width;
     mem.depth = bank_depth(p_, rb.storage);
+    mem.storage = ram_storage(buf.directives.storage, mem.depth, mem.width);
     mem.read_latency = 1;
     mem.read_ports = rb.reads.empty() ? 0 : 1;
     mem.write_ports = 1;
@@ -547,6 +553,7 @@ ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
     mem.kind = netlist::MemoryKind::Ram;
     mem.width = width_of(buffer);
     mem.depth = int64_t{1} << bits;
+    mem.storage = ram_storage(loop::Storage::Auto, mem.depth, mem.width);
     mem.read_latency = 1;
     mem.read_ports = 1;
     mem.write_ports = 1;

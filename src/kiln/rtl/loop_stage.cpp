@@ -24,12 +24,12 @@ namespace {
 
 // Whether a memory bank of `entries` words of `width` bits goes to block RAM:
 // as its Storage directive says, else as Yosys maps it.
-bool in_block_ram(loop::Storage s, int entries, int width) {
-  return s == loop::Storage::Bram ||
-         (s != loop::Storage::Lutram && sched::rom_in_block_ram(entries, width));
-}
-
 }  // namespace
+
+bool ram_in_block_ram(loop::Storage s, int64_t depth, int width) {
+  return s == loop::Storage::Bram ||
+         (s != loop::Storage::Lutram && sched::rom_in_block_ram(static_cast<int>(depth), width));
+}
 
 bool rom_group_in_block_ram(loop::Storage s, int64_t depth, int width) {
   if (s == loop::Storage::Bram) return true;
@@ -616,10 +616,10 @@ void LoopStageBuilder::report() {
     }
     for (int b : banks) {
       const int entries = 1 << chan_bits_.at({buffer, b});
-      const sched::OperatorCost cost =
-          sched::operator_cost(sched::rom_in_block_ram(entries, w) ? sched::OperatorKind::BlockRam
-                                                                   : sched::OperatorKind::Ram,
-                               {w, 0, entries, 0}, f);
+      const sched::OperatorCost cost = sched::operator_cost(
+          ram_in_block_ram(loop::Storage::Auto, entries, w) ? sched::OperatorKind::BlockRam
+                                                            : sched::OperatorKind::Ram,
+          {w, 0, entries, 0}, f);
       static_cast<fpga::Resources&>(r) += cost.resources;
     }
   }
@@ -628,7 +628,7 @@ void LoopStageBuilder::report() {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
     const auto depth = static_cast<int>(bank_depth(p_, rb.storage));
     const int w = buf.type.width;
-    const bool bram = in_block_ram(buf.directives.storage, depth, w);
+    const bool bram = ram_in_block_ram(buf.directives.storage, depth, w);
     const sched::OperatorCost cost = sched::operator_cost(
         bram ? sched::OperatorKind::BlockRam : sched::OperatorKind::Ram, {w, 0, depth, 0}, f);
     static_cast<fpga::Resources&>(r) += cost.resources;

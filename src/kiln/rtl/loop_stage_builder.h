@@ -62,6 +62,14 @@ struct BufferUse {
 inline constexpr int64_t kLutRomMostDepth = 64;
 bool rom_group_in_block_ram(loop::Storage storage, int64_t depth, int width);
 
+// Whether a memory a loop writes (a buffer's bank, a channel's copy of one)
+// goes to block RAM: as its Storage says, else when it is large
+// (sched::rom_in_block_ram). The estimate counts it there, and the netlist
+// asks Yosys for it by ram_style, block or distributed: left to choose,
+// Yosys put MobileNetV1's 4 Kbit channel banks in block RAM (293 BRAM18 where
+// the estimate counted 182, over the Zynq-7020's 280).
+bool ram_in_block_ram(loop::Storage storage, int64_t depth, int width);
+
 // One ROM bank of a weight buffer and the body reads on each of its ports.
 struct RomBank {
   int accessed = -1;  // the buffer as the reads name it (partitioned)

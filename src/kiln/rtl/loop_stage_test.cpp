@@ -164,6 +164,16 @@ TEST(LoopStage, LayersStartWhenWhatTheyReadFirstIsWritten) {
   int sum = 0;
   for (const StageReport& s : d.stages) sum += s.latency_cycles;
   EXPECT_LT(d.latency_cycles, sum);
+  // The channels' memories go where the estimate counts them: distributed
+  // RAM for these small ones (ram_in_block_ram), never left to Yosys.
+  int channels = 0;
+  for (const netlist::Module& mod : d.netlist.modules)
+    for (const netlist::Memory& mem : mod.memories())
+      if (mem.name.rfind("chm", 0) == 0) {
+        ++channels;
+        EXPECT_EQ(mem.storage, netlist::Storage::Lutram) << mem.name;
+      }
+  EXPECT_GT(channels, 0);
   for (const auto& [file, text] : d.files)
     if (file == d.top + ".v") {
       EXPECT_EQ(text.find("_d1 <="), std::string::npos) << text;
@@ -210,6 +220,9 @@ TEST(LoopStage, LineBuffersInMemory) {
       EXPECT_EQ(mem.depth, 8);
       EXPECT_EQ(mem.width, 16);
       EXPECT_EQ(mem.kind, netlist::MemoryKind::Ram);
+      // Where the estimate counts it (8 x 16 bits: distributed RAM), not
+      // left to Yosys.
+      EXPECT_EQ(mem.storage, netlist::Storage::Lutram);
     }
   }
   EXPECT_EQ(
