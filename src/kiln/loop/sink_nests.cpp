@@ -192,10 +192,10 @@ class Distributor {
   int rewritten = 0;
 
  private:
-  // A chain: Ifs of first_or_last guards, one statement each, down to a For.
+  // A chain: Ifs of first_or_last guards, one statement each, all first or
+  // all last iterations, down to a For.
   struct Chain {
     std::vector<int> loops;  // the guarded loops, outermost first
-    bool first = true;       // every guard holds in its loop's first iteration
     Stmt* inner = nullptr;   // the For
   };
 
@@ -212,7 +212,6 @@ class Distributor {
       at = &at->body[0];
     }
     if (c.loops.empty() || at->kind != StmtKind::For || !(all_first || all_last)) return {};
-    c.first = all_first;
     c.inner = at;
     return c;
   }
