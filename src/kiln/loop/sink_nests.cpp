@@ -195,6 +195,7 @@ class Distributor {
   // A chain: Ifs of first_or_last guards, one statement each, all first or
   // all last iterations, down to a For.
   struct Chain {
+    std::size_t at = 0;      // its place in the body
     std::vector<int> loops;  // the guarded loops, outermost first
     Stmt* inner = nullptr;   // the For
   };
@@ -323,8 +324,7 @@ class Distributor {
   }
 
   void distribute(std::vector<Stmt>& body, const std::vector<int>& enclosing) {
-    std::vector<std::size_t> chains;
-    std::vector<Chain> found;
+    std::vector<Chain> chains;
     for (std::size_t i = 0; i < body.size(); ++i)
       if (auto c = chain_of(body[i])) {
         // The guards name the innermost loops around the body, each once:
@@ -335,13 +335,14 @@ class Distributor {
             guarded != std::set<int>(enclosing.end() - static_cast<long>(n), enclosing.end()))
           continue;
         if (trip(c->inner->loop) < 2 || !closed(c->inner->body)) continue;
-        chains.push_back(i);
-        found.push_back(*c);
+        c->at = i;
+        chains.push_back(*c);
       }
     if (chains.empty()) return;
     std::vector<Access> rest, all;
     for (std::size_t i = 0; i < body.size(); ++i)
-      if (std::find(chains.begin(), chains.end(), i) == chains.end()) accesses({body[i]}, rest);
+      if (std::none_of(chains.begin(), chains.end(), [&](const Chain& c) { return c.at == i; }))
+        accesses({body[i]}, rest);
     accesses(body, all);
     std::set<int> written;
     for (const Access& a : all)
@@ -351,13 +352,12 @@ class Distributor {
     const std::vector<Stmt> before = body;
     const std::vector<Value> values_before = k_.values;
     int changed = 0;
-    for (std::size_t n = 0; n < chains.size(); ++n) {
-      const Chain& c = found[n];
+    for (const Chain& c : chains) {
       const std::optional<Affine> e = element_of(c, rest, written);
       if (!e) continue;
       const int l = loop_of(*e, c);
       if (l < 0) continue;
-      Stmt& top = body[chains[n]];
+      Stmt& top = body[c.at];
       substitute(c.inner->body, c.inner->loop, *e);
       std::vector<Stmt> inner = std::move(c.inner->body);
       *c.inner = Stmt{};

@@ -20,12 +20,6 @@ namespace kiln::rtl {
 using dfg::NodeOp;
 using loop::ScalarType;
 
-namespace {
-
-// Whether a memory bank of `entries` words of `width` bits goes to block RAM:
-// as its Storage directive says, else as Yosys maps it.
-}  // namespace
-
 bool ram_in_block_ram(loop::Storage s, int64_t depth, int width) {
   return s == loop::Storage::Bram ||
          (s != loop::Storage::Lutram && sched::rom_in_block_ram(static_cast<int>(depth), width));
@@ -256,6 +250,9 @@ void LoopStageBuilder::uses() {
   // its writes happen in every iteration.
   const dfg::Graph& g = body_.graph;
   note_reads(g, l0_);
+  std::set<int64_t> enabled;  // the writes with an enable (kWriteEnableBuffer outputs)
+  for (const dfg::Output& o : g.outputs())
+    if (o.where.buffer == dfg::kWriteEnableBuffer) enabled.insert(o.where.element);
   for (std::size_t i = 0; i < g.outputs().size(); ++i) {
     const dfg::Output& o = g.outputs()[i];
     const int64_t t = op_start(ls_.lp.output_ops[i]);
@@ -304,10 +301,7 @@ void LoopStageBuilder::uses() {
     // Decoded from the element's index where the write happens in every
     // iteration or under its enable (loads()).
     const int w = static_cast<int>(-1 - o.where.element);
-    bool enabled = false;
-    for (const dfg::Output& e : g.outputs())
-      enabled = enabled || (e.where.buffer == dfg::kWriteEnableBuffer && e.where.element == w);
-    if (everywhere || enabled)
+    if (everywhere || enabled.count(w))
       if (std::optional<RegisterRead> rr = element_index(pa)) register_writes_[w] = std::move(*rr);
   }
   // A moving read in iteration k happens in cycle L0 + k*II + t, both as a

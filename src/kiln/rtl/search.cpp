@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "kiln/loop/directives.h"
@@ -31,16 +32,6 @@ std::vector<std::vector<PlanChoice>> over_common_flip_flops(
     }
   }
   return layers;
-}
-
-bool reads_a_skip(const loop::Program& program, int k) {
-  for (int read : program.kernels[static_cast<std::size_t>(k)].reads) {
-    const int b = program.storage_of(read);
-    for (int j = 0; j + 1 < k; ++j)
-      for (int w : program.kernels[static_cast<std::size_t>(j)].writes)
-        if (program.storage_of(w) == b) return true;
-  }
-  return false;
 }
 
 namespace {
@@ -121,7 +112,7 @@ class Candidates {
     // A loop of one iteration (a convolution's group loop) copies nothing:
     // its one plan keeps the nest to that depth.
     if (trip < 2) {
-      if (worth(plan_of(1))) consider(plan_of(1));
+      if (const LayerPlan p = plan_of(1); worth(p)) consider(p);
       return;
     }
     int past = -1;
@@ -201,8 +192,9 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
   const loop::Program& program = pricer.program();
   const int64_t bound = *options.latency_cycles;
   LatencyCandidates out;
-  int64_t model_ops = 0;
-  for (const loop::Kernel& kernel : program.kernels) model_ops += loop::dynamic_ops(kernel);
+  std::vector<int64_t> ops;  // each layer's operations per sample
+  for (const loop::Kernel& kernel : program.kernels) ops.push_back(loop::dynamic_ops(kernel));
+  const int64_t model_ops = std::accumulate(ops.begin(), ops.end(), int64_t{0});
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const loop::Kernel& kernel = program.kernels[k];
     StageOptions so = stage;
@@ -214,7 +206,7 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
       std::vector<PlanChoice> meeting;
       const std::vector<PlanChoice> all =
           layer_plans(pricer, static_cast<int>(k), *target, 3, alone, Prune::OverParallel,
-                      latency_share_cycles(bound, loop::dynamic_ops(kernel), model_ops));
+                      latency_share_cycles(bound, ops[k], model_ops));
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
       if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
@@ -321,6 +313,17 @@ struct Users {
 };
 
 }  // namespace
+
+bool reads_a_skip(const loop::Program& program, int k) {
+  const Users users(program);
+  for (int read : program.kernels[static_cast<std::size_t>(k)].reads) {
+    const auto w = users.writers.find(program.storage_of(read));
+    if (w != users.writers.end() &&
+        std::any_of(w->second.begin(), w->second.end(), [&](int j) { return j + 1 < k; }))
+      return true;
+  }
+  return false;
+}
 
 std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& k) {
   for (const auto& [name, limit] : o.multiplier_limits)
