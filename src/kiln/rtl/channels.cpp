@@ -9,6 +9,13 @@
 
 namespace kiln::rtl {
 
+int64_t ChannelRead::kept_before(int64_t rank) const {
+  if (takes.empty()) return rank;
+  const auto period = static_cast<int64_t>(takes.size());
+  const auto ones = std::count(takes.begin(), takes.end(), true);
+  return rank / period * ones + std::count(takes.begin(), takes.begin() + rank % period, true);
+}
+
 namespace {
 
 // Whether graph `g` reads or writes storage buffer `b` at a fixed element.
@@ -74,6 +81,36 @@ std::optional<ChannelRead> fit(const dfg::LoopBody& body,
   return r;
 }
 
+// Which writes of the banks a read reaches (iteration, place) it keeps: the
+// ranks it reaches in each bank, when they are the same in every bank, leave
+// some out and repeat with a period (dividing the bank's writes per sample,
+// so the pattern restarts with each sample) of at most kMaxTakesPeriod;
+// empty otherwise (the read keeps every write).
+template <typename At>
+std::vector<bool> takes_of(const At& at, const Channel& c) {
+  std::map<int, std::vector<bool>> reached;  // bank -> rank reached
+  for (const auto& [k, pl] : at) {
+    auto [it, fresh] = reached.try_emplace(pl.bank);
+    if (fresh)
+      it->second.assign(static_cast<std::size_t>(c.per_sample[static_cast<std::size_t>(pl.bank)]),
+                        false);
+    it->second[static_cast<std::size_t>(pl.rank)] = true;
+  }
+  const std::vector<bool>& bits = reached.begin()->second;
+  for (const auto& [bank, b] : reached)
+    if (b != bits) return {};
+  if (std::find(bits.begin(), bits.end(), false) == bits.end()) return {};
+  const auto n = static_cast<int64_t>(bits.size());
+  for (int64_t period = 1; period <= std::min(n, kMaxTakesPeriod); ++period) {
+    if (n % period != 0) continue;
+    bool repeats = true;
+    for (int64_t i = period; i < n && repeats; ++i)
+      repeats = bits[static_cast<std::size_t>(i)] == bits[static_cast<std::size_t>(i % period)];
+    if (repeats) return {bits.begin(), bits.begin() + period};
+  }
+  return {};
+}
+
 // The consumer's reads of channel `c` whose elements are written at
 // `place`: each read's place fitted (ChannelRead), or why not.
 std::optional<Channel> fit_reads(const loop::Program& p, Channel c, const std::vector<Place>& place,
@@ -104,16 +141,29 @@ std::optional<Channel> fit_reads(const loop::Program& p, Channel c, const std::v
     const bool one_bank = std::all_of(at.begin(), at.end(), [&](const auto& a) {
       return a.second.bank == at.front().second.bank;
     });
-    std::vector<std::pair<int64_t, int64_t>> points;  // iteration, place
-    for (const auto& [k, pl] : at)
-      points.emplace_back(k, one_bank ? pl.rank : pl.rank << lanes_log2 | pl.bank);
     if (!one_bank) {
       // One address for every bank: each is written as often.
       for (const auto& [k, pl] : at)
         if (c.per_sample[static_cast<std::size_t>(pl.bank)] != c.per_sample.front())
           return no(fmt::format("read {} crosses banks written unequally often", r));
     }
-    std::optional<ChannelRead> read = fit(cb, points);
+    // The place among the writes the read keeps: only those it reaches
+    // when that is linear too, else all.
+    const auto fit_kept = [&](std::vector<bool> takes) {
+      ChannelRead kept;
+      kept.takes = std::move(takes);
+      std::vector<std::pair<int64_t, int64_t>> points;  // iteration, place
+      for (const auto& [k, pl] : at) {
+        const int64_t rank = kept.kept_before(pl.rank);
+        points.emplace_back(k, one_bank ? rank : rank << lanes_log2 | pl.bank);
+      }
+      std::optional<ChannelRead> read = fit(cb, points);
+      if (read) read->takes = std::move(kept.takes);
+      return read;
+    };
+    std::optional<ChannelRead> read;
+    if (std::vector<bool> takes = takes_of(at, c); !takes.empty()) read = fit_kept(takes);
+    if (!read) read = fit_kept({});
     if (!read)
       return no(fmt::format("read {}'s place {} not linear in the variables", r,
                             one_bank ? "in its bank is" : "across the banks is"));
@@ -214,6 +264,22 @@ void check_reads(const loop::Program& p, const Channel& c,
   const dfg::LoopBody& cb = consumed.body;
   for (const ChannelRead& r : c.reads) {
     const dfg::PortAccess& pa = cb.reads.at(static_cast<std::size_t>(r.read));
+    // Each bank's elements as this read keeps them; the pattern restarts
+    // with each sample.
+    std::vector<std::vector<int64_t>> kept = order;
+    for (const std::vector<int64_t>& bank : order)
+      KILN_ASSERT(!r.filtered() || bank.size() % r.takes.size() == 0,
+                  fmt::format("channel @{}: read {} keeps writes in a period of {} that does not "
+                              "divide a bank's {} writes per sample",
+                              p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read,
+                              r.takes.size(), bank.size()));
+    if (r.filtered())
+      for (std::vector<int64_t>& bank : kept) {
+        std::vector<int64_t> taken;
+        for (std::size_t i = 0; i < bank.size(); ++i)
+          if (r.takes[i % r.takes.size()]) taken.push_back(bank[i]);
+        bank = std::move(taken);
+      }
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, pa, k, numel);
       if (e < 0) continue;
@@ -224,7 +290,7 @@ void check_reads(const loop::Program& p, const Channel& c,
                   fmt::format("channel @{}: read {} in iteration {} finds bank {} of {}",
                               p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read, k,
                               bank_index, order.size()));
-      const std::vector<int64_t>& bank = order[static_cast<std::size_t>(bank_index)];
+      const std::vector<int64_t>& bank = kept[static_cast<std::size_t>(bank_index)];
       KILN_ASSERT(rank >= 0 && rank < static_cast<int64_t>(bank.size()) &&
                       bank[static_cast<std::size_t>(rank)] == e,
                   fmt::format("channel @{}: read {} in iteration {} finds place {} of bank {}, "

@@ -9,7 +9,8 @@
 // reaches. With one, each of the producer's writes into the tensor (a port
 // of its loop's body) is a bank: the consumer holds a small circular memory
 // per bank for each read of it, written as the producer writes (one element
-// per write, in order) and read at the element's place in that order, which
+// per write, in order, or only the writes the read reaches when they recur
+// with a short period) and read at the element's place in that order, which
 // the channel gives as a linear function of the consumer's loop variables.
 // The memories are as deep as the two schedules need: the most writes of a
 // bank that can happen between an element's write and its last read, over
@@ -40,6 +41,15 @@ struct ChannelRead {
   // one bank the place is the element's rank in its bank's order of writes.
   int64_t base = 0;
   std::vector<int64_t> step;
+  // A read that reaches only some of the writes of the banks it reads keeps
+  // only those in its memories (a pooling window's column reads one pixel
+  // in five): the bank's write of rank i is kept when takes[i % period],
+  // the same pattern in every bank it reads, and the place counts the kept
+  // writes only. Empty: every write is kept.
+  std::vector<bool> takes;
+  bool filtered() const { return !takes.empty(); }
+  // How many of a bank's first `rank` writes the read keeps.
+  int64_t kept_before(int64_t rank) const;
   int64_t place(const std::vector<int64_t>& v) const {
     int64_t r = base;
     for (std::size_t i = 0; i < v.size() && i < step.size(); ++i) r += step[i] * v[i];
@@ -54,6 +64,10 @@ struct ChannelRead {
   }
   bool operator==(const ChannelRead&) const = default;
 };
+
+// The longest period of a filtered read's pattern (ChannelRead::takes):
+// its bits are a table the consumer reads once per write.
+inline constexpr int64_t kMaxTakesPeriod = 1024;
 
 // Channel::producer of a model input streamed by the top (design.h Port):
 // its banks are the lanes of a beat, each written once a beat.

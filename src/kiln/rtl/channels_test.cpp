@@ -187,5 +187,50 @@ TEST(Channel, AStreamedInputsRegistersServeAReaderWithoutALoop) {
   testing::expect_bit_exact(m, d, tools::Simulator::Icarus, 3, 1.5, 12);
 }
 
+// A 2 x 2 average pooling that keeps its rows, columns, channels and window
+// rows as one loop and unrolls the window's columns: each of its two reads
+// reaches every other pixel the convolution writes. Each read's memories
+// keep only the writes it reaches (a pattern of period 2), half of what a
+// copy of every write would hold.
+const char* kPooled = R"(layers 1
+model "pooled" {}
+%x: ap_fixed<8,3>[6x6x1] = Input() @x "x"
+%h: ap_fixed<10,4>[6x6x4] = Conv(%x) {in_h=6 in_w=6 c_in=1 out_h=6 out_w=6 c_out=4 kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1} @conv config {accum=ap_fixed<20,8>} constants {weights=[3,-5,7,1,0,-2,4,6,-7,2,5,-1,-3,7,2,0,1,-6,5,3,-4,2,-7,6,1,1,-1,4,-3,2,6,-5,0,3,7,-2] bias=[1,-2,3,0]}
+%y: ap_fixed<10,4>[3x3x4] = Pool(%h) {kind=Average in_h=6 in_w=6 channels=4 out_h=3 out_w=3 kernel_h=2 kernel_w=2 stride_h=2 stride_w=2} @pool config {accum=ap_fixed<14,6>}
+input %x "x": [1x1x6x6] perm=[1,2,0]
+output %y "y": [1x4x3x3] perm=[1,2,0]
+)";
+
+TEST(Channel, AReadThatReachesSomeWritesKeepsOnlyThose) {
+  const hls::Model m = hls::parse_layers(kPooled, "pooled.layers");
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  o.directives.loops["pool/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"pool/ow", "pool/c", "pool/kh"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  o.directives.loops["pool/kw"] = {0, std::nullopt, false};
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.handoffs.size(), 1u);
+  EXPECT_TRUE(d.handoffs[0].channel) << d.handoffs[0].why;
+  // Two reads across the 4 banks: 8 memories, each written through the
+  // phase of its read's pattern.
+  int memories = 0, phases = 0;
+  int64_t words = 0;
+  for (const netlist::Module& mod : d.netlist.modules) {
+    for (const netlist::Memory& mem : mod.memories())
+      if (mem.name.rfind("chm", 0) == 0) {
+        ++memories;
+        words += mem.depth;
+      }
+    for (netlist::ValueId v = 0; v < mod.size(); ++v)
+      phases += mod.value(v).name.rfind("cph_", 0) == 0;
+  }
+  EXPECT_EQ(memories, 8);
+  EXPECT_EQ(phases, 8);
+  // 16 words each (a copy of every write: 32).
+  EXPECT_LE(words, 8 * 16);
+  expect_lint_clean_and_bit_exact(m, d, 13);
+}
+
 }  // namespace
 }  // namespace kiln::rtl

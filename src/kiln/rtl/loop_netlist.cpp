@@ -510,23 +510,43 @@ ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
   const std::vector<int> banks =
       cr.crosses() ? std::vector<int>(chan_read_banks_.at(r).begin(), chan_read_banks_.at(r).end())
                    : std::vector<int>{cr.bank};
-  const int bits = chan_bits_.at({buffer, banks.front()});
+  const int bits = chan_bits_.at(chan_stream(r, banks.front()));
   const auto pointers = [&](int b) -> const std::vector<ValueId>& {
-    const std::pair<int, int> key{buffer, b};
+    const ChanStream key = chan_stream(r, b);
     auto [bank, fresh] = chan_bank_.try_emplace(key);
     if (fresh) {
       const int64_t size = int64_t{1} << chan_bits_.at(key);
       const int kb = chan_bits_.at(key);
-      const std::string tag = fmt::format("{}_{}", key.first, key.second);
+      const std::string tag = std::get<2>(key) < 0
+                                  ? fmt::format("{}_{}", buffer, b)
+                                  : fmt::format("{}_{}_r{}", buffer, b, std::get<2>(key));
       const ValueId cwp = m_->reg(kb, "cwp_" + tag);
       const ValueId cbase = m_->reg(kb, "cbase_" + tag);
       const ValueId cnext = m_->reg(kb, "cnext_" + tag);
-      m_->drive_register(cwp, m_->add(cwp, fv.lit(1, kb)), inputs_.at(channel_port("chv", key)),
-                         rst_);
+      const ValueId valid = inputs_.at(channel_port("chv", {buffer, b}));
+      ValueId kept = valid;
+      if (cr.filtered()) {
+        // The pattern's phase, one step per write of the bank, and whether
+        // this write is one the read keeps.
+        const auto period = static_cast<int64_t>(cr.takes.size());
+        const int pb = index_bits(period);
+        const ValueId phase = m_->reg(pb, "cph_" + tag);
+        const ValueId step = m_->add(phase, fv.lit(1, pb));
+        m_->drive_register(phase,
+                           period == int64_t{1} << pb
+                               ? step
+                               : m_->mux(fv.eq(phase, period - 1), fv.lit(0, pb), step),
+                           valid, rst_);
+        std::vector<std::pair<int64_t, ValueId>> taken;
+        for (int64_t i = 0; i < period; ++i)
+          if (cr.takes[static_cast<std::size_t>(i)]) taken.emplace_back(i, fv.lit(1, 1));
+        kept = fv.and2(valid, fv.select(phase, taken, fv.lit(0, 1)));
+      }
+      m_->drive_register(cwp, m_->add(cwp, fv.lit(1, kb)), kept, rst_);
       m_->drive_register(cnext, m_->add(cnext, fv.lit(chan_per_sample_.at(key) % size, kb)),
                          start_in_, rst_);
       m_->drive_register(cbase, cnext, fv.and2(fv.not1(rst_), start_in_));
-      bank->second = {cwp, cbase};
+      bank->second = {cwp, cbase, kept};
     }
     return bank->second;
   };
@@ -558,8 +578,7 @@ ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
     mem.read_ports = 1;
     mem.write_ports = 1;
     const int id = m_->memory(std::move(mem));
-    m_->write(id, 0, pointers(b)[0], inputs_.at(channel_port("chw", key)),
-              inputs_.at(channel_port("chv", key)));
+    m_->write(id, 0, pointers(b)[0], inputs_.at(channel_port("chw", key)), pointers(b)[2]);
     lanes_read.emplace_back(
         b, m_->read(id, 0, address, kNoValue,
                     banks.size() == 1 ? fmt::format("rd{}", r) : fmt::format("rd{}_{}", r, b)));

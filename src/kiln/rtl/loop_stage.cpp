@@ -44,7 +44,10 @@ BuiltStage LoopStageBuilder::run() {
     r_.channel_outputs_ports.emplace_back(channel_port("chw", key), width_of(key.first));
     r_.channel_outputs_ports.emplace_back(channel_port("chv", key), 1);
   }
-  for (const auto& [key, bits] : chan_bits_) {
+  std::set<std::pair<int, int>> banks_read;
+  for (const auto& [stream, bits] : chan_bits_)
+    banks_read.emplace(std::get<0>(stream), std::get<1>(stream));
+  for (const std::pair<int, int>& key : banks_read) {
     r_.channel_inputs_ports.emplace_back(channel_port("chw", key), width_of(key.first));
     r_.channel_inputs_ports.emplace_back(channel_port("chv", key), 1);
   }
@@ -328,7 +331,7 @@ void LoopStageBuilder::uses() {
           if (!fresh) it->second = std::min(it->second, cycle);
           const std::vector<int64_t> v = body_.values(k);
           const int bank = cr.bank_at(v);
-          int64_t& last = chan_last_[{pa.buffer, bank}][cr.rank_at(v)];
+          int64_t& last = chan_last_[chan_stream(static_cast<int>(r), bank)][cr.rank_at(v)];
           last = std::max(last, cycle);
           if (cr.crosses()) chan_read_banks_[static_cast<int>(r)].insert(bank);
         }
@@ -439,19 +442,30 @@ std::optional<LoopStageBuilder::RegisterRead> LoopStageBuilder::element_index(
   return rr;
 }
 
-// Each channel bank this stage reads: a circular memory as deep as the
-// most writes of the bank that can come between a place's write and its
-// last read, over this and the following samples (at least the design's
-// interval apart, and so this stage's), rounded up to a power of two.
+LoopStageBuilder::ChanStream LoopStageBuilder::chan_stream(int read, int bank) const {
+  const auto& [c, cr] = chan_read_.at(read);
+  return {c->buffer, bank, cr->filtered() ? read : -1};
+}
+
+// Each channel stream this stage reads: a circular memory as deep as the
+// most writes it keeps that can come between a place's write and its last
+// read, over this and the following samples (at least the design's interval
+// apart, and so this stage's), rounded up to a power of two.
 void LoopStageBuilder::channel_depths() {
   for (const auto& [key, last] : chan_last_) {
-    const auto [buffer, bank] = key;
+    const auto [buffer, bank, read] = key;
     const Channel* c = nullptr;
+    const ChannelRead* filter = nullptr;
     for (const auto& [r, ch] : chan_read_)
-      if (ch.first->buffer == buffer) c = ch.first;
+      if (ch.first->buffer == buffer) {
+        c = ch.first;
+        if (r == read) filter = ch.second;
+      }
     KILN_ASSERT(c && o_.channel_writes, "a channel read without its producer's writes");
-    std::vector<int64_t> writes = o_.channel_writes(*c, bank);
-    for (int64_t& w : writes) w -= start_;
+    std::vector<int64_t> writes;
+    const std::vector<int64_t>& all = o_.channel_writes(*c, bank);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (!filter || filter->takes[i % filter->takes.size()]) writes.push_back(all[i] - start_);
     // The next sample comes no sooner than the design's interval so far or
     // this stage's own, whichever is longer (the design's is at least both).
     const int64_t interval = std::max<int64_t>({1, o_.interval, end_});
@@ -476,10 +490,9 @@ void LoopStageBuilder::channel_depths() {
   }
   // A read across banks addresses them all at once: as deep as the deepest.
   for (const auto& [read, banks] : chan_read_banks_) {
-    const int buffer = body_.reads[static_cast<std::size_t>(read)].buffer;
     int bits = 1;
-    for (int b : banks) bits = std::max(bits, chan_bits_.at({buffer, b}));
-    for (int b : banks) chan_bits_[{buffer, b}] = bits;
+    for (int b : banks) bits = std::max(bits, chan_bits_.at(chan_stream(read, b)));
+    for (int b : banks) chan_bits_[chan_stream(read, b)] = bits;
   }
 }
 
@@ -598,6 +611,14 @@ void LoopStageBuilder::report() {
   // multiplexer over them by the registered lane.
   for (const auto& [read, ch] : chan_read_) {
     const int buffer = ch.first->buffer;
+    if (ch.second->filtered()) {
+      // Its pattern's phase and table, once per bank.
+      const auto period = static_cast<int>(ch.second->takes.size());
+      const std::size_t n = ch.second->crosses() ? chan_read_banks_.at(read).size() : 1;
+      r.ff += static_cast<double>(n) * index_bits(period);
+      r.lut += static_cast<double>(n) *
+               sched::operator_cost(sched::OperatorKind::Rom, {1, 0, period, 0}, f).resources.lut;
+    }
     const int w = p_.buffers[static_cast<std::size_t>(buffer)].type.width;
     std::vector<int> banks{ch.second->bank};
     if (ch.second->crosses()) {
@@ -609,7 +630,7 @@ void LoopStageBuilder::report() {
       r.ff += ch.second->lanes_log2;
     }
     for (int b : banks) {
-      const int entries = 1 << chan_bits_.at({buffer, b});
+      const int entries = 1 << chan_bits_.at(chan_stream(read, b));
       const sched::OperatorCost cost = sched::operator_cost(
           ram_in_block_ram(loop::Storage::Auto, entries, w) ? sched::OperatorKind::BlockRam
                                                             : sched::OperatorKind::Ram,

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -181,10 +182,14 @@ class LoopStageBuilder {
   std::map<int, std::pair<const Channel*, int>> chan_write_;                // write -> bank
   std::map<int, std::pair<const Channel*, const ChannelRead*>> chan_read_;  // read -> its
   std::map<std::pair<int, int64_t>, int64_t> chan_first_;                   // element -> first read
-  std::map<std::pair<int, int>, std::map<int64_t, int64_t>>
-      chan_last_;                                           // bank -> place -> last read
-  std::map<std::pair<int, int>, int> chan_bits_;            // bank -> address bits
-  std::map<std::pair<int, int>, int64_t> chan_per_sample_;  // bank -> writes per sample
+  // A channel memory's stream of writes: (buffer, bank, read), read -1 for
+  // every write of the bank (shared by the reads that keep them all), else
+  // the writes that filtered read keeps (ChannelRead::takes).
+  using ChanStream = std::tuple<int, int, int>;
+  ChanStream chan_stream(int read, int bank) const;
+  std::map<ChanStream, std::map<int64_t, int64_t>> chan_last_;  // place -> last read
+  std::map<ChanStream, int> chan_bits_;                         // address bits
+  std::map<ChanStream, int64_t> chan_per_sample_;               // writes kept per sample
   std::map<int, std::set<int>> chan_read_banks_;  // a read across banks -> the banks it reaches
   // A read or write of registers addressed by its element's row-major index
   // (element_index): `index` gives (element - first) / stride, and
@@ -220,7 +225,7 @@ class LoopStageBuilder {
   std::vector<int> ram_id_;                                          // per memory bank: its memory
   std::map<int64_t, ValueId> enable_;                     // per predicated write: its enable
   std::map<std::string, ValueId> pre_, post_, body_out_;  // the parts' output ports
-  std::map<std::pair<int, int>, std::vector<ValueId>> chan_bank_;  // bank -> cwp, cbase
+  std::map<ChanStream, std::vector<ValueId>> chan_bank_;  // cwp, cbase, write enable
 };
 
 }  // namespace kiln::rtl
