@@ -264,21 +264,15 @@ void check_reads(const loop::Program& p, const Channel& c,
   const dfg::LoopBody& cb = consumed.body;
   for (const ChannelRead& r : c.reads) {
     const dfg::PortAccess& pa = cb.reads.at(static_cast<std::size_t>(r.read));
-    // Each bank's elements as this read keeps them; the pattern restarts
-    // with each sample.
+    // Each bank's elements as this read keeps them (the pattern restarts
+    // with each sample in the banks it reads).
     std::vector<std::vector<int64_t>> kept = order;
-    for (const std::vector<int64_t>& bank : order)
-      KILN_ASSERT(!r.filtered() || bank.size() % r.takes.size() == 0,
-                  fmt::format("channel @{}: read {} keeps writes in a period of {} that does not "
-                              "divide a bank's {} writes per sample",
-                              p.buffers[static_cast<std::size_t>(c.buffer)].name, r.read,
-                              r.takes.size(), bank.size()));
     if (r.filtered())
       for (std::vector<int64_t>& bank : kept) {
         std::vector<int64_t> taken;
         for (std::size_t i = 0; i < bank.size(); ++i)
           if (r.takes[i % r.takes.size()]) taken.push_back(bank[i]);
-        bank = std::move(taken);
+        bank = bank.size() % r.takes.size() == 0 ? std::move(taken) : std::vector<int64_t>{};
       }
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, pa, k, numel);
