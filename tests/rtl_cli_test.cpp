@@ -105,6 +105,40 @@ TEST(RtlCli, MultiplierLimitZeroPutsProductsInLuts) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// ConstantProducts: DSP puts a layer's products by its weights on DSP slices
+// (Vitis's bind_op impl=dsp) instead of shifts and adds: dense_a fully
+// unrolled has 60 whose weights have three or more signed digits. The
+// estimate's DSPs are Yosys's, the results the same, and plans.yaml keeps
+// the choice.
+TEST(RtlCli, ConstantProductsOnDspsAreDspSlices) {
+  TempDir tmp;
+  const fs::path luts = tmp.path() / "luts", dsps = tmp.path() / "dsps";
+  const ProcessResult in_luts = kiln({"rtl", zoo("dense_a"), "-o", luts.string(), "--json"});
+  ASSERT_EQ(in_luts.exit_code, 0) << in_luts.err;
+  EXPECT_EQ(nlohmann::json::parse(in_luts.out)["estimate"]["dsp"].get<double>(), 0);
+  const ProcessResult built = kiln({"rtl", zoo("dense_a"), "--set", "Model.ConstantProducts=DSP",
+                                    "-o", dsps.string(), "--json"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const double dsp = nlohmann::json::parse(built.out)["estimate"]["dsp"].get<double>();
+  EXPECT_EQ(dsp, 60);
+  EXPECT_CONTAINS(read_text(dsps / "plans.yaml"), "ConstantProducts: DSP");
+  const ProcessResult sim =
+      kiln({"rtlsim", dsps.string(), "--samples", "4", "--simulator", "icarus"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  EXPECT_CONTAINS(sim.out, "bit-exact");
+  const ProcessResult syn = kiln({"synth", dsps.string(), "--json"});
+  ASSERT_EQ(syn.exit_code, 0) << syn.err;
+  EXPECT_EQ(nlohmann::json::parse(syn.out)["dsp"].get<double>(), dsp) << syn.out;
+  const fs::path again = tmp.path() / "again";
+  const ProcessResult rebuilt = kiln({"rtl", zoo("dense_a"), "-c", (dsps / "plans.yaml").string(),
+                                      "-o", again.string(), "--json"});
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
+  EXPECT_EQ(nlohmann::json::parse(rebuilt.out)["estimate"]["dsp"].get<double>(), dsp);
+  expect_error(kiln({"rtl", zoo("dense_a"), "--set", "Model.ConstantProducts=BRAM", "-o",
+                     (tmp.path() / "bad").string()}),
+               2, "ConstantProducts");
+}
+
 // One device table (fpga/devices.h): a part kiln does not know is refused
 // before anything is built, naming the known ones, never priced as a VU9P;
 // a known one is reported with its capacity, shares are of it.

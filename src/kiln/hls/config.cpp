@@ -51,9 +51,10 @@ const std::vector<std::string>& top_keys() {
   return k;
 }
 const std::vector<std::string>& layer_keys() {
-  static const std::vector<std::string> k = {
-      "Precision", "ReuseFactor", "Strategy",        "ConvImplementation", "TargetCycles",
-      "TableSize", "TableRange",  "MultiplierLimit", "Scheduler",          "LatencyCycles"};
+  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",     "Strategy",
+                                             "ConvImplementation", "TargetCycles",    "TableSize",
+                                             "TableRange",         "MultiplierLimit", "Scheduler",
+                                             "LatencyCycles",      "ConstantProducts"};
   return k;
 }
 const std::vector<std::string>& precision_keys() {
@@ -249,6 +250,8 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                      lc.conv_impl = parse_enum<ConvImpl>(c, sub, v);
                    } else if (k == "MultiplierLimit") {
                      lc.multiplier_limit = parse_non_negative_int(c, sub, v);
+                   } else if (k == "ConstantProducts") {
+                     lc.constant_products = parse_enum<ConstantProducts>(c, sub, v);
                    } else if (k == "Scheduler" || k == "LatencyCycles") {
                      if (whole == nullptr)
                        fail(c, sub, key, k + " applies to the whole model",
@@ -642,6 +645,7 @@ ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, cons
     r.multiplier_limit = v->first;
     r.multiplier_limit_level = v->second;
   }
+  if (auto v = pick(lv, &LayerConfig::constant_products)) r.constant_products = v->first;
   return r;
 }
 
@@ -731,6 +735,8 @@ void write_block(std::string& out, const std::string& indent, const BlockValues&
            "# LatencyCycles: 500  # kiln rtl: most cycles per sample, in to out (default: none)\n";
     out +=
         indent + "# MultiplierLimit: 16  # kiln rtl: most multipliers per layer (default: none)\n";
+    out += indent + "# ConstantProducts: DSP  # kiln rtl: products by weights on " +
+           enum_choices<ConstantProducts>() + " (default: searched)\n";
   }
   if (all || listed(Field::Table)) {
     out += indent + "TableSize: " + std::to_string(v.table_size) + "\n";

@@ -43,6 +43,8 @@ struct LayerConfig {
   // RTL only (kiln rtl; the HLS flow ignores it): the most variable x
   // variable multipliers the layer may instantiate.
   std::optional<int64_t> multiplier_limit;
+  // RTL only: where products by constants go (LUTs or DSPs).
+  std::optional<ConstantProducts> constant_products;
   bool operator==(const LayerConfig&) const = default;
 };
 
@@ -108,6 +110,7 @@ struct ResolvedLayerConfig {
   double table_range = 8.0;
   std::optional<int64_t> multiplier_limit;  // none: no limit
   ConfigLevel multiplier_limit_level = ConfigLevel::Default;
+  std::optional<ConstantProducts> constant_products;  // none: kiln rtl searches
 };
 // by_name is looked up under `name`, then under `onnx_name` (name wins per field).
 ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,

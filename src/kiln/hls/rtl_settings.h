@@ -23,6 +23,11 @@ namespace kiln::hls {
 enum class RtlScheduler : uint8_t { Asap, List, Sdc };
 inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 
+// Where kiln rtl builds a layer's products by constants (its weights, where
+// the plan unrolls them): shifts and adds in LUTs, or DSP slices (Vitis's
+// bind_op impl=fabric / impl=dsp).
+enum class ConstantProducts : uint8_t { Lut, Dsp };
+
 // A loop's directives: what a Loop.<layer>/<loop> block says, what the Loop
 // IR's loop carries and what a plan sets. An Unroll nobody set leaves the
 // loop to the backend: kiln rtl unrolls it fully unless a plan keeps it, C
@@ -104,6 +109,9 @@ struct LayerRtlSettings {
   // A convolution's form where the config sets ConvImplementation (LineBuffer:
   // streaming with line buffers; Encoded: direct); unset: searched.
   std::optional<bool> line_buffer;
+  // Where the config sets ConstantProducts; unset: searched (LUTs when the
+  // layer's plan is configured).
+  std::optional<ConstantProducts> constant_products;
 };
 
 }  // namespace kiln::hls
@@ -124,6 +132,11 @@ struct EnumNames<hls::BufferStorage> {
       {hls::BufferStorage::Registers, "registers"},
       {hls::BufferStorage::Lutram, "lutram"},
       {hls::BufferStorage::Bram, "bram"}};
+};
+template <>
+struct EnumNames<hls::ConstantProducts> {
+  static constexpr std::pair<hls::ConstantProducts, std::string_view> kNames[] = {
+      {hls::ConstantProducts::Lut, "LUT"}, {hls::ConstantProducts::Dsp, "DSP"}};
 };
 template <>
 struct EnumNames<hls::RtlScheduler> {

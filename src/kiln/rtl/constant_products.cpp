@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "kiln/rtl/node_cost.h"
 #include "kiln/sched/operator_library.h"
 #include "kiln/support/flat_hash.h"
 
@@ -93,7 +94,8 @@ const ConstantProducts& ConstantProductsMemo::plan(const std::vector<int64_t>& c
 }
 
 void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
-                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit) {
+                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit,
+                            bool constants_on_dsps) {
   ConstantProductsMemo own;  // for this graph alone when the caller keeps none
   if (!memo) memo = &own;
   // The products by a constant as (x, cycle, product), in graph order, then
@@ -111,6 +113,7 @@ void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
     const auto args = g.args(n);
     const bool c0 = g.is_const(args[0]), c1 = g.is_const(args[1]);
     if (c0 == c1) continue;  // a product of two variables (or folded constants)
+    if (constant_on_dsp(g, n, constants_on_dsps)) continue;
     if (products.empty() || start[n] < first) first = start[n];
     if (products.empty() || start[n] > last) last = start[n];
     products.push_back({c0 ? args[1] : args[0], start[n], n});
@@ -150,13 +153,15 @@ void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
 
 std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
                                                   const std::vector<int>& start,
-                                                  ConstantProductsMemo* memo) {
+                                                  ConstantProductsMemo* memo,
+                                                  bool constants_on_dsps) {
   std::vector<ProductGroup> groups;
   for_each_product_group(
       g, start, memo,
       [&groups](const std::vector<uint32_t>& nodes, const ConstantProducts& plan, int width) {
         groups.push_back({nodes, plan, width});
-      });
+      },
+      constants_on_dsps);
   return groups;
 }
 

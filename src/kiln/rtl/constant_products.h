@@ -68,15 +68,19 @@ class ConstantProductsMemo {
   std::unordered_map<std::vector<int64_t>, ConstantProducts, Hash> plans_;
 };
 
-// `memo`, when given, keeps the plans for later calls.
+// `memo`, when given, keeps the plans for later calls. With
+// `constants_on_dsps`, the products that go on DSP slices (node_cost.h
+// constant_on_dsp) are in no group.
 std::vector<ProductGroup> group_constant_products(const dfg::Graph& g,
                                                   const std::vector<int>& start,
-                                                  ConstantProductsMemo* memo = nullptr);
+                                                  ConstantProductsMemo* memo = nullptr,
+                                                  bool constants_on_dsps = false);
 // The same groups, in the same order, each handed to `visit` (its nodes,
 // plan and width) and not kept: what pricing alone needs.
 using ProductGroupVisitor = std::function<void(const std::vector<uint32_t>& nodes,
                                                const ConstantProducts& plan, int width)>;
 void for_each_product_group(const dfg::Graph& g, const std::vector<int>& start,
-                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit);
+                            ConstantProductsMemo* memo, const ProductGroupVisitor& visit,
+                            bool constants_on_dsps = false);
 
 }  // namespace kiln::rtl

@@ -118,7 +118,8 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   // them (they depend on both ends' plans).
   std::set<std::string> configured_forms;
   for (const auto& [layer, lb] : options.line_buffer) configured_forms.insert(layer);
-  Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms);
+  Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms,
+                options.constants_on_dsps);
   const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
   const std::vector<Channel> channels = plan_channels(pricer, plans, streamed, &d.handoffs);
   {

@@ -75,6 +75,10 @@ struct RtlOptions {
   // (one iteration per output pixel). Unset: the TargetCycles search tries
   // both, and configured loops are direct.
   std::map<std::string, bool> line_buffer;
+  // Layers whose ConstantProducts the config sets, by layer name: true puts
+  // the products by their weights on DSP slices (LayerPlan). Unset: the
+  // searches try both; a configured plan keeps them in LUTs.
+  std::map<std::string, bool> constants_on_dsps;
   // Config keys that shape kiln compile's project and not this design, said
   // in the report rather than ignored in silence (options.h).
   std::vector<std::string> notes;

@@ -26,8 +26,10 @@ LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel&
 }
 
 BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan,
-                             const LayerGraph& graph, const StageOptions& options,
+                             const LayerGraph& graph, const StageOptions& layer_options,
                              const std::string& module, const LoopMemories* memories) {
+  StageOptions options = layer_options;
+  options.constants_on_dsps = plan.constants_on_dsps;
   if (plan.loop < 0) {
     KILN_ASSERT(graph.unrolled.has_value(), "an unrolled plan without its graph");
     return build_stage(StageGraph::of(*graph.unrolled), program, options, module);
@@ -44,6 +46,7 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
   LoopScheduleOptions lo;
   lo.family = options.family;
   lo.multiplier_limit = options.multiplier_limit;
+  lo.constants_on_dsps = options.constants_on_dsps;
   lo.ii = plan.pipeline_ii;
   lo.clock_ns = options.clock_ns;
   lo.memories = memories->memories;
@@ -59,7 +62,8 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
                                     static_cast<int>(lo.family),
                                     lo.ii.value_or(0),
                                     lo.clock_ns,
-                                    lo.ports_per_bank};
+                                    lo.ports_per_bank,
+                                    lo.constants_on_dsps};
   auto it = options.cache->schedules.find(key);
   if (it == options.cache->schedules.end())
     it = options.cache->schedules.emplace(key, schedule_loop(sk.body, memories->program, lo)).first;

@@ -71,7 +71,8 @@ class ProblemBuilder {
     // 0 puts the products in LUTs, as many as the body has.
     const bool fabric = o_.multiplier_limit == 0;
     costs_.resize(g_.size());
-    for (uint32_t n = 0; n < g_.size(); ++n) costs_[n] = node_cost(g_, n, o_.family, fabric);
+    for (uint32_t n = 0; n < g_.size(); ++n)
+      costs_[n] = node_cost(g_, n, o_.family, fabric, o_.constants_on_dsps);
     GraphOperations nodes(pb, g_, costs_, !fabric, o_.multiplier_limit);
     for (const dfg::PortAccess& pa : body_.reads)
       lp_.read_ops.push_back(

@@ -50,6 +50,7 @@ namespace kiln::rtl {
 struct LoopScheduleOptions {
   fpga::Family family = fpga::Family::UltraScalePlus;
   std::optional<int> multiplier_limit;  // DSP multipliers (products of two variables)
+  bool constants_on_dsps = false;       // products by constants too (StageOptions)
   int ports_per_bank = 2;
   std::optional<int> ii;  // the II asked for (a Pipeline directive)
   double clock_ns = 0;    // operations chain within it; 0: no clock (free chaining)

@@ -12,6 +12,12 @@ bool is_var_mul(const dfg::Graph& g, uint32_t n) {
   return g.node(n).op == NodeOp::Mul && !g.is_const(g.args(n)[0]) && !g.is_const(g.args(n)[1]);
 }
 
+bool constant_on_dsp(const dfg::Graph& g, uint32_t n, bool constants_on_dsps) {
+  if (!constants_on_dsps || g.node(n).op != NodeOp::Mul || is_var_mul(g, n)) return false;
+  const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
+  return sched::csd_nonzero_digits(g.node(c).imm) >= kMinDigitsOnDsp;
+}
+
 QuantizeWork quantize_work(const dfg::Graph& g, uint32_t n) {
   const numeric::FixedType& t = g.quantize_target(n);
   const loop::ScalarType& a = g.type(g.args(n)[0]);
@@ -49,7 +55,7 @@ OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table, fp
 }  // namespace
 
 OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
-                       bool fabric_multipliers) {
+                       bool fabric_multipliers, bool constants_on_dsps) {
   auto lib = [family](OperatorKind k, const sched::OperatorShape& shape) {
     return sched::operator_cost(k, shape, family);
   };
@@ -67,6 +73,9 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
     case NodeOp::Mul: {
       if (is_var_mul(g, n))
         return lib(fabric_multipliers ? OperatorKind::FabricMul : OperatorKind::Mul,
+                   {g.type(g.args(n)[0]).width, g.type(g.args(n)[1]).width, 0, 0});
+      if (constant_on_dsp(g, n, constants_on_dsps))
+        return lib(OperatorKind::Mul,
                    {g.type(g.args(n)[0]).width, g.type(g.args(n)[1]).width, 0, 0});
       const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
       return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g.node(c).imm), 0});

@@ -13,6 +13,12 @@ namespace kiln::rtl {
 // A product of two variables (a DSP multiplier), not one by a constant.
 bool is_var_mul(const dfg::Graph& g, uint32_t n);
 
+// A product by a constant goes on a DSP slice, where the plan puts them there
+// (LayerPlan::constants_on_dsps), when its constant has at least this many
+// signed digits: fewer are one adder in LUTs, or none.
+inline constexpr int kMinDigitsOnDsp = 3;
+bool constant_on_dsp(const dfg::Graph& g, uint32_t n, bool constants_on_dsps);
+
 // What a Quantize does in hardware: rounding (bits dropped, a mode that
 // rounds) and a range check (a saturating mode).
 struct QuantizeWork {
@@ -30,9 +36,10 @@ sched::OperatorCost sum(sched::OperatorCost a, const sched::OperatorCost& b);
 // Node `n` in LUTs, carry chains and DSPs; Input, Const and Shl are free.
 // A lookup's table is in LUTs (see block_rom_cost). Products of two
 // variables are DSP multipliers, or LUTs with `fabric_multipliers` (a
-// MultiplierLimit of 0).
+// MultiplierLimit of 0); products by constants shifts and adds, or DSP
+// multipliers with `constants_on_dsps` (constant_on_dsp).
 sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
-                              bool fabric_multipliers = false);
+                              bool fabric_multipliers = false, bool constants_on_dsps = false);
 
 // Lookup `n` with its table in block RAM and the index's clamp in LUTs.
 sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, fpga::Family family);

@@ -120,8 +120,11 @@ RtlOptions rtl_options(const hls::Model& model) {
         o.interval_targets.push_back(
             {layer.name, *o.latency_cycles, fmt::format("LatencyCycles {}", *o.latency_cycles)});
     }
-  for (const hls::Layer& layer : model.layers)
+  for (const hls::Layer& layer : model.layers) {
     if (layer.rtl.line_buffer) o.line_buffer[layer.name] = *layer.rtl.line_buffer;
+    if (layer.rtl.constant_products)
+      o.constants_on_dsps[layer.name] = *layer.rtl.constant_products == hls::ConstantProducts::Dsp;
+  }
   // Keys kiln compile reads that leave kiln rtl's design as it is.
   if (settings.io_type_set) o.stream_inputs = model.io_type == hls::IOType::Stream;
   if (settings.strategy_set)

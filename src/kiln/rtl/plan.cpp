@@ -94,6 +94,7 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
     if (p.weights == WeightPlace::Registers) s += " weights=registers";
   }
   if (p.line_buffered) s += " form=line_buffer";
+  if (p.constants_on_dsps) s += " constants=dsp";
   return s;
 }
 
@@ -101,7 +102,8 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
   auto bad = [&](const std::string& what, const std::string& hint = {}) -> LayerPlan {
     throw_error(ErrorKind::InvalidModel, where, what,
                 hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten[=N]] [unroll=N] "
-                               "[pipeline[=II]] [weights=banked|registers] [form=line_buffer]\""
+                               "[pipeline[=II]] [weights=banked|registers] [form=line_buffer] "
+                               "[constants=dsp]\""
                              : hint);
   };
   LayerPlan p;
@@ -141,6 +143,8 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
       p.weights = WeightPlace::Banked;
     } else if (key == "form" && value == "line_buffer") {
       p.line_buffered = true;
+    } else if (key == "constants" && value == "dsp") {
+      p.constants_on_dsps = true;
     } else {
       bad("unknown word '" + w + "' in a plan");
     }
@@ -195,7 +199,9 @@ int64_t plan_unrolled_ops(const loop::Kernel& k, const LayerPlan& p) {
 }
 
 std::string describe(const loop::Kernel& k, const LayerPlan& p) {
-  if (p.loop < 0) return p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled";
+  const std::string dsps = p.constants_on_dsps ? ", products by weights on DSPs" : "";
+  if (p.loop < 0)
+    return (p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled") + dsps;
   std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,
                               loop_at(k, p.loop).name);
   const std::vector<int> kept = kept_loops(k, p);
@@ -205,7 +211,7 @@ std::string describe(const loop::Kernel& k, const LayerPlan& p) {
   s += p.pipeline_ii ? ", pipelined" : ", not pipelined";
   if (p.weights == WeightPlace::Registers) s += ", weights in registers";
   if (p.weights == WeightPlace::Banked) s += ", weights banked by copy";
-  return s;
+  return s + dsps;
 }
 
 PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& p,
@@ -235,6 +241,8 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
   }
   if (has_line_buffered_form)
     c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
+  c.constant_products =
+      p.constants_on_dsps ? hls::ConstantProducts::Dsp : hls::ConstantProducts::Lut;
   return c;
 }
 
@@ -417,9 +425,11 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
   std::string impl, loops, buffers;
   for (std::size_t i = 0; i < plans.size(); ++i) {
     const PlanConfig& c = plans[i];
-    if (c.conv_impl)
-      impl += fmt::format("  {}:\n    ConvImplementation: {}\n", layer_names[i],
-                          enum_name(*c.conv_impl));
+    std::string layer;
+    if (c.conv_impl) layer += fmt::format("    ConvImplementation: {}\n", enum_name(*c.conv_impl));
+    if (c.constant_products != hls::ConstantProducts::Lut)
+      layer += fmt::format("    ConstantProducts: {}\n", enum_name(c.constant_products));
+    if (!layer.empty()) impl += "  " + layer_names[i] + ":\n" + layer;
     // Every block says Pipeline (a number or off), so that it reads the
     // same merged over a config that pipelines the loop.
     for (const auto& [name, d] : c.directives.loops) {

@@ -48,13 +48,17 @@ struct LayerPlan {
   // Pipeline directive's); unset: not pipelined.
   std::optional<int> pipeline_ii;
   WeightPlace weights = WeightPlace::Rom;
+  // Products by constants (the weights it unrolls) on DSP slices, not shifts
+  // and adds (node_cost.h constant_on_dsp): the config's ConstantProducts.
+  bool constants_on_dsps = false;
   bool operator==(const LayerPlan&) const = default;
 };
 
 // The canonical one-line text, against the kernel of the plan's form:
 // "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
-// form=line_buffer" (weights=banked or weights=registers) (fields in that order, defaults left out;
-// "flatten" keeps one loop inside, "flatten=2" two).
+// form=line_buffer constants=dsp" (weights=banked or weights=registers)
+// (fields in that order, defaults left out; "flatten" keeps one loop inside,
+// "flatten=2" two).
 std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
 // The inverse. Throws kiln::Error(InvalidModel) at `where` for text that is
 // not a plan of `kernel` (an unknown word or loop, an unroll factor that
@@ -86,6 +90,7 @@ std::string describe(const loop::Kernel& kernel, const LayerPlan& plan);
 struct PlanConfig {
   hls::ConfiguredDirectives directives;
   std::optional<hls::ConvImpl> conv_impl;
+  hls::ConstantProducts constant_products = hls::ConstantProducts::Lut;
 };
 PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& plan,
                        bool has_line_buffered_form);

@@ -51,6 +51,11 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   EXPECT_EQ(plan_text(d.kernel(), q), "loop=i flatten unroll=2");
   EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), q), "test"), q);
   EXPECT_EQ(describe(d.kernel(), q), "loop Gemm/i flattened with j unrolled by 2, not pipelined");
+  LayerPlan u;
+  u.constants_on_dsps = true;
+  EXPECT_EQ(plan_text(d.kernel(), u), "unrolled constants=dsp");
+  EXPECT_EQ(parse_plan(d.kernel(), "unrolled constants=dsp", "test"), u);
+  EXPECT_EQ(describe(d.kernel(), u), "fully unrolled, products by weights on DSPs");
 }
 
 // A nest of three loops (max_pool_2d's oh, ow, c): "flatten=2" keeps all three.
@@ -129,11 +134,17 @@ TEST_P(PlanRoundTrip, EveryPlanTheSearchTriesRoundTripsThroughTheConfig) {
       loop::Program fresh = loop::lower_model(m);
       if (pc.conv_impl == hls::ConvImpl::LineBuffer) loop::line_buffer(fresh, m, kernel);
       loop::apply_directives(fresh, pc.directives);
-      EXPECT_EQ(configured_plan(fresh, kernel), c.plan)
+      // Where the products by constants go is the layer's ConstantProducts
+      // key, not a directive of the program.
+      const auto with_constants = [&](LayerPlan p) {
+        p.constants_on_dsps = pc.constant_products == hls::ConstantProducts::Dsp;
+        return p;
+      };
+      EXPECT_EQ(with_constants(configured_plan(fresh, kernel)), c.plan)
           << base.kernels[k].name << ": " << plan_text(form.kernels[k], c.plan);
       loop::Program direct = form;
       apply_plan(direct, kernel, c.plan);
-      EXPECT_EQ(configured_plan(direct, kernel), c.plan);
+      EXPECT_EQ(with_constants(configured_plan(direct, kernel)), c.plan);
       ++checked;
     }
   }

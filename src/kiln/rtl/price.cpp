@@ -8,13 +8,21 @@ namespace kiln::rtl {
 
 Pricer::Pricer(const loop::Program& program, const hls::Model& model,
                const dfg::UnrollOptions& unroll, const fpga::Device& device,
-               std::set<std::string> configured_buffers, std::set<std::string> configured_forms)
+               std::set<std::string> configured_buffers, std::set<std::string> configured_forms,
+               std::map<std::string, bool> configured_constants)
     : base_(program),
       model_(model),
       unroll_(unroll),
       device_(device),
       configured_buffers_(std::move(configured_buffers)),
-      configured_forms_(std::move(configured_forms)) {}
+      configured_forms_(std::move(configured_forms)),
+      configured_constants_(std::move(configured_constants)) {}
+
+std::optional<bool> Pricer::configured_constants(int kernel) const {
+  const auto it = configured_constants_.find(base_.kernels[static_cast<std::size_t>(kernel)].name);
+  if (it == configured_constants_.end()) return std::nullopt;
+  return it->second;
+}
 
 bool Pricer::may_line_buffer(int kernel) {
   const auto it = may_line_buffer_.find(kernel);

@@ -44,10 +44,17 @@ class Pricer {
  public:
   // `program` has the config's directives applied and the convolutions the
   // config builds line-buffered in that form. Weights that
-  // `configured_buffers` names keep the config's storage in every plan.
+  // `configured_buffers` names keep the config's storage in every plan;
+  // layers `configured_constants` names keep their products by constants
+  // where it says (RtlOptions::constants_on_dsps).
   Pricer(const loop::Program& program, const hls::Model& model, const dfg::UnrollOptions& unroll,
          const fpga::Device& device, std::set<std::string> configured_buffers,
-         std::set<std::string> configured_forms);
+         std::set<std::string> configured_forms,
+         std::map<std::string, bool> configured_constants = {});
+
+  // Where the config puts kernel `kernel`'s products by constants (true: on
+  // DSPs); unset: the searches try both.
+  std::optional<bool> configured_constants(int kernel) const;
 
   // Whether a plan may put kernel `kernel` in the line-buffered form (a
   // stride-1 convolution whose form the config leaves open).
@@ -84,6 +91,7 @@ class Pricer {
   dfg::UnrollOptions unroll_;
   fpga::Device device_;
   std::set<std::string> configured_buffers_, configured_forms_;
+  std::map<std::string, bool> configured_constants_;
   // (kernel, line_buffered, weights, and for banked weights the kept loop,
   // flatten and unroll: banked_partition follows all three) -> program
   std::map<std::tuple<int, bool, WeightPlace, int, int, int64_t>, std::unique_ptr<loop::Program>>

@@ -59,6 +59,14 @@ bool searched(const RtlOptions& o, const loop::Kernel& k) {
   return !o.configured_layers.count(k.name);
 }
 
+// The plan the config gives kernel `kernel`: its Loop blocks and, where set,
+// its ConstantProducts.
+LayerPlan configured(const Pricer& pricer, int kernel) {
+  LayerPlan plan = configured_plan(pricer.program(), kernel);
+  plan.constants_on_dsps = pricer.configured_constants(kernel).value_or(false);
+  return plan;
+}
+
 PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPrice price) {
   PlanChoice c;
   c.plan = plan;
@@ -101,7 +109,14 @@ class Candidates {
   }
 
  private:
-  bool consider(const LayerPlan& plan) { return consider_(plan); }
+  // A plan with its products by constants where the config puts them.
+  bool consider(const LayerPlan& plan) {
+    const std::optional<bool> dsps = pricer_.configured_constants(kernel_);
+    if (!dsps || *dsps == plan.constants_on_dsps) return consider_(plan);
+    LayerPlan p = plan;
+    p.constants_on_dsps = *dsps;
+    return consider_(p);
+  }
 
   // Each factor of `trip` from the smallest up: the first that meets the
   // target is the cheapest of this shape (more copies only cost more);
@@ -229,7 +244,7 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
         out.layers.push_back({std::move(*c)});
         continue;
       }
-    const LayerPlan plan = configured_plan(program, static_cast<int>(k));
+    const LayerPlan plan = configured(pricer, static_cast<int>(k));
     PlanPrice p = pricer.price(static_cast<int>(k), plan, so);
     if (!p.feasible)
       throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'", p.reason);
@@ -368,10 +383,26 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     ++tried;
     PlanPrice p = pricer.price(kernel, plan, context(plan));
     if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
-    const bool meets = p.interval <= target.cycles;
+    bool meets = p.interval <= target.cycles;
     const loop::Kernel& k =
         pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
+    // Its products by constants on DSP slices too, where the config leaves
+    // that open and some would move (a small part's LUTs or its DSPs may be
+    // what runs out: the pick weighs both).
+    const bool variant = !plan.constants_on_dsps && p.stage.report.const_multipliers > 0 &&
+                         !pricer.configured_constants(kernel);
+    const double dsp = p.stage.report.dsp;
     priced.push_back(choice_of(k, plan, std::move(p)));
+    if (variant) {
+      LayerPlan on_dsps = plan;
+      on_dsps.constants_on_dsps = true;
+      ++tried;
+      PlanPrice d = pricer.price(kernel, on_dsps, context(on_dsps));
+      if (d.feasible && d.stage.report.dsp > dsp) {
+        meets = meets || d.interval <= target.cycles;
+        priced.push_back(choice_of(k, on_dsps, std::move(d)));
+      }
+    }
     return meets;
   }).run();
   for (PlanChoice& c : priced) {
@@ -624,7 +655,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
       }
       return o;
     };
-    LayerChoice choice{configured_plan(program, kernel), ""};
+    LayerChoice choice{configured(pricer, kernel), ""};
     std::optional<PlanChoice> c;
     if (const IntervalTarget* target = target_of(options, kk); target && searched(options, kk)) {
       c = for_latency[k];

@@ -168,6 +168,33 @@ TEST(OverParallel, ALatencyBoundIsSharedByTheLayersOperations) {
   EXPECT_EQ(latency_share_cycles(1'000, 5, 0), 1'000);          // nothing to share
 }
 
+// Each plan whose products by constants could go on DSP slices is priced
+// both ways (issue 26: a choice per layer between DSPs and LUTs): dense_a
+// fully unrolled makes its weights constants, shifts and adds in LUTs or
+// DSP multipliers. A layer whose ConstantProducts the config sets is priced
+// that way only.
+TEST(LayerPlans, ProductsByConstantsArePricedOnDspsToo) {
+  const hls::Model m = testing::zoo_model("dense_a");
+  const loop::Program program = design_program(m, RtlOptions{});
+  const fpga::Device device = fpga::device_of_part(m.part);
+  StageOptions so;
+  const PlanContext alone = [&](const LayerPlan&) { return so; };
+  const IntervalTarget target{program.kernels[0].name, 1, "TargetCycles 1"};
+  Pricer searched(program, m, {}, device, {}, {});
+  std::optional<PlanChoice> luts, dsps;
+  for (const PlanChoice& c : layer_plans(searched, 0, target, 0, alone))
+    if (c.plan.loop < 0) (c.plan.constants_on_dsps ? dsps : luts) = c;
+  ASSERT_TRUE(luts && dsps);
+  EXPECT_EQ(luts->resources.dsp, 0);
+  EXPECT_GT(dsps->resources.dsp, 0);
+  EXPECT_LT(dsps->resources.lut, luts->resources.lut);
+  for (const bool on : {false, true}) {
+    Pricer configured(program, m, {}, device, {}, {}, {{program.kernels[0].name, on}});
+    for (const PlanChoice& c : layer_plans(configured, 0, target, 0, alone))
+      EXPECT_EQ(c.plan.constants_on_dsps, on) << c.text;
+  }
+}
+
 // A convolution kept down to its output-channel loop (model8's first: 8
 // output channels) banks its weights and biases by that loop's copies: the
 // walk has those plans for each factor that copies (none for 1, which banks

@@ -59,7 +59,7 @@ void StageBuilder::classify() {
   costs_.resize(g_.size());
   StageReport& rep = r_.report;
   for (uint32_t n = 0; n < g_.size(); ++n) {
-    costs_[n] = node_cost(g_, n, o_.family, fabric_);
+    costs_[n] = node_cost(g_, n, o_.family, fabric_, o_.constants_on_dsps);
     const NodeOp op = g_.node(n).op;
     if (op == NodeOp::Mul) (is_var_mul(n) ? rep.multipliers : rep.const_multipliers)++;
     if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod)
@@ -192,8 +192,8 @@ void StageBuilder::price_product_groups() {
     r_.report.carry += adders * adder.resources.carry - carry;
   };
   // Priced only: the groups are not kept for the netlist.
-  if (!o_.emit) return for_each_product_group(g_, start_, memo, price);
-  groups_ = group_constant_products(g_, start_, memo);
+  if (!o_.emit) return for_each_product_group(g_, start_, memo, price, o_.constants_on_dsps);
+  groups_ = group_constant_products(g_, start_, memo, o_.constants_on_dsps);
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     const ProductGroup& gr = groups_[i];
     price(gr.nodes, gr.plan, gr.width);
@@ -309,9 +309,9 @@ BuiltStage build_stage(const StageGraph& stage, const loop::Program& program,
   auto [hash, fresh] = cache.content_hashes.try_emplace(stage.graph, 0);
   if (fresh) hash->second = stage.graph->content_hash();
   // What StageBuilder reads of the options, when it only prices.
-  const std::tuple<int, int, double, int> read{options.multiplier_limit.value_or(-1),
-                                               static_cast<int>(options.family), options.clock_ns,
-                                               static_cast<int>(options.scheduler)};
+  const std::tuple<int, int, double, int, bool> read{
+      options.multiplier_limit.value_or(-1), static_cast<int>(options.family), options.clock_ns,
+      static_cast<int>(options.scheduler), options.constants_on_dsps};
   const auto [first, last] = cache.stages.equal_range(hash->second);
   for (auto it = first; it != last; ++it) {
     const StageCache::BuiltFrom& b = it->second;

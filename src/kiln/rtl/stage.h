@@ -61,6 +61,9 @@ struct StageOptions {
   fpga::Family family = fpga::Family::UltraScalePlus;
   Scheduler scheduler = Scheduler::List;
   std::optional<int> multiplier_limit;
+  // Products by constants on DSP slices (node_cost.h constant_on_dsp) rather
+  // than shifts and adds in LUTs: the plan's choice (LayerPlan).
+  bool constants_on_dsps = false;
   // Called, before it writes its Verilog, by a stage that may take each input
   // element in any cycle from its start to the element's `at` (a loop stage:
   // to its first read); sets each `at` to the cycle the design delivers it

@@ -35,8 +35,8 @@ struct StageCache {
     std::string name, onnx_name, module;
     int64_t loop_ops = 0;
     // The options StageBuilder reads: MultiplierLimit (-1 for none), family,
-    // clock, scheduler.
-    std::tuple<int, int, double, int> options;
+    // clock, scheduler, constants on DSPs.
+    std::tuple<int, int, double, int, bool> options;
     BuiltStage stage;
   };
   std::unordered_multimap<uint64_t, BuiltFrom> stages;   // by the graph's content_hash()
@@ -44,9 +44,9 @@ struct StageCache {
 
   // A kept loop's modulo schedule (schedule_loop), by its body, its program
   // with memories, and the options (MultiplierLimit, -1 for none; family;
-  // II asked, 0 for none; clock; ports per bank).
+  // II asked, 0 for none; clock; ports per bank; constants on DSPs).
   using ScheduleKey =
-      std::tuple<const dfg::LoopBody*, const LoopMemories*, int, int, int, double, int>;
+      std::tuple<const dfg::LoopBody*, const LoopMemories*, int, int, int, double, int, bool>;
   std::map<ScheduleKey, LoopSchedule> schedules;
 };
 

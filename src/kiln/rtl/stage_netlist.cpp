@@ -207,9 +207,12 @@ ValueId StageBuilder::node_value(uint32_t n) {
       return m_->sub(operand(args[0], c, w, t.frac), operand(args[1], c, w, t.frac), name);
     case NodeOp::Neg: return m_->op(Op::Neg, w, {operand(args[0], c, w, t.frac)}, 0, name);
     case NodeOp::Mul: {
-      if (!is_var_mul(n)) return const_product(n, c);
-      if (fabric_) return fabric_product(n, c);
-      if (shared_) {
+      // A product by a constant on a DSP slice is written as a product, the
+      // constant a literal operand (Yosys maps it to a DSP48).
+      const bool on_dsp = constant_on_dsp(g_, n, o_.constants_on_dsps);
+      if (!is_var_mul(n) && !on_dsp) return const_product(n, c);
+      if (!on_dsp && fabric_) return fabric_product(n, c);
+      if (!on_dsp && shared_) {
         const ValueId p = unit_product(units_.unit_of[n]);
         return m_->width(p) == w ? p : m_->slice(p, 0, w, name);
       }

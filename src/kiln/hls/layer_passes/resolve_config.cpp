@@ -97,6 +97,7 @@ class ResolveConfig final : public LayerPass {
     s.multiplier_limit_shared = r.multiplier_limit_level == ConfigLevel::Model;
     if (l.kind() == LayerKind::Conv && r.conv_impl_level != ConfigLevel::Default)
       s.line_buffer = r.conv_impl == ConvImpl::LineBuffer;
+    s.constant_products = r.constant_products;
     return s;
   }
 
