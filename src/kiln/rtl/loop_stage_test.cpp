@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kiln/fpga/devices.h"
 #include "kiln/hls/testing/layer_pass_testing.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"
@@ -302,6 +303,45 @@ output %y "y": [1x3x3x4] perm=[0,1,2]
   EXPECT_LT(compares, 72);
   expect_lint_clean_and_bit_exact(m, d);
   testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 8);
+}
+
+// The same convolution at 8 bits (issue 26, "DSPs used fully"): the input
+// pixel's products by its output channels' weights, two copies of co per
+// iteration, pair up in one DSP slice (product_pairs.h). Yosys counts the
+// slices the estimate does, one for both products, and the results stay the
+// emulator's in kiln's interpreter and in Icarus.
+TEST(LoopStage, EightBitProductsOfOnePixelShareADspSlice) {
+  const hls::Model m = hls::testing::parse(R"(
+model "t" {}
+%x: ap_fixed<8,3>[3x3x2] = Input() @x "x"
+%y: ap_fixed<16,6>[3x3x4] = Conv(%x) {in_h=3 in_w=3 c_in=2 out_h=3 out_w=3 c_out=4 kernel_h=2 kernel_w=2 stride_h=1 stride_w=1 pad_top=1 pad_bottom=0 pad_left=1 pad_right=0} @conv config {weight=ap_fixed<8,3> accum=ap_fixed<24,10>} constants {weights=[-128,-1,127,64,-128,100,7,-9,30,-70,50,90,-20,15,-110,60,5,-6,7,-8,-128,-128,-70,60,11,-22,33,-44,55,-66,77,-88] bias=[64,-32,5,70]}
+input %x "x": [1x3x3x2] perm=[0,1,2]
+output %y "y": [1x3x3x4] perm=[0,1,2]
+)");
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  o.directives.loops["conv/co"] = loop_config(2, std::nullopt);
+  o.directives.buffers["conv_w"] = cyclic(2, 4);
+  o.directives.buffers["conv_b"] = cyclic(2, 1);
+  const Design d = build_design(m, o);
+  const StageReport& s = stage_named(d, "conv");
+  EXPECT_EQ(s.multipliers, 2);
+  EXPECT_EQ(s.dsp, 1);
+  int pairs = 0;
+  for (const netlist::Module& mod : d.netlist.modules)
+    for (netlist::ValueId v = 0; v < mod.size(); ++v)
+      pairs += mod.value(v).name.rfind("pp", 0) == 0;
+  EXPECT_EQ(pairs, 1);
+  testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 8);
+  expect_lint_clean_and_bit_exact(m, d);
+  kiln::testing::TempDir dir;
+  const tools::SynthResult r =
+      tools::synthesize(testing::write_files(d, dir.path()), d.top,
+                        fpga::device_of_part(m.part).family, dir.path() / "syn");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.total.dsp, 1);
 }
 
 // dense_a's input and output loops flattened: one product per iteration, its

@@ -38,6 +38,7 @@ BuiltStage StageBuilder::run() {
     schedule();
   registers();
   price_product_groups();
+  pair_dsp_products();
   ports();
   if (o_.emit) emit();
   return std::move(r_);
@@ -170,6 +171,25 @@ void StageBuilder::registers() {
     rep.dsp += unit_dsp * units_.units;
   } else {
     rep.multiplier_units = fabric_ ? 0 : rep.multipliers;
+  }
+}
+
+bool StageBuilder::on_dsp(uint32_t n) const {
+  if (g_.node(n).op != NodeOp::Mul) return false;
+  if (is_var_mul(n)) return !fabric_ && !shared_;
+  return constant_on_dsp(g_, n, o_.constants_on_dsps);
+}
+
+// Products sharing an operand in one cycle, two per DSP slice where their
+// widths let one slice compute both (product_pairs.h): one slice each pair.
+void StageBuilder::pair_dsp_products() {
+  const auto dsp = [this](uint32_t n) { return on_dsp(n); };
+  pairs_ = pair_products(g_, start_, o_.family, dsp);
+  verify_pairs(g_, start_, o_.family, dsp, pairs_);
+  for (std::size_t i = 0; i < pairs_.size(); ++i) {
+    const ProductPair& p = pairs_[i];
+    pair_[p.high] = pair_[p.low] = i;
+    r_.report.dsp -= costs_[p.high].resources.dsp + costs_[p.low].resources.dsp - 1;
   }
 }
 

@@ -12,6 +12,7 @@
 #include "kiln/rtl/constant_products.h"
 #include "kiln/rtl/fixed_values.h"
 #include "kiln/rtl/node_cost.h"
+#include "kiln/rtl/product_pairs.h"
 #include "kiln/rtl/registers.h"
 #include "kiln/rtl/stage.h"
 #include "kiln/rtl/units.h"
@@ -36,6 +37,8 @@ class StageBuilder {
   void schedule();
   void registers();
   void price_product_groups();
+  bool on_dsp(uint32_t n) const;  // a product with a DSP slice of its own
+  void pair_dsp_products();
   void ports();
 
   // ---- the netlist (stage_netlist.cpp) ----
@@ -48,6 +51,7 @@ class StageBuilder {
   ValueId const_product(uint32_t n, int cycle);
   ValueId fabric_product(uint32_t n, int cycle);
   ValueId shared_product(std::size_t group, std::size_t j, uint32_t n);
+  ValueId paired_product(uint32_t n, int cycle);
   ValueId unit_product(int unit);
   ValueId quantize(uint32_t n);
   ValueId lookup(uint32_t n);
@@ -67,9 +71,11 @@ class StageBuilder {
   SharedRegisters shared_regs_;
   std::vector<ProductGroup> groups_;
   std::map<uint32_t, std::pair<std::size_t, std::size_t>> product_group_;  // node -> (group, index)
-  bool fabric_ = false;         // products in LUTs (MultiplierLimit 0)
-  bool shared_ = false;         // products on multiplier units (MultiplierLimit)
-  bool one_at_a_time_ = false;  // shared units outside a loop: one sample at a time
+  std::vector<ProductPair> pairs_;        // two products per DSP slice (product_pairs.h)
+  std::map<uint32_t, std::size_t> pair_;  // node -> its pair
+  bool fabric_ = false;                   // products in LUTs (MultiplierLimit 0)
+  bool shared_ = false;                   // products on multiplier units (MultiplierLimit)
+  bool one_at_a_time_ = false;            // shared units outside a loop: one sample at a time
   int depth_ = 1;
   int cyc_bits_ = 1;
 
@@ -89,6 +95,7 @@ class StageBuilder {
   std::vector<ValueId> bank_;                                      // pipeline register banks
   std::vector<std::vector<std::pair<uint32_t, int>>> bank_parts_;  // per bank, lsb first
   std::vector<ValueId> unit_product_;                              // per unit, once built
+  std::map<std::size_t, ValueId> pair_product_;                    // per pair, once built
   struct GroupValues {
     ValueId x = netlist::kNoValue;
     std::vector<ValueId> terms;

@@ -209,10 +209,11 @@ ValueId StageBuilder::node_value(uint32_t n) {
     case NodeOp::Mul: {
       // A product by a constant on a DSP slice is written as a product, the
       // constant a literal operand (Yosys maps it to a DSP48).
-      const bool on_dsp = constant_on_dsp(g_, n, o_.constants_on_dsps);
-      if (!is_var_mul(n) && !on_dsp) return const_product(n, c);
-      if (!on_dsp && fabric_) return fabric_product(n, c);
-      if (!on_dsp && shared_) {
+      const bool dsp_constant = constant_on_dsp(g_, n, o_.constants_on_dsps);
+      if (!is_var_mul(n) && !dsp_constant) return const_product(n, c);
+      if (pair_.count(n)) return paired_product(n, c);
+      if (!dsp_constant && fabric_) return fabric_product(n, c);
+      if (!dsp_constant && shared_) {
         const ValueId p = unit_product(units_.unit_of[n]);
         return m_->width(p) == w ? p : m_->slice(p, 0, w, name);
       }
@@ -251,6 +252,37 @@ ValueId StageBuilder::node_value(uint32_t n) {
 // c's canonical signed digits, in the product's width. With more than one
 // digit, x is extended to that width once and shifted: the same bits mod
 // 2^width. Products of the same x in the same cycle share terms.
+// One of a pair's products (product_pairs.h): the slice's product
+// ((a << k) + b) * x + 2^(k-1), built once, then a * x its bits from k up
+// and b * x its low k bits with the top one flipped, each as wide as its node.
+ValueId StageBuilder::paired_product(uint32_t n, int cycle) {
+  const std::size_t i = pair_.at(n);
+  const ProductPair& p = pairs_[i];
+  const int k = p.low_bits, wa = p.packed_bits, ws = signed_width(g_, p.shared);
+  const int wp = wa + ws;
+  auto [it, fresh] = pair_product_.try_emplace(i, kNoValue);
+  if (fresh) {
+    const auto packed_operand = [&](uint32_t product) {
+      const uint32_t d = other_operand(g_, product, p.shared);
+      return operand(d, cycle, wa, g_.type(d).frac);
+    };
+    const ValueId packed =
+        m_->add(fv_->shl(packed_operand(p.high), k), packed_operand(p.low), fmt::format("pk{}", i));
+    const ValueId x = operand(p.shared, cycle, ws, g_.type(p.shared).frac);
+    const ValueId product = m_->op(Op::MulS, wp, {packed, x}, 0);
+    it->second =
+        m_->add(product, fv_->lit(numeric::int128{1} << (k - 1), wp), fmt::format("pp{}", i));
+  }
+  const ValueId both = it->second;
+  const int w = g_.type(n).width;
+  const auto as_wide = [&](ValueId v, int bits) {
+    return w <= bits ? m_->slice(v, 0, w) : m_->sext(v, w);
+  };
+  if (n == p.high) return as_wide(m_->slice(both, k, wp - k), wp - k);
+  const std::vector<ValueId> low{fv_->not1(fv_->bit(both, k - 1)), m_->slice(both, 0, k - 1)};
+  return as_wide(m_->concat(low), k);
+}
+
 ValueId StageBuilder::const_product(uint32_t n, int cycle) {
   const auto args = g_.args(n);
   const bool c0 = g_.is_const(args[0]);
