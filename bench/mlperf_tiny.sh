@@ -8,7 +8,8 @@
 # in 7 ns cycles (resnet8 58,714; dscnn 46,285; fc_autoencoder 2,671;
 # mobilenet_v1 1,355,714), given to kiln rtl as Model.TargetCycles (default;
 # the interval each layer may take) or Model.LatencyCycles (--key; on its own
-# it searches no plan: every layer unrolls fully) or both (--key both).
+# it searches every layer, each with L as its interval target) or both
+# (--key both).
 # Per model: the MACs (kiln info), the multiplier bound on the Zynq-7020's 220
 # DSPs (MACs / 220 cycles; MACs / 440 with two 8-bit products per DSP), kiln
 # rtl's wall time and peak memory, kiln's cycles (measured by `kiln rtlsim

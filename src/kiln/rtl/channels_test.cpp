@@ -232,5 +232,46 @@ TEST(Channel, AReadThatReachesSomeWritesKeepsOnlyThose) {
   expect_lint_clean_and_bit_exact(m, d, 13);
 }
 
+// A convolution that takes a cycle per output channel and pixel, a ReLU
+// layer after it searched for a short interval and a pointwise convolution
+// after that. At II 1 the ReLU's plan (four elements a cycle) would start
+// when the convolution is nearly done and hand its result on in a burst;
+// stretched to the convolution's pace (an II over 1), it reads as the
+// convolution writes, and the pointwise convolution starts long before the
+// first one ends (search.cpp stretch_to_producers).
+const char* kThree = R"(layers 1
+model "three" {}
+%x: ap_fixed<8,3>[6x6x1] = Input() @x "x"
+%h: ap_fixed<10,4>[6x6x4] = Conv(%x) {in_h=6 in_w=6 c_in=1 out_h=6 out_w=6 c_out=4 kernel_h=3 kernel_w=3 stride_h=1 stride_w=1 pad_top=1 pad_bottom=1 pad_left=1 pad_right=1} @conv config {accum=ap_fixed<20,8>} constants {weights=[3,-5,7,1,0,-2,4,6,-7,2,5,-1,-3,7,2,0,1,-6,5,3,-4,2,-7,6,1,1,-1,4,-3,2,6,-5,0,3,7,-2] bias=[1,-2,3,0]}
+%r: ap_fixed<10,4>[6x6x4] = Activation(%h) {n=144 channels=4 act={kind=Relu}} @act
+%y: ap_fixed<12,5>[6x6x2] = Conv(%r) {in_h=6 in_w=6 c_in=4 out_h=6 out_w=6 c_out=2 kernel_h=1 kernel_w=1 stride_h=1 stride_w=1 pad_top=0 pad_bottom=0 pad_left=0 pad_right=0} @pw config {accum=ap_fixed<24,10>} constants {weights=[5,-3,2,7,-6,1,4,-2] bias=[2,-1]}
+input %x "x": [1x1x6x6] perm=[1,2,0]
+output %y "y": [1x2x6x6] perm=[1,2,0]
+)";
+
+TEST(Channel, AFastLayerAfterASlowOneReadsAtItsPace) {
+  const hls::Model m = hls::parse_layers(kThree, "three.layers");
+  RtlOptions o;
+  // The convolution as configured: a pixel's output channels one a cycle.
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  o.configured_layers.insert("conv");
+  // The ReLU searched for a short interval (four elements a cycle), the
+  // pointwise convolution for the convolution's.
+  o.interval_targets.push_back({"act", 40, "test"});
+  o.interval_targets.push_back({"pw", 160, "test"});
+  const Design d = build_design(m, o);
+  ASSERT_EQ(d.stages.size(), 3u);
+  const StageReport &conv = d.stages[0], &act = d.stages[1], &pw = d.stages[2];
+  EXPECT_NE(act.plan.find("stretched to II"), std::string::npos) << conv.plan << "\n"
+                                                                 << act.plan << "\n"
+                                                                 << pw.plan;
+  EXPECT_LT(pw.start_cycle, conv.start_cycle + conv.latency_cycles / 2) << conv.plan << "\n"
+                                                                        << act.plan << "\n"
+                                                                        << pw.plan;
+  expect_lint_clean_and_bit_exact(m, d, 17);
+}
+
 }  // namespace
 }  // namespace kiln::rtl

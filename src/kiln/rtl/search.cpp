@@ -590,6 +590,52 @@ bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
 
 namespace {
 
+// A searched layer's pipelined loop that runs faster than the layers it reads
+// from must start late, so as never to read an element before it is
+// written, and then hands its result on in a burst at their end: the layers
+// after it wait for it (ResNet-8's Adds between convolutions serialized its
+// three stacks). Stretched to their pace (an II that spreads its iterations
+// over the slowest producer's latency, rounded down or up), it reads as they
+// write, and the layers after it start with their first writes. Of the
+// stretched plans that end no later (but for a few cycles) and cost no
+// more, the one that starts first is taken.
+void stretch_to_producers(Pricer& pricer, int kernel, const Users& users,
+                          const std::vector<int>& duration, const DesignTiming& timing,
+                          const PlanContext& in_design, LayerChoice& choice, PlanPrice& chosen) {
+  const LayerPlan plan = choice.plan;
+  if (plan.loop < 0 || !plan.pipeline_ii || !chosen.feasible) return;
+  const loop::Program& program = pricer.program();
+  int64_t pace = 0;
+  for (int read : program.kernels[static_cast<std::size_t>(kernel)].reads)
+    if (const int p = users.only_producer(program.storage_of(read), kernel); p >= 0)
+      pace = std::max<int64_t>(pace, duration[static_cast<std::size_t>(p)]);
+  const loop::Kernel& form =
+      pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
+  const int64_t iterations = plan_iterations(form, plan);
+  if (iterations < 1 || chosen.interval * 2 > pace) return;  // already at about its pace
+  const auto start = [&](const PlanPrice& x) {
+    return int64_t{timing.start_of(x.stage.inputs, x.stage.channel_inputs)};
+  };
+  const int64_t latest = start(chosen) + chosen.latency + std::max<int64_t>(16, pace / 16);
+  std::optional<LayerPlan> best;
+  for (const int64_t ii : {pace / iterations, (pace + iterations - 1) / iterations}) {
+    if (ii <= *plan.pipeline_ii || ii > (1 << 20)) continue;
+    LayerPlan slower = plan;
+    slower.pipeline_ii = static_cast<int>(ii);
+    if (best && slower == *best) continue;
+    PlanPrice stretched = pricer.price(kernel, slower, in_design(slower));
+    if (!stretched.feasible || start(stretched) + stretched.latency > latest ||
+        stretched.share > chosen.share * 1.001 || start(stretched) >= start(chosen))
+      continue;
+    best = slower;
+    choice.plan = slower;
+    chosen = std::move(stretched);
+  }
+  if (best)
+    choice.why +=
+        fmt::format("; stretched to II {} to read at its producers' pace", *best->pipeline_ii);
+}
+
 struct Placed {
   std::vector<LayerChoice> plans;
   int latency = 0;            // the design's, where the layers overlap
@@ -614,7 +660,8 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
                      s == streamed.end() ? 0 : s->second);
   }
   std::vector<const LayerGraph*> chosen_graph(program.kernels.size(), nullptr);
-  std::deque<Channel> channels;  // StageOptions point into it
+  std::vector<int> duration(program.kernels.size(), 0);  // each placed stage's latency
+  std::deque<Channel> channels;                          // StageOptions point into it
   std::vector<LayerChoice> plans;
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const int kernel = static_cast<int>(k);
@@ -673,6 +720,8 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
       throw_error(ErrorKind::Unsupported, "layer '" + kk.onnx_name + "'", chosen.reason,
                   "set its Loop directives (kiln rtl --list-loops shows what each loop would "
                   "give), or a TargetCycles for kiln to search its plans");
+    if (c) stretch_to_producers(pricer, kernel, users, duration, timing, in_design, choice, chosen);
+    duration[k] = chosen.stage.report.latency_cycles;
     timing.commit(chosen.stage);
     placed.resources += chosen.stage.report;
     pricer.forget(kernel, {choice.plan});
