@@ -265,6 +265,19 @@ TEST(LoopStage, ThreeLoopsFlattened) {
   testing::expect_bit_exact(m, d, tools::Simulator::Kiln, 3);
 }
 
+// The nest kept down to the output-channel loop, two copies of its body per
+// iteration, the weights and biases banked by copy.
+RtlOptions output_channels_by_two() {
+  RtlOptions o;
+  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
+  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
+    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
+  o.directives.loops["conv/co"] = loop_config(2, std::nullopt);
+  o.directives.buffers["conv_w"] = cyclic(2, 4);
+  o.directives.buffers["conv_b"] = cyclic(2, 1);
+  return o;
+}
+
 // A padded convolution kept down to its output-channel loop, two channels
 // per iteration on two multipliers: each iteration starts its accumulators
 // from the biases at a window's first product, sums where the padding
@@ -279,14 +292,7 @@ model "t" {}
 input %x "x": [1x3x3x2] perm=[0,1,2]
 output %y "y": [1x3x3x4] perm=[0,1,2]
 )");
-  RtlOptions o;
-  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
-  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
-    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
-  o.directives.loops["conv/co"] = loop_config(2, std::nullopt);
-  o.directives.buffers["conv_w"] = cyclic(2, 4);
-  o.directives.buffers["conv_b"] = cyclic(2, 1);
-  const Design d = build_design(m, o);
+  const Design d = build_design(m, output_channels_by_two());
   const StageReport& s = stage_named(d, "conv");
   EXPECT_EQ(s.multiplier_units, 2);
   EXPECT_NE(s.loop_ii.find("II 1"), std::string::npos) << s.loop_ii;
@@ -318,14 +324,7 @@ model "t" {}
 input %x "x": [1x3x3x2] perm=[0,1,2]
 output %y "y": [1x3x3x4] perm=[0,1,2]
 )");
-  RtlOptions o;
-  o.directives.loops["conv/oh"] = {std::nullopt, 1, true};
-  for (const char* l : {"conv/ow", "conv/kh", "conv/kw", "conv/g", "conv/ci"})
-    o.directives.loops[l] = {std::nullopt, std::nullopt, true};
-  o.directives.loops["conv/co"] = loop_config(2, std::nullopt);
-  o.directives.buffers["conv_w"] = cyclic(2, 4);
-  o.directives.buffers["conv_b"] = cyclic(2, 1);
-  const Design d = build_design(m, o);
+  const Design d = build_design(m, output_channels_by_two());
   const StageReport& s = stage_named(d, "conv");
   EXPECT_EQ(s.multipliers, 2);
   EXPECT_EQ(s.dsp, 1);
