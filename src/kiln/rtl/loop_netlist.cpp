@@ -499,9 +499,11 @@ void LoopStageBuilder::reads() {
   }
 }
 
-// A channel bank's write pointer and the place its sample starts at, once per
-// bank; then the read's own copy of each bank it reads, written as the
-// producer writes and read at the element's place. A read across banks reads
+// A channel stream's write pointer and the place its sample starts at, once
+// per stream (a bank's writes, or those a filtered read keeps: then a phase
+// counter over the read's pattern enables them); then the read's own copy of
+// each bank it reads, written as the stream's writes come and read at the
+// element's place. A read across banks reads
 // every copy at the rank and picks the lane a cycle later (the memories'
 // read latency), by the low bits of the place.
 ValueId LoopStageBuilder::channel_read(int r, const ChannelRead& cr, int t) {
