@@ -155,8 +155,10 @@ E parse_enum(const Ctx& c, const std::string& path, const YAML::Node& n) {
   const std::string s = scalar_text(c, path, n, "one of " + join(names));
   for (const auto& [v, name] : EnumNames<E>::kNames)
     if (iequals(s, name)) return v;
+  // The message lists the values; the hint names the closest one, if any.
+  const std::optional<std::string> best = closest_spelling(s, names);
   fail(c, path, n, "'" + s + "' is not valid; valid values: " + join(names),
-       spelling_hint(s, names, "valid values"));
+       best ? "did you mean '" + *best + "'?" : "use one of those");
 }
 
 PrecisionSpec parse_precision_value(const Ctx& c, const std::string& path, const YAML::Node& n,

@@ -180,6 +180,10 @@ TEST(ConfigErrors, BadEnumListsValidValues) {
   EXPECT_CONTAINS(ci.what_happened(), "valid values: LineBuffer, Encoded");
   const Error b = parse_error("Backend: vivado\n");
   EXPECT_CONTAINS(b.what_happened(), "valid values: vitis, bambu");
+  // With no close spelling the hint does not list the values again.
+  const Error cp = parse_error("Model:\n  ConstantProducts: BRAM\n");
+  EXPECT_CONTAINS(cp.what_happened(), "'BRAM' is not valid; valid values: LUT, DSP");
+  EXPECT_EQ(cp.hint(), "use one of those");
 }
 
 TEST(ConfigErrors, BadPrecisionStringGivesParserReason) {
