@@ -9,13 +9,6 @@
 
 namespace kiln::rtl {
 
-int64_t ChannelRead::kept_before(int64_t rank) const {
-  if (takes.empty()) return rank;
-  const auto period = static_cast<int64_t>(takes.size());
-  const auto ones = std::count(takes.begin(), takes.end(), true);
-  return rank / period * ones + std::count(takes.begin(), takes.begin() + rank % period, true);
-}
-
 namespace {
 
 // Whether graph `g` reads or writes storage buffer `b` at a fixed element.
@@ -150,15 +143,19 @@ std::optional<Channel> fit_reads(const loop::Program& p, Channel c, const std::v
     // The place among the writes the read keeps: only those it reaches
     // when that is linear too, else all.
     const auto fit_kept = [&](std::vector<bool> takes) {
-      ChannelRead kept;
-      kept.takes = std::move(takes);
+      // How many of a period's first i writes it keeps, for each i.
+      std::vector<int64_t> before(takes.size() + 1, 0);
+      for (std::size_t i = 0; i < takes.size(); ++i) before[i + 1] = before[i] + takes[i];
+      const auto period = static_cast<int64_t>(takes.size());
       std::vector<std::pair<int64_t, int64_t>> points;  // iteration, place
       for (const auto& [k, pl] : at) {
-        const int64_t rank = kept.kept_before(pl.rank);
+        const int64_t rank = takes.empty() ? pl.rank
+                                           : pl.rank / period * before.back() +
+                                                 before[static_cast<std::size_t>(pl.rank % period)];
         points.emplace_back(k, one_bank ? rank : rank << lanes_log2 | pl.bank);
       }
       std::optional<ChannelRead> read = fit(cb, points);
-      if (read) read->takes = std::move(kept.takes);
+      if (read) read->takes = std::move(takes);
       return read;
     };
     std::optional<ChannelRead> read;
@@ -266,14 +263,15 @@ void check_reads(const loop::Program& p, const Channel& c,
     const dfg::PortAccess& pa = cb.reads.at(static_cast<std::size_t>(r.read));
     // Each bank's elements as this read keeps them (the pattern restarts
     // with each sample in the banks it reads).
-    std::vector<std::vector<int64_t>> kept = order;
+    std::vector<std::vector<int64_t>> filtered;
     if (r.filtered())
-      for (std::vector<int64_t>& bank : kept) {
-        std::vector<int64_t> taken;
+      for (const std::vector<int64_t>& bank : order) {
+        std::vector<int64_t>& taken = filtered.emplace_back();
+        if (bank.size() % r.takes.size() != 0) continue;
         for (std::size_t i = 0; i < bank.size(); ++i)
           if (r.takes[i % r.takes.size()]) taken.push_back(bank[i]);
-        bank = bank.size() % r.takes.size() == 0 ? std::move(taken) : std::vector<int64_t>{};
       }
+    const std::vector<std::vector<int64_t>>& kept = r.filtered() ? filtered : order;
     for (int64_t k = 0; k < cb.trip; ++k) {
       const int64_t e = reached(cb, pa, k, numel);
       if (e < 0) continue;

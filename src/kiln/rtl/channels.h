@@ -48,8 +48,6 @@ struct ChannelRead {
   // writes only. Empty: every write is kept.
   std::vector<bool> takes;
   bool filtered() const { return !takes.empty(); }
-  // How many of a bank's first `rank` writes the read keeps.
-  int64_t kept_before(int64_t rank) const;
   int64_t place(const std::vector<int64_t>& v) const {
     int64_t r = base;
     for (std::size_t i = 0; i < v.size() && i < step.size(); ++i) r += step[i] * v[i];

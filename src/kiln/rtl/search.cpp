@@ -617,23 +617,23 @@ void stretch_to_producers(Pricer& pricer, int kernel, const Users& users,
     return int64_t{timing.start_of(x.stage.inputs, x.stage.channel_inputs)};
   };
   const int64_t latest = start(chosen) + chosen.latency + std::max<int64_t>(16, pace / 16);
-  std::optional<LayerPlan> best;
-  for (const int64_t ii : {pace / iterations, (pace + iterations - 1) / iterations}) {
+  bool stretched_any = false;
+  for (const int64_t ii :
+       std::set<int64_t>{pace / iterations, (pace + iterations - 1) / iterations}) {
     if (ii <= *plan.pipeline_ii || ii > (1 << 20)) continue;
     LayerPlan slower = plan;
     slower.pipeline_ii = static_cast<int>(ii);
-    if (best && slower == *best) continue;
     PlanPrice stretched = pricer.price(kernel, slower, in_design(slower));
     if (!stretched.feasible || start(stretched) + stretched.latency > latest ||
         stretched.share > chosen.share * 1.001 || start(stretched) >= start(chosen))
       continue;
-    best = slower;
+    stretched_any = true;
     choice.plan = slower;
     chosen = std::move(stretched);
   }
-  if (best)
-    choice.why +=
-        fmt::format("; stretched to II {} to read at its producers' pace", *best->pipeline_ii);
+  if (stretched_any)
+    choice.why += fmt::format("; stretched to II {} to read at its producers' pace",
+                              *choice.plan.pipeline_ii);
 }
 
 struct Placed {
