@@ -70,6 +70,18 @@ TEST(RtlCli, MissingModelIsExit2AndWritesNothing) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A layer none of whose plans can be built says why, from the first plan
+// kiln tried: model8's 16-bit products on a Series 7 DSP take 7.17 ns, over a
+// 7 ns clock. It used to say "no way to build it (0 plans tried)".
+TEST(RtlCli, ALayerNoPlanOfWhichBuildsSaysWhy) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  expect_error(kiln({"rtl", zoo("model8"), "-o", out.string(), "--set", "Part=xc7z020clg400-1",
+                     "--set", "ClockPeriod=7", "--set", "Model.TargetCycles=20000"}),
+               2, "does not fit the 7.00 ns clock");
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(RtlCli, BadSchedulerListsTheChoices) {
   TempDir tmp;
   const fs::path out = tmp.path() / "d";

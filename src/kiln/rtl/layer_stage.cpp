@@ -30,6 +30,7 @@ BuiltStage build_layer_stage(const loop::Program& program, const LayerPlan& plan
                              const std::string& module, const LoopMemories* memories) {
   StageOptions options = layer_options;
   options.constants_on_dsps = plan.constants_on_dsps;
+  if (plan.multipliers) options.multiplier_limit = plan.multipliers;
   if (plan.loop < 0) {
     KILN_ASSERT(graph.unrolled.has_value(), "an unrolled plan without its graph");
     return build_stage(StageGraph::of(*graph.unrolled), program, options, module);

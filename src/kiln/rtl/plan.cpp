@@ -95,6 +95,7 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
   }
   if (p.line_buffered) s += " form=line_buffer";
   if (p.constants_on_dsps) s += " constants=dsp";
+  if (p.multipliers) s += fmt::format(" multipliers={}", *p.multipliers);
   return s;
 }
 
@@ -103,7 +104,7 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
     throw_error(ErrorKind::InvalidModel, where, what,
                 hint.empty() ? "a plan reads \"unrolled\" or \"loop=NAME [flatten[=N]] [unroll=N] "
                                "[pipeline[=II]] [weights=banked|registers] [form=line_buffer] "
-                               "[constants=dsp]\""
+                               "[constants=dsp] [multipliers=N]\""
                              : hint);
   };
   LayerPlan p;
@@ -123,6 +124,11 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
       }
       if (used == 0 || used != value.size() || n < 1) bad("'" + w + "' needs a positive number");
       return n;
+    };
+    // multipliers=0 (products in LUTs) is the one count that may be 0.
+    auto count = [&]() -> int {
+      if (value == "0") return 0;
+      return static_cast<int>(std::min<int64_t>(number(), 1 << 20));
     };
     if (key == "unrolled" && eq == std::string::npos) {
       unrolled = true;
@@ -145,6 +151,8 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
       p.line_buffered = true;
     } else if (key == "constants" && value == "dsp") {
       p.constants_on_dsps = true;
+    } else if (key == "multipliers" && eq != std::string::npos) {
+      p.multipliers = count();
     } else {
       bad("unknown word '" + w + "' in a plan");
     }
@@ -199,7 +207,11 @@ int64_t plan_unrolled_ops(const loop::Kernel& k, const LayerPlan& p) {
 }
 
 std::string describe(const loop::Kernel& k, const LayerPlan& p) {
-  const std::string dsps = p.constants_on_dsps ? ", products by weights on DSPs" : "";
+  std::string dsps = p.constants_on_dsps ? ", products by weights on DSPs" : "";
+  if (p.multipliers)
+    dsps += *p.multipliers == 0 ? ", products of two variables in LUTs"
+                                : fmt::format(", products of two variables on {} DSP multiplier{}",
+                                              *p.multipliers, *p.multipliers == 1 ? "" : "s");
   if (p.loop < 0)
     return (p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled") + dsps;
   std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,
@@ -243,6 +255,7 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
     c.conv_impl = p.line_buffered ? hls::ConvImpl::LineBuffer : hls::ConvImpl::Encoded;
   c.constant_products =
       p.constants_on_dsps ? hls::ConstantProducts::Dsp : hls::ConstantProducts::Lut;
+  c.multiplier_limit = p.multipliers;
   return c;
 }
 
@@ -429,6 +442,7 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
     if (c.conv_impl) layer += fmt::format("    ConvImplementation: {}\n", enum_name(*c.conv_impl));
     if (c.constant_products != hls::ConstantProducts::Lut)
       layer += fmt::format("    ConstantProducts: {}\n", enum_name(c.constant_products));
+    if (c.multiplier_limit) layer += fmt::format("    MultiplierLimit: {}\n", *c.multiplier_limit);
     if (!layer.empty()) impl += "  " + layer_names[i] + ":\n" + layer;
     // Every block says Pipeline (a number or off), so that it reads the
     // same merged over a config that pipelines the loop.

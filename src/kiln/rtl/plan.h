@@ -51,12 +51,17 @@ struct LayerPlan {
   // Products by constants (the weights it unrolls) on DSP slices, not shifts
   // and adds (node_cost.h constant_on_dsp): the config's ConstantProducts.
   bool constants_on_dsps = false;
+  // The most DSP multipliers (products of two variables) its products share,
+  // 0 for all in LUTs: the config's MultiplierLimit at LayerName. Unset: the
+  // config's limit, if any. The searches price a plan on few DSPs too where
+  // its products are few (kFewMultipliers): a Softmax's ten on one DSP.
+  std::optional<int> multipliers;
   bool operator==(const LayerPlan&) const = default;
 };
 
 // The canonical one-line text, against the kernel of the plan's form:
 // "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
-// form=line_buffer constants=dsp" (weights=banked or weights=registers)
+// form=line_buffer constants=dsp multipliers=2" (weights=banked or weights=registers)
 // (fields in that order, defaults left out; "flatten" keeps one loop inside,
 // "flatten=2" two).
 std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
@@ -91,6 +96,7 @@ struct PlanConfig {
   hls::ConfiguredDirectives directives;
   std::optional<hls::ConvImpl> conv_impl;
   hls::ConstantProducts constant_products = hls::ConstantProducts::Lut;
+  std::optional<int> multiplier_limit;  // LayerName.<layer>.MultiplierLimit
 };
 PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& plan,
                        bool has_line_buffered_form);

@@ -56,6 +56,16 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   EXPECT_EQ(plan_text(d.kernel(), u), "unrolled constants=dsp");
   EXPECT_EQ(parse_plan(d.kernel(), "unrolled constants=dsp", "test"), u);
   EXPECT_EQ(describe(d.kernel(), u), "fully unrolled, products by weights on DSPs");
+  LayerPlan few = q;
+  few.multipliers = 1;
+  EXPECT_EQ(plan_text(d.kernel(), few), "loop=i flatten unroll=2 multipliers=1");
+  EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), few), "test"), few);
+  EXPECT_EQ(describe(d.kernel(), few),
+            "loop Gemm/i flattened with j unrolled by 2, not pipelined, products of two "
+            "variables on 1 DSP multiplier");
+  few.multipliers = 0;  // in LUTs
+  EXPECT_EQ(plan_text(d.kernel(), few), "loop=i flatten unroll=2 multipliers=0");
+  EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), few), "test"), few);
 }
 
 // A nest of three loops (max_pool_2d's oh, ow, c): "flatten=2" keeps all three.
@@ -88,6 +98,8 @@ TEST(Plan, BadTextSaysWhatIsWrong) {
            {"unrolled loop=i", "either"},
            {"", "either"},
            {"loop=i pipeline=0", "positive number"},
+           {"unrolled multipliers=two", "positive number"},
+           {"unrolled multipliers", "unknown word 'multipliers'"},
            {"loop=i fast", "unknown word 'fast'"}}) {
     const Error e = catch_error([&] { parse_plan(d.kernel(), text, "plan.txt"); });
     EXPECT_EQ(e.kind(), ErrorKind::InvalidModel) << text;
@@ -136,8 +148,10 @@ TEST_P(PlanRoundTrip, EveryPlanTheSearchTriesRoundTripsThroughTheConfig) {
       loop::apply_directives(fresh, pc.directives);
       // Where the products by constants go is the layer's ConstantProducts
       // key, not a directive of the program.
+      // Nor are the DSP multipliers its products share: its MultiplierLimit.
       const auto with_constants = [&](LayerPlan p) {
         p.constants_on_dsps = pc.constant_products == hls::ConstantProducts::Dsp;
+        p.multipliers = pc.multiplier_limit;
         return p;
       };
       EXPECT_EQ(with_constants(configured_plan(fresh, kernel)), c.plan)
@@ -179,6 +193,14 @@ TEST(Plan, YamlIsAConfigKilnReads) {
   loop::Program fresh = loop::lower_model(d.model);
   loop::apply_directives(fresh, cfg.directives);
   EXPECT_EQ(configured_plan(fresh, 0), p);
+  // A plan on fewer DSP multipliers than its products: the layer's MultiplierLimit.
+  p.multipliers = 1;
+  const std::string limited = plans_yaml({plan_config(d.program, 0, p, false)}, {"Gemm"}, "");
+  EXPECT_EQ(limited.substr(0, limited.find("Loop:")),
+            "LayerName:\n"
+            "  Gemm:\n"
+            "    MultiplierLimit: 1\n");
+  EXPECT_NO_THROW(hls::parse_config(limited, "plans.yaml"));
 }
 
 // Banked weights: the dimension the body's copies index (dense_a's outputs

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -219,12 +221,13 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
     out.targets.push_back(target);
     if (target) {
       std::vector<PlanChoice> meeting;
+      std::string refused;
       const std::vector<PlanChoice> all =
           layer_plans(pricer, static_cast<int>(k), *target, 3, alone, Prune::OverParallel,
-                      latency_share_cycles(bound, ops[k], model_ops));
+                      latency_share_cycles(bound, ops[k], model_ops), &refused);
       for (const PlanChoice& c : all)
         if (c.interval <= target->cycles) meeting.push_back(c);
-      if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device());  // throws
+      if (meeting.empty()) cheapest_meeting(kernel, *target, all, pricer.device(), refused);
       // A layer that reads a skip connection keeps a loop where it can.
       if (reads_a_skip(program, static_cast<int>(k)) &&
           std::any_of(meeting.begin(), meeting.end(),
@@ -269,26 +272,36 @@ std::vector<int> pick_for_latency(const LatencyCandidates& c, int64_t budget,
   return pick;
 }
 
-std::vector<std::optional<PlanChoice>> chosen_for_latency(const LatencyCandidates& c,
-                                                          const std::vector<int>& pick,
-                                                          int64_t bound, int64_t budget,
-                                                          const fpga::Device& device) {
+// The picked plans with the search's reasons; `how(k)` says how layer k's
+// was picked (" (the layers overlap: ...)").
+std::vector<std::optional<PlanChoice>> chosen_for_latency(
+    const LatencyCandidates& c, const std::vector<int>& pick, int64_t bound,
+    const std::function<std::string(std::size_t)>& how, const fpga::Device& device) {
   std::vector<std::optional<PlanChoice>> chosen(c.layers.size());
-  const std::string overlap =
-      budget > bound
-          ? fmt::format(" (the layers overlap: their latencies may add up to {})", budget)
-          : "";
   for (std::size_t k = 0; k < c.layers.size(); ++k) {
     if (!c.targets[k]) continue;
     PlanChoice p = c.layers[k][static_cast<std::size_t>(pick[k])];
     p.why = fmt::format(
         "{}, LatencyCycles {}{}: {}, {} cycles per sample, {} of latency, "
         "{:.2f}% of {} ({} plans tried{})",
-        c.targets[k]->source, bound, overlap, p.text, p.interval, p.latency, 100 * p.cost,
+        c.targets[k]->source, bound, how(k), p.text, p.interval, p.latency, 100 * p.cost,
         device.name, p.tried, not_priced(p, "its share of the bound needs"));
     chosen[k] = std::move(p);
   }
   return chosen;
+}
+
+// A pick for a budget on the latencies' sum.
+std::vector<std::optional<PlanChoice>> chosen_for_latency(const LatencyCandidates& c,
+                                                          const std::vector<int>& pick,
+                                                          int64_t bound, int64_t budget,
+                                                          const fpga::Device& device) {
+  const std::string overlap =
+      budget > bound
+          ? fmt::format(" (the layers overlap: their latencies may add up to {})", budget)
+          : "";
+  return chosen_for_latency(
+      c, pick, bound, [&](std::size_t) { return overlap; }, device);
 }
 
 [[noreturn]] void latency_unmet(const LatencyCandidates& c, int64_t bound) {
@@ -361,7 +374,7 @@ bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycle
 
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
                                     int more_factors, const PlanContext& context, Prune prune,
-                                    int64_t prune_cycles) {
+                                    int64_t prune_cycles, std::string* refused) {
   if (prune_cycles <= 0) prune_cycles = target.cycles;
   std::vector<PlanChoice> priced;
   int tried = 0, skipped = 0, slow = 0;
@@ -382,7 +395,14 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     }
     ++tried;
     PlanPrice p = pricer.price(kernel, plan, context(plan));
-    if (!p.feasible) return false;  // a plan kiln cannot build (too large, an access it refuses)
+    if (!p.feasible) {  // a plan kiln cannot build (too large, an access it refuses)
+      if (refused && refused->empty())
+        *refused =
+            plan_text(pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)],
+                      plan) +
+            ": " + p.reason;
+      return false;
+    }
     bool meets = p.interval <= target.cycles;
     const loop::Kernel& k =
         pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
@@ -392,6 +412,16 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     const bool variant = !plan.constants_on_dsps && p.stage.report.const_multipliers > 0 &&
                          !pricer.configured_constants(kernel);
     const double dsp = p.stage.report.dsp;
+    // Few products of two variables on fewer DSPs too (one, or none: LUTs),
+    // where the config sets no MultiplierLimit: on a small part the DSPs a
+    // Softmax takes for its ten products may be what runs out.
+    std::vector<int> fewer;
+    if (const int64_t units = p.stage.report.multiplier_units; !plan.multipliers && units > 0 &&
+                                                               units <= kFewMultipliers &&
+                                                               !context(plan).multiplier_limit) {
+      if (units > 1) fewer.push_back(1);
+      fewer.push_back(0);
+    }
     priced.push_back(choice_of(k, plan, std::move(p)));
     if (variant) {
       LayerPlan on_dsps = plan;
@@ -402,6 +432,14 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
         meets = meets || d.interval <= target.cycles;
         priced.push_back(choice_of(k, on_dsps, std::move(d)));
       }
+    }
+    for (const int n : fewer) {
+      LayerPlan on_fewer = plan;
+      on_fewer.multipliers = n;
+      ++tried;
+      PlanPrice f = pricer.price(kernel, on_fewer, context(on_fewer));
+      if (f.feasible && f.stage.report.dsp < dsp)
+        priced.push_back(choice_of(k, on_fewer, std::move(f)));
     }
     return meets;
   }).run();
@@ -423,7 +461,8 @@ std::vector<LayerPlan> candidate_plans(Pricer& pricer, int kernel) {
 }
 
 PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,
-                            const std::vector<PlanChoice>& plans, const fpga::Device& device) {
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device,
+                            const std::string& refused) {
   const PlanChoice* best = nullptr;
   const PlanChoice* closest = nullptr;
   for (const PlanChoice& c : plans) {
@@ -434,7 +473,10 @@ PlanChoice cheapest_meeting(const loop::Kernel& k, const IntervalTarget& target,
   if (!best)
     throw_error(
         ErrorKind::InvalidModel, "layer '" + k.onnx_name + "'",
-        !closest
+        !closest && !refused.empty()
+            ? fmt::format("none of the plans tried for {} can be built; the first: {}",
+                          target.source, refused)
+        : !closest
             ? fmt::format("no way to build it met {} ({} plans tried)", target.source, tried)
             : fmt::format("cannot meet {}: the closest of {} plans, {}, takes {} cycles per sample",
                           target.source, tried, closest->text, closest->interval),
@@ -533,16 +575,22 @@ std::pair<double, double> fit_score(const fpga::Resources& used, const fpga::Res
 
 }  // namespace
 
-std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& layers,
-                                  std::vector<int> pick, int64_t latency_cycles,
-                                  const fpga::Resources& capacity) {
-  if (!verify_latency(layers, pick, latency_cycles)) return pick;
+namespace {
+
+// Layer l's plan i in place of its pick: whether the swap keeps the pick valid.
+using SwapAllowed = std::function<bool(std::size_t l, std::size_t i, const std::vector<int>& pick)>;
+
+// While some allowed swap lowers the design's most used resource as a share
+// of `capacity` (then the summed share), makes the best one.
+// `total` is the pick's resources (by default its plans' summed); a swap
+// changes it by the difference between the two plans'.
+std::vector<int> balance(const std::vector<std::vector<PlanChoice>>& layers, std::vector<int> pick,
+                         const fpga::Resources& capacity, const SwapAllowed& allowed,
+                         std::optional<fpga::Resources> of_pick = std::nullopt) {
   fpga::Resources total;
-  int64_t latency = 0;
-  for (std::size_t l = 0; l < layers.size(); ++l) {
+  for (std::size_t l = 0; l < layers.size(); ++l)
     total += layers[l][static_cast<std::size_t>(pick[l])].resources;
-    latency += layers[l][static_cast<std::size_t>(pick[l])].latency;
-  }
+  if (of_pick) total = *of_pick;
   // Each swap lowers the score, so this ends; the bound only guards against
   // rounding making a cycle of equal scores.
   for (int step = 0; step < 10000; ++step) {
@@ -554,8 +602,7 @@ std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& la
       const PlanChoice& cur = layers[l][static_cast<std::size_t>(pick[l])];
       for (std::size_t i = 0; i < layers[l].size(); ++i) {
         const PlanChoice& c = layers[l][i];
-        if (static_cast<int>(i) == pick[l] || latency - cur.latency + c.latency > latency_cycles)
-          continue;
+        if (static_cast<int>(i) == pick[l] || !allowed(l, i, pick)) continue;
         const std::pair<double, double> score =
             fit_score(total + c.resources + cur.resources * -1.0, capacity);
         const bool lower = score.first < best.first - 1e-12 || (score.first <= best.first + 1e-12 &&
@@ -571,10 +618,91 @@ std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& la
     const PlanChoice& cur = layers[best_l][static_cast<std::size_t>(pick[best_l])];
     const PlanChoice& c = layers[best_l][static_cast<std::size_t>(best_i)];
     total = total + c.resources + cur.resources * -1.0;
-    latency += c.latency - cur.latency;
     pick[best_l] = best_i;
   }
   return pick;
+}
+
+}  // namespace
+
+std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& layers,
+                                  std::vector<int> pick, int64_t latency_cycles,
+                                  const fpga::Resources& capacity) {
+  if (!verify_latency(layers, pick, latency_cycles)) return pick;
+  return balance(layers, std::move(pick), capacity,
+                 [&](std::size_t l, std::size_t i, const std::vector<int>& now) {
+                   int64_t latency = 0;
+                   for (std::size_t m = 0; m < layers.size(); ++m)
+                     latency += layers[m][m == l ? i : static_cast<std::size_t>(now[m])].latency;
+                   return latency <= latency_cycles;
+                 });
+}
+
+namespace {
+
+// The pace layer `k` of a paced pick keeps to.
+int64_t pace_of(std::size_t k, int64_t pace, std::size_t tail) {
+  return k >= tail ? pace / 2 : pace;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether layer l's plan i keeps to its pace in a paced pick: within it, or
+// the layer's fastest when none of its plans is.
+bool keeps_pace(const std::vector<PlanChoice>& plans, std::size_t i, int64_t within) {
+  if (plans[i].interval <= within) return true;
+  for (const PlanChoice& c : plans)
+    if (c.interval < plans[i].interval || c.interval <= within) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<int> paced_pick(const std::vector<std::vector<PlanChoice>>& layers, int64_t pace,
+                            std::size_t tail) {
+  std::vector<int> pick;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    KILN_ASSERT(!layers[l].empty(), "a layer without a plan");
+    const int64_t within = pace_of(l, pace, tail);
+    int best = -1, fastest = 0;
+    for (std::size_t i = 0; i < layers[l].size(); ++i) {
+      const PlanChoice& c = layers[l][i];
+      if (c.interval < layers[l][static_cast<std::size_t>(fastest)].interval)
+        fastest = static_cast<int>(i);
+      if (c.interval > within) continue;
+      const PlanChoice* b = best < 0 ? nullptr : &layers[l][static_cast<std::size_t>(best)];
+      if (!b || c.cost < b->cost || (c.cost == b->cost && c.latency < b->latency))
+        best = static_cast<int>(i);
+    }
+    pick.push_back(best >= 0 ? best : fastest);
+  }
+  return pick;
+}
+
+std::vector<int> balance_paced(const std::vector<std::vector<PlanChoice>>& layers,
+                               std::vector<int> pick, int64_t pace, std::size_t tail,
+                               const fpga::Resources& placed, const fpga::Resources& capacity) {
+  return balance(
+      layers, std::move(pick), capacity,
+      [&](std::size_t l, std::size_t i, const std::vector<int>&) {
+        return keeps_pace(layers[l], i, pace_of(l, pace, tail));
+      },
+      placed);
+}
+
+bool verify_paced(const std::vector<std::vector<PlanChoice>>& layers, const std::vector<int>& pick,
+                  int64_t pace, std::size_t tail) {
+  if (pick.size() != layers.size()) return false;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    if (pick[l] < 0 || static_cast<std::size_t>(pick[l]) >= layers[l].size()) return false;
+    const int interval = layers[l][static_cast<std::size_t>(pick[l])].interval;
+    if (interval <= pace_of(l, pace, tail)) continue;
+    for (const PlanChoice& c : layers[l])
+      if (c.interval < interval) return false;  // not the fastest, yet over its pace
+  }
+  return true;
 }
 
 bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
@@ -612,7 +740,7 @@ void stretch_to_producers(Pricer& pricer, int kernel, const Users& users,
   const loop::Kernel& form =
       pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
   const int64_t iterations = plan_iterations(form, plan);
-  if (iterations < 1 || chosen.interval * 2 > pace) return;  // already at about its pace
+  if (iterations < 1 || chosen.interval + pace / 16 >= pace) return;  // already at its pace
   const auto start = [&](const PlanPrice& x) {
     return int64_t{timing.start_of(x.stage.inputs, x.stage.channel_inputs)};
   };
@@ -706,10 +834,12 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
     std::optional<PlanChoice> c;
     if (const IntervalTarget* target = target_of(options, kk); target && searched(options, kk)) {
       c = for_latency[k];
-      if (!c)
-        c = cheapest_meeting(
-            kk, *target, layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel),
-            pricer.device());
+      if (!c) {
+        std::string refused;
+        const std::vector<PlanChoice> plans =
+            layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel, 0, &refused);
+        c = cheapest_meeting(kk, *target, plans, pricer.device(), refused);
+      }
     } else if (options.fold.count(kk.name) && searched(options, kk)) {
       c = fold_plan(pricer, kernel, options, in_design);
     }
@@ -735,6 +865,83 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
   placed.latency = timing.latest(outputs);
   placed.plans = std::move(plans);
   return placed;
+}
+
+// Paced designs (search.h paced_pick), placed: for each pace from the bound
+// down, the design with no tail and, when that is over the bound, the
+// shortest tail that brings it within (bisected over where the tail starts).
+// A placed design over the part is placed once more with the plans that keep
+// to its paces and fit the part better, judged from what the design placed
+// takes (balance_paced). The first pace whose design fits the part ends the
+// search; otherwise the design within the bound that fits best, if any.
+std::optional<Placed> paced_design(Pricer& pricer, const RtlOptions& options,
+                                   const StageOptions& stage, const LatencyCandidates& c,
+                                   int64_t bound,
+                                   const std::function<fpga::Resources(fpga::Resources)>& floors) {
+  const fpga::Device& device = pricer.device();
+  const std::vector<std::vector<PlanChoice>> layers = over_common_flip_flops(c.layers, device);
+  const std::size_t n = layers.size();
+  // Below the slowest of the layers' fastest intervals, every pace picks alike.
+  int64_t floor_pace = 1;
+  for (const std::vector<PlanChoice>& plans : layers) {
+    int fastest = std::numeric_limits<int>::max();
+    for (const PlanChoice& p : plans) fastest = std::min(fastest, p.interval);
+    floor_pace = std::max<int64_t>(floor_pace, fastest);
+  }
+  const auto score = [&](const Placed& p) {
+    return fit_score(floors(p.resources), device.capacity);
+  };
+  std::optional<Placed> best;
+  std::map<std::vector<int>, std::pair<int, fpga::Resources>> placed;  // latency, resources
+  int placements = 0;
+  // Places `pick` (paced at `pace`, its tail from `tail` on) once.
+  const auto place_pick = [&](const std::vector<int>& pick, int64_t pace, std::size_t tail) {
+    KILN_ASSERT(verify_paced(layers, pick, pace, tail), "a paced pick off its paces");
+    if (const auto seen = placed.find(pick); seen != placed.end()) return seen->second;
+    ++placements;
+    const auto how = [&](std::size_t k) {
+      return k >= tail
+                 ? fmt::format(" (paced at {} cycles per sample, {} after the slowest layers)",
+                               pace, pace_of(k, pace, tail))
+                 : fmt::format(" (paced at {} cycles per sample)", pace);
+    };
+    Placed p =
+        place_layers(pricer, options, stage, chosen_for_latency(c, pick, bound, how, device));
+    const std::pair<int, fpga::Resources> result{p.latency, p.resources};
+    placed[pick] = result;
+    if (p.latency <= bound && (!best || score(p) < score(*best))) best = std::move(p);
+    return result;
+  };
+  // The latency of the paced design for `pace` and `tail`, repaired for the part.
+  const auto place = [&](int64_t pace, std::size_t tail) {
+    const std::vector<int> pick = paced_pick(layers, pace, tail);
+    auto [latency, resources] = place_pick(pick, pace, tail);
+    if (fit_score(floors(resources), device.capacity).first > 1 && placements < kPacedPlacements) {
+      const std::vector<int> repaired =
+          balance_paced(layers, pick, pace, tail, floors(resources), device.capacity);
+      if (repaired != pick) latency = std::min(latency, place_pick(repaired, pace, tail).first);
+    }
+    return latency;
+  };
+  for (double pace = static_cast<double>(bound);
+       pace >= static_cast<double>(floor_pace) && placements < kPacedPlacements;
+       pace /= std::sqrt(2.0)) {
+    const auto at = static_cast<int64_t>(pace);
+    if (place(at, n) > bound) {
+      // Bisect the tail's start: `hi` over the bound, `lo` within (or -1).
+      int64_t lo = -1, hi = static_cast<int64_t>(n);
+      while (hi - lo > 1 && placements < kPacedPlacements) {
+        const int64_t mid = lo < 0 ? hi / 2 : (lo + hi) / 2;
+        if (place(at, static_cast<std::size_t>(mid)) <= bound)
+          lo = mid;
+        else
+          hi = mid;
+        if (lo < 0 && mid == 0) break;  // even a tail of every layer is over
+      }
+    }
+    if (best && score(*best).first <= 1) break;
+  }
+  return best;
 }
 
 }  // namespace
@@ -800,6 +1007,11 @@ std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
         fit_score(over_floors(best.resources), device.capacity))
       best = std::move(p);
   }
+  if (fit_score(over_floors(best.resources), device.capacity).first > 1)
+    if (std::optional<Placed> paced = paced_design(pricer, options, stage, c, bound, over_floors))
+      if (fit_score(over_floors(paced->resources), device.capacity) <
+          fit_score(over_floors(best.resources), device.capacity))
+        best = std::move(*paced);
   return best.plans;
 }
 

@@ -85,12 +85,18 @@ using PlanContext = std::function<StageOptions(const LayerPlan&)>;
 // cannot meet it (model64's third convolution with its output-channel loop
 // kept: 2.4 M iterations, the plan's walk over them minutes and gigabytes).
 enum class Prune : uint8_t { None, OverParallel };
+// A priced plan whose products of two variables run on at most this many DSP
+// multipliers is priced on one and on none (LayerPlan::multipliers) too.
+inline constexpr int64_t kFewMultipliers = 16;
 inline constexpr int64_t kOverParallel = 16;
 inline constexpr int64_t kAlwaysPriced = 4096;
 bool over_parallel(int64_t layer_ops, int64_t unrolled_ops, int64_t target_cycles);
+// `refused`, when given, gets the first plan priced that kiln cannot build
+// and why ("loop=oh flatten=5 pipeline=1: ... does not fit the 7.00 ns clock").
 std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTarget& target,
                                     int more_factors, const PlanContext& context,
-                                    Prune prune = Prune::None, int64_t prune_cycles = 0);
+                                    Prune prune = Prune::None, int64_t prune_cycles = 0,
+                                    std::string* refused = nullptr);
 
 // A layer's share of a LatencyCycles bound: the bound times its operations'
 // share of the model's (loop::dynamic_ops), at least 1. MobileNetV1's
@@ -106,8 +112,10 @@ std::vector<LayerPlan> candidate_plans(Pricer& pricer, int kernel);
 // The cheapest of `plans` whose interval meets `target`, its `why` filled in.
 // Throws kiln::Error(InvalidModel) naming the layer when none does, with the
 // closest plan and its interval.
+// With no plan at all, the message gives `refused` (layer_plans's) when set.
 PlanChoice cheapest_meeting(const loop::Kernel& kernel, const IntervalTarget& target,
-                            const std::vector<PlanChoice>& plans, const fpga::Device& device);
+                            const std::vector<PlanChoice>& plans, const fpga::Device& device,
+                            const std::string& refused = {});
 
 // A layer folded onto its multipliers (RtlOptions::fold): of the plans
 // layer_plans() prices with no interval to meet, those whose products run on
@@ -140,6 +148,38 @@ std::vector<int> balance_for_part(const std::vector<std::vector<PlanChoice>>& la
 bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
                     const std::vector<int>& pick, int64_t latency_cycles);
 
+// Pacing, a LatencyCycles search's second try when the pick above is over
+// the part. The layers of a design stream into each other: the slowest sets
+// the pace, and a faster layer before it only waits for its producers (it
+// starts later so as not to overtake them) while costing more; only the
+// layers after the slowest add their own latencies to the design's. A paced
+// pick takes each layer's cheapest plan whose interval is at most `pace`,
+// and from layer `tail` on (in the program's order) at most `pace` / 2: a
+// layer without such a plan takes its fastest. ResNet-8 on the xc7z020 at
+// LatencyCycles 58714: the sum's pick placed at 43,633 cycles on 335 DSPs,
+// paced at 37,000 with its third stack as the tail 55,027 on 231.
+std::vector<int> paced_pick(const std::vector<std::vector<PlanChoice>>& layers, int64_t pace,
+                            std::size_t tail);
+// As balance_for_part does, swaps plans of a paced pick for others that keep
+// to the same paces while that lowers the design's most used resource as a
+// share of `capacity`, starting from `placed`, what the pick's design takes
+// (a layer priced alone holds its input in registers, which the placed
+// design's channels do not: ResNet-8's layers alone add up to 373 K LUTs, the
+// design to 42 K); each swap adds the difference between the two plans'.
+// The DSPs a Softmax takes for its ten products go where they run out.
+std::vector<int> balance_paced(const std::vector<std::vector<PlanChoice>>& layers,
+                               std::vector<int> pick, int64_t pace, std::size_t tail,
+                               const fpga::Resources& placed, const fpga::Resources& capacity);
+// Checks a paced pick independently: a valid plan per layer, each within its
+// pace or, when none of the layer's plans is, the fastest of them.
+bool verify_paced(const std::vector<std::vector<PlanChoice>>& layers, const std::vector<int>& pick,
+                  int64_t pace, std::size_t tail);
+// Paces tried: the bound, then each 1/sqrt(2) of the one before; at each, the
+// shortest tail that brings the placed design within the bound (bisected).
+// The search stops at the first pace whose design fits the part, or after
+// this many designs placed (about 2 s each for ResNet-8).
+inline constexpr int kPacedPlacements = 24;
+
 // One plan per kernel of the pricer's program, in order, searched as above
 // with `stage` (clock, family, scheduler) as the stages' options. Under a
 // LatencyCycles bound the pick (meet_latency, balance_for_part) is made for
@@ -149,7 +189,8 @@ bool verify_latency(const std::vector<std::vector<PlanChoice>>& layers,
 // tried (each scaled by the room the last left, halved back once over),
 // keeping the placed design within the bound that fits the part best
 // (DS-CNN on the xc7z020 at LatencyCycles 46285: 12,152 cycles at the sum's
-// pick, 589 DSPs).
+// pick, 589 DSPs). When that design is over the part, paced designs
+// (paced_pick) join the comparison.
 inline constexpr int kLatencyBudgetSteps = 6;
 
 // The flip-flops every plan of a layer has (its fewest): priced alone or

@@ -82,6 +82,55 @@ TEST(BalanceForPart, MovesWorkToTheResourceThePartHas) {
   EXPECT_EQ(balance_for_part(layers, {0, 0}, 21, part), (std::vector<int>{1, 0}));
 }
 
+// Pacing: each layer's cheapest plan within the pace (the tail's within half
+// of it), its fastest where none is; verify_paced checks a pick alone.
+TEST(PacedPick, EachLayerTakesItsCheapestPlanWithinItsPace) {
+  const std::vector<std::vector<PlanChoice>> layers = {{plan(100, 1), plan(50, 2), plan(25, 4)},
+                                                       {plan(100, 1), plan(50, 2), plan(25, 4)},
+                                                       {plan(80, 3), plan(70, 5)}};
+  EXPECT_EQ(paced_pick(layers, 100, 3), (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(paced_pick(layers, 60, 3), (std::vector<int>{1, 1, 1}));   // layer 2 at its fastest
+  EXPECT_EQ(paced_pick(layers, 100, 1), (std::vector<int>{0, 1, 1}));  // a tail at 50
+  for (const std::size_t tail : {0, 1, 2, 3}) {
+    for (const int64_t pace : {20, 60, 100, 200}) {
+      EXPECT_TRUE(verify_paced(layers, paced_pick(layers, pace, tail), pace, tail));
+    }
+  }
+  EXPECT_FALSE(verify_paced(layers, {0, 0, 0}, 100, 1));  // layer 1 over its tail's pace
+  EXPECT_FALSE(verify_paced(layers, {1, 1, 0}, 60, 3));   // layer 2 not at its fastest
+  EXPECT_FALSE(verify_paced(layers, {0, 0}, 100, 3));
+}
+
+// From what the placed design takes (not the plans' sum), swaps that keep to
+// the paces move work off the resource that runs out: here the DSPs.
+TEST(BalancePaced, SwapsWithinThePacesForTheResourceThatRunsOut) {
+  auto with = [](int interval, double cost, double lut, double dsp) {
+    PlanChoice c = plan(interval, cost);
+    c.resources.lut = lut;
+    c.resources.dsp = dsp;
+    return c;
+  };
+  // Layer 0: a plan on 10 DSPs and one on 1 DSP, 16 times slower; layer 1:
+  // a DSP plan, and one in LUTs too slow for its pace.
+  const std::vector<std::vector<PlanChoice>> layers = {
+      {with(1, 0.1, 600, 10), with(16, 0.2, 4000, 1)},
+      {with(100, 0.5, 1000, 50), with(400, 0.1, 9000, 0)}};
+  fpga::Resources part;
+  part.lut = 50000;
+  part.dsp = 55;
+  const std::vector<int> pick = paced_pick(layers, 200, 2);
+  ASSERT_EQ(pick, (std::vector<int>{0, 0}));
+  fpga::Resources placed;  // 60 DSPs: over; 1,600 of the plans' LUTs in the design
+  placed.lut = 1600;
+  placed.dsp = 60;
+  const std::vector<int> balanced = balance_paced(layers, pick, 200, 2, placed, part);
+  EXPECT_EQ(balanced, (std::vector<int>{1, 0}));
+  EXPECT_TRUE(verify_paced(layers, balanced, 200, 2));
+  // Priced from the plans' own sum the LUTs would not run out either; a pace
+  // too tight for the slow plan keeps the DSPs.
+  EXPECT_EQ(balance_paced(layers, pick, 10, 2, placed, part), pick);
+}
+
 // A level of the nest that runs once (a convolution's group loop) still gets
 // its plan: the window loops kept, the channels inside unrolled. Before, the
 // walk over unroll factors found none for a loop of one iteration and
@@ -193,6 +242,37 @@ TEST(LayerPlans, ProductsByConstantsArePricedOnDspsToo) {
     for (const PlanChoice& c : layer_plans(configured, 0, target, 0, alone))
       EXPECT_EQ(c.plan.constants_on_dsps, on) << c.text;
   }
+}
+
+// A Softmax's few products of two variables are priced on one DSP
+// multiplier too (and in LUTs where those meet the clock): where the part's
+// DSPs run out, a search takes those. A configured MultiplierLimit leaves
+// them out.
+TEST(LayerPlans, FewProductsOfTwoVariablesArePricedOnOneDspToo) {
+  const hls::Model m = testing::zoo_model("softmax_a");
+  const loop::Program program = design_program(m, RtlOptions{});
+  const fpga::Device device = fpga::device_of_part(m.part);
+  StageOptions so;
+  const PlanContext alone = [&](const LayerPlan&) { return so; };
+  const IntervalTarget target{program.kernels[0].name, 1000, "TargetCycles 1000"};
+  Pricer pricer(program, m, {}, device, {}, {});
+  std::optional<PlanChoice> all, one;
+  for (const PlanChoice& c : layer_plans(pricer, 0, target, 0, alone)) {
+    if (c.plan.loop >= 0) continue;
+    if (!c.plan.multipliers) all = c;
+    if (c.plan.multipliers == 1) one = c;
+    if (c.plan.multipliers == 0) {
+      EXPECT_EQ(c.resources.dsp, 0);
+    }
+  }
+  ASSERT_TRUE(all && one);
+  EXPECT_GT(all->resources.dsp, 1);
+  EXPECT_LE(all->resources.dsp, kFewMultipliers);
+  EXPECT_EQ(one->resources.dsp, 1);
+  EXPECT_GT(one->interval, all->interval);  // its products take turns
+  so.multiplier_limit = 2;
+  for (const PlanChoice& c : layer_plans(pricer, 0, target, 0, alone))
+    EXPECT_FALSE(c.plan.multipliers) << c.text;
 }
 
 // A convolution kept down to its output-channel loop (model8's first: 8
