@@ -380,6 +380,34 @@ TEST(RtlCli, FoldedMlpOnNineDspsTakesUnderAThousandCycles) {
   EXPECT_CONTAINS(sim.out, "agrees");
 }
 
+// H-rtl-fits's ResNet-8 row without the simulation and synthesis: on the
+// Zynq-7020 at 7 ns under LatencyCycles 58714, the sum-of-latencies design is
+// over the part (335 DSPs); the paced design (search.h paced_pick) is within
+// the bound and fits by estimate, its third stack paced at half. About 36 s.
+TEST(RtlCli, ResNet8IsPacedIntoTheZynq7020WithinItsBound) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "d";
+  const std::string model =
+      (fs::path(source_dir()) / "models" / "mlperf_tiny" / "resnet8" / "model.onnx").string();
+  const ProcessResult built =
+      kiln({"rtl", model, "-o", out.string(), "--json", "--set", "Part=xc7z020clg400-1", "--set",
+            "ClockPeriod=7", "--set", "Model.Precision.weight=ap_fixed<8,3>", "--set",
+            "Model.Precision.result=ap_fixed<8,4>", "--set", "Model.LatencyCycles=58714"});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const nlohmann::json j = nlohmann::json::parse(built.out);
+  EXPECT_LE(j["latency_cycles"].get<int>(), 58714);
+  EXPECT_LE(j["estimate"]["dsp"].get<double>(), 220);
+  EXPECT_LE(j["estimate"]["lut"].get<double>(), 53200);
+  int paced = 0, tail = 0;
+  for (const nlohmann::json& s : j["stages"]) {
+    const std::string plan = s["plan"].get<std::string>();
+    paced += plan.find("paced at") != std::string::npos;
+    tail += plan.find("after the slowest layers") != std::string::npos;
+  }
+  EXPECT_GT(paced, tail);
+  EXPECT_GT(tail, 0);
+}
+
 // TargetCycles picks a layer's loop plan: the cheapest that meets it,
 // simulated at the interval it promised; a target no plan meets names the
 // layer and the closest plan (exit 2).
