@@ -581,9 +581,9 @@ namespace {
 using SwapAllowed = std::function<bool(std::size_t l, std::size_t i, const std::vector<int>& pick)>;
 
 // While some allowed swap lowers the design's most used resource as a share
-// of `capacity` (then the summed share), makes the best one.
-// `total` is the pick's resources (by default its plans' summed); a swap
-// changes it by the difference between the two plans'.
+// of `capacity` (then the summed share), makes the best one. The design
+// takes `of_pick` (by default its plans' resources summed); a swap changes
+// that by the difference between the two plans'.
 std::vector<int> balance(const std::vector<std::vector<PlanChoice>>& layers, std::vector<int> pick,
                          const fpga::Resources& capacity, const SwapAllowed& allowed,
                          std::optional<fpga::Resources> of_pick = std::nullopt) {
@@ -644,10 +644,6 @@ namespace {
 int64_t pace_of(std::size_t k, int64_t pace, std::size_t tail) {
   return k >= tail ? pace / 2 : pace;
 }
-
-}  // namespace
-
-namespace {
 
 // Whether layer l's plan i keeps to its pace in a paced pick: within it, or
 // the layer's fastest when none of its plans is.
