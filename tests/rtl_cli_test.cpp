@@ -610,9 +610,10 @@ TEST(RtlCli, WritesEveryFileAndTheReport) {
   EXPECT_GE(j["interval_cycles"].get<int>(), 1);
   EXPECT_GT(j["clock_ns"].get<double>(), 0);
   ASSERT_FALSE(j["stages"].empty());
-  for (const char* key : {"name", "loop_ops", "nodes", "multipliers", "multiplier_units",
-                          "const_multipliers", "adders", "lookups", "start_cycle", "latency_cycles",
-                          "interval_cycles", "register_bits", "critical_path_ns", "estimate"})
+  for (const char* key :
+       {"name", "loop_ops", "nodes", "multipliers", "multiplier_units", "const_multipliers",
+        "adders", "product_adders", "sum_adders", "adder_depth", "lookups", "start_cycle",
+        "latency_cycles", "interval_cycles", "register_bits", "critical_path_ns", "estimate"})
     EXPECT_TRUE(j["stages"][0].contains(key)) << key;
   for (const char* key : {"lut", "ff", "dsp", "carry"})
     EXPECT_TRUE(j["estimate"].contains(key)) << key;

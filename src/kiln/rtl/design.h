@@ -126,12 +126,20 @@ struct StageReport : fpga::Resources {
   int64_t multiplier_units = 0;   // DSP multipliers instantiated (shared when limited)
   int64_t const_multipliers = 0;  // products by constants, as shifts and adds
   int64_t adders = 0;             // add/sub nodes
-  int64_t lookups = 0;            // table lookups (ROMs)
-  int start_cycle = 0;            // when the stage starts after a sample enters
-  int latency_cycles = 0;         // from its start to its registered results
-  int interval_cycles = 1;        // 1: pipelined; else its latency (one sample at a time)
-  int64_t register_bits = 0;      // flip-flops holding values across cycles
-  double critical_path_ns = 0;    // the schedule's longest chain in a cycle (estimate)
+  // Adders and subtractors spent on products by constants in LUTs (each
+  // product's canonical signed digits less one, or its group's shared plan:
+  // constant_products.h), those that add values together (add, subtract and
+  // negate nodes), and the longest chain of both from an input to an output
+  // (a product by constant counts the levels of its balanced digit tree).
+  int64_t product_adders = 0;
+  int64_t sum_adders = 0;
+  int adder_depth = 0;
+  int64_t lookups = 0;          // table lookups (ROMs)
+  int start_cycle = 0;          // when the stage starts after a sample enters
+  int latency_cycles = 0;       // from its start to its registered results
+  int interval_cycles = 1;      // 1: pipelined; else its latency (one sample at a time)
+  int64_t register_bits = 0;    // flip-flops holding values across cycles
+  double critical_path_ns = 0;  // the schedule's longest chain in a cycle (estimate)
   std::string loop_ii;  // a kept loop's II and what sets it (sched::describe_ii); "" if none
 };
 

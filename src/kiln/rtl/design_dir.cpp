@@ -40,6 +40,9 @@ json stage_json(const StageReport& s) {
           {"multiplier_units", s.multiplier_units},
           {"const_multipliers", s.const_multipliers},
           {"adders", s.adders},
+          {"product_adders", s.product_adders},
+          {"sum_adders", s.sum_adders},
+          {"adder_depth", s.adder_depth},
           {"lookups", s.lookups},
           {"start_cycle", s.start_cycle},
           {"latency_cycles", s.latency_cycles},
@@ -99,6 +102,9 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
     ops.multiplier_units += s.multiplier_units;
     ops.const_multipliers += s.const_multipliers;
     ops.adders += s.adders;
+    ops.product_adders += s.product_adders;
+    ops.sum_adders += s.sum_adders;
+    ops.adder_depth = std::max(ops.adder_depth, s.adder_depth);
     ops.lookups += s.lookups;
     ops.register_bits += s.register_bits;
   }
@@ -145,6 +151,9 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
         {"multiplier_units", ops.multiplier_units},
         {"const_multipliers", ops.const_multipliers},
         {"adders", ops.adders},
+        {"product_adders", ops.product_adders},
+        {"sum_adders", ops.sum_adders},
+        {"adder_depth", ops.adder_depth},
         {"lookups", ops.lookups},
         {"register_bits", ops.register_bits}}},
       {"device", fpga::device_json(m.part, fpga::device_of_part(m.part))},

@@ -13,6 +13,7 @@
 #include "kiln/hls/emulate/emulator.h"
 #include "kiln/hls/model_text.h"
 #include "kiln/rtl/testing/sim_check.h"
+#include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/hdl.h"
@@ -101,6 +102,48 @@ TEST(DesignTop, DelayLinesAreEstimatedAsTheVerilogHoldsThem) {
     else
       EXPECT_GT(lut, 0);
   }
+}
+
+}  // namespace
+}  // namespace kiln::rtl
+
+namespace kiln::rtl {
+namespace {
+
+// A fully unrolled Dense layer's adders as the report counts them: the
+// products by its weights take at most their canonical signed digits less
+// one (fewer where one input's products share terms), its sums one adder per
+// product past the first of each output, and its depth at least that of a
+// balanced tree over an output's products.
+TEST(StageReport, CountsProductAndSumAddersAndTheirDepth) {
+  const hls::Model m = testing::zoo_model("dense_a");
+  const Design d = build_design(m, {});
+  ASSERT_EQ(d.stages.size(), 1u);
+  const StageReport& s = d.stages[0];
+  const hls::Layer* gemm = nullptr;
+  for (const hls::Layer& l : m.layers)
+    if (l.kind() == hls::LayerKind::Dense) gemm = &l;
+  ASSERT_NE(gemm, nullptr);
+  const auto& p = gemm->as<hls::DenseParams>();
+  int64_t digits = 0;
+  std::vector<int64_t> per_output(static_cast<std::size_t>(p.n_out), 0);
+  for (std::size_t k = 0; k < gemm->weights.size(); ++k) {
+    const int n = sched::csd_nonzero_digits(gemm->weights[k]);
+    digits += std::max(0, n - 1);
+    per_output[k % static_cast<std::size_t>(p.n_out)] += gemm->weights[k] != 0;
+  }
+  EXPECT_GT(s.product_adders, 0);
+  EXPECT_LE(s.product_adders, digits);
+  EXPECT_EQ(s.sum_adders, s.adders);  // no negations in this layer
+  int64_t sums = 0, widest = 0;
+  for (int64_t n : per_output) {
+    sums += std::max<int64_t>(0, n - 1);
+    widest = std::max(widest, n);
+  }
+  EXPECT_GE(s.sum_adders, sums);
+  int levels = 0;
+  while ((int64_t{1} << levels) < widest) ++levels;
+  EXPECT_GE(s.adder_depth, levels);
 }
 
 }  // namespace

@@ -124,6 +124,9 @@ void LoopStageBuilder::parts() {
   r_.report.multipliers = body_stage_.report.multipliers;
   r_.report.const_multipliers = body_stage_.report.const_multipliers;
   r_.report.adders = body_stage_.report.adders;
+  r_.report.product_adders = body_stage_.report.product_adders;
+  r_.report.sum_adders = body_stage_.report.sum_adders;
+  r_.report.adder_depth = body_stage_.report.adder_depth;
   r_.report.lookups = body_stage_.report.lookups;
   r_.report.nodes = body_stage_.report.nodes;
   for (const auto* s : {&before_, &after_})
@@ -131,6 +134,9 @@ void LoopStageBuilder::parts() {
       r_.report.multipliers += (*s)->report.multipliers;
       r_.report.const_multipliers += (*s)->report.const_multipliers;
       r_.report.adders += (*s)->report.adders;
+      r_.report.product_adders += (*s)->report.product_adders;
+      r_.report.sum_adders += (*s)->report.sum_adders;
+      r_.report.adder_depth = std::max(r_.report.adder_depth, (*s)->report.adder_depth);
       r_.report.lookups += (*s)->report.lookups;
       r_.report.nodes += (*s)->report.nodes;
     }

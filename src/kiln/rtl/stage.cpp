@@ -12,6 +12,7 @@
 #include "kiln/rtl/problem.h"
 #include "kiln/rtl/stage_builder.h"
 #include "kiln/rtl/stage_cache.h"
+#include "kiln/sched/operator_library.h"
 #include "kiln/sched/solvers.h"
 #include "kiln/support/error.h"
 
@@ -59,6 +60,7 @@ void StageBuilder::classify() {
   fabric_ = o_.multiplier_limit == 0;
   costs_.resize(g_.size());
   StageReport& rep = r_.report;
+  std::vector<int> adder_depth(g_.size(), 0);
   for (uint32_t n = 0; n < g_.size(); ++n) {
     costs_[n] = node_cost(g_, n, o_.family, fabric_, o_.constants_on_dsps);
     const NodeOp op = g_.node(n).op;
@@ -66,7 +68,25 @@ void StageBuilder::classify() {
     if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod)
       rep.adders++;
     if (op == NodeOp::Lookup) rep.lookups++;
+    // The adders it spends and the levels they add to the chain from an input.
+    int levels = 0;
+    if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod ||
+        op == NodeOp::Neg) {
+      ++rep.sum_adders;
+      levels = 1;
+    } else if (op == NodeOp::Mul && !is_var_mul(n) &&
+               !constant_on_dsp(g_, n, o_.constants_on_dsps)) {
+      const auto args = g_.args(n);
+      const int digits = sched::csd_nonzero_digits(g_.node(args[g_.is_const(args[0]) ? 0 : 1]).imm);
+      rep.product_adders += std::max(0, digits - 1);
+      while ((1 << levels) < digits) ++levels;
+    }
+    int from = 0;
+    for (uint32_t a : g_.args(n)) from = std::max(from, adder_depth[a]);
+    adder_depth[n] = from + levels;
   }
+  for (const dfg::Output& o : g_.outputs())
+    rep.adder_depth = std::max(rep.adder_depth, adder_depth[o.node]);
   shared_ = !fabric_ && o_.multiplier_limit && rep.multipliers > *o_.multiplier_limit;
   one_at_a_time_ = shared_ && !modulo_;
 }
@@ -210,6 +230,13 @@ void StageBuilder::price_product_groups() {
     const auto adders = static_cast<double>(plan.adders());
     r_.report.lut += adders * adder.resources.lut - lut;
     r_.report.carry += adders * adder.resources.carry - carry;
+    // The group's plan in place of its products' own digits.
+    for (const uint32_t n : nodes) {
+      const auto args = g_.args(n);
+      r_.report.product_adders -= std::max(
+          0, sched::csd_nonzero_digits(g_.node(args[g_.is_const(args[0]) ? 0 : 1]).imm) - 1);
+    }
+    r_.report.product_adders += plan.adders();
   };
   // Priced only: the groups are not kept for the netlist.
   if (!o_.emit) return for_each_product_group(g_, start_, memo, price, o_.constants_on_dsps);
