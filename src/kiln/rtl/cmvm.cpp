@@ -12,6 +12,7 @@
 
 #include "kiln/sched/operator_library.h"
 #include "kiln/support/error.h"
+#include "kiln/support/flat_hash.h"
 #include "kiln/support/text_lexer.h"
 
 namespace kiln::rtl {
@@ -141,7 +142,7 @@ class Solver {
       const auto pat = pattern_of(t, u);
       if (!pat) continue;
       const uint64_t k = pat->first.key();
-      int& n = counts_[k];
+      int& n = *counts_.try_emplace(k, 0).first;
       n += by;
       if (n >= 2) dirty_.push_back(k);  // queued at its new count once a step (flush())
     }
@@ -240,7 +241,7 @@ class Solver {
     std::sort(dirty_.begin(), dirty_.end());
     dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
     for (const uint64_t k : dirty_)
-      if (const int n = counts_[k]; n >= 2) queue_.push({score(Pattern::of(k), n), k});
+      if (const int* n = counts_.find(k); n && *n >= 2) queue_.push({score(Pattern::of(k), *n), k});
     dirty_.clear();
   }
 
@@ -248,12 +249,12 @@ class Solver {
     for (flush(); !queue_.empty(); flush()) {
       const auto [s, k] = queue_.top();
       queue_.pop();
-      const auto it = counts_.find(k);
-      if (it == counts_.end() || it->second < 2 || banned_.count(k)) continue;
+      const int* count = counts_.find(k);
+      if (!count || *count < 2 || banned_.count(k)) continue;
       const Pattern pat = Pattern::of(k);
       // Stale unless it holds the pattern's count now, or its uses as last counted.
       const auto rechecked = recheck_.find(k);
-      if (score(pat, it->second) != s && (rechecked == recheck_.end() || rechecked->second != s))
+      if (score(pat, *count) != s && (rechecked == recheck_.end() || rechecked->second != s))
         continue;
       const int depth = std::max(depth_[static_cast<std::size_t>(pat.a)],
                                  depth_[static_cast<std::size_t>(pat.b)]) +
@@ -373,7 +374,10 @@ class Solver {
   std::vector<Coefficients> coef_;
   std::vector<int> depth_;
   std::vector<std::vector<CmvmTerm>> columns_;
-  std::unordered_map<uint64_t, int> counts_;
+  struct KeyHash {
+    std::size_t operator()(uint64_t k) const { return static_cast<std::size_t>(k); }
+  };
+  FlatHashMap<uint64_t, int, KeyHash> counts_;  // pairs of terms per pattern
   std::unordered_map<uint64_t, int> bits_;
   std::unordered_set<uint64_t> banned_;
   std::vector<uint64_t> dirty_;                   // patterns whose counts rose, not yet queued
