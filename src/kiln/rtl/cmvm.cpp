@@ -651,6 +651,11 @@ CmvmGraph solve_cmvm(const CmvmProblem& problem) {
                                             static_cast<std::size_t>(problem.outputs) &&
                   problem.ranges.size() == static_cast<std::size_t>(problem.inputs),
               "a constant matrix problem of the wrong shape");
+  if (problem.max_depth && *problem.max_depth < minimal_depth(problem))
+    throw_error(ErrorKind::InvalidModel, "constant matrix product",
+                fmt::format("an adder depth of {} is below the least its outputs' sums need, {}",
+                            *problem.max_depth, minimal_depth(problem)),
+                "allow more adder levels (a longer clock period or more cycles)");
   // Each way tried, the fewest adders kept (then the shallowest, then the
   // fewest bits): no decomposition and each depth of it, by both scorings.
   std::optional<CmvmGraph> best;

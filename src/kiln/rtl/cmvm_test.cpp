@@ -136,6 +136,17 @@ TEST(Cmvm, RandomMatricesAreExactAndShareAdders) {
   }
 }
 
+TEST(Cmvm, ABoundBelowTheLeastDepthIsRefused) {
+  CmvmProblem p = problem(4, 1, {3, 5, 7, 9});  // 8 digits: 3 levels at least
+  EXPECT_EQ(minimal_depth(p), 3);
+  p.max_depth = 2;
+  const Error e = kiln::testing::catch_error([&] { solve_cmvm(p); });
+  EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+  EXPECT_NE(std::string(e.what()).find("below the least its outputs' sums need, 3"),
+            std::string::npos)
+      << e.what();
+}
+
 // Under a depth bound every answer is within it, the minimal bound too.
 TEST(Cmvm, ADepthBoundHolds) {
   for (uint32_t seed = 0; seed < 3; ++seed) {
@@ -149,6 +160,31 @@ TEST(Cmvm, ADepthBoundHolds) {
       EXPECT_LE(g.depth(), bound);
       EXPECT_GE(g.adders.size(), free.adders.size() * 9 / 10) << "a bound only costs adders";
     }
+  }
+}
+
+// Random shapes, weights of every size and sign (zero columns and rows,
+// powers of two, 16-bit weights), unsigned and signed input ranges, with and
+// without a bound: every answer exact, within its bound, and its text the
+// same graph.
+TEST(Cmvm, RandomProblemsOfEveryShapeAreExact) {
+  std::mt19937 rng(27);
+  for (int round = 0; round < 60; ++round) {
+    const int inputs = 1 + static_cast<int>(rng() % 12), outputs = 1 + static_cast<int>(rng() % 12);
+    const int bits = 1 + static_cast<int>(rng() % 16);
+    std::vector<int64_t> w;
+    for (int k = 0; k < inputs * outputs; ++k) {
+      const uint32_t kind = rng() % 5;
+      const int64_t mag = int64_t{1} << (rng() % static_cast<uint32_t>(bits));
+      w.push_back(kind == 0   ? 0
+                  : kind == 1 ? (rng() % 2 ? mag : -mag)
+                              : static_cast<int64_t>(rng() % (2 * mag + 1)) - mag);
+    }
+    CmvmProblem p = rng() % 2 ? problem(inputs, outputs, w, 0, 255) : problem(inputs, outputs, w);
+    if (rng() % 2) p.max_depth = minimal_depth(p) + static_cast<int>(rng() % 3);
+    const CmvmGraph g = solve_cmvm(p);
+    ASSERT_EQ(verify_cmvm(p, g), "") << "round " << round << "\n" << cmvm_text(g);
+    EXPECT_EQ(parse_cmvm(cmvm_text(g), "t"), g) << round;
   }
 }
 
