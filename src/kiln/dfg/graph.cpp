@@ -461,6 +461,14 @@ void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
   compact();
 }
 
+void Graph::replace(const std::vector<uint32_t>& repl) {
+  KILN_ASSERT(repl.size() <= nodes_.size(), "a replacement for nodes that do not exist");
+  const auto to = [&](uint32_t n) { return n < repl.size() ? repl[n] : n; };
+  for (uint32_t& a : args_) a = to(a);
+  for (Output& o : outputs_) o.node = to(o.node);
+  compact();
+}
+
 void Graph::compact() {
   // Post-order from the outputs: operands before users, each node once.
   std::vector<uint32_t> order;

@@ -113,6 +113,10 @@ class Graph {
   // Drops nodes no output reaches and renumbers the rest in topological
   // order; ends building (the hash-consing table is freed).
   void compact();
+  // Every use of node n (as an operand or an output) becomes a use of
+  // repl[n] (which must not depend on n's users), then compact()s: how a pass
+  // that built new nodes puts them in place of old ones.
+  void replace(const std::vector<uint32_t>& repl);
 
   // ---- reading ----
   const std::string& name() const { return name_; }
