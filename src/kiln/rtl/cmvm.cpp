@@ -106,6 +106,24 @@ std::optional<std::pair<Pattern, bool>> pattern_of(const CmvmTerm& t, const Cmvm
                         t_lower);
 }
 
+// a + b as one adder, negations folded: a - b where one is negative, a + b
+// marked negative where both are; both shifts less the smaller (`base`).
+struct FoldedSum {
+  CmvmAdder adder;
+  int base = 0;
+  bool negative = false;
+};
+FoldedSum fold_sum(CmvmTerm a, CmvmTerm b) {
+  if (a.negative && !b.negative) std::swap(a, b);
+  const bool both = a.negative && b.negative;
+  const int base = std::min(a.shift, b.shift);
+  a.shift -= base;
+  b.shift -= base;
+  a.negative = false;
+  if (both) b.negative = false;
+  return {{a, b}, base, both};
+}
+
 enum class Scoring : uint8_t { Saved, Narrower };
 
 class Solver {
@@ -315,26 +333,24 @@ class Solver {
   // first; identical adders made once.
   void sum() {
     std::map<std::tuple<int, int, bool, int, int, bool>, int> made;
-    const auto adder = [&](CmvmTerm a, CmvmTerm b) {
-      const int base = std::min(a.shift, b.shift);
-      a.shift -= base;
-      b.shift -= base;
-      const auto key = std::make_tuple(a.node, a.shift, a.negative, b.node, b.shift, b.negative);
+    const auto adder = [&](const CmvmAdder& a) {
+      const auto key =
+          std::make_tuple(a.a.node, a.a.shift, a.a.negative, a.b.node, a.b.shift, a.b.negative);
       auto it = made.find(key);
       if (it == made.end()) {
         const int node = p_.inputs + static_cast<int>(g_.adders.size());
-        g_.adders.push_back({a, b});
-        Coefficients c = term_coefficients(coef_, a);
-        const Coefficients cb = term_coefficients(coef_, b);
+        g_.adders.push_back(a);
+        Coefficients c = term_coefficients(coef_, a.a);
+        const Coefficients cb = term_coefficients(coef_, a.b);
         for (std::size_t i = 0; i < c.size(); ++i) c[i] += cb[i];
         coef_.push_back(std::move(c));
         width_.push_back(node_width(coef_.back()));
-        depth_.push_back(std::max(depth_[static_cast<std::size_t>(a.node)],
-                                  depth_[static_cast<std::size_t>(b.node)]) +
+        depth_.push_back(std::max(depth_[static_cast<std::size_t>(a.a.node)],
+                                  depth_[static_cast<std::size_t>(a.b.node)]) +
                          1);
         it = made.emplace(key, node).first;
       }
-      return std::make_pair(it->second, base);
+      return it->second;
     };
     for (int j = 0; j < p_.outputs; ++j) {
       auto terms = columns_[static_cast<std::size_t>(j)];
@@ -352,15 +368,8 @@ class Solver {
         q.pop();
         const CmvmTerm y = q.top();
         q.pop();
-        if (!x.negative || !y.negative) {
-          const CmvmTerm& pos = x.negative ? y : x;
-          const CmvmTerm& other = x.negative ? x : y;
-          const auto [node, base] = adder({pos.node, pos.shift, false}, other);
-          q.push({node, base, false});
-        } else {  // -(x + y)
-          const auto [node, base] = adder({x.node, x.shift, false}, {y.node, y.shift, false});
-          q.push({node, base, true});
-        }
+        const FoldedSum f = fold_sum(x, y);
+        q.push({adder(f.adder), f.base, f.negative});
       }
       if (q.empty())
         g_.outputs.push_back(std::nullopt);
@@ -559,16 +568,10 @@ bool same_tree(const Decomposition& d, const std::vector<Decomposition::Step>& s
 }
 
 // a + b as a term of `g`, negations folded: a subtraction, or -(a + b).
-CmvmTerm add_terms(CmvmGraph& g, CmvmTerm a, CmvmTerm b) {
-  if (a.negative && !b.negative) std::swap(a, b);
-  const bool both = a.negative && b.negative;
-  const int base = std::min(a.shift, b.shift);
-  a.shift -= base;
-  b.shift -= base;
-  a.negative = false;
-  if (both) b.negative = false;
-  g.adders.push_back({a, b});
-  return {g.inputs + static_cast<int>(g.adders.size()) - 1, base, both};
+CmvmTerm add_terms(CmvmGraph& g, const CmvmTerm& a, const CmvmTerm& b) {
+  const FoldedSum f = fold_sum(a, b);
+  g.adders.push_back(f.adder);
+  return {g.inputs + static_cast<int>(g.adders.size()) - 1, f.base, f.negative};
 }
 
 // The outputs as sums of the deltas (the tree's paths, M1 of K = M0 M1):

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "kiln/sched/operator_library.h"
+#include "kiln/rtl/node_cost.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl {
@@ -178,11 +178,8 @@ class Pass {
       seen[n] = true;
       const dfg::Node& node = g_.node(n);
       if (is_sum(node.op) || node.op == NodeOp::Neg) ++adders;
-      if (node.op == NodeOp::Mul) {
-        const auto args = g_.args(n);
-        adders += std::max(
-            0, sched::csd_nonzero_digits(g_.node(args[g_.is_const(args[0]) ? 0 : 1]).imm) - 1);
-      }
+      if (node.op == NodeOp::Mul && !is_var_mul(g_, n))
+        adders += std::max(0, constant_digits(g_, n) - 1);
       for (uint32_t a : g_.args(n))
         if (!takes_as_leaf(n, a) && form_[a].linear) stack.push_back(a);
     }

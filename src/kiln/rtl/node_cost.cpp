@@ -12,10 +12,14 @@ bool is_var_mul(const dfg::Graph& g, uint32_t n) {
   return g.node(n).op == NodeOp::Mul && !g.is_const(g.args(n)[0]) && !g.is_const(g.args(n)[1]);
 }
 
+int constant_digits(const dfg::Graph& g, uint32_t n) {
+  const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
+  return sched::csd_nonzero_digits(g.node(c).imm);
+}
+
 bool constant_on_dsp(const dfg::Graph& g, uint32_t n, bool constants_on_dsps) {
   if (!constants_on_dsps || g.node(n).op != NodeOp::Mul || is_var_mul(g, n)) return false;
-  const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
-  return sched::csd_nonzero_digits(g.node(c).imm) >= kMinDigitsOnDsp;
+  return constant_digits(g, n) >= kMinDigitsOnDsp;
 }
 
 QuantizeWork quantize_work(const dfg::Graph& g, uint32_t n) {
@@ -77,8 +81,7 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
       if (constant_on_dsp(g, n, constants_on_dsps))
         return lib(OperatorKind::Mul,
                    {g.type(g.args(n)[0]).width, g.type(g.args(n)[1]).width, 0, 0});
-      const uint32_t c = g.is_const(g.args(n)[0]) ? g.args(n)[0] : g.args(n)[1];
-      return lib(OperatorKind::ConstMul, {w, 0, sched::csd_nonzero_digits(g.node(c).imm), 0});
+      return lib(OperatorKind::ConstMul, {w, 0, constant_digits(g, n), 0});
     }
     case NodeOp::Quantize: {
       const QuantizeWork q = quantize_work(g, n);

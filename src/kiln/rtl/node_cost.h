@@ -12,6 +12,9 @@ namespace kiln::rtl {
 
 // A product of two variables (a DSP multiplier), not one by a constant.
 bool is_var_mul(const dfg::Graph& g, uint32_t n);
+// The canonical signed digits of product-by-constant n's constant (its
+// shift-and-add terms; one adder fewer than them).
+int constant_digits(const dfg::Graph& g, uint32_t n);
 
 // A product by a constant goes on a DSP slice, where the plan puts them there
 // (LayerPlan::constants_on_dsps), when its constant has at least this many

@@ -394,7 +394,10 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       return false;
     }
     ++tried;
-    PlanPrice p = pricer.price(kernel, plan, context(plan));
+    // The variants below differ in where products go, not in the plan's form:
+    // the same options (and channels) price them.
+    const StageOptions options = context(plan);
+    PlanPrice p = pricer.price(kernel, plan, options);
     if (!p.feasible) {  // a plan kiln cannot build (too large, an access it refuses)
       if (refused && refused->empty())
         *refused =
@@ -416,9 +419,8 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     // where the config sets no MultiplierLimit: on a small part the DSPs a
     // Softmax takes for its ten products may be what runs out.
     std::vector<int> fewer;
-    if (const int64_t units = p.stage.report.multiplier_units; !plan.multipliers && units > 0 &&
-                                                               units <= kFewMultipliers &&
-                                                               !context(plan).multiplier_limit) {
+    if (const int64_t units = p.stage.report.multiplier_units;
+        !plan.multipliers && units > 0 && units <= kFewMultipliers && !options.multiplier_limit) {
       if (units > 1) fewer.push_back(1);
       fewer.push_back(0);
     }
@@ -427,7 +429,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       LayerPlan on_dsps = plan;
       on_dsps.constants_on_dsps = true;
       ++tried;
-      PlanPrice d = pricer.price(kernel, on_dsps, context(on_dsps));
+      PlanPrice d = pricer.price(kernel, on_dsps, options);
       if (d.feasible && d.stage.report.dsp > dsp) {
         meets = meets || d.interval <= target.cycles;
         priced.push_back(choice_of(k, on_dsps, std::move(d)));
@@ -437,7 +439,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       LayerPlan on_fewer = plan;
       on_fewer.multipliers = n;
       ++tried;
-      PlanPrice f = pricer.price(kernel, on_fewer, context(on_fewer));
+      PlanPrice f = pricer.price(kernel, on_fewer, options);
       if (f.feasible && f.stage.report.dsp < dsp)
         priced.push_back(choice_of(k, on_fewer, std::move(f)));
     }

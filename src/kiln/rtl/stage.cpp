@@ -76,8 +76,7 @@ void StageBuilder::classify() {
       levels = 1;
     } else if (op == NodeOp::Mul && !is_var_mul(n) &&
                !constant_on_dsp(g_, n, o_.constants_on_dsps)) {
-      const auto args = g_.args(n);
-      const int digits = sched::csd_nonzero_digits(g_.node(args[g_.is_const(args[0]) ? 0 : 1]).imm);
+      const int digits = constant_digits(g_, n);
       rep.product_adders += std::max(0, digits - 1);
       while ((1 << levels) < digits) ++levels;
     }
@@ -231,11 +230,8 @@ void StageBuilder::price_product_groups() {
     r_.report.lut += adders * adder.resources.lut - lut;
     r_.report.carry += adders * adder.resources.carry - carry;
     // The group's plan in place of its products' own digits.
-    for (const uint32_t n : nodes) {
-      const auto args = g_.args(n);
-      r_.report.product_adders -= std::max(
-          0, sched::csd_nonzero_digits(g_.node(args[g_.is_const(args[0]) ? 0 : 1]).imm) - 1);
-    }
+    for (const uint32_t n : nodes)
+      r_.report.product_adders -= std::max(0, constant_digits(g_, n) - 1);
     r_.report.product_adders += plan.adders();
   };
   // Priced only: the groups are not kept for the netlist.
