@@ -3,7 +3,10 @@
 // and the solver's time. bench/cmvm.sh runs it beside da4ml's core when
 // DA4ML_SRC names a checkout of it.
 //
-//   kiln_bench_cmvm [--input-bits N] FILE...
+//   kiln_bench_cmvm [--input-bits N] [--sweep] FILE...
+//
+// --sweep also prints the adders at each depth bound from the least up to
+// the unconstrained answer's depth.
 //
 // A file holds "ROWS COLS" and then ROWS lines of COLS numbers (W[i][j]: y_j
 // = sum_i W[i][j] x_i); fractions are scaled by the least power of two that
@@ -54,11 +57,16 @@ bool read_matrix(const std::string& path, int bits, Named& out) {
 
 int main(int argc, char** argv) {
   int bits = 8;
+  bool sweep = false;
   std::vector<Named> problems;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     if (arg == "--input-bits" && a + 1 < argc) {
       bits = std::stoi(argv[++a]);
+      continue;
+    }
+    if (arg == "--sweep") {
+      sweep = true;
       continue;
     }
     Named n;
@@ -101,6 +109,17 @@ int main(int argc, char** argv) {
     for (int64_t w : n.problem.weights) products += w != 0;
     fmt::print("{:<22} {:>6} {:>5} {:>8} {:>7.1f} | {:>6} {:>5} {:>8} | {:>8}\n", n.name, f.adders,
                f.depth, f.adder_bits, ms, s.adders, s.depth, s.adder_bits, products);
+    if (sweep) {
+      std::string line = "  by depth bound:";
+      for (int d = *least.max_depth + 1; d < f.depth; ++d) {
+        kiln::rtl::CmvmProblem bounded = n.problem;
+        bounded.max_depth = d;
+        const kiln::rtl::CmvmCounts b =
+            kiln::rtl::cmvm_counts(bounded, kiln::rtl::solve_cmvm(bounded));
+        line += fmt::format(" {}:{}", d, b.adders);
+      }
+      fmt::print("{}\n", line);
+    }
   }
   return failed ? 1 : 0;
 }

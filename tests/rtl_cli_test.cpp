@@ -410,12 +410,14 @@ TEST(RtlCli, ResNet8IsPacedIntoTheZynq7020WithinItsBound) {
 
 // TargetCycles picks a layer's loop plan: the cheapest that meets it,
 // simulated at the interval it promised; a target no plan meets names the
-// layer and the closest plan (exit 2).
+// layer and the closest plan (exit 2). With its products by weights on DSPs
+// (in LUTs, dense_a fully unrolled with its sums shared is the cheapest).
 TEST(RtlCli, TargetCyclesPicksTheCheapestLoopPlanThatMeetsIt) {
   TempDir tmp;
   const fs::path out = tmp.path() / "d";
   const ProcessResult built =
-      kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Model.TargetCycles=12"});
+      kiln({"rtl", zoo("dense_a"), "-o", out.string(), "--set", "Model.TargetCycles=12", "--set",
+            "Model.ConstantProducts=DSP"});
   ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_CONTAINS(built.out, "Gemm: TargetCycles 12: loop Gemm/i");
   const ProcessResult sim =
@@ -467,8 +469,9 @@ TEST(RtlCli, ReuseFactorAsksForTheIntervalItGivesInKilnCompile) {
 
 // LatencyCycles raises the searched layers' plans until their latencies add
 // up to it (dense_b: the loop over inputs unrolled by 2 instead of not at
-// all), simulated within it; a bound even the fastest plans miss is exit 2
-// with their sum, and nothing written.
+// all), simulated within it; a bound even the fastest plans miss (dense_b
+// fully unrolled takes 2 cycles) is exit 2 with their sum, and nothing
+// written.
 TEST(RtlCli, LatencyCyclesRaisesThePlansUntilTheyFit) {
   TempDir tmp;
   const fs::path out = tmp.path() / "d";
@@ -483,8 +486,8 @@ TEST(RtlCli, LatencyCyclesRaisesThePlansUntilTheyFit) {
   EXPECT_TRUE(j["bit_exact"].get<bool>());
   EXPECT_LE(j["latency_cycles"].get<int>(), 40);
   expect_error(kiln({"rtl", zoo("dense_b"), "-o", (tmp.path() / "v").string(), "--set",
-                     "Model.TargetCycles=80", "--set", "Model.LatencyCycles=2"}),
-               2, "cannot meet 2: the fastest plans kiln tried for each layer add up to 3");
+                     "Model.TargetCycles=80", "--set", "Model.LatencyCycles=1"}),
+               2, "cannot meet 1: the fastest plans kiln tried for each layer add up to 2");
   EXPECT_FALSE(fs::exists(tmp.path() / "v"));
 }
 

@@ -51,10 +51,10 @@ const std::vector<std::string>& top_keys() {
   return k;
 }
 const std::vector<std::string>& layer_keys() {
-  static const std::vector<std::string> k = {"Precision",          "ReuseFactor",     "Strategy",
-                                             "ConvImplementation", "TargetCycles",    "TableSize",
-                                             "TableRange",         "MultiplierLimit", "Scheduler",
-                                             "LatencyCycles",      "ConstantProducts"};
+  static const std::vector<std::string> k = {
+      "Precision",    "ReuseFactor",   "Strategy",         "ConvImplementation",
+      "TargetCycles", "TableSize",     "TableRange",       "MultiplierLimit",
+      "Scheduler",    "LatencyCycles", "ConstantProducts", "AdderDepth"};
   return k;
 }
 const std::vector<std::string>& precision_keys() {
@@ -254,6 +254,8 @@ void parse_layer_block(const Ctx& c, const std::string& path, const YAML::Node& 
                      lc.multiplier_limit = parse_non_negative_int(c, sub, v);
                    } else if (k == "ConstantProducts") {
                      lc.constant_products = parse_enum<ConstantProducts>(c, sub, v);
+                   } else if (k == "AdderDepth") {
+                     lc.adder_depth = parse_enum<AdderDepth>(c, sub, v);
                    } else if (k == "Scheduler" || k == "LatencyCycles") {
                      if (whole == nullptr)
                        fail(c, sub, key, k + " applies to the whole model",
@@ -648,6 +650,7 @@ ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, cons
     r.multiplier_limit_level = v->second;
   }
   if (auto v = pick(lv, &LayerConfig::constant_products)) r.constant_products = v->first;
+  if (auto v = pick(lv, &LayerConfig::adder_depth)) r.adder_depth = v->first;
   return r;
 }
 
@@ -739,6 +742,8 @@ void write_block(std::string& out, const std::string& indent, const BlockValues&
         indent + "# MultiplierLimit: 16  # kiln rtl: most multipliers per layer (default: none)\n";
     out += indent + "# ConstantProducts: DSP  # kiln rtl: products by weights on " +
            enum_choices<ConstantProducts>() + " (default: searched)\n";
+    out += indent + "# AdderDepth: Least  # kiln rtl: sums of products by weights " +
+           enum_choices<AdderDepth>() + " (default: searched)\n";
   }
   if (all || listed(Field::Table)) {
     out += indent + "TableSize: " + std::to_string(v.table_size) + "\n";

@@ -45,6 +45,8 @@ struct LayerConfig {
   std::optional<int64_t> multiplier_limit;
   // RTL only: where products by constants go (LUTs or DSPs).
   std::optional<ConstantProducts> constant_products;
+  // RTL only: how sums of products by constants are shared.
+  std::optional<AdderDepth> adder_depth;
   bool operator==(const LayerConfig&) const = default;
 };
 
@@ -111,6 +113,7 @@ struct ResolvedLayerConfig {
   std::optional<int64_t> multiplier_limit;  // none: no limit
   ConfigLevel multiplier_limit_level = ConfigLevel::Default;
   std::optional<ConstantProducts> constant_products;  // none: kiln rtl searches
+  std::optional<AdderDepth> adder_depth;              // none: kiln rtl searches
 };
 // by_name is looked up under `name`, then under `onnx_name` (name wins per field).
 ResolvedLayerConfig resolve_layer_config(const Config& cfg, LayerKind kind, const std::string& name,

@@ -184,6 +184,8 @@ TEST(ConfigErrors, BadEnumListsValidValues) {
   const Error cp = parse_error("Model:\n  ConstantProducts: BRAM\n");
   EXPECT_CONTAINS(cp.what_happened(), "'BRAM' is not valid; valid values: LUT, DSP");
   EXPECT_EQ(cp.hint(), "use one of those");
+  const Error ad = parse_error("Model:\n  AdderDepth: Deep\n");
+  EXPECT_CONTAINS(ad.what_happened(), "'Deep' is not valid; valid values: Lean, Least");
 }
 
 TEST(ConfigErrors, BadPrecisionStringGivesParserReason) {

@@ -28,6 +28,11 @@ inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 // bind_op impl=fabric / impl=dsp).
 enum class ConstantProducts : uint8_t { Lut, Dsp };
 
+// How kiln rtl shares a layer's sums of products by its weights (a constant
+// matrix product, rtl/cmvm_pass.h): with the fewest adders, or at the least
+// adder depth its sums need (shallower, so faster, for some adders more).
+enum class AdderDepth : uint8_t { Lean, Least };
+
 // A loop's directives: what a Loop.<layer>/<loop> block says, what the Loop
 // IR's loop carries and what a plan sets. An Unroll nobody set leaves the
 // loop to the backend: kiln rtl unrolls it fully unless a plan keeps it, C
@@ -112,6 +117,9 @@ struct LayerRtlSettings {
   // Where the config sets ConstantProducts; unset: searched (LUTs when the
   // layer's plan is configured).
   std::optional<ConstantProducts> constant_products;
+  // Where the config sets AdderDepth; unset: searched (Lean when the layer's
+  // plan is configured).
+  std::optional<AdderDepth> adder_depth;
 };
 
 }  // namespace kiln::hls
@@ -137,6 +145,11 @@ template <>
 struct EnumNames<hls::ConstantProducts> {
   static constexpr std::pair<hls::ConstantProducts, std::string_view> kNames[] = {
       {hls::ConstantProducts::Lut, "LUT"}, {hls::ConstantProducts::Dsp, "DSP"}};
+};
+template <>
+struct EnumNames<hls::AdderDepth> {
+  static constexpr std::pair<hls::AdderDepth, std::string_view> kNames[] = {
+      {hls::AdderDepth::Lean, "Lean"}, {hls::AdderDepth::Least, "Least"}};
 };
 template <>
 struct EnumNames<hls::RtlScheduler> {

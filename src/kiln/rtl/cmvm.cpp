@@ -124,14 +124,21 @@ FoldedSum fold_sum(CmvmTerm a, CmvmTerm b) {
   return {{a, b}, base, both};
 }
 
-enum class Scoring : uint8_t { Saved, Narrower };
+// How a pattern's sharing is scored (below). Balanced is Narrower less
+// kImbalance per level its operands' depths differ, and shares nothing that
+// scores 0 or less: pairs of equal depth, so that sharing does not deepen
+// the trees (da4ml's "dc" selection, which it uses for a decomposition's
+// second stage, the sums along the tree).
+enum class Scoring : uint8_t { Saved, Narrower, Balanced };
+constexpr double kImbalance = 256;
 
 class Solver {
  public:
   // `arrival`, when given, is each input's adder depth already (the deltas
   // that a second stage sums).
-  Solver(const CmvmProblem& p, Scoring scoring, const std::vector<int>& arrival = {})
-      : p_(p), scoring_(scoring) {
+  Solver(const CmvmProblem& p, Scoring scoring, const std::vector<int>& arrival = {},
+         uint64_t seed = 0)
+      : p_(p), scoring_(scoring), seed_(seed) {
     g_.inputs = p.inputs;
     for (int i = 0; i < p.inputs; ++i) {
       Coefficients c(static_cast<std::size_t>(p.inputs), 0);
@@ -201,9 +208,12 @@ class Solver {
   // width (Scoring::Narrower, da4ml's weighting: it favours sharing wide
   // values again).
   double score(const Pattern& pat, int n) {
+    const auto a = static_cast<std::size_t>(pat.a), b = static_cast<std::size_t>(pat.b);
     if (scoring_ == Scoring::Narrower)
-      return static_cast<double>(n) * std::min(width_[static_cast<std::size_t>(pat.a)],
-                                               width_[static_cast<std::size_t>(pat.b)]);
+      return static_cast<double>(n) * std::min(width_[a], width_[b]);
+    if (scoring_ == Scoring::Balanced)
+      return static_cast<double>(n) * std::min(width_[a], width_[b]) -
+             kImbalance * std::abs(depth_[a] - depth_[b]);
     auto it = bits_.find(pat.key());
     if (it == bits_.end()) {
       const CmvmAdder a{{pat.a, 0, false}, {pat.b, pat.d, pat.sub}};
@@ -259,13 +269,14 @@ class Solver {
     std::sort(dirty_.begin(), dirty_.end());
     dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
     for (const uint64_t k : dirty_)
-      if (const int* n = counts_.find(k); n && *n >= 2) queue_.push({score(Pattern::of(k), *n), k});
+      if (const int* n = counts_.find(k); n && *n >= 2)
+        if (const double sc = score(Pattern::of(k), *n); sc > 0) queue_.push({sc, tie(k), k});
     dirty_.clear();
   }
 
   void share() {
     for (flush(); !queue_.empty(); flush()) {
-      const auto [s, k] = queue_.top();
+      const auto [s, order, k] = queue_.top();
       queue_.pop();
       const int* count = counts_.find(k);
       if (!count || *count < 2 || banned_.count(k)) continue;
@@ -296,16 +307,16 @@ class Solver {
         total += static_cast<int>(occ.size());
         uses.emplace_back(j, std::move(occ));
       }
-      if (total < 2) {
+      if (total < 2 || score(pat, total) <= 0) {
         banned_.insert(k);
         continue;
       }
       // The count takes pairs that share a term; by its uses it may no longer
       // be the best: back in line at that score (lazy greedy: scores only fall).
       if (const double used = score(pat, total);
-          used < s && !queue_.empty() && used < queue_.top().first) {
+          used < s && !queue_.empty() && used < std::get<0>(queue_.top())) {
         recheck_[k] = used;
-        queue_.push({used, k});
+        queue_.push({used, order, k});
         continue;
       }
       const int node = p_.inputs + static_cast<int>(g_.adders.size());
@@ -394,7 +405,19 @@ class Solver {
   std::unordered_map<int, std::size_t> at_;       // occurrences(): b's terms by position
   Scoring scoring_;
   std::vector<int> width_;  // each node's width  // patterns no bound-keeping use recurs in
-  std::priority_queue<std::pair<double, uint64_t>> queue_;
+  // By score, then by tie(key).
+  std::priority_queue<std::tuple<double, uint64_t, uint64_t>> queue_;
+  uint64_t seed_ = 0;
+  // Equal scores in the key's order (the newest node first), or, with a
+  // seed, in an order the seed scrambles: another greedy walk.
+  uint64_t tie(uint64_t k) const {
+    if (seed_ == 0) return k;
+    uint64_t x = k ^ (seed_ * 0x9e3779b97f4a7c15ULL);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 29;
+    return x;
+  }
 };
 
 }  // namespace
@@ -427,6 +450,15 @@ CmvmCounts cmvm_counts(const CmvmProblem& problem, const CmvmGraph& graph) {
   c.adders = static_cast<int64_t>(graph.adders.size());
   c.depth = graph.depth();
   return c;
+}
+
+CmvmCounts& operator+=(CmvmCounts& a, const CmvmCounts& b) {
+  a.adders += b.adders;
+  a.product_adders += b.product_adders;
+  a.sum_adders += b.sum_adders;
+  a.adder_bits += b.adder_bits;
+  a.depth = std::max(a.depth, b.depth);
+  return a;
 }
 
 int minimal_depth(const CmvmProblem& problem) {
@@ -649,7 +681,11 @@ CmvmGraph compose(const Decomposition& dec, CmvmGraph g, int outputs) {
 
 }  // namespace
 
-CmvmGraph solve_cmvm(const CmvmProblem& problem) {
+namespace {
+constexpr int64_t kSeedWork = 4096;
+}  // namespace
+
+CmvmGraph solve_cmvm(const CmvmProblem& problem, CmvmEffort effort) {
   KILN_ASSERT(problem.weights.size() == static_cast<std::size_t>(problem.inputs) *
                                             static_cast<std::size_t>(problem.outputs) &&
                   problem.ranges.size() == static_cast<std::size_t>(problem.inputs),
@@ -659,45 +695,59 @@ CmvmGraph solve_cmvm(const CmvmProblem& problem) {
                 fmt::format("an adder depth of {} is below the least its outputs' sums need, {}",
                             *problem.max_depth, minimal_depth(problem)),
                 "allow more adder levels (a longer clock period or more cycles)");
-  // Each way tried, the fewest adders kept (then the shallowest, then the
-  // fewest bits): no decomposition and each depth of it, by both scorings.
+  // Each way tried, the least adders + depth / 2 kept (then the fewest
+  // bits): a level less is worth half an adder (two levels, one adder; a
+  // level is a register stage or a slice of the clock across all outputs).
   std::optional<CmvmGraph> best;
-  std::tuple<int64_t, int, int64_t> best_cost;
+  std::tuple<int64_t, int64_t> best_cost;
   const auto consider = [&](CmvmGraph g) {
     if (problem.max_depth && g.depth() > *problem.max_depth) return;
     const CmvmCounts c = cmvm_counts(problem, g);
-    const auto cost = std::make_tuple(c.adders, c.depth, c.adder_bits);
+    const auto cost = std::make_tuple(2 * c.adders + c.depth, c.adder_bits);
     if (!best || cost < best_cost) {
       best = std::move(g);
       best_cost = cost;
     }
   };
-  for (const Scoring scoring : {Scoring::Saved, Scoring::Narrower}) {
-    consider(Solver(problem, scoring).run());
+  if (effort == CmvmEffort::Quick) return Solver(problem, Scoring::Saved).run();
+  // The decompositions (deterministic), each dc that changes the tree.
+  std::vector<Decomposition> decompositions;
+  {
     std::vector<Decomposition::Step> last_tree;
     for (int dc = 0; dc <= ceil_log2(std::max(problem.inputs, 1)); ++dc) {
-      const std::optional<Decomposition> dec = decompose(problem, dc);
+      std::optional<Decomposition> dec = decompose(problem, dc);
       if (!dec || dec->height == 0) continue;    // no output built from another
       if (same_tree(*dec, last_tree)) continue;  // a larger dc that changed nothing
       last_tree = dec->steps;
       // The deltas' sums within the bound less the chains.
-      CmvmProblem deltas = dec->deltas;
       if (problem.max_depth) {
-        deltas.max_depth = *problem.max_depth - dec->height;
-        if (*deltas.max_depth < minimal_depth(deltas)) continue;
+        dec->deltas.max_depth = *problem.max_depth - dec->height;
+        if (*dec->deltas.max_depth < minimal_depth(dec->deltas)) continue;
       }
-      {
-        const CmvmGraph first = Solver(deltas, scoring).run();
-        consider(compose(*dec, first, problem.outputs));
+      decompositions.push_back(std::move(*dec));
+    }
+  }
+  // Greedy walks with their ties in other orders (seeds), as many as keep
+  // the work near 4,096 weights: 16 for a 16x16 matrix, 2 for 64x32.
+  int64_t terms = 0;
+  for (int64_t w : problem.weights) terms += w != 0;
+  const int64_t seeds = std::clamp<int64_t>(kSeedWork / std::max<int64_t>(terms, 1), 1, 16);
+  for (int64_t seed = 0; seed < seeds; ++seed) {
+    for (const Scoring scoring : {Scoring::Saved, Scoring::Narrower}) {
+      consider(Solver(problem, scoring, {}, static_cast<uint64_t>(seed)).run());
+      for (const Decomposition& dec : decompositions) {
+        const CmvmGraph first = Solver(dec.deltas, scoring, {}, static_cast<uint64_t>(seed)).run();
+        consider(compose(dec, first, problem.outputs));
         // Or the paths summed as a product of their own, the deltas arriving
         // at their depths: the same sharing, trees balanced by arrival.
-        CmvmProblem paths = path_sums(*dec, first, deltas, problem.outputs);
+        CmvmProblem paths = path_sums(dec, first, dec.deltas, problem.outputs);
         paths.max_depth = problem.max_depth;
         const std::vector<int> depth = first.depths();
         std::vector<int> arrival;
         for (const auto& o : first.outputs)
           arrival.push_back(o ? depth[static_cast<std::size_t>(o->node)] : 0);
-        consider(chain(first, Solver(paths, scoring, arrival).run()));
+        for (const Scoring second : {scoring, Scoring::Balanced})
+          consider(chain(first, Solver(paths, second, arrival, static_cast<uint64_t>(seed)).run()));
       }
     }
   }

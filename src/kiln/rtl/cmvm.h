@@ -28,7 +28,10 @@
 //    product of their own; chains limited per depth setting dc;
 //  - each way tried (no decomposition and each dc, two weightings of a
 //    pattern, the outputs summed along the tree or as a product over the
-//    deltas), the fewest adders kept, then the shallowest.
+//    deltas, that product's sharing also only between terms of equal depth
+//    as da4ml does; greedy walks with ties broken in other orders, as many
+//    as keep the work near 4,096 weights), the least adders + depth / 2
+//    kept: a level less is worth half an adder.
 // Under a depth bound a pair is shared only where every output keeps a tree
 // within the bound, and every answer kept is within it (verify_cmvm checks).
 // Measured against da4ml's core on the same matrices: bench/cmvm.sh.
@@ -94,13 +97,19 @@ struct CmvmCounts {
   int depth = 0;
 };
 CmvmCounts cmvm_counts(const CmvmProblem& problem, const CmvmGraph& graph);
+// Two answers' counts together (side by side: the depth is the deeper's).
+CmvmCounts& operator+=(CmvmCounts& a, const CmvmCounts& b);
 
 // The adder depth of the outputs summed without sharing: each output's
 // canonical-signed-digit terms in a balanced tree; the least any answer can
 // have.
 int minimal_depth(const CmvmProblem& problem);
 
-CmvmGraph solve_cmvm(const CmvmProblem& problem);
+// How hard the solver tries: every way (below), or the sharing alone without
+// the decomposition, once (a problem too large to solve many times).
+enum class CmvmEffort : uint8_t { Thorough, Quick };
+
+CmvmGraph solve_cmvm(const CmvmProblem& problem, CmvmEffort effort = CmvmEffort::Thorough);
 
 // Checks an answer independently: operands defined before use, every output
 // equal to its column of the matrix for all inputs (coefficients followed

@@ -1,7 +1,12 @@
 #include "kiln/rtl/cmvm_pass.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "kiln/rtl/node_cost.h"
 #include "kiln/support/error.h"
@@ -44,29 +49,133 @@ bool is_mod(NodeOp op) {
   return op == NodeOp::AddMod || op == NodeOp::SubMod;
 }
 
+// A problem's nonzero weights: up to kThoroughTerms it is solved every way
+// (tens of milliseconds for 16x16, a second for 64x32; 64x64 16-bit weights
+// take 4 s every way, 0.6 s once, for 0.6% more adders), up to kMaxTerms once
+// (CmvmEffort::Quick), beyond that not at all (its sums stay as they are).
+constexpr int64_t kThoroughTerms = 2048;
+constexpr int64_t kMaxTerms = 1 << 15;
+
+// A group of roots and the leaves they read.
+struct Group {
+  std::vector<uint32_t> roots;
+  std::vector<uint32_t> leaves;  // in element order (leaf_before)
+  int64_t terms = 0;
+};
+
 class Pass {
  public:
-  Pass(dfg::Graph& g, std::optional<int> max_depth) : g_(g), max_depth_(max_depth) {}
+  Pass(dfg::Graph& g, const ShareOptions& options) : g_(g), o_(options) {}
 
   SharedSums run() {
     forms();
     roots();
     SharedSums out;
     if (roots_.empty()) return out;
-    CmvmProblem p = problem();
-    p.max_depth = max_depth_;
-    if (max_depth_ && *max_depth_ < minimal_depth(p)) return out;
-    const CmvmGraph answer = solve_cmvm(p);
-    KILN_ASSERT(verify_cmvm(p, answer).empty(), "a constant matrix product the check refuses");
-    out.counts = cmvm_counts(p, answer);
-    out.replaced = replaced_adders();
-    if (out.counts.adders > out.replaced) return out;  // no better than it was
-    emit(answer);
-    out.roots = static_cast<int>(roots_.size());
+    std::vector<uint32_t> repl(g_.size());
+    for (uint32_t n = 0; n < repl.size(); ++n) repl[n] = n;
+    for (const Group& group : groups()) {
+      if (group.terms > kMaxTerms) continue;
+      CmvmProblem p = problem(group);
+      const int least = minimal_depth(p);
+      if (o_.least_depth)
+        p.max_depth = least;
+      else if (o_.max_depth) {
+        if (*o_.max_depth < least) continue;  // no answer within it: as it is
+        p.max_depth = o_.max_depth;
+      }
+      const CmvmGraph& answer = solve(p, group.terms, out);
+      const CmvmCounts c = cmvm_counts(p, answer);
+      const int64_t before = replaced_adders(group.roots);
+      if (c.adders >= before) continue;  // no better than it was
+      emit(group, answer, repl);
+      ++out.problems;
+      out.roots += static_cast<int>(group.roots.size());
+      out.replaced += before;
+      out.counts += c;
+      out.deeper += c.depth > least ? 1 : 0;
+    }
+    if (out.roots > 0) g_.replace(repl);
     return out;
   }
 
  private:
+  const CmvmGraph& solve(const CmvmProblem& p, int64_t terms, SharedSums& out) {
+    CmvmMemo& memo = o_.memo ? *o_.memo : local_memo_;
+    std::string key = cmvm_key(p);
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+    CmvmGraph answer =
+        solve_cmvm(p, terms > kThoroughTerms ? CmvmEffort::Quick : CmvmEffort::Thorough);
+    const std::string wrong = verify_cmvm(p, answer);
+    KILN_ASSERT(wrong.empty(), "a constant matrix product the check refuses: " + wrong);
+    ++out.solved;
+    return memo.emplace(std::move(key), std::move(answer)).first->second;
+  }
+
+  // Leaves in the order of the elements they read (other leaves after, by
+  // node): a convolution's windows list their elements alike at every pixel.
+  bool leaf_before(uint32_t a, uint32_t b) const {
+    const auto key = [this](uint32_t n) {
+      if (g_.node(n).op != NodeOp::Input) return std::make_tuple(1, 0, int64_t{n});
+      const dfg::Element& e = g_.input_of(n);
+      return std::make_tuple(0, e.buffer, e.element);
+    };
+    return key(a) < key(b);
+  }
+
+  // Roots with the same leaves together; each such set joins the group
+  // (largest sets first) holding all but a tenth of its leaves, within
+  // kMaxTerms, or starts one.
+  std::vector<Group> groups() const {
+    std::map<std::vector<uint32_t>, std::vector<uint32_t>> by_leaves;
+    for (uint32_t r : roots_) {
+      std::vector<uint32_t> leaves;
+      for (const auto& [leaf, c] : form_[r].terms) leaves.push_back(leaf);
+      by_leaves[std::move(leaves)].push_back(r);
+    }
+    std::vector<const std::pair<const std::vector<uint32_t>, std::vector<uint32_t>>*> sets;
+    for (const auto& s : by_leaves) sets.push_back(&s);
+    std::stable_sort(sets.begin(), sets.end(), [](const auto* a, const auto* b) {
+      return a->first.size() > b->first.size();
+    });
+    std::vector<Group> out;
+    std::vector<std::set<uint32_t>> held;
+    std::unordered_map<uint32_t, std::vector<int>> groups_of;  // leaf -> groups holding it
+    for (const auto* s : sets) {
+      const std::vector<uint32_t>& leaves = s->first;
+      const auto terms = static_cast<int64_t>(leaves.size() * s->second.size());
+      std::map<int, int64_t> votes;
+      for (uint32_t leaf : leaves)
+        if (const auto it = groups_of.find(leaf); it != groups_of.end())
+          for (int gi : it->second) ++votes[gi];
+      int best = -1;
+      for (const auto& [gi, v] : votes)
+        if (out[static_cast<std::size_t>(gi)].terms + terms <= kMaxTerms &&
+            (best < 0 || v > votes[best]))
+          best = gi;
+      const auto size = static_cast<int64_t>(leaves.size());
+      if (best < 0 || (size - votes[best]) * 10 > size) {
+        best = static_cast<int>(out.size());
+        out.emplace_back();
+        held.emplace_back();
+      }
+      Group& group = out[static_cast<std::size_t>(best)];
+      group.roots.insert(group.roots.end(), s->second.begin(), s->second.end());
+      group.terms += terms;
+      for (uint32_t leaf : leaves)
+        if (held[static_cast<std::size_t>(best)].insert(leaf).second) {
+          group.leaves.push_back(leaf);
+          groups_of[leaf].push_back(best);
+        }
+    }
+    for (Group& group : out) {
+      std::sort(group.roots.begin(), group.roots.end());
+      std::sort(group.leaves.begin(), group.leaves.end(),
+                [this](uint32_t a, uint32_t b) { return leaf_before(a, b); });
+    }
+    return out;
+  }
+
   // The operand `a` of a user: its form, or a leaf when it is not linear for
   // that user (a modular sum under an exact operation).
   Form operand(uint32_t a, bool user_mod) const {
@@ -143,22 +252,17 @@ class Pass {
       if (root[n] && is_sum(g_.node(n).op) && form_[n].terms.size() >= 2) roots_.push_back(n);
   }
 
-  CmvmProblem problem() {
-    std::map<uint32_t, int> index;
-    for (uint32_t r : roots_)
-      for (const auto& [leaf, c] : form_[r].terms) index.emplace(leaf, 0);
-    for (auto& [leaf, i] : index) {
-      i = static_cast<int>(leaves_.size());
-      leaves_.push_back(leaf);
-    }
+  CmvmProblem problem(const Group& group) const {
+    std::unordered_map<uint32_t, std::size_t> index;
+    for (std::size_t i = 0; i < group.leaves.size(); ++i) index.emplace(group.leaves[i], i);
     CmvmProblem p;
-    p.inputs = static_cast<int>(leaves_.size());
-    p.outputs = static_cast<int>(roots_.size());
-    p.weights.assign(static_cast<std::size_t>(p.inputs) * static_cast<std::size_t>(p.outputs), 0);
-    for (std::size_t j = 0; j < roots_.size(); ++j)
-      for (const auto& [leaf, c] : form_[roots_[j]].terms)
-        p.weights[static_cast<std::size_t>(index[leaf]) * roots_.size() + j] = c;
-    for (uint32_t leaf : leaves_) {
+    p.inputs = static_cast<int>(group.leaves.size());
+    p.outputs = static_cast<int>(group.roots.size());
+    p.weights.assign(group.leaves.size() * group.roots.size(), 0);
+    for (std::size_t j = 0; j < group.roots.size(); ++j)
+      for (const auto& [leaf, c] : form_[group.roots[j]].terms)
+        p.weights[index.at(leaf) * group.roots.size() + j] = c;
+    for (uint32_t leaf : group.leaves) {
       const numeric::FixedType t = loop::fixed_of(g_.type(leaf));
       p.ranges.emplace_back(t.min_raw(), t.max_raw());
     }
@@ -167,9 +271,9 @@ class Pass {
 
   // The adders the roots' trees take now: their sums and negations, and each
   // product by a constant's canonical signed digits less one.
-  int64_t replaced_adders() const {
+  int64_t replaced_adders(const std::vector<uint32_t>& roots) const {
     std::vector<bool> seen(g_.size(), false);
-    std::vector<uint32_t> stack(roots_.begin(), roots_.end());
+    std::vector<uint32_t> stack(roots.begin(), roots.end());
     int64_t adders = 0;
     while (!stack.empty()) {
       const uint32_t n = stack.back();
@@ -186,9 +290,11 @@ class Pass {
     return adders;
   }
 
-  void emit(const CmvmGraph& answer) {
-    std::vector<uint32_t> value;  // the answer's nodes as graph nodes (integers)
-    for (uint32_t leaf : leaves_) value.push_back(g_.shl(leaf, g_.type(leaf).frac));
+  // The answer's adders as nodes on the integers, and the group's roots
+  // replaced (in `repl`) by its outputs.
+  void emit(const Group& group, const CmvmGraph& answer, std::vector<uint32_t>& repl) {
+    std::vector<uint32_t> value;  // the answer's nodes as graph nodes
+    for (uint32_t leaf : group.leaves) value.push_back(g_.shl(leaf, g_.type(leaf).frac));
     const auto term = [&](const CmvmTerm& t) {
       const uint32_t v = value[static_cast<std::size_t>(t.node)];
       return t.shift ? g_.shl(v, t.shift) : v;
@@ -197,10 +303,8 @@ class Pass {
       const uint32_t x = term(a.a), y = term({a.b.node, a.b.shift, false});
       value.push_back(a.b.negative ? g_.sub(x, y) : g_.add(x, y));
     }
-    std::vector<uint32_t> repl(g_.size());
-    for (uint32_t n = 0; n < repl.size(); ++n) repl[n] = n;
-    for (std::size_t j = 0; j < roots_.size(); ++j) {
-      const uint32_t root = roots_[j];
+    for (std::size_t j = 0; j < group.roots.size(); ++j) {
+      const uint32_t root = group.roots[j];
       const Form& f = form_[root];
       const auto& o = answer.outputs[j];
       std::optional<uint32_t> v;
@@ -220,20 +324,27 @@ class Pass {
       if (f.mod) back = g_.quantize(back, loop::fixed_of(g_.type(root)));
       repl[root] = back;
     }
-    g_.replace(repl);
   }
 
   dfg::Graph& g_;
-  std::optional<int> max_depth_;
+  ShareOptions o_;
+  CmvmMemo local_memo_;
   std::vector<Form> form_;
   std::vector<uint32_t> roots_;
-  std::vector<uint32_t> leaves_;
 };
 
 }  // namespace
 
-SharedSums share_constant_sums(dfg::Graph& g, std::optional<int> max_depth) {
-  return Pass(g, max_depth).run();
+std::string cmvm_key(const CmvmProblem& p) {
+  std::string key = fmt::format("{} {} {}|", p.inputs, p.outputs, p.max_depth.value_or(-1));
+  for (const auto& [lo, hi] : p.ranges) key += fmt::format("{} {},", lo, hi);
+  key += '|';
+  for (int64_t w : p.weights) key += fmt::format("{},", w);
+  return key;
+}
+
+SharedSums share_constant_sums(dfg::Graph& g, const ShareOptions& options) {
+  return Pass(g, options).run();
 }
 
 }  // namespace kiln::rtl

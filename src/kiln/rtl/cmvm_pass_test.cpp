@@ -77,8 +77,8 @@ TEST(CmvmPass, DotProductsKeepTheirValuesWithFewerAdders) {
 }
 
 // Zoo layers fully unrolled: every stage's outputs unchanged, and the stages
-// whose sums are rebuilt take no more adders than before (measured once:
-// dense_a 254 -> 124, dense_b 12,647 -> 5,456, conv2d_a 1,329 -> 804).
+// whose sums are rebuilt take fewer adders than before (measured once:
+// dense_a 254 -> 124, dense_b 12,647 -> 5,497, conv2d_a 1,404 -> 792).
 class CmvmPassZoo : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CmvmPassZoo, StagesKeepTheirValues) {
@@ -89,7 +89,13 @@ TEST_P(CmvmPassZoo, StagesKeepTheirValues) {
     const SharedSums s = share_constant_sums(after);
     if (s.roots > 0) {
       ++rebuilt;
-      EXPECT_LE(s.counts.adders, s.replaced) << stage.graph.name();
+      EXPECT_LT(s.counts.adders, s.replaced) << stage.name;
+      // A convolution's pixels (all but the padded ones) pose one problem,
+      // solved once: conv2d_a's 36 output pixels, one problem.
+      if (GetParam() == "conv2d_a") {
+        EXPECT_EQ(s.problems, 36);
+        EXPECT_EQ(s.solved, 1);
+      }
     }
     expect_same_values(stage.graph, after, 3);
   }

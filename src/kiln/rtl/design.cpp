@@ -119,7 +119,7 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   std::set<std::string> configured_forms;
   for (const auto& [layer, lb] : options.line_buffer) configured_forms.insert(layer);
   Pricer pricer(program, model, uo, device, options.configured_buffers, configured_forms,
-                options.constants_on_dsps);
+                options.constants_on_dsps, options.least_depth);
   const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
   const std::vector<Channel> channels = plan_channels(pricer, plans, streamed, &d.handoffs);
   {

@@ -79,6 +79,10 @@ struct RtlOptions {
   // the products by their weights on DSP slices (LayerPlan). Unset: the
   // searches try both; a configured plan keeps them in LUTs.
   std::map<std::string, bool> constants_on_dsps;
+  // Layers whose AdderDepth the config sets, by layer name: true shares the
+  // sums of products by their weights at the least adder depth
+  // (LayerPlan::least_depth). Unset: the searches try both.
+  std::map<std::string, bool> least_depth;
   // Config keys that shape kiln compile's project and not this design, said
   // in the report rather than ignored in silence (options.h).
   std::vector<std::string> notes;

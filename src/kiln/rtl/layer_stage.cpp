@@ -18,6 +18,18 @@ LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan
   return g;
 }
 
+SharedSums share_layer_sums(LayerGraph& graph, const ShareOptions& options) {
+  SharedSums all;
+  const auto share = [&](dfg::Graph& g) { all += share_constant_sums(g, options); };
+  if (graph.unrolled) share(graph.unrolled->graph);
+  if (graph.split) {
+    share(graph.split->before);
+    share(graph.split->body.graph);
+    share(graph.split->after);
+  }
+  return all;
+}
+
 LoopMemories loop_memories(const loop::Program& program, const dfg::SplitKernel& split) {
   LoopMemories m{program, {}, {}};
   m.memories = plan_memories(split, m.program);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kiln/dfg/unroll.h"
+#include "kiln/rtl/cmvm_pass.h"
 #include "kiln/rtl/loop_stage.h"
 #include "kiln/rtl/plan.h"
 #include "kiln/rtl/stage.h"
@@ -27,6 +28,11 @@ struct LayerGraph {
 // the unrolling bound, accesses one iteration cannot order).
 LayerGraph layer_graph(const loop::Program& program, int kernel, const LayerPlan& plan,
                        const dfg::UnrollOptions& unroll);
+
+// Shares the sums of products by constants in each of the graph's parts (the
+// unrolled graph; a split's before, iteration and after), cmvm_pass.h; what
+// it did, summed over them.
+SharedSums share_layer_sums(LayerGraph& graph, const ShareOptions& options);
 
 // A kept loop's program: `program` with the locals that loop keeps in
 // memories partitioned (memories.h), and which they are, with the elements

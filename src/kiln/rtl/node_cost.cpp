@@ -38,6 +38,17 @@ int index_bits(int64_t size) {
   return std::max(k, 1);
 }
 
+int adder_pass_bits(const dfg::Graph& g, uint32_t n) {
+  const auto args = g.args(n);
+  const int frac = g.type(n).frac;
+  // Each operand's zero bits below its own grid, aligned to the result's.
+  const int za = std::max(0, frac - g.type(args[0]).frac);
+  const int zb = std::max(0, frac - g.type(args[1]).frac);
+  const NodeOp op = g.node(n).op;
+  const int pass = op == NodeOp::Add || op == NodeOp::AddMod ? std::max(za, zb) : zb;
+  return std::clamp(pass, 0, g.type(n).width - 1);
+}
+
 OperatorCost sum(OperatorCost a, const OperatorCost& b) {
   a.delay_ns += b.delay_ns;
   a.resources += b.resources;
@@ -70,9 +81,9 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
     case NodeOp::Const:
     case NodeOp::Shl: return {};
     case NodeOp::Add:
-    case NodeOp::AddMod: return lib(OperatorKind::Add, {w, 0, 0, 0});
+    case NodeOp::AddMod: return lib(OperatorKind::Add, {w - adder_pass_bits(g, n), 0, 0, 0});
     case NodeOp::Sub:
-    case NodeOp::SubMod:
+    case NodeOp::SubMod: return lib(OperatorKind::Sub, {w - adder_pass_bits(g, n), 0, 0, 0});
     case NodeOp::Neg: return lib(OperatorKind::Sub, {w, 0, 0, 0});
     case NodeOp::Mul: {
       if (is_var_mul(g, n))

@@ -22,6 +22,12 @@ int constant_digits(const dfg::Graph& g, uint32_t n);
 inline constexpr int kMinDigitsOnDsp = 3;
 bool constant_on_dsp(const dfg::Graph& g, uint32_t n, bool constants_on_dsps);
 
+// The low bits of sum or difference `n` that come from one operand as they
+// are, the other's aligned bits being zero there (a + (b << s): the low s
+// bits are a's): no carry chain over them. A difference passes only the
+// minuend's.
+int adder_pass_bits(const dfg::Graph& g, uint32_t n);
+
 // What a Quantize does in hardware: rounding (bits dropped, a mode that
 // rounds) and a range check (a saturating mode).
 struct QuantizeWork {

@@ -124,6 +124,8 @@ RtlOptions rtl_options(const hls::Model& model) {
     if (layer.rtl.line_buffer) o.line_buffer[layer.name] = *layer.rtl.line_buffer;
     if (layer.rtl.constant_products)
       o.constants_on_dsps[layer.name] = *layer.rtl.constant_products == hls::ConstantProducts::Dsp;
+    if (layer.rtl.adder_depth)
+      o.least_depth[layer.name] = *layer.rtl.adder_depth == hls::AdderDepth::Least;
   }
   // Keys kiln compile reads that leave kiln rtl's design as it is.
   if (settings.io_type_set) o.stream_inputs = model.io_type == hls::IOType::Stream;

@@ -96,6 +96,7 @@ std::string plan_text(const loop::Kernel& k, const LayerPlan& p) {
   if (p.line_buffered) s += " form=line_buffer";
   if (p.constants_on_dsps) s += " constants=dsp";
   if (p.multipliers) s += fmt::format(" multipliers={}", *p.multipliers);
+  if (p.least_depth) s += " depth=least";
   return s;
 }
 
@@ -153,6 +154,8 @@ LayerPlan parse_plan(const loop::Kernel& k, std::string_view text, const std::st
       p.constants_on_dsps = true;
     } else if (key == "multipliers" && eq != std::string::npos) {
       p.multipliers = count();
+    } else if (key == "depth" && value == "least") {
+      p.least_depth = true;
     } else {
       bad("unknown word '" + w + "' in a plan");
     }
@@ -212,6 +215,7 @@ std::string describe(const loop::Kernel& k, const LayerPlan& p) {
     dsps += *p.multipliers == 0 ? ", products of two variables in LUTs"
                                 : fmt::format(", products of two variables on {} DSP multiplier{}",
                                               *p.multipliers, *p.multipliers == 1 ? "" : "s");
+  if (p.least_depth) dsps += ", sums at the least adder depth";
   if (p.loop < 0)
     return (p.line_buffered ? "line-buffered, fully unrolled" : "fully unrolled") + dsps;
   std::string s = fmt::format("{}loop {}/{}", p.line_buffered ? "line-buffered, " : "", k.name,
@@ -256,6 +260,7 @@ PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan
   c.constant_products =
       p.constants_on_dsps ? hls::ConstantProducts::Dsp : hls::ConstantProducts::Lut;
   c.multiplier_limit = p.multipliers;
+  c.adder_depth = p.least_depth ? hls::AdderDepth::Least : hls::AdderDepth::Lean;
   return c;
 }
 
@@ -443,6 +448,8 @@ std::string plans_yaml(const std::vector<PlanConfig>& plans,
     if (c.constant_products != hls::ConstantProducts::Lut)
       layer += fmt::format("    ConstantProducts: {}\n", enum_name(c.constant_products));
     if (c.multiplier_limit) layer += fmt::format("    MultiplierLimit: {}\n", *c.multiplier_limit);
+    if (c.adder_depth != hls::AdderDepth::Lean)
+      layer += fmt::format("    AdderDepth: {}\n", enum_name(c.adder_depth));
     if (!layer.empty()) impl += "  " + layer_names[i] + ":\n" + layer;
     // Every block says Pipeline (a number or off), so that it reads the
     // same merged over a config that pipelines the loop.

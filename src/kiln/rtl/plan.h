@@ -56,12 +56,17 @@ struct LayerPlan {
   // config's limit, if any. The searches price a plan on few DSPs too where
   // its products are few (kFewMultipliers): a Softmax's ten on one DSP.
   std::optional<int> multipliers;
+  // Its sums of products by constants (LUT products, cmvm_pass.h) shared at
+  // the least adder depth they need, not with the fewest adders: the
+  // config's AdderDepth. The searches price both where they differ.
+  bool least_depth = false;
   bool operator==(const LayerPlan&) const = default;
 };
 
 // The canonical one-line text, against the kernel of the plan's form:
 // "unrolled", or "loop=oh flatten unroll=4 pipeline=1 weights=registers
-// form=line_buffer constants=dsp multipliers=2" (weights=banked or weights=registers)
+// form=line_buffer constants=dsp multipliers=2 depth=least" (weights=banked or
+// weights=registers)
 // (fields in that order, defaults left out; "flatten" keeps one loop inside,
 // "flatten=2" two).
 std::string plan_text(const loop::Kernel& kernel, const LayerPlan& plan);
@@ -97,6 +102,7 @@ struct PlanConfig {
   std::optional<hls::ConvImpl> conv_impl;
   hls::ConstantProducts constant_products = hls::ConstantProducts::Lut;
   std::optional<int> multiplier_limit;  // LayerName.<layer>.MultiplierLimit
+  hls::AdderDepth adder_depth = hls::AdderDepth::Lean;
 };
 PlanConfig plan_config(const loop::Program& program, int kernel, const LayerPlan& plan,
                        bool has_line_buffered_form);

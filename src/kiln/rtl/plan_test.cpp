@@ -66,6 +66,11 @@ TEST(Plan, TextIsCanonicalAndParsesBack) {
   few.multipliers = 0;  // in LUTs
   EXPECT_EQ(plan_text(d.kernel(), few), "loop=i flatten unroll=2 multipliers=0");
   EXPECT_EQ(parse_plan(d.kernel(), plan_text(d.kernel(), few), "test"), few);
+  LayerPlan shallow;
+  shallow.least_depth = true;
+  EXPECT_EQ(plan_text(d.kernel(), shallow), "unrolled depth=least");
+  EXPECT_EQ(parse_plan(d.kernel(), "unrolled depth=least", "test"), shallow);
+  EXPECT_EQ(describe(d.kernel(), shallow), "fully unrolled, sums at the least adder depth");
 }
 
 // A nest of three loops (max_pool_2d's oh, ow, c): "flatten=2" keeps all three.
@@ -152,6 +157,7 @@ TEST_P(PlanRoundTrip, EveryPlanTheSearchTriesRoundTripsThroughTheConfig) {
       const auto with_constants = [&](LayerPlan p) {
         p.constants_on_dsps = pc.constant_products == hls::ConstantProducts::Dsp;
         p.multipliers = pc.multiplier_limit;
+        p.least_depth = pc.adder_depth == hls::AdderDepth::Least;  // its AdderDepth
         return p;
       };
       EXPECT_EQ(with_constants(configured_plan(fresh, kernel)), c.plan)
@@ -201,6 +207,16 @@ TEST(Plan, YamlIsAConfigKilnReads) {
             "  Gemm:\n"
             "    MultiplierLimit: 1\n");
   EXPECT_NO_THROW(hls::parse_config(limited, "plans.yaml"));
+  // Sums at the least adder depth: the layer's AdderDepth, read back.
+  LayerPlan shallow;
+  shallow.least_depth = true;
+  const std::string least = plans_yaml({plan_config(d.program, 0, shallow, false)}, {"Gemm"}, "");
+  EXPECT_EQ(least.substr(0, least.find("Loop:")),
+            "LayerName:\n"
+            "  Gemm:\n"
+            "    AdderDepth: Least\n");
+  const hls::Config read = hls::parse_config(least, "plans.yaml");
+  EXPECT_EQ(read.by_name.at("Gemm").adder_depth, hls::AdderDepth::Least);
 }
 
 // Banked weights: the dimension the body's copies index (dense_a's outputs

@@ -9,18 +9,27 @@ namespace kiln::rtl {
 Pricer::Pricer(const loop::Program& program, const hls::Model& model,
                const dfg::UnrollOptions& unroll, const fpga::Device& device,
                std::set<std::string> configured_buffers, std::set<std::string> configured_forms,
-               std::map<std::string, bool> configured_constants)
+               std::map<std::string, bool> configured_constants,
+               std::map<std::string, bool> configured_least_depth)
     : base_(program),
       model_(model),
       unroll_(unroll),
       device_(device),
       configured_buffers_(std::move(configured_buffers)),
       configured_forms_(std::move(configured_forms)),
-      configured_constants_(std::move(configured_constants)) {}
+      configured_constants_(std::move(configured_constants)),
+      configured_least_depth_(std::move(configured_least_depth)) {}
 
 std::optional<bool> Pricer::configured_constants(int kernel) const {
   const auto it = configured_constants_.find(base_.kernels[static_cast<std::size_t>(kernel)].name);
   if (it == configured_constants_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<bool> Pricer::configured_least_depth(int kernel) const {
+  const auto it =
+      configured_least_depth_.find(base_.kernels[static_cast<std::size_t>(kernel)].name);
+  if (it == configured_least_depth_.end()) return std::nullopt;
   return it->second;
 }
 
@@ -57,6 +66,10 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
 
 const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::string* reason) {
   CachedGraph& c = graphs_[graph_key(kernel, plan)];
+  if (!plan.constants_on_dsps) {
+    const CachedGraph::Shared* s = shared_for(kernel, plan, reason);
+    if (s && s->graph) return s->graph.get();
+  }
   if (!c.graph && c.reason.empty()) {
     // The graph does not depend on the weights' storage.
     LayerPlan form;
@@ -71,6 +84,30 @@ const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::stri
   }
   if (reason) *reason = c.reason;
   return c.graph.get();
+}
+
+Pricer::CachedGraph::Shared* Pricer::shared_for(int kernel, const LayerPlan& plan,
+                                                std::string* reason) {
+  LayerPlan base = plan;
+  base.constants_on_dsps = true;  // the graph as unrolled
+  const LayerGraph* unrolled = graph_for(kernel, base, reason);
+  if (!unrolled) return nullptr;
+  CachedGraph::Shared& s = graphs_[graph_key(kernel, plan)].shared[plan.least_depth ? 1 : 0];
+  if (s.done) return &s;
+  s.done = true;
+  ShareOptions o;
+  o.least_depth = plan.least_depth;
+  o.memo = &cmvm_memo_;
+  auto g = std::make_unique<LayerGraph>(*unrolled);
+  s.sums = share_layer_sums(*g, o);
+  if (s.sums.roots > 0) s.graph = std::move(g);
+  return &s;
+}
+
+const SharedSums* Pricer::shared_sums(int kernel, const LayerPlan& plan) {
+  if (plan.constants_on_dsps) return nullptr;
+  const CachedGraph::Shared* s = shared_for(kernel, plan, nullptr);
+  return s ? &s->sums : nullptr;
 }
 
 Pricer::GraphKey Pricer::graph_key(int kernel, const LayerPlan& plan) {
@@ -90,8 +127,14 @@ void Pricer::forget(int kernel, const std::vector<LayerPlan>& keep) {
       ++it;
       continue;
     }
+    const auto dropped = [&](const LayerGraph* g) {
+      if (g == it->second.graph.get()) return true;
+      for (const CachedGraph::Shared& s : it->second.shared)
+        if (g == s.graph.get()) return true;
+      return false;
+    };
     for (auto m = memories_.begin(); m != memories_.end();)
-      m = m->first.first == it->second.graph.get() ? memories_.erase(m) : std::next(m);
+      m = dropped(m->first.first) ? memories_.erase(m) : std::next(m);
     it = graphs_.erase(it);
   }
 }

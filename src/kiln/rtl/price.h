@@ -11,7 +11,11 @@
 // not change, each kept loop's memories and the elements its accesses reach
 // per graph and storage, and a StageCache (stage_cache.h): the stages built
 // from a graph alone, the loops' modulo schedules and the plans of products
-// by constants, which the plans priced after reuse. Not thread-safe.
+// by constants, which the plans priced after reuse. A plan with products by
+// constants in LUTs is priced on its graph with their sums shared
+// (cmvm_pass.h), lean or at the least depth as the plan says, kept beside
+// the graph (the answers in a memo by problem: a convolution's pixels and
+// plans of one layer pose the same ones). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +27,7 @@
 
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model.h"
+#include "kiln/rtl/cmvm_pass.h"
 #include "kiln/rtl/layer_stage.h"
 #include "kiln/rtl/stage_cache.h"
 
@@ -50,11 +55,14 @@ class Pricer {
   Pricer(const loop::Program& program, const hls::Model& model, const dfg::UnrollOptions& unroll,
          const fpga::Device& device, std::set<std::string> configured_buffers,
          std::set<std::string> configured_forms,
-         std::map<std::string, bool> configured_constants = {});
+         std::map<std::string, bool> configured_constants = {},
+         std::map<std::string, bool> configured_least_depth = {});
 
   // Where the config puts kernel `kernel`'s products by constants (true: on
   // DSPs); unset: the searches try both.
   std::optional<bool> configured_constants(int kernel) const;
+  // Where the config sets kernel `kernel`'s AdderDepth (true: Least).
+  std::optional<bool> configured_least_depth(int kernel) const;
 
   // Whether a plan may put kernel `kernel` in the line-buffered form (a
   // stride-1 convolution whose form the config leaves open).
@@ -64,6 +72,9 @@ class Pricer {
   const loop::Program& program_for(int kernel, const LayerPlan& plan);
   // The plan's graph, or the reason kiln cannot make it.
   const LayerGraph* graph_for(int kernel, const LayerPlan& plan, std::string* reason);
+  // What sharing the plan's sums did to its graph (nothing for products on
+  // DSPs); null when kiln cannot make the graph.
+  const SharedSums* shared_sums(int kernel, const LayerPlan& plan);
   // A kept loop's program with its memories (layer_stage.h), per graph and
   // weight storage.
   const LoopMemories& memories_for(int kernel, const LayerPlan& plan, const LayerGraph& graph);
@@ -91,7 +102,7 @@ class Pricer {
   dfg::UnrollOptions unroll_;
   fpga::Device device_;
   std::set<std::string> configured_buffers_, configured_forms_;
-  std::map<std::string, bool> configured_constants_;
+  std::map<std::string, bool> configured_constants_, configured_least_depth_;
   // (kernel, line_buffered, weights, and for banked weights the kept loop,
   // flatten and unroll: banked_partition follows all three) -> program
   std::map<std::tuple<int, bool, WeightPlace, int, int, int64_t>, std::unique_ptr<loop::Program>>
@@ -100,13 +111,23 @@ class Pricer {
   struct CachedGraph {
     std::unique_ptr<LayerGraph> graph;
     std::string reason;
+    // The graph with its sums shared, lean [0] and at the least depth [1];
+    // null where that changed nothing (`graph` serves).
+    struct Shared {
+      bool done = false;
+      std::unique_ptr<LayerGraph> graph;
+      SharedSums sums;
+    };
+    Shared shared[2];
   };
+  CachedGraph::Shared* shared_for(int kernel, const LayerPlan& plan, std::string* reason);
   using GraphKey = std::tuple<int, bool, int, int64_t, int>;
   static GraphKey graph_key(int kernel, const LayerPlan& plan);
   std::map<GraphKey, CachedGraph> graphs_;
   std::map<std::pair<const LayerGraph*, WeightPlace>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   StageCache cache_;
+  CmvmMemo cmvm_memo_;
   int64_t priced_ = 0;
 };
 

@@ -66,6 +66,7 @@ bool searched(const RtlOptions& o, const loop::Kernel& k) {
 LayerPlan configured(const Pricer& pricer, int kernel) {
   LayerPlan plan = configured_plan(pricer.program(), kernel);
   plan.constants_on_dsps = pricer.configured_constants(kernel).value_or(false);
+  plan.least_depth = pricer.configured_least_depth(kernel).value_or(false);
   return plan;
 }
 
@@ -111,12 +112,13 @@ class Candidates {
   }
 
  private:
-  // A plan with its products by constants where the config puts them.
+  // A plan with its products by constants and its adder depth where the config sets them.
   bool consider(const LayerPlan& plan) {
-    const std::optional<bool> dsps = pricer_.configured_constants(kernel_);
-    if (!dsps || *dsps == plan.constants_on_dsps) return consider_(plan);
     LayerPlan p = plan;
-    p.constants_on_dsps = *dsps;
+    if (const std::optional<bool> dsps = pricer_.configured_constants(kernel_))
+      p.constants_on_dsps = *dsps;
+    if (const std::optional<bool> least = pricer_.configured_least_depth(kernel_))
+      p.least_depth = *least;
     return consider_(p);
   }
 
@@ -412,7 +414,10 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     // Its products by constants on DSP slices too, where the config leaves
     // that open and some would move (a small part's LUTs or its DSPs may be
     // what runs out: the pick weighs both).
-    const bool variant = !plan.constants_on_dsps && p.stage.report.const_multipliers > 0 &&
+    // (Shared sums took its products by constants apart: sharing rebuilt something.)
+    const SharedSums* shared = pricer.shared_sums(kernel, plan);
+    const bool variant = !plan.constants_on_dsps &&
+                         (p.stage.report.const_multipliers > 0 || (shared && shared->roots > 0)) &&
                          !pricer.configured_constants(kernel);
     const double dsp = p.stage.report.dsp;
     // Few products of two variables on fewer DSPs too (one, or none: LUTs),
@@ -424,6 +429,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       if (units > 1) fewer.push_back(1);
       fewer.push_back(0);
     }
+    const int latency = p.latency, interval = p.interval;
     priced.push_back(choice_of(k, plan, std::move(p)));
     if (variant) {
       LayerPlan on_dsps = plan;
@@ -433,6 +439,21 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       if (d.feasible && d.stage.report.dsp > dsp) {
         meets = meets || d.interval <= target.cycles;
         priced.push_back(choice_of(k, on_dsps, std::move(d)));
+      }
+    }
+    // Its sums of products by constants at the least adder depth too, where
+    // the lean build is deeper and the config leaves it open: fewer levels
+    // of adders may take a cycle or more off, for some adders.
+    if (!plan.constants_on_dsps && !plan.least_depth && !pricer.configured_least_depth(kernel)) {
+      if (shared && shared->deeper > 0) {
+        LayerPlan shallow = plan;
+        shallow.least_depth = true;
+        ++tried;
+        PlanPrice d = pricer.price(kernel, shallow, options);
+        if (d.feasible && (d.latency < latency || d.interval < interval)) {
+          meets = meets || d.interval <= target.cycles;
+          priced.push_back(choice_of(k, shallow, std::move(d)));
+        }
       }
     }
     for (const int n : fewer) {

@@ -244,6 +244,36 @@ TEST(LayerPlans, ProductsByConstantsArePricedOnDspsToo) {
   }
 }
 
+// A fully unrolled layer's sums of products by constants, shared (issue 27),
+// are priced lean and at the least adder depth where the lean build is
+// deeper: dense_a's lean sums take fewer adders, the least-depth ones fewer
+// levels and a cycle less. A layer whose AdderDepth the config sets is
+// priced that way only.
+TEST(LayerPlans, SharedSumsArePricedAtTheLeastDepthToo) {
+  const hls::Model m = testing::zoo_model("dense_a");
+  const loop::Program program = design_program(m, RtlOptions{});
+  const fpga::Device device = fpga::device_of_part(m.part);
+  StageOptions so;
+  const PlanContext alone = [&](const LayerPlan&) { return so; };
+  const IntervalTarget target{program.kernels[0].name, 1, "TargetCycles 1"};
+  Pricer searched(program, m, {}, device, {}, {});
+  std::optional<PlanChoice> lean, least;
+  for (const PlanChoice& c : layer_plans(searched, 0, target, 0, alone))
+    if (c.plan.loop < 0 && !c.plan.constants_on_dsps) (c.plan.least_depth ? least : lean) = c;
+  ASSERT_TRUE(lean && least);
+  EXPECT_LT(lean->stage->report.adders, least->stage->report.adders);
+  EXPECT_GT(lean->stage->report.adder_depth, least->stage->report.adder_depth);
+  EXPECT_LT(least->latency, lean->latency);
+  const SharedSums* s = searched.shared_sums(0, lean->plan);
+  ASSERT_NE(s, nullptr);
+  EXPECT_GT(s->deeper, 0);
+  for (const bool on : {false, true}) {
+    Pricer configured(program, m, {}, device, {}, {}, {}, {{program.kernels[0].name, on}});
+    for (const PlanChoice& c : layer_plans(configured, 0, target, 0, alone))
+      EXPECT_EQ(c.plan.least_depth, on) << c.text;
+  }
+}
+
 // A Softmax's few products of two variables are priced on one DSP
 // multiplier too (and in LUTs where those meet the clock): where the part's
 // DSPs run out, a search takes those. A configured MultiplierLimit leaves

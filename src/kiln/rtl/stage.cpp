@@ -61,27 +61,50 @@ void StageBuilder::classify() {
   costs_.resize(g_.size());
   StageReport& rep = r_.report;
   std::vector<int> adder_depth(g_.size(), 0);
+  // The one value each node is a multiple of (through shifts, negations,
+  // products by constants and sums of its multiples), kNone for a constant,
+  // kMany for a sum of different values: an adder whose result is a multiple
+  // of one value computes a product by a constant (shared or not), one of
+  // different values adds products together.
+  constexpr uint32_t kNone = UINT32_MAX, kMany = UINT32_MAX - 1;
+  std::vector<uint32_t> source(g_.size(), kNone);
   for (uint32_t n = 0; n < g_.size(); ++n) {
     costs_[n] = node_cost(g_, n, o_.family, fabric_, o_.constants_on_dsps);
     const NodeOp op = g_.node(n).op;
+    const auto args = g_.args(n);
+    const bool sum =
+        op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod;
+    const bool const_mul = op == NodeOp::Mul && !is_var_mul(n);
+    if (op == NodeOp::Const) {
+      source[n] = kNone;
+    } else if (sum || op == NodeOp::Shl || op == NodeOp::Neg || const_mul) {
+      source[n] = kNone;
+      for (uint32_t a : args) {
+        if (source[a] == kNone) continue;
+        source[n] = source[n] == kNone || source[n] == source[a] ? source[a] : kMany;
+      }
+    } else {
+      source[n] = n;  // a value of its own
+    }
     if (op == NodeOp::Mul) (is_var_mul(n) ? rep.multipliers : rep.const_multipliers)++;
-    if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod)
-      rep.adders++;
+    if (sum) rep.adders++;
     if (op == NodeOp::Lookup) rep.lookups++;
     // The adders it spends and the levels they add to the chain from an input.
     int levels = 0;
-    if (op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod ||
-        op == NodeOp::Neg) {
-      ++rep.sum_adders;
+    if (sum || op == NodeOp::Neg) {
+      // A product's adder takes two multiples of one value (a constant
+      // added, a bias, is a sum's).
+      const bool product =
+          sum ? source[args[0]] == source[args[1]] && source[args[0]] < kMany : source[n] < kMany;
+      ++(product ? rep.product_adders : rep.sum_adders);
       levels = 1;
-    } else if (op == NodeOp::Mul && !is_var_mul(n) &&
-               !constant_on_dsp(g_, n, o_.constants_on_dsps)) {
+    } else if (const_mul && !constant_on_dsp(g_, n, o_.constants_on_dsps)) {
       const int digits = constant_digits(g_, n);
       rep.product_adders += std::max(0, digits - 1);
       while ((1 << levels) < digits) ++levels;
     }
     int from = 0;
-    for (uint32_t a : g_.args(n)) from = std::max(from, adder_depth[a]);
+    for (uint32_t a : args) from = std::max(from, adder_depth[a]);
     adder_depth[n] = from + levels;
   }
   for (const dfg::Output& o : g_.outputs())

@@ -201,10 +201,21 @@ ValueId StageBuilder::node_value(uint32_t n) {
     case NodeOp::Shl: return ref(args[0], c);  // the same bits
     case NodeOp::Add:
     case NodeOp::AddMod:
-      return m_->add(operand(args[0], c, w, t.frac), operand(args[1], c, w, t.frac), name);
     case NodeOp::Sub:
-    case NodeOp::SubMod:
-      return m_->sub(operand(args[0], c, w, t.frac), operand(args[1], c, w, t.frac), name);
+    case NodeOp::SubMod: {
+      const ValueId a = operand(args[0], c, w, t.frac), b = operand(args[1], c, w, t.frac);
+      const bool add = node.op == NodeOp::Add || node.op == NodeOp::AddMod;
+      // The low bits one operand passes on as they are, apart from the
+      // carry chain (node_cost.h adder_pass_bits).
+      const int pass = adder_pass_bits(g_, n);
+      if (pass == 0) return add ? m_->add(a, b, name) : m_->sub(a, b, name);
+      const int za = std::max(0, t.frac - g_.type(args[0]).frac);
+      const int zb = std::max(0, t.frac - g_.type(args[1]).frac);
+      const ValueId low = m_->slice(add && za > zb ? b : a, 0, pass);
+      const ValueId ha = m_->slice(a, pass, w - pass), hb = m_->slice(b, pass, w - pass);
+      const ValueId parts[] = {add ? m_->add(ha, hb) : m_->sub(ha, hb), low};
+      return m_->concat(parts, name);
+    }
     case NodeOp::Neg: return m_->op(Op::Neg, w, {operand(args[0], c, w, t.frac)}, 0, name);
     case NodeOp::Mul: {
       // A product by a constant on a DSP slice is written as a product, the

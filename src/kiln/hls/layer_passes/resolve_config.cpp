@@ -98,6 +98,7 @@ class ResolveConfig final : public LayerPass {
     if (l.kind() == LayerKind::Conv && r.conv_impl_level != ConfigLevel::Default)
       s.line_buffer = r.conv_impl == ConvImpl::LineBuffer;
     s.constant_products = r.constant_products;
+    s.adder_depth = r.adder_depth;
     return s;
   }
 
