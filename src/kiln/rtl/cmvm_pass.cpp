@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -55,6 +56,8 @@ bool is_mod(NodeOp op) {
 // (CmvmEffort::Quick), beyond that not at all (its sums stay as they are).
 constexpr int64_t kThoroughTerms = 2048;
 constexpr int64_t kMaxTerms = 1 << 15;
+
+constexpr int kExact = std::numeric_limits<int>::max();
 
 // A group of roots and the leaves they read.
 struct Group {
@@ -243,11 +246,27 @@ class Pass {
 
   void roots() {
     std::vector<bool> root(g_.size(), false);
-    for (uint32_t n = 0; n < g_.size(); ++n)
-      for (uint32_t a : g_.args(n))
+    // The low bits of each node its users read (kExact: all of it): a
+    // quantize that wraps reads the bits it keeps and those it rounds away,
+    // any other user all of them.
+    needs_.assign(g_.size(), 0);
+    for (uint32_t n = 0; n < g_.size(); ++n) {
+      const dfg::Node& node = g_.node(n);
+      for (uint32_t a : g_.args(n)) {
         if (takes_as_leaf(n, a)) root[a] = true;
-    for (const dfg::Output& o : g_.outputs())
+        int need = kExact;
+        if (node.op == NodeOp::Quantize &&
+            g_.quantize_target(n).overflow == numeric::OverflowMode::Wrap) {
+          const numeric::FixedType& t = g_.quantize_target(n);
+          need = std::max(1, t.width + g_.type(a).frac - t.frac());
+        }
+        needs_[a] = std::max(needs_[a], need);
+      }
+    }
+    for (const dfg::Output& o : g_.outputs()) {
       if (form_[o.node].linear) root[o.node] = true;
+      needs_[o.node] = kExact;
+    }
     for (uint32_t n = 0; n < g_.size(); ++n)
       if (root[n] && is_sum(g_.node(n).op) && form_[n].terms.size() >= 2) roots_.push_back(n);
   }
@@ -292,16 +311,51 @@ class Pass {
 
   // The answer's adders as nodes on the integers, and the group's roots
   // replaced (in `repl`) by its outputs.
+  //
+  // A root whose users read only its low bits (a modular sum, a quantize
+  // that wraps) needs its value only modulo 2^bits, and so do the adders
+  // it is built from, less the shift each is used at: those are modular
+  // sums of that many bits, not exact ones (a 16-bit result of a sum of
+  // 16-bit products by 16-bit weights: 26 bits where the exact sum has 38).
   void emit(const Group& group, const CmvmGraph& answer, std::vector<uint32_t>& repl) {
+    const std::size_t inputs = group.leaves.size();
+    std::vector<int> root_need(group.roots.size());
+    for (std::size_t j = 0; j < group.roots.size(); ++j) {
+      const uint32_t root = group.roots[j];
+      root_need[j] = needs_[root];
+      if (form_[root].mod) root_need[j] = std::min(root_need[j], form_[root].mod);
+    }
+    // Each answer node's bits needed, from the outputs back.
+    std::vector<int> need(inputs + answer.adders.size(), 0);
+    const auto read = [&](const CmvmTerm& t, int bits) {
+      int& n = need[static_cast<std::size_t>(t.node)];
+      n = std::max(n, bits == kExact ? kExact : bits - t.shift);
+    };
+    for (std::size_t j = 0; j < group.roots.size(); ++j)
+      if (const auto& o = answer.outputs[j]) read(*o, root_need[j]);
+    for (std::size_t k = answer.adders.size(); k-- > 0;) {
+      const int bits = need[inputs + k];
+      if (bits <= 0) continue;
+      read(answer.adders[k].a, bits);
+      read(answer.adders[k].b, bits);
+    }
+    // a + b on the integers, modulo 2^bits where that is narrower.
+    const auto sum = [&](uint32_t x, uint32_t y, bool subtract, int bits) {
+      const uint32_t exact = subtract ? g_.sub(x, y) : g_.add(x, y);
+      if (bits == kExact || bits >= g_.type(exact).width) return exact;
+      const loop::ScalarType t{std::max(bits, 1), 0, true};
+      return subtract ? g_.sub_mod(x, y, t) : g_.add_mod(x, y, t);
+    };
     std::vector<uint32_t> value;  // the answer's nodes as graph nodes
     for (uint32_t leaf : group.leaves) value.push_back(g_.shl(leaf, g_.type(leaf).frac));
     const auto term = [&](const CmvmTerm& t) {
       const uint32_t v = value[static_cast<std::size_t>(t.node)];
       return t.shift ? g_.shl(v, t.shift) : v;
     };
-    for (const CmvmAdder& a : answer.adders) {
+    for (std::size_t k = 0; k < answer.adders.size(); ++k) {
+      const CmvmAdder& a = answer.adders[k];
       const uint32_t x = term(a.a), y = term({a.b.node, a.b.shift, false});
-      value.push_back(a.b.negative ? g_.sub(x, y) : g_.add(x, y));
+      value.push_back(sum(x, y, a.b.negative, need[inputs + k]));
     }
     for (std::size_t j = 0; j < group.roots.size(); ++j) {
       const uint32_t root = group.roots[j];
@@ -315,13 +369,15 @@ class Pass {
                               f.constant >= (int64_t{1} << (width - 1))))
           ++width;
         const uint32_t c = g_.constant(f.constant, {width, 0, true});
-        v = !v ? c : o->negative ? g_.sub(c, *v) : g_.add(c, *v);
+        v = !v ? c : sum(c, *v, o->negative, root_need[j]);
       } else if (v && o->negative) {
-        v = g_.neg(*v);
+        v = sum(g_.constant(0, {1, 0, true}), *v, true, root_need[j]);
       }
       if (!v) v = g_.constant(0, {1, 0, true});
       uint32_t back = g_.shl(*v, -g_.type(root).frac);
-      if (f.mod) back = g_.quantize(back, loop::fixed_of(g_.type(root)));
+      // A modular root wraps to its type, unless its users read fewer bits
+      // than it has (then the value is right modulo those, all they read).
+      if (f.mod && root_need[j] >= f.mod) back = g_.quantize(back, loop::fixed_of(g_.type(root)));
       repl[root] = back;
     }
   }
@@ -331,6 +387,7 @@ class Pass {
   CmvmMemo local_memo_;
   std::vector<Form> form_;
   std::vector<uint32_t> roots_;
+  std::vector<int> needs_;  // per node: the low bits its users read (roots())
 };
 
 }  // namespace

@@ -76,6 +76,33 @@ TEST(CmvmPass, DotProductsKeepTheirValuesWithFewerAdders) {
   }
 }
 
+// A wrapping accumulator is needed only modulo 2^32, and so is every adder
+// it is built from: with full 16-bit weights the exact sums of twelve
+// 16 x 16-bit products would take 37 bits.
+TEST(CmvmPass, AWrappingSumIsBuiltFromModularAdders) {
+  std::mt19937 rng(9);
+  const int64_t n_in = 12, n_out = 4;
+  std::vector<int64_t> w;
+  for (int64_t k = 0; k < n_in * n_out; ++k)
+    w.push_back(static_cast<int64_t>(rng() % 65535) - 32767);
+  const Graph before =
+      dfg::unroll(loop::testing::dot_program(w, n_in, n_out, numeric::OverflowMode::Wrap))
+          .at(0)
+          .graph;
+  Graph after = before;
+  const SharedSums s = share_constant_sums(after);
+  EXPECT_EQ(s.roots, n_out);
+  expect_same_values(before, after, 13);
+  int widest = 0;
+  for (uint32_t n = 0; n < after.size(); ++n) {
+    const dfg::NodeOp op = after.node(n).op;
+    if (op == dfg::NodeOp::Add || op == dfg::NodeOp::Sub || op == dfg::NodeOp::AddMod ||
+        op == dfg::NodeOp::SubMod)
+      widest = std::max(widest, after.type(n).width);
+  }
+  EXPECT_EQ(widest, 32);
+}
+
 // Zoo layers fully unrolled: every stage's outputs unchanged, and the stages
 // whose sums are rebuilt take fewer adders than before (measured once:
 // dense_a 254 -> 124, dense_b 12,647 -> 5,497, conv2d_a 1,404 -> 792).
