@@ -682,61 +682,47 @@ CmvmGraph compose(const Decomposition& dec, CmvmGraph g, int outputs) {
 }  // namespace
 
 namespace {
-constexpr int64_t kSeedWork = 4096;
-}  // namespace
 
-CmvmGraph solve_cmvm(const CmvmProblem& problem, CmvmEffort effort) {
-  KILN_ASSERT(problem.weights.size() == static_cast<std::size_t>(problem.inputs) *
-                                            static_cast<std::size_t>(problem.outputs) &&
-                  problem.ranges.size() == static_cast<std::size_t>(problem.inputs),
-              "a constant matrix problem of the wrong shape");
-  if (problem.max_depth && *problem.max_depth < minimal_depth(problem))
-    throw_error(ErrorKind::InvalidModel, "constant matrix product",
-                fmt::format("an adder depth of {} is below the least its outputs' sums need, {}",
-                            *problem.max_depth, minimal_depth(problem)),
-                "allow more adder levels (a longer clock period or more cycles)");
-  // Each way tried, the least adders + depth / 2 kept (then the fewest
-  // bits): a level less is worth half an adder (two levels, one adder; a
-  // level is a register stage or a slice of the clock across all outputs).
-  std::optional<CmvmGraph> best;
-  std::tuple<int64_t, int64_t> best_cost;
+// Greedy walks with their ties broken in other orders (seeds), as many as
+// keep the work near this many weights: 16 for a 16x16 matrix, 2 for 64x32.
+constexpr int64_t kSeedWork = 4096;
+// Among answers within this share of the fewest adders, the shallowest.
+constexpr double kLeanSlack = 0.01;
+
+struct Candidate {
+  CmvmGraph graph;
+  CmvmCounts counts;
+};
+
+// Every way tried (below), each answer within the bound kept.
+std::vector<Candidate> every_way(const CmvmProblem& problem, int64_t seeds) {
+  std::vector<Candidate> out;
   const auto consider = [&](CmvmGraph g) {
     if (problem.max_depth && g.depth() > *problem.max_depth) return;
     const CmvmCounts c = cmvm_counts(problem, g);
-    const auto cost = std::make_tuple(2 * c.adders + c.depth, c.adder_bits);
-    if (!best || cost < best_cost) {
-      best = std::move(g);
-      best_cost = cost;
-    }
+    out.push_back({std::move(g), c});
   };
-  if (effort == CmvmEffort::Quick) return Solver(problem, Scoring::Saved).run();
   // The decompositions (deterministic), each dc that changes the tree.
   std::vector<Decomposition> decompositions;
-  {
-    std::vector<Decomposition::Step> last_tree;
-    for (int dc = 0; dc <= ceil_log2(std::max(problem.inputs, 1)); ++dc) {
-      std::optional<Decomposition> dec = decompose(problem, dc);
-      if (!dec || dec->height == 0) continue;    // no output built from another
-      if (same_tree(*dec, last_tree)) continue;  // a larger dc that changed nothing
-      last_tree = dec->steps;
-      // The deltas' sums within the bound less the chains.
-      if (problem.max_depth) {
-        dec->deltas.max_depth = *problem.max_depth - dec->height;
-        if (*dec->deltas.max_depth < minimal_depth(dec->deltas)) continue;
-      }
-      decompositions.push_back(std::move(*dec));
+  std::vector<Decomposition::Step> last_tree;
+  for (int dc = 0; dc <= ceil_log2(std::max(problem.inputs, 1)); ++dc) {
+    std::optional<Decomposition> dec = decompose(problem, dc);
+    if (!dec || dec->height == 0) continue;    // no output built from another
+    if (same_tree(*dec, last_tree)) continue;  // a larger dc that changed nothing
+    last_tree = dec->steps;
+    // The deltas' sums within the bound less the chains.
+    if (problem.max_depth) {
+      dec->deltas.max_depth = *problem.max_depth - dec->height;
+      if (*dec->deltas.max_depth < minimal_depth(dec->deltas)) continue;
     }
+    decompositions.push_back(std::move(*dec));
   }
-  // Greedy walks with their ties in other orders (seeds), as many as keep
-  // the work near 4,096 weights: 16 for a 16x16 matrix, 2 for 64x32.
-  int64_t terms = 0;
-  for (int64_t w : problem.weights) terms += w != 0;
-  const int64_t seeds = std::clamp<int64_t>(kSeedWork / std::max<int64_t>(terms, 1), 1, 16);
-  for (int64_t seed = 0; seed < seeds; ++seed) {
+  for (int64_t s = 0; s < seeds; ++s) {
+    const auto seed = static_cast<uint64_t>(s);
     for (const Scoring scoring : {Scoring::Saved, Scoring::Narrower}) {
-      consider(Solver(problem, scoring, {}, static_cast<uint64_t>(seed)).run());
+      consider(Solver(problem, scoring, {}, seed).run());
       for (const Decomposition& dec : decompositions) {
-        const CmvmGraph first = Solver(dec.deltas, scoring, {}, static_cast<uint64_t>(seed)).run();
+        const CmvmGraph first = Solver(dec.deltas, scoring, {}, seed).run();
         consider(compose(dec, first, problem.outputs));
         // Or the paths summed as a product of their own, the deltas arriving
         // at their depths: the same sharing, trees balanced by arrival.
@@ -747,12 +733,61 @@ CmvmGraph solve_cmvm(const CmvmProblem& problem, CmvmEffort effort) {
         for (const auto& o : first.outputs)
           arrival.push_back(o ? depth[static_cast<std::size_t>(o->node)] : 0);
         for (const Scoring second : {scoring, Scoring::Balanced})
-          consider(chain(first, Solver(paths, second, arrival, static_cast<uint64_t>(seed)).run()));
+          consider(chain(first, Solver(paths, second, arrival, seed).run()));
       }
     }
   }
-  KILN_ASSERT(best.has_value(), "no answer within the depth bound, not even the plain sums");
-  return std::move(*best);
+  return out;
+}
+
+// The fewest adders, or within kLeanSlack of them the shallowest (then the
+// fewest adders, then bits).
+const Candidate* lean(const std::vector<Candidate>& all) {
+  if (all.empty()) return nullptr;
+  int64_t fewest = all.front().counts.adders;
+  for (const Candidate& c : all) fewest = std::min(fewest, c.counts.adders);
+  const auto within = static_cast<int64_t>(static_cast<double>(fewest) * (1 + kLeanSlack));
+  const Candidate* best = nullptr;
+  const auto key = [](const Candidate& c) {
+    return std::make_tuple(c.counts.depth, c.counts.adders, c.counts.adder_bits);
+  };
+  for (const Candidate& c : all)
+    if (c.counts.adders <= within && (!best || key(c) < key(*best))) best = &c;
+  return best;
+}
+
+}  // namespace
+
+CmvmGraph solve_cmvm(const CmvmProblem& problem, CmvmEffort effort) {
+  KILN_ASSERT(problem.weights.size() == static_cast<std::size_t>(problem.inputs) *
+                                            static_cast<std::size_t>(problem.outputs) &&
+                  problem.ranges.size() == static_cast<std::size_t>(problem.inputs),
+              "a constant matrix problem of the wrong shape");
+  const int least = minimal_depth(problem);
+  if (problem.max_depth && *problem.max_depth < least)
+    throw_error(ErrorKind::InvalidModel, "constant matrix product",
+                fmt::format("an adder depth of {} is below the least its outputs' sums need, {}",
+                            *problem.max_depth, least),
+                "allow more adder levels (a longer clock period or more cycles)");
+  if (effort == CmvmEffort::Quick) return Solver(problem, Scoring::Saved).run();
+  int64_t terms = 0;
+  for (int64_t w : problem.weights) terms += w != 0;
+  const int64_t seeds = std::clamp<int64_t>(kSeedWork / std::max<int64_t>(terms, 1), 1, 16);
+  std::vector<Candidate> all = every_way(problem, seeds);
+  // Then bounded below the pick's depth, level by level (a bound keeps the
+  // trees shallow from the start, where the free walks only happen to), with
+  // a quarter of the walks.
+  const Candidate* pick = lean(all);
+  KILN_ASSERT(pick != nullptr, "no answer within the depth bound, not even the plain sums");
+  const int deepest = pick->counts.depth;
+  for (int d = deepest - 1; d > least; --d) {
+    CmvmProblem bounded = problem;
+    bounded.max_depth = d;
+    std::vector<Candidate> more = every_way(bounded, std::max<int64_t>(1, seeds / 4));
+    if (more.empty()) break;
+    for (Candidate& c : more) all.push_back(std::move(c));
+  }
+  return lean(all)->graph;
 }
 
 std::string verify_cmvm(const CmvmProblem& problem, const CmvmGraph& graph) {

@@ -30,8 +30,9 @@
 //    pattern, the outputs summed along the tree or as a product over the
 //    deltas, that product's sharing also only between terms of equal depth
 //    as da4ml does; greedy walks with ties broken in other orders, as many
-//    as keep the work near 4,096 weights), the least adders + depth / 2
-//    kept: a level less is worth half an adder.
+//    as keep the work near 4,096 weights), then again under each depth bound
+//    below the answer's: among the answers within 1% of the fewest adders,
+//    the shallowest (a level less is worth more than 1% of the adders).
 // Under a depth bound a pair is shared only where every output keeps a tree
 // within the bound, and every answer kept is within it (verify_cmvm checks).
 // Measured against da4ml's core on the same matrices: bench/cmvm.sh.
