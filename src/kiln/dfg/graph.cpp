@@ -370,12 +370,16 @@ void Graph::fold_guarded_sums() {
     if (o.node < before) o.node = repl[o.node];
 }
 
-// A sum that can be regrouped: exact adds (any order gives the same exact
-// value) and modular adds of one type (associative modulo 2^W).
+// A chain that can be regrouped: exact adds (any order gives the same exact
+// value), modular adds of one type (associative modulo 2^W), and maxima or
+// minima (a softmax's max over its inputs, a max-pool window).
 namespace {
+bool regroups(NodeOp op) {
+  return op == NodeOp::Add || op == NodeOp::AddMod || op == NodeOp::Max || op == NodeOp::Min;
+}
 bool same_sum(const Node& user, const Node& arg) {
   if (user.op == NodeOp::AddMod) return arg.op == NodeOp::AddMod && arg.type == user.type;
-  return user.op == NodeOp::Add && arg.op == NodeOp::Add;
+  return regroups(user.op) && user.op != NodeOp::AddMod && arg.op == user.op;
 }
 }  // namespace
 
@@ -397,7 +401,7 @@ void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
   std::vector<bool> inner(nodes_.size(), false);
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
     const Node& node = nodes_[n];
-    if (!live[n] || (node.op != NodeOp::AddMod && node.op != NodeOp::Add)) continue;
+    if (!live[n] || !regroups(node.op)) continue;
     for (uint32_t i = 0; i < 2; ++i) {
       const uint32_t a = args_[node.first_arg + i];
       if (same_sum(node, nodes_[a]) && uses[a] == 1) inner[a] = true;
@@ -409,7 +413,7 @@ void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
   std::vector<uint32_t> leaves, stack, next;
   for (uint32_t r = 0; r < original; ++r) {
     const NodeOp op = nodes_[r].op;
-    if (!live[r] || (op != NodeOp::AddMod && op != NodeOp::Add) || inner[r]) continue;
+    if (!live[r] || !regroups(op) || inner[r]) continue;
     leaves.clear();
     stack.assign({r});
     while (!stack.empty()) {
@@ -426,7 +430,12 @@ void Graph::balance_sums(const std::function<bool(uint32_t)>& last) {
     if (leaves.size() < 3) continue;
     const ScalarType t = types_[nodes_[r].type];
     const auto sum = [&](uint32_t a, uint32_t b) {
-      return op == NodeOp::AddMod ? add_mod(a, b, t) : add(a, b);
+      switch (op) {
+        case NodeOp::AddMod: return add_mod(a, b, t);
+        case NodeOp::Max: return max(a, b);
+        case NodeOp::Min: return min(a, b);
+        default: return add(a, b);
+      }
     };
     std::vector<uint32_t> late;
     if (last) {

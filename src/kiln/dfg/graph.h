@@ -105,8 +105,8 @@ class Graph {
   int add_table(Table t);
   void add_output(const Element& where, uint32_t node) { outputs_.push_back({where, node}); }
 
-  // Regroups chains of AddMod into balanced trees (exact: modular sums are
-  // associative), then compact()s. Leaves for which `last` holds are added
+  // Regroups chains of AddMod (and of exact Add, Max and Min) into balanced
+  // trees (exact: each is associative), then compact()s. Leaves for which `last` holds are added
   // after the tree of the others, one by one: a loop body's accumulator, so
   // that its recurrence crosses one add rather than the tree's depth.
   void balance_sums(const std::function<bool(uint32_t)>& last = nullptr);

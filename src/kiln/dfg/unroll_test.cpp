@@ -230,6 +230,34 @@ TEST(Unroll, WrappingSumsBecomeBalancedTrees) {
   EXPECT_EQ(depth[g.outputs().at(0).node], 6) << print_graph(g);
 }
 
+// A chain of maxima regroups too (exact: max is associative): eight inputs
+// in three levels, not seven, with the same value for every input.
+TEST(Graph, MaxChainsBecomeBalancedTrees) {
+  Graph g("max");
+  std::vector<uint32_t> in;
+  for (int i = 0; i < 8; ++i) in.push_back(g.input({0, i}, loop::ScalarType{8, 0, true}));
+  uint32_t m = in[0];
+  for (int i = 1; i < 8; ++i) m = g.max(m, in[static_cast<std::size_t>(i)]);
+  g.add_output({1, 0}, m);
+  g.balance_sums();
+  std::vector<int> depth(g.size(), 0);
+  for (uint32_t v = 0; v < g.size(); ++v)
+    for (uint32_t a : g.args(v))
+      depth[v] = std::max(depth[v], depth[a] + (g.node(v).op == NodeOp::Max));
+  EXPECT_EQ(depth[g.outputs().at(0).node], 3) << print_graph(g);
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<int64_t> raw(g.size(), 0);
+    int64_t want = -128;
+    for (uint32_t n = 0; n < g.size(); ++n)
+      if (g.node(n).op == NodeOp::Input) {
+        raw[n] = static_cast<int64_t>(rng() % 256) - 128;
+        want = std::max(want, raw[n]);
+      }
+    EXPECT_EQ(static_cast<int64_t>(evaluate(g, raw)[g.outputs().at(0).node].raw), want);
+  }
+}
+
 TEST(Unroll, SaturatingSumsKeepTheEmulatorsChain) {
   // Full-width weights: every step can saturate, so every step quantizes.
   const int64_t n = 16;
