@@ -1,7 +1,5 @@
 #include "kiln/rtl/cmvm_pass.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -43,9 +41,6 @@ bool accumulate(Form& into, const Form& f, int64_t k) {
   return mul_ok(f.constant, k, v) && add_ok(into.constant, v, into.constant);
 }
 
-bool is_sum(NodeOp op) {
-  return op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod;
-}
 bool is_mod(NodeOp op) {
   return op == NodeOp::AddMod || op == NodeOp::SubMod;
 }
@@ -268,7 +263,7 @@ class Pass {
       needs_[o.node] = kExact;
     }
     for (uint32_t n = 0; n < g_.size(); ++n)
-      if (root[n] && is_sum(g_.node(n).op) && form_[n].terms.size() >= 2) roots_.push_back(n);
+      if (root[n] && is_adder(g_.node(n).op) && form_[n].terms.size() >= 2) roots_.push_back(n);
   }
 
   CmvmProblem problem(const Group& group) const {
@@ -300,7 +295,7 @@ class Pass {
       if (seen[n]) continue;
       seen[n] = true;
       const dfg::Node& node = g_.node(n);
-      if (is_sum(node.op) || node.op == NodeOp::Neg) ++adders;
+      if (is_adder(node.op) || node.op == NodeOp::Neg) ++adders;
       if (node.op == NodeOp::Mul && !is_var_mul(g_, n))
         adders += std::max(0, constant_digits(g_, n) - 1);
       for (uint32_t a : g_.args(n))
@@ -364,11 +359,8 @@ class Pass {
       std::optional<uint32_t> v;
       if (o) v = term(*o);
       if (f.constant != 0) {
-        int width = 1;
-        while (width < 63 && (f.constant < -(int64_t{1} << (width - 1)) ||
-                              f.constant >= (int64_t{1} << (width - 1))))
-          ++width;
-        const uint32_t c = g_.constant(f.constant, {width, 0, true});
+        // (A constant's type is the fewest bits for its value, whatever is asked.)
+        const uint32_t c = g_.constant(f.constant, {64, 0, true});
         v = !v ? c : sum(c, *v, o->negative, root_need[j]);
       } else if (v && o->negative) {
         v = sum(g_.constant(0, {1, 0, true}), *v, true, root_need[j]);
@@ -393,11 +385,11 @@ class Pass {
 }  // namespace
 
 std::string cmvm_key(const CmvmProblem& p) {
-  std::string key = fmt::format("{} {} {}|", p.inputs, p.outputs, p.max_depth.value_or(-1));
-  for (const auto& [lo, hi] : p.ranges) key += fmt::format("{} {},", lo, hi);
-  key += '|';
-  for (int64_t w : p.weights) key += fmt::format("{},", w);
-  return key;
+  // The numbers' bytes, not their text: a convolution asks once per pixel.
+  std::vector<int64_t> words = {p.inputs, p.outputs, p.max_depth.value_or(-1)};
+  for (const auto& [lo, hi] : p.ranges) words.insert(words.end(), {lo, hi});
+  words.insert(words.end(), p.weights.begin(), p.weights.end());
+  return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int64_t));
 }
 
 SharedSums share_constant_sums(dfg::Graph& g, const ShareOptions& options) {

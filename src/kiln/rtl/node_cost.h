@@ -10,6 +10,12 @@
 
 namespace kiln::rtl {
 
+// An exact or modular sum or difference: an adder in hardware.
+inline bool is_adder(dfg::NodeOp op) {
+  return op == dfg::NodeOp::Add || op == dfg::NodeOp::Sub || op == dfg::NodeOp::AddMod ||
+         op == dfg::NodeOp::SubMod;
+}
+
 // A product of two variables (a DSP multiplier), not one by a constant.
 bool is_var_mul(const dfg::Graph& g, uint32_t n);
 // The canonical signed digits of product-by-constant n's constant (its

@@ -72,8 +72,7 @@ void StageBuilder::classify() {
     costs_[n] = node_cost(g_, n, o_.family, fabric_, o_.constants_on_dsps);
     const NodeOp op = g_.node(n).op;
     const auto args = g_.args(n);
-    const bool sum =
-        op == NodeOp::Add || op == NodeOp::Sub || op == NodeOp::AddMod || op == NodeOp::SubMod;
+    const bool sum = is_adder(op);
     const bool const_mul = op == NodeOp::Mul && !is_var_mul(n);
     if (op == NodeOp::Const) {
       source[n] = kNone;
