@@ -155,6 +155,14 @@ bool is_integer_type(const FixedType& t) {
 
 }  // namespace
 
+bool rounds_by_sign(QuantMode q) {
+  return q == QuantMode::TrnZero || q == QuantMode::RndZero || q == QuantMode::RndInf;
+}
+
+bool assignment_reads_low_bits(const FixedType& t) {
+  return t.overflow == OverflowMode::Wrap && !rounds_by_sign(t.quant);
+}
+
 int64_t FixedType::max_raw() const {
   return to_raw(range_max(*this));
 }

@@ -158,6 +158,14 @@ int64_t quantize(const Exact& v, const FixedType& t, OverflowEvent* event = null
 // double is exact, so this is quantize() of its exact value). NaN is an
 // Internal error; +-inf saturate or wrap like huge values.
 int64_t quantize(double v, const FixedType& t, OverflowEvent* event = nullptr);
+// Whether rounding in mode q looks at the sign of the whole value (toward
+// zero; ties toward or away from zero), not only at the bits it drops and
+// the lowest it keeps.
+bool rounds_by_sign(QuantMode q);
+// Whether an assignment to t, as raw bits, depends only on the source's low
+// bits (those t keeps and those it rounds away): t wraps and rounds blind to
+// the sign. A sum assigned to such a t may be computed modulo 2^bits.
+bool assignment_reads_low_bits(const FixedType& t);
 // Raw value of format `from` assigned to format `to`.
 int64_t convert(int64_t raw, const FixedType& from, const FixedType& to,
                 OverflowEvent* event = nullptr);

@@ -330,5 +330,28 @@ TEST(Fixed, ParseErrors) {
   EXPECT_FALSE(parse_fixed_type("ap_fixed<0,0>", nullptr).has_value());  // error is optional
 }
 
+// assignment_reads_low_bits: an assignment to t gives the same raw bits for
+// any two values that differ by a multiple of 2^(W + dropped bits) on the
+// source's grid exactly when it says so (a modular sum may feed it). Every
+// mode, from a source 5 fraction bits finer, over every value of a 12-bit
+// window and its shifts by that modulus.
+TEST(Fixed, AssignmentsThatReadOnlyLowBits) {
+  const int drop = 5;
+  for (Q q : {Q::Trn, Q::TrnZero, Q::Rnd, Q::RndZero, Q::RndMinInf, Q::RndInf, Q::RndConv})
+    for (O o : {O::Wrap, O::Sat, O::SatZero, O::SatSym})
+      for (bool is_signed : {true, false}) {
+        FixedType t = fx(6, 3, q, o);
+        t.is_signed = is_signed;
+        const int frac = t.frac() + drop;
+        const int128 modulus = int128{1} << (t.width + drop);
+        bool same = true;
+        for (int64_t v = -2048; v < 2048 && same; ++v)
+          for (int k : {-3, -1, 1, 2})
+            same = same && quantize(Exact{v, frac}, t) == quantize(Exact{v + k * modulus, frac}, t);
+        EXPECT_EQ(assignment_reads_low_bits(t), same) << t.to_string();
+        EXPECT_EQ(rounds_by_sign(q), q == Q::TrnZero || q == Q::RndZero || q == Q::RndInf);
+      }
+}
+
 }  // namespace
 }  // namespace kiln::numeric

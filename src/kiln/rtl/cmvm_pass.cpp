@@ -242,8 +242,9 @@ class Pass {
   void roots() {
     std::vector<bool> root(g_.size(), false);
     // The low bits of each node its users read (kExact: all of it): a
-    // quantize that wraps reads the bits it keeps and those it rounds away,
-    // any other user all of them.
+    // quantize that wraps and rounds blind to the sign reads the bits it
+    // keeps and those it rounds away, any other user all of them (AP_TRN_ZERO
+    // rounds a negative sum up: the sign of the whole sum decides).
     needs_.assign(g_.size(), 0);
     for (uint32_t n = 0; n < g_.size(); ++n) {
       const dfg::Node& node = g_.node(n);
@@ -251,7 +252,7 @@ class Pass {
         if (takes_as_leaf(n, a)) root[a] = true;
         int need = kExact;
         if (node.op == NodeOp::Quantize &&
-            g_.quantize_target(n).overflow == numeric::OverflowMode::Wrap) {
+            numeric::assignment_reads_low_bits(g_.quantize_target(n))) {
           const numeric::FixedType& t = g_.quantize_target(n);
           need = std::max(1, t.width + g_.type(a).frac - t.frac());
         }

@@ -103,6 +103,32 @@ TEST(CmvmPass, AWrappingSumIsBuiltFromModularAdders) {
   EXPECT_EQ(widest, 32);
 }
 
+// A wrapping result read from a shared sum: every rounding mode, the sum's
+// values the same before and after. Rounding toward zero (and ties toward or
+// away from it) reads the sign of the whole sum, so those results keep it
+// exact; the others read only the bits they keep and those they drop (the
+// fuzz tier's seed 1307: AP_TRN_ZERO of a sum built modulo 2^17).
+TEST(CmvmPass, AWrappingResultKeepsWhatItsRoundingReads) {
+  std::mt19937 rng(21);
+  const int64_t n_in = 6, n_out = 3;
+  std::vector<int64_t> w;
+  for (int64_t k = 0; k < n_in * n_out; ++k) w.push_back(static_cast<int64_t>(rng() % 4095) - 2047);
+  for (const auto q :
+       {numeric::QuantMode::Trn, numeric::QuantMode::TrnZero, numeric::QuantMode::Rnd,
+        numeric::QuantMode::RndZero, numeric::QuantMode::RndMinInf, numeric::QuantMode::RndInf,
+        numeric::QuantMode::RndConv}) {
+    const numeric::FixedType result{8, 3, true, q, numeric::OverflowMode::Wrap};
+    const Graph before =
+        dfg::unroll(loop::testing::dot_program(w, n_in, n_out, numeric::OverflowMode::Wrap, result))
+            .at(0)
+            .graph;
+    Graph after = before;
+    const SharedSums s = share_constant_sums(after);
+    EXPECT_EQ(s.roots, n_out) << static_cast<int>(q);
+    expect_same_values(before, after, 17);
+  }
+}
+
 // Zoo layers fully unrolled: every stage's outputs unchanged, and the stages
 // whose sums are rebuilt take fewer adders than before (measured once:
 // dense_a 254 -> 124, dense_b 12,647 -> 5,497, conv2d_a 1,404 -> 792).

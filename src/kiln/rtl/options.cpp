@@ -7,6 +7,8 @@
 #include <map>
 
 #include "kiln/hls/derived.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/support/error.h"
 
 namespace kiln::rtl {
 
@@ -138,6 +140,40 @@ RtlOptions rtl_options(const hls::Model& model) {
     o.configured_layers.insert(name.substr(0, name.find('/')));
   for (const auto& [name, d] : o.directives.buffers) o.configured_buffers.insert(name);
   return o;
+}
+
+void set_plan(RtlOptions& options, const hls::Model& model, const std::string& layer,
+              const LayerPlan& plan) {
+  // The layer's earlier plan, if any, goes first.
+  for (auto it = options.directives.loops.begin(); it != options.directives.loops.end();)
+    it = it->first.rfind(layer + "/", 0) == 0 ? options.directives.loops.erase(it) : std::next(it);
+  options.line_buffer.erase(layer);
+  const loop::Program lowered = design_program(model, options);
+  int kernel = -1;
+  for (std::size_t k = 0; k < lowered.kernels.size(); ++k)
+    if (lowered.kernels[k].name == layer) kernel = static_cast<int>(k);
+  if (kernel < 0)
+    throw_error(ErrorKind::InvalidModel, "layer '" + layer + "'", "is not a layer of the model",
+                "name a layer kiln rtl builds (kiln rtl --list-loops lists them)");
+  const bool both_forms = loop::can_line_buffer(lowered, model, kernel);
+  if (both_forms) options.line_buffer[layer] = plan.line_buffered;
+  // The kernel in the plan's form, so that the directives name its loops.
+  const loop::Program program = plan.line_buffered ? design_program(model, options) : lowered;
+  for (int b : weights_of(program, kernel)) {
+    options.directives.buffers.erase(program.buffers[static_cast<std::size_t>(b)].name);
+    options.configured_buffers.erase(program.buffers[static_cast<std::size_t>(b)].name);
+  }
+  const PlanConfig c = plan_config(program, kernel, plan, both_forms);
+  for (const auto& [name, d] : c.directives.loops) options.directives.loops[name] = d;
+  for (const auto& [name, d] : c.directives.buffers) {
+    options.directives.buffers[name] = d;
+    options.configured_buffers.insert(name);
+  }
+  options.configured_layers.insert(layer);
+  options.constants_on_dsps[layer] = c.constant_products == hls::ConstantProducts::Dsp;
+  options.least_depth[layer] = c.adder_depth == hls::AdderDepth::Least;
+  std::erase_if(options.multiplier_limits, [&](const auto& l) { return l.first == layer; });
+  if (c.multiplier_limit) options.multiplier_limits.emplace_back(layer, *c.multiplier_limit);
 }
 
 int64_t input_lanes(const RtlOptions& options, const loop::Buffer& buffer) {

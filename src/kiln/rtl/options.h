@@ -9,6 +9,7 @@
 
 #include "kiln/hls/model.h"
 #include "kiln/rtl/design.h"
+#include "kiln/rtl/plan.h"
 
 namespace kiln::rtl {
 
@@ -19,6 +20,15 @@ namespace kiln::rtl {
 // ReuseFactor, and `fold` for the Dense layers with a limit of 1 or more and
 // no interval target.
 RtlOptions rtl_options(const hls::Model& model);
+
+// Fixes layer `layer`'s plan in `options` as a config of plan_config's
+// blocks for it would (plans.yaml): its Loop and Buffer directives, its
+// ConvImplementation where it has both forms, ConstantProducts, AdderDepth
+// and, where the plan sets one, its MultiplierLimit. build_design then builds
+// that plan and searches nothing for the layer. Throws kiln::Error
+// (InvalidModel) for a layer the model lacks.
+void set_plan(RtlOptions& options, const hls::Model& model, const std::string& layer,
+              const LayerPlan& plan);
 
 // The elements per beat of model input `buffer` (design.h Port): its last
 // dimension when it is streamed, else all of it. With stream_inputs unset,

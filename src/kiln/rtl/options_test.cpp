@@ -4,6 +4,9 @@
 
 #include "kiln/hls/layer_passes/pipeline.h"
 #include "kiln/hls/model_text.h"
+#include "kiln/rtl/price.h"
+#include "kiln/rtl/search.h"
+#include "kiln/rtl/testing/sim_check.h"
 
 namespace kiln::rtl {
 namespace {
@@ -136,6 +139,41 @@ TEST(RtlOptions, InputsStreamAsIOTypeSaysOrWhereTheTargetsLeaveRoom) {
   // A latency bound streams them when it is kBeatsPerLatency times the beats.
   EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  LatencyCycles: 4096\n")), image), 3);
   EXPECT_EQ(input_lanes(rtl_options(configured("Model:\n  LatencyCycles: 4095\n")), image), 768);
+}
+
+// set_plan fixes a layer's plan as plans.yaml would: every plan the search
+// may try for each layer of a convolution with both forms and a pooling,
+// set in turn (each replacing the one before), comes back from the program
+// build_design starts from, with its products, adder depth and multipliers.
+TEST(RtlOptions, SetPlanFixesEveryPlanTheSearchMayTry) {
+  for (const char* zoo : {"conv2d_a", "maxpool_b", "dense_a"}) {
+    const hls::Model m = testing::zoo_model(zoo);
+    const loop::Program base = design_program(m, {});
+    Pricer pricer(base, m, {}, fpga::device_of_part(m.part), {}, {});
+    RtlOptions o;
+    int checked = 0;
+    for (std::size_t k = 0; k < base.kernels.size(); ++k) {
+      const int kernel = static_cast<int>(k);
+      const std::string& layer = base.kernels[k].name;
+      for (LayerPlan plan : candidate_plans(pricer, kernel)) {
+        plan.multipliers = checked % 3 == 0 ? std::optional<int>(1) : std::nullopt;
+        plan.constants_on_dsps = checked % 2 == 0;
+        plan.least_depth = checked % 5 == 0;
+        set_plan(o, m, layer, plan);
+        const loop::Program p = design_program(m, o);
+        LayerPlan back = configured_plan(p, kernel);
+        back.constants_on_dsps = o.constants_on_dsps.at(layer);
+        back.least_depth = o.least_depth.at(layer);
+        back.multipliers = multiplier_limit_of(o, p.kernels[k]);
+        ASSERT_EQ(back, plan) << zoo << " " << layer << ": " << plan_text(p.kernels[k], plan);
+        EXPECT_TRUE(o.configured_layers.count(layer));
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 3) << zoo;
+  }
+  RtlOptions o;
+  EXPECT_THROW(set_plan(o, testing::zoo_model("dense_a"), "nope", {}), Error);
 }
 
 }  // namespace

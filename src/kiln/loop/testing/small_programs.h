@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kiln/loop/builder.h"
@@ -33,9 +34,11 @@ inline Program scan_program() {
   return p;
 }
 
-// A one-kernel program y[j] = Q_acc(sum_i x[i] * w[i][j]) in the emulator's order.
+// A one-kernel program y[j] = Q_acc(sum_i x[i] * w[i][j]) in the emulator's
+// order, assigned to `result` when given (else y is the accumulator).
 inline Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t n_out,
-                           numeric::OverflowMode acc_overflow) {
+                           numeric::OverflowMode acc_overflow,
+                           std::optional<numeric::FixedType> result = std::nullopt) {
   Program p;
   p.name = "dot";
   const ScalarType t16{16, 10, true};
@@ -43,7 +46,7 @@ inline Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t 
   acc.overflow = acc_overflow;
   const int x = add_buffer(p, "x", BufferRole::Input, t16, {n_in});
   const int wb = add_buffer(p, "w", BufferRole::Const, t16, {n_in, n_out}, w);
-  const int y = add_buffer(p, "y", BufferRole::Output, scalar_of(acc), {n_out});
+  const int y = add_buffer(p, "y", BufferRole::Output, scalar_of(result.value_or(acc)), {n_out});
   p.inputs = {x};
   p.outputs = {y};
   KernelBuilder k(p, "dot", "dot");
@@ -55,7 +58,10 @@ inline Program dot_program(const std::vector<int64_t>& w, int64_t n_in, int64_t 
       k.store(a, {j}, k.quantize(s, acc));
     });
   });
-  k.loop("o", n_out, [&](const Affine& j) { k.store(y, {j}, k.load(a, {j})); });
+  k.loop("o", n_out, [&](const Affine& j) {
+    const int v = k.load(a, {j});
+    k.store(y, {j}, result ? k.quantize(v, *result) : v);
+  });
   k.finish({x, wb}, {y});
   verify(p);
   return p;

@@ -51,47 +51,102 @@ inline std::string hex_of(int64_t raw, int width) {
   return s.str();
 }
 
-// Simulates `samples` random samples (in Verilator, Icarus or kiln's netlist
-// interpreter) and checks every output against the emulator, and every
-// sample's latency and interval against the design's.
-inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simulator sim,
-                             int samples, double scale = 0.6, uint32_t seed = 11) {
-  kiln::testing::TempDir dir;
-  std::mt19937 rng(seed);
-  std::vector<std::vector<int64_t>> expected;  // per sample, all outputs' elements
-  std::vector<std::vector<std::vector<int64_t>>> raw;  // [sample][input][element]
-  std::vector<std::ofstream> in_files;
-  for (const Port& p : d.inputs) in_files.emplace_back(dir / ("in_" + p.name + ".hex"));
-  for (int s = 0; s < samples; ++s) {
+using Stimulus = std::vector<std::vector<std::vector<int64_t>>>;  // [sample][input][element]
+
+// The raw outputs (each port's elements in order, all ports concatenated,
+// sign-extended by each port's type) kiln's netlist interpreter gives for
+// `stimulus[sample][input][element]`, one vector per sample.
+inline std::vector<std::vector<int64_t>> netlist_outputs(const Design& d,
+                                                         const Stimulus& stimulus) {
+  const std::string out = simulate_netlist(d.netlist, d.inputs, d.outputs, stimulus,
+                                           d.interval_cycles, d.latency_cycles, 600)
+                              .out;
+  std::vector<int> offset;
+  int total = 0;
+  for (const Port& p : d.outputs) {
+    offset.push_back(total);
+    total += static_cast<int>(p.numel);
+  }
+  std::vector<std::vector<int64_t>> got(stimulus.size(), std::vector<int64_t>(total, 0));
+  std::istringstream lines(out);
+  std::string line, tag;
+  while (std::getline(lines, line)) {
+    std::istringstream l(line);
+    l >> tag;
+    if (tag != "Y") continue;
+    int s = 0, o = 0;
+    int64_t e = 0;
+    std::string h;
+    l >> s >> o >> e >> h;
+    const loop::ScalarType& t = d.outputs.at(static_cast<std::size_t>(o)).type;
+    uint64_t bits = std::stoull(h, nullptr, 16);
+    if (t.is_signed && t.width < 64 && (bits >> (t.width - 1)) & 1) bits |= ~uint64_t{0} << t.width;
+    got.at(static_cast<std::size_t>(s)).at(static_cast<std::size_t>(offset[o] + e)) =
+        static_cast<int64_t>(bits);
+  }
+  return got;
+}
+
+// The emulator's raw outputs for the same stimulus (inputs of at most 53 bits:
+// their doubles are exact).
+inline std::vector<std::vector<int64_t>> emulator_outputs(const hls::Model& m,
+                                                          const Stimulus& stimulus) {
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& sample : stimulus) {
     std::vector<std::vector<double>> in;
+    for (std::size_t k = 0; k < sample.size(); ++k) {
+      const numeric::FixedType& t = m.tensors.at(static_cast<std::size_t>(m.inputs[k])).type;
+      in.emplace_back();
+      for (int64_t raw : sample[k]) in.back().push_back(numeric::to_double(raw, t));
+    }
+    const hls::EmulationResult e = hls::emulate(m, in);
+    out.emplace_back();
+    for (const hls::FixedTensor& t : e.outputs)
+      out.back().insert(out.back().end(), t.raw.begin(), t.raw.end());
+  }
+  return out;
+}
+
+// `samples` random samples: each input element uniform in +-scale times its
+// type's largest magnitude, assigned to the type (wrapping or saturating as
+// it says when scale > 1).
+inline Stimulus random_stimulus(const hls::Model& m, int samples, double scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Stimulus raw;
+  for (int s = 0; s < samples; ++s) {
+    raw.emplace_back();
     for (int t : m.inputs) {
       const hls::TensorInfo& info = m.tensors.at(static_cast<std::size_t>(t));
       const double span =
           std::max(std::abs(info.type.max_value()), std::abs(info.type.min_value()));
       std::uniform_real_distribution<double> u(-span, span);
-      std::vector<double> v(static_cast<std::size_t>(info.numel()));
-      for (double& x : v) x = u(rng) * scale;
-      in.push_back(std::move(v));
-    }
-    raw.emplace_back();
-    for (std::size_t k = 0; k < in.size(); ++k) {
-      const numeric::FixedType& t = m.tensors.at(static_cast<std::size_t>(m.inputs[k])).type;
       raw.back().emplace_back();
-      for (double v : in[k]) {
-        raw.back().back().push_back(numeric::quantize(v, t));
-        in_files[k] << hex_of(raw.back().back().back(), d.inputs[k].type.width) << "\n";
-      }
+      for (int64_t i = 0; i < info.numel(); ++i)
+        raw.back().back().push_back(numeric::quantize(u(rng) * scale, info.type));
     }
-    const hls::EmulationResult e = hls::emulate(m, in);
-    std::vector<int64_t> all;
-    for (const hls::FixedTensor& t : e.outputs) all.insert(all.end(), t.raw.begin(), t.raw.end());
-    expected.push_back(std::move(all));
   }
-  for (auto& f : in_files) f.close();
+  return raw;
+}
+
+// Simulates the samples of `raw` (in Verilator, Icarus or kiln's netlist
+// interpreter) and checks every output against the emulator, and every
+// sample's latency and interval against the design's.
+inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simulator sim,
+                             const Stimulus& raw) {
+  kiln::testing::TempDir dir;
+  const int samples = static_cast<int>(raw.size());
+  const std::vector<std::vector<int64_t>> expected = emulator_outputs(m, raw);
+  {
+    std::vector<std::ofstream> in_files;
+    for (const Port& p : d.inputs) in_files.emplace_back(dir / ("in_" + p.name + ".hex"));
+    for (const auto& sample : raw)
+      for (std::size_t k = 0; k < sample.size(); ++k)
+        for (int64_t v : sample[k]) in_files[k] << hex_of(v, d.inputs[k].type.width) << "\n";
+  }
   std::string out;
   if (sim == tools::Simulator::Kiln) {
-    out = simulate_netlist(d.netlist, d.inputs, d.outputs, raw, d.interval_cycles,
-                           d.latency_cycles, 600)
+    out = simulate_netlist(d.netlist, d.inputs, d.outputs, raw, d.interval_cycles, d.latency_cycles,
+                           600)
               .out;
   } else {
     std::vector<fs::path> files = write_files(d, dir.path());
@@ -144,6 +199,12 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
   }
   EXPECT_TRUE(done) << out.substr(0, 2000);
   EXPECT_EQ(outs, samples);
+}
+
+// The same on `samples` random samples (random_stimulus).
+inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simulator sim,
+                             int samples, double scale = 0.6, uint32_t seed = 11) {
+  expect_bit_exact(m, d, sim, random_stimulus(m, samples, scale, seed));
 }
 
 }  // namespace kiln::rtl::testing
