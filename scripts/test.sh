@@ -6,9 +6,11 @@
 #                              DIR and compared bit for bit (scripts/ap_types.sh; headers not included)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
-#   scripts/test.sh fuzz-rtl [N]  N random RTL designs (default 10000) in kiln's netlist
-#                              interpreter against the emulator, every 100th also in Icarus and
-#                              every 2000th in Verilator (about 30 s here)
+#   scripts/test.sh fuzz-rtl [N]  N random RTL designs (default 100000, from seed
+#                              KILN_RTL_FUZZ_FIRST, default 1000) in kiln's netlist interpreter
+#                              against the emulator, every 1000th also in Icarus and every
+#                              20000th in Verilator (about 9 min here; the default suite runs
+#                              10,000, every 100th in Icarus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-default}"
@@ -27,6 +29,8 @@ case "$tier" in
     bash scripts/install-deps.sh
     bash scripts/build.sh
     bash scripts/ap_types.sh "${2:?scripts/test.sh ap_types DIR}"
+    # The RTL's bit-exactness reproducers as HLS projects under the same headers.
+    KILN_AP_TYPES="$(readlink -f "$2")" build/src/kiln/kiln_rtl_tests --gtest_filter='*BitExact.ApFixed*'
     ;;
   large)
     bash scripts/install-deps.sh --torch
@@ -42,7 +46,8 @@ case "$tier" in
   fuzz-rtl)
     bash scripts/install-deps.sh
     bash scripts/build.sh
-    KILN_RTL_FUZZ="${2:-10000}" KILN_RTL_FUZZ_ICARUS=100 KILN_RTL_FUZZ_VERILATOR=2000 \
+    KILN_RTL_FUZZ="${2:-100000}" KILN_RTL_FUZZ_ICARUS="${KILN_RTL_FUZZ_ICARUS:-1000}" \
+      KILN_RTL_FUZZ_VERILATOR="${KILN_RTL_FUZZ_VERILATOR:-20000}" \
       build/src/kiln/kiln_rtl_tests --gtest_filter='RtlFuzz.*'
     ;;
   *)

@@ -246,6 +246,20 @@ uint32_t Graph::quantize(uint32_t a, const FixedType& target) {
   return make(NodeOp::Quantize, tt, {a}, static_cast<int64_t>(t));
 }
 
+ScalarType Graph::join_type(uint32_t a, uint32_t b) const {
+  // A constant zero is on every grid; its canonical type (frac 0) would put
+  // the join on a finer grid than the other operand's when that one's is
+  // coarser than 1 (an accumulator of ap_ufixed<32,35>, initialized to a
+  // bias that rounds to 0, stored back as a value on no grid of its own:
+  // the fuzz tier's seed 1261).
+  const auto zero = [&](uint32_t z, uint32_t other) {
+    return is_const(z) && raw(z) == 0 && type(other).frac < 0;
+  };
+  if (zero(a, b)) return loop::union_type({1, type(b).frac, false}, type(b));
+  if (zero(b, a)) return loop::union_type(type(a), {1, type(a).frac, false});
+  return loop::union_type(type(a), type(b));
+}
+
 uint32_t Graph::max(uint32_t a, uint32_t b) {
   if (a == b) return a;
   if (is_const(a)) std::swap(a, b);
@@ -255,7 +269,7 @@ uint32_t Graph::max(uint32_t a, uint32_t b) {
     if (numeric::exact_compare(c, type_min(type(a))) <= 0) return a;
     if (numeric::exact_compare(c, type_max(type(a))) >= 0) return b;
   }
-  return make(NodeOp::Max, loop::union_type(type(a), type(b)), {a, b});
+  return make(NodeOp::Max, join_type(a, b), {a, b});
 }
 
 uint32_t Graph::min(uint32_t a, uint32_t b) {
@@ -267,7 +281,7 @@ uint32_t Graph::min(uint32_t a, uint32_t b) {
     if (numeric::exact_compare(c, type_max(type(a))) >= 0) return a;
     if (numeric::exact_compare(c, type_min(type(a))) <= 0) return b;
   }
-  return make(NodeOp::Min, loop::union_type(type(a), type(b)), {a, b});
+  return make(NodeOp::Min, join_type(a, b), {a, b});
 }
 
 uint32_t Graph::lt(uint32_t a, uint32_t b) {
@@ -281,7 +295,7 @@ uint32_t Graph::lt(uint32_t a, uint32_t b) {
 uint32_t Graph::select(uint32_t c, uint32_t a, uint32_t b) {
   if (is_const(c)) return raw(c) != 0 ? a : b;
   if (a == b) return a;
-  return make(NodeOp::Select, loop::union_type(type(a), type(b)), {c, a, b});
+  return make(NodeOp::Select, join_type(a, b), {c, a, b});
 }
 
 uint32_t Graph::lookup(int table, uint32_t a, int shift, int64_t offset) {
@@ -522,6 +536,7 @@ void Graph::compact() {
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
     const Node& node = nodes_[n];
     auto a = [&](int i) { return types_[nodes_[args_[node.first_arg + i]].type]; };
+    auto arg = [&](int i) { return args_[node.first_arg + i]; };
     std::optional<ScalarType> t;
     switch (node.op) {
       case NodeOp::Add: t = loop::add_type(a(0), a(1)); break;
@@ -535,8 +550,8 @@ void Graph::compact() {
         break;
       }
       case NodeOp::Max:
-      case NodeOp::Min: t = loop::union_type(a(0), a(1)); break;
-      case NodeOp::Select: t = loop::union_type(a(1), a(2)); break;
+      case NodeOp::Min: t = join_type(arg(0), arg(1)); break;
+      case NodeOp::Select: t = join_type(arg(1), arg(2)); break;
       default: break;
     }
     if (t) nodes_[n].type = type_id(*t);

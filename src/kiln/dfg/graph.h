@@ -166,6 +166,8 @@ class Graph {
   };
 
   uint16_t type_id(const ScalarType& t);
+  // The type of a Max, Min or Select of nodes a and b: the union of theirs.
+  ScalarType join_type(uint32_t a, uint32_t b) const;
   // Node n's key, as make() made it.
   Key key_of(uint32_t n) const;
   // Finds the node with key `k` in the hash-consing table, or puts `id`

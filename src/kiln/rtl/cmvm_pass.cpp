@@ -174,11 +174,25 @@ class Pass {
     return out;
   }
 
-  // The operand `a` of a user: its form, or a leaf when it is not linear for
-  // that user (a modular sum under an exact operation).
-  Form operand(uint32_t a, bool user_mod) const {
+  // Whether user `u` takes operand `a`'s linear form as terms of its own: an
+  // exact form always; a modular one (raw modulo 2^mod in its own units) only
+  // into a modular sum whose modulus, in those units, is no wider. A wrap at
+  // 4 around a sum wrapped at 1/2 keeps what the inner wrap took away (the
+  // random graphs' seed 5771: a modular sum of ap_ufixed<9,-1> under one of
+  // ap_fixed<12,2>).
+  bool composes(uint32_t u, uint32_t a) const {
     const Form& f = form_[a];
-    if (f.linear && (f.mod == 0 || user_mod)) return f;
+    if (f.mod == 0) return true;
+    if (!is_mod(g_.node(u).op)) return false;
+    const int up = g_.type(u).frac - g_.type(a).frac;
+    return g_.type(u).width <= f.mod + up;
+  }
+
+  // The operand `a` of user `u`: its form, or a leaf when it is not linear
+  // for that user (composes).
+  Form operand(uint32_t a, uint32_t u) const {
+    const Form& f = form_[a];
+    if (f.linear && composes(u, a)) return f;
     Form leaf;
     leaf.linear = true;
     leaf.terms[a] = 1;
@@ -187,8 +201,7 @@ class Pass {
   bool takes_as_leaf(uint32_t user, uint32_t a) const {
     const Form& f = form_[a];
     if (!f.linear) return false;
-    if (!form_[user].linear) return true;
-    return f.mod != 0 && !is_mod(g_.node(user).op);
+    return !form_[user].linear || !composes(user, a);
   }
 
   void forms() {
@@ -201,15 +214,15 @@ class Pass {
       bool ok = true;
       switch (node.op) {
         case NodeOp::Const: f.constant = node.imm; break;
-        case NodeOp::Shl: f = operand(args[0], false); break;
-        case NodeOp::Neg: ok = accumulate(f, operand(args[0], false), -1); break;
+        case NodeOp::Shl: f = operand(args[0], n); break;
+        case NodeOp::Neg: ok = accumulate(f, operand(args[0], n), -1); break;
         case NodeOp::Mul: {
           const bool c0 = g_.is_const(args[0]), c1 = g_.is_const(args[1]);
           if (c0 == c1) {
             ok = false;
             break;
           }
-          ok = accumulate(f, operand(args[c0 ? 1 : 0], false), g_.node(args[c0 ? 0 : 1]).imm);
+          ok = accumulate(f, operand(args[c0 ? 1 : 0], n), g_.node(args[c0 ? 0 : 1]).imm);
           break;
         }
         case NodeOp::Add:
@@ -226,7 +239,7 @@ class Pass {
             }
             const int64_t sign =
                 i == 1 && (node.op == NodeOp::Sub || node.op == NodeOp::SubMod) ? -1 : 1;
-            ok = accumulate(f, operand(args[static_cast<std::size_t>(i)], mod),
+            ok = accumulate(f, operand(args[static_cast<std::size_t>(i)], n),
                             sign * (int64_t{1} << up));
           }
           if (mod) f.mod = g_.type(n).width;

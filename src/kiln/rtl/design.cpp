@@ -166,6 +166,9 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
         build_layer_stage(prog, plan, *graph, sk, names.unique(d.top + "_" + kk.name),
                           graph->split ? &pricer.memories_for(kernel, plan, *graph) : nullptr);
     b.report.plan = plans[k].why.empty() ? describe(kk, plan) : plans[k].why;
+    b.report.layer_plan = plan;
+    if (const SharedSums* shared = pricer.shared_sums(kernel, plan))
+      b.report.shared_sums = shared->roots;
     timing.commit(b);
     for (netlist::Module& sub : b.submodules) {
       names.claim(sub.name());

@@ -28,6 +28,7 @@
 #include "kiln/loop/loop_ir.h"
 #include "kiln/netlist/netlist.h"
 #include "kiln/rtl/channels.h"
+#include "kiln/rtl/plan.h"
 
 namespace kiln::rtl {
 
@@ -138,13 +139,19 @@ struct StageReport : fpga::Resources {
   int64_t product_adders = 0;
   int64_t sum_adders = 0;
   int adder_depth = 0;
-  int64_t lookups = 0;          // table lookups (ROMs)
+  int64_t lookups = 0;  // table lookups (ROMs)
+  // Pairs of products computed by one DSP slice each (product_pairs.h), and
+  // the sums of products by constants rebuilt from shared adder graphs
+  // (cmvm_pass.h: its roots).
+  int64_t dsp_pairs = 0;
+  int64_t shared_sums = 0;
   int start_cycle = 0;          // when the stage starts after a sample enters
   int latency_cycles = 0;       // from its start to its registered results
   int interval_cycles = 1;      // 1: pipelined; else its latency (one sample at a time)
   int64_t register_bits = 0;    // flip-flops holding values across cycles
   double critical_path_ns = 0;  // the schedule's longest chain in a cycle (estimate)
-  std::string loop_ii;  // a kept loop's II and what sets it (sched::describe_ii); "" if none
+  std::string loop_ii;   // a kept loop's II and what sets it (sched::describe_ii); "" if none
+  LayerPlan layer_plan;  // the plan it was built from
 };
 
 struct Design {

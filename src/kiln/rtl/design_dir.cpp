@@ -44,6 +44,8 @@ json stage_json(const StageReport& s) {
           {"sum_adders", s.sum_adders},
           {"adder_depth", s.adder_depth},
           {"lookups", s.lookups},
+          {"dsp_pairs", s.dsp_pairs},
+          {"shared_sums", s.shared_sums},
           {"start_cycle", s.start_cycle},
           {"latency_cycles", s.latency_cycles},
           {"interval_cycles", s.interval_cycles},
@@ -106,6 +108,8 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
     ops.sum_adders += s.sum_adders;
     ops.adder_depth = std::max(ops.adder_depth, s.adder_depth);
     ops.lookups += s.lookups;
+    ops.dsp_pairs += s.dsp_pairs;
+    ops.shared_sums += s.shared_sums;
     ops.register_bits += s.register_bits;
   }
   json files = json::array();
@@ -155,6 +159,8 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
         {"sum_adders", ops.sum_adders},
         {"adder_depth", ops.adder_depth},
         {"lookups", ops.lookups},
+        {"dsp_pairs", ops.dsp_pairs},
+        {"shared_sums", ops.shared_sums},
         {"register_bits", ops.register_bits}}},
       {"device", fpga::device_json(m.part, fpga::device_of_part(m.part))},
       {"estimate", fpga::to_json(estimate_of(d))},

@@ -227,6 +227,7 @@ void StageBuilder::pair_dsp_products() {
   const auto dsp = [this](uint32_t n) { return on_dsp(n); };
   pairs_ = pair_products(g_, start_, o_.family, dsp);
   verify_pairs(g_, start_, o_.family, dsp, pairs_);
+  r_.report.dsp_pairs = static_cast<int64_t>(pairs_.size());
   for (std::size_t i = 0; i < pairs_.size(); ++i) {
     const ProductPair& p = pairs_[i];
     pair_[p.high] = pair_[p.low] = i;

@@ -238,7 +238,10 @@ ValueId StageBuilder::node_value(uint32_t n) {
     case NodeOp::Max:
     case NodeOp::Min:
     case NodeOp::Lt: {
-      const ScalarType u = loop::union_type(g_.type(args[0]), g_.type(args[1]));
+      // Max and Min compare and give their operands in the node's type (the
+      // join of theirs, dfg::Graph::join_type); Lt in the union of theirs.
+      const ScalarType u =
+          node.op == NodeOp::Lt ? loop::union_type(g_.type(args[0]), g_.type(args[1])) : t;
       const ValueId x = operand(args[0], c, u.width, u.frac);
       const ValueId y = operand(args[1], c, u.width, u.frac);
       if (node.op == NodeOp::Lt) return m_->op(u.is_signed ? Op::Slt : Op::Ult, 1, {x, y}, 0, name);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -19,6 +20,7 @@
 #include "kiln/rtl/design.h"
 #include "kiln/rtl/netlist_sim.h"
 #include "kiln/rtl/testbench.h"
+#include "kiln/rtl/testing/random_designs.h"
 #include "kiln/support/testing/test_helpers.h"
 #include "kiln/tools/hdl.h"
 
@@ -50,8 +52,6 @@ inline std::string hex_of(int64_t raw, int width) {
   s << std::hex << (static_cast<uint64_t>(raw) & mask);
   return s.str();
 }
-
-using Stimulus = std::vector<std::vector<std::vector<int64_t>>>;  // [sample][input][element]
 
 // The raw outputs (each port's elements in order, all ports concatenated,
 // sign-extended by each port's type) kiln's netlist interpreter gives for
@@ -107,36 +107,16 @@ inline std::vector<std::vector<int64_t>> emulator_outputs(const hls::Model& m,
   return out;
 }
 
-// `samples` random samples: each input element uniform in +-scale times its
-// type's largest magnitude, assigned to the type (wrapping or saturating as
-// it says when scale > 1).
-inline Stimulus random_stimulus(const hls::Model& m, int samples, double scale, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Stimulus raw;
-  for (int s = 0; s < samples; ++s) {
-    raw.emplace_back();
-    for (int t : m.inputs) {
-      const hls::TensorInfo& info = m.tensors.at(static_cast<std::size_t>(t));
-      const double span =
-          std::max(std::abs(info.type.max_value()), std::abs(info.type.min_value()));
-      std::uniform_real_distribution<double> u(-span, span);
-      raw.back().emplace_back();
-      for (int64_t i = 0; i < info.numel(); ++i)
-        raw.back().back().push_back(numeric::quantize(u(rng) * scale, info.type));
-    }
-  }
-  return raw;
-}
-
 // Simulates the samples of `raw` (in Verilator, Icarus or kiln's netlist
 // interpreter) and checks every output against the emulator, and every
 // sample's latency and interval against the design's.
 inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simulator sim,
                              const Stimulus& raw) {
-  kiln::testing::TempDir dir;
   const int samples = static_cast<int>(raw.size());
   const std::vector<std::vector<int64_t>> expected = emulator_outputs(m, raw);
-  {
+  std::optional<kiln::testing::TempDir> dir_;  // the outside simulators' files
+  if (sim != tools::Simulator::Kiln) {
+    const fs::path dir = dir_.emplace().path();
     std::vector<std::ofstream> in_files;
     for (const Port& p : d.inputs) in_files.emplace_back(dir / ("in_" + p.name + ".hex"));
     for (const auto& sample : raw)
@@ -149,11 +129,12 @@ inline void expect_bit_exact(const hls::Model& m, const Design& d, tools::Simula
                            600)
               .out;
   } else {
-    std::vector<fs::path> files = write_files(d, dir.path());
+    const fs::path dir = dir_->path();
+    std::vector<fs::path> files = write_files(d, dir);
     std::ofstream(dir / "tb.sv") << testbench_verilog(d, samples);
     files.push_back(dir / "tb.sv");
     std::ofstream(dir / "samples.hex") << std::hex << samples << "\n";
-    const tools::SimResult r = tools::simulate(sim, files, "tb", dir.path());
+    const tools::SimResult r = tools::simulate(sim, files, "tb", dir);
     ASSERT_TRUE(r.ok) << r.error << "\n" << r.build_log << r.err;
     out = r.out;
   }
