@@ -2,6 +2,8 @@
 # Installs what is needed, builds, and runs a test tier.
 #   scripts/test.sh            the default suite (unit, ONNX corpus, zoo, CLI, bad input)
 #   scripts/test.sh slow       the slow tier: tests labelled `slow` (superwide's top-1 check, ~7 min)
+#   scripts/test.sh rtl-zoo    the small zoo's RTL designs (../shared/checks/C-rtl-zoo's 17) each
+#                              built and simulated in Icarus and Verilator (ctest label `rtl-zoo`)
 #   scripts/test.sh ap_types DIR  every zoo project rebuilt against the vendor's ap_fixed headers in
 #                              DIR and compared bit for bit (scripts/ap_types.sh; headers not included)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
@@ -18,7 +20,12 @@ case "$tier" in
   default)
     bash scripts/install-deps.sh
     bash scripts/build.sh
-    ctest --test-dir build --output-on-failure -j 2 -LE 'large|slow'
+    ctest --test-dir build --output-on-failure -j 2 -LE 'large|slow|rtl-zoo'
+    ;;
+  rtl-zoo)
+    bash scripts/install-deps.sh
+    bash scripts/build.sh
+    ctest --test-dir build --output-on-failure -j 2 -L rtl-zoo
     ;;
   slow)
     bash scripts/install-deps.sh
@@ -51,7 +58,7 @@ case "$tier" in
       build/src/kiln/kiln_rtl_tests --gtest_filter='RtlFuzz.*'
     ;;
   *)
-    echo "usage: scripts/test.sh [default|slow|ap_types DIR|large|fuzz [SECONDS]|fuzz-rtl [N]]" >&2
+    echo "usage: scripts/test.sh [default|slow|rtl-zoo|ap_types DIR|large|fuzz [SECONDS]|fuzz-rtl [N]]" >&2
     exit 2
     ;;
 esac

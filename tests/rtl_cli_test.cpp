@@ -5,7 +5,8 @@
 // `kiln compile`'s project byte for byte unchanged.
 //
 // Simulator runs are ~10-20 s each with Verilator; the default suite makes
-// five, the `slow` binary (KILN_RTL_SLOW) the rest of the matrix.
+// five, the `slow` binary (KILN_RTL_SLOW) five more, the `rtl-zoo` binary
+// (KILN_RTL_ZOO) every zoo design in both simulators.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -847,10 +848,24 @@ TEST(RtlCli, SynthTablesInBlockRamAsEstimated) {
   EXPECT_EQ(j["bram18"], 2);
   EXPECT_EQ(j["estimate"]["bram18"], j["bram18"]);
 }
+#elif defined(KILN_RTL_ZOO)
+// The rtl-zoo tier (ctest -L rtl-zoo, scripts/test.sh rtl-zoo): every design
+// of ../shared/checks/C-rtl-zoo in both simulators, conv2d_b's 6.6 MB stage
+// included (its Verilator build is about 5 minutes here).
+std::vector<SimCase> zoo_matrix() {
+  std::vector<SimCase> cases;
+  for (const char* m : {"vecmul_a", "vecmul_b", "dense_a", "dense_b", "softmax_a", "softmax_b",
+                        "conv2d_a", "conv2d_b", "maxpool_a", "maxpool_b", "thxprlsg", "mlp",
+                        "addmm", "batch_norm_2d", "conv_2d", "max_pool_2d", "soft_max"})
+    for (const char* sim : {"icarus", "verilator"}) cases.push_back({m, sim});
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Zoo, RtlSim, ::testing::ValuesIn(zoo_matrix()), [](const auto& info) {
+  return info.param.model + "_" + info.param.simulator;
+});
 #else
 INSTANTIATE_TEST_SUITE_P(
     Zoo, RtlSim,
-    // conv2d_b (a 9 MB stage, minutes and GBs in iverilog) is left to rtl/design_test.
     ::testing::Values(SimCase{"conv2d_a", "verilator"}, SimCase{"vecmul_b", "verilator"},
                       SimCase{"softmax_a", "verilator"}, SimCase{"dense_b", "icarus"},
                       SimCase{"maxpool_a", "icarus"}),

@@ -366,8 +366,11 @@ std::string first_difference(const std::string& a, const std::string& b,
   }
 }
 
-void check(uint64_t seed, tools::Simulator simulator) {
-  SCOPED_TRACE("seed " + std::to_string(seed));
+// Seed's design printed compactly (VerilogOptions::compact: wiring values
+// and constants as runs of bits, values read once inlined) or with a wire
+// per value, and simulated: cycle by cycle what the interpreter gives.
+void check(uint64_t seed, tools::Simulator simulator, bool compact = true) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + (compact ? " (compact)" : " (a wire per value)"));
   Design d = random_design(seed);
   // KILN_NETLIST_FUZZ_PROBE=1: every value of the top is an output too, and
   // a mismatch names the values that differ.
@@ -387,7 +390,9 @@ void check(uint64_t seed, tools::Simulator simulator) {
   const char* keep = std::getenv("KILN_NETLIST_FUZZ_KEEP");
   const std::filesystem::path dir = keep ? std::filesystem::path(keep) : temp.path();
   std::filesystem::create_directories(dir);
-  auto files = testing::write_verilog(d, dir);
+  VerilogOptions vo;
+  vo.compact = compact;
+  auto files = testing::write_verilog(d, dir, vo);
   if (simulator == tools::Simulator::Icarus && tools::find_verilator().found()) {
     const tools::LintResult lint = tools::lint_verilog(files, "top");
     EXPECT_TRUE(lint.ok) << lint.error << "\n" << lint.log << "\n" << text;
@@ -436,8 +441,10 @@ TEST(RandomNetlists, InterpreterMatchesIcarus) {
   if (const int one = env_int("KILN_NETLIST_FUZZ_SEED", 0))
     return check(static_cast<uint64_t>(one), tools::Simulator::Icarus);
   const int n = env_int("KILN_NETLIST_FUZZ", 30);
-  for (int seed = 1; seed <= n && !HasFatalFailure(); ++seed)
-    check(static_cast<uint64_t>(seed), tools::Simulator::Icarus);
+  for (int seed = 1; seed <= n && !HasFatalFailure(); ++seed) {
+    check(static_cast<uint64_t>(seed), tools::Simulator::Icarus, true);
+    check(static_cast<uint64_t>(seed), tools::Simulator::Icarus, false);
+  }
 }
 
 TEST(RandomNetlists, InterpreterMatchesVerilator) {

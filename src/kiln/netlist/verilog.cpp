@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -55,10 +56,41 @@ const char* ram_style(Storage s) {
 // on every change; Verilator exempts *unused* names from its warnings).
 constexpr std::size_t kSinkGroup = 64;
 
+// A run of a value's bits as the printer forms them: `width` bits of `src`
+// from bit `lsb`; `width` copies of its bit `lsb` (replicate); or, with no
+// src, `width` zero bits. Bit-wiring ops (concatenations, slices,
+// extensions, shifts by constants) and constants are runs of their operands'
+// bits and have no name of their own: their readers read those bits.
+struct Piece {
+  ValueId src = kNoValue;
+  int lsb = 0;
+  int width = 0;
+  bool replicate = false;
+};
+using Pieces = std::vector<Piece>;  // least significant first
+
+// A wiring value of more runs than this keeps a name (a packed port's
+// concatenation of 64 elements, read by every element's user).
+constexpr std::size_t kMaxPieces = 6;
+constexpr std::size_t kRunsPerLine = 256;
+
+// How the printer reads each value, found by printing the module once
+// without keeping the text: how many reads, and whether any read takes only
+// part of it (a slice, a sign bit).
+struct Reads {
+  std::vector<int> count;
+  std::vector<uint8_t> partial;
+};
+
 class ModulePrinter {
  public:
+  // Compact (VerilogOptions::compact): wiring values and constants are runs
+  // of their operands' bits, and with `reads` (a counting print's) values
+  // read once and in full are printed inside their reader; without `reads`
+  // the print only counts. Not compact: a wire per value.
   ModulePrinter(const Module& m, const std::unordered_map<std::string, const Module*>& modules,
-                const std::unordered_map<std::string, bool>& needs_clk)
+                const std::unordered_map<std::string, bool>& needs_clk, bool compact,
+                const Reads* reads)
       : m_(m), modules_(modules), needs_clk_(needs_clk), full_(m.size(), 0) {
     for (ValueId v = 0; v < m.size(); ++v) taken_.insert(m.value(v).name);
     for (const Port& p : m.ports()) taken_.insert(p.name);
@@ -66,6 +98,35 @@ class ModulePrinter {
     for (const Memory& mem : m.memories()) taken_.insert(mem.name);
     for (const Table& t : m.tables()) taken_.insert(t.name);
     taken_.insert("clk");
+    if (!compact) return;
+    runs_.assign(m.size(), {});
+    wired_.assign(m.size(), 0);
+    by_name_.assign(m.size(), 0);
+    for (ValueId v = 0; v < m.size(); ++v)
+      if (m.value(v).op == Op::Reg || m.value(v).op == Op::Read)
+        for (ValueId x : m.args(v))
+          if (x != kNoValue) by_name_[x] = 1;
+    for (const Write& w : m.writes())
+      for (ValueId x : {w.addr, w.data, w.en})
+        if (x != kNoValue) by_name_[x] = 1;
+    wiring();
+    if (!reads) {
+      counting_ = true;
+      reads_.count.assign(m.size(), 0);
+      reads_.partial.assign(m.size(), 0);
+      return;
+    }
+    inline_.assign(m.size(), 0);
+    expr_.assign(m.size(), {});
+    for (ValueId v = 0; v < m.size(); ++v)
+      inline_[v] =
+          !wired(v) && expression_op(m.value(v).op) && reads->count[v] == 1 && !reads->partial[v];
+  }
+
+  // The reads a print makes (the text is not kept).
+  Reads count(bool clk) {
+    print(clk);
+    return std::move(reads_);
   }
 
   std::string print(bool clk) {
@@ -78,10 +139,8 @@ class ModulePrinter {
     registers(body);
     writes(body);
     for (const Port& p : m_.ports())
-      if (p.direction == PortDirection::Out) {
-        body += fmt::format("  assign {} = {};\n", p.name, name(p.value));
-        full_[p.value] = 1;
-      }
+      if (p.direction == PortDirection::Out)
+        body += fmt::format("  assign {} = {};\n", p.name, full(p.value));
     sinks(body);
 
     std::string s;
@@ -130,31 +189,210 @@ class ModulePrinter {
     return n;
   }
 
-  // `v` as an expression, read in full.
-  const std::string& full(ValueId v) {
-    full_[v] = 1;
-    return name(v);
+  // ---- bit runs ----
+
+  // Whether `v` is printed as runs of other values' bits (no name of its own).
+  bool wired(ValueId v) const { return wired_.empty() ? false : wired_[v] != 0; }
+
+  // `v`'s bits as runs: a wired value's, or all of `v`.
+  Pieces pieces_of(ValueId v) const {
+    if (wired(v)) return runs_[v];
+    return {Piece{v, 0, width(v), false}};
   }
-  // Bits lsb .. lsb + w - 1 of `v` (read in full when that is all of it).
-  std::string bits(ValueId v, int lsb, int w) {
-    if (lsb == 0 && w == width(v)) return full(v);
+  static Pieces sub(const Pieces& p, int lsb, int w) {
+    Pieces out;
+    int at = 0;  // the first bit of the current run
+    for (const Piece& x : p) {
+      const int lo = std::max(lsb, at), hi = std::min(lsb + w, at + x.width);
+      if (lo < hi) {
+        Piece y = x;
+        y.width = hi - lo;
+        if (!x.replicate) y.lsb = x.lsb + (lo - at);
+        append(out, y);
+      }
+      at += x.width;
+    }
+    return out;
+  }
+  // Adds run `y` after `out`'s, merged with the last where they continue.
+  static void append(Pieces& out, const Piece& y) {
+    if (y.width <= 0) return;
+    if (!out.empty()) {
+      Piece& l = out.back();
+      const bool zeros = l.src == kNoValue && y.src == kNoValue;
+      const bool run = !l.replicate && !y.replicate && l.src == y.src && y.src != kNoValue &&
+                       l.lsb + l.width == y.lsb;
+      const bool copies = l.replicate && y.replicate && l.src == y.src && l.lsb == y.lsb;
+      if (zeros || run || copies) {
+        l.width += y.width;
+        return;
+      }
+    }
+    out.push_back(y);
+  }
+  static void append(Pieces& out, const Pieces& more) {
+    for (const Piece& y : more) append(out, y);
+  }
+  // `width` copies of bit `bit` of `p`.
+  static Piece copies(const Pieces& p, int bit, int width) {
+    Piece b = sub(p, bit, 1).at(0);
+    if (b.src == kNoValue) return {kNoValue, 0, width, false};
+    return {b.src, b.lsb, width, true};
+  }
+
+  // The runs of every wiring value and constant (runs_; empty for the
+  // others): each in terms of its operands' runs.
+  void wiring() {
+    for (ValueId v = 0; v < m_.size(); ++v) {
+      const Value& val = m_.value(v);
+      const std::span<const ValueId> a = m_.args(v);
+      const int w = val.width;
+      Pieces p;
+      switch (val.op) {
+        case Op::Const: p = {{v, 0, w, false}}; break;
+        case Op::Slice: p = sub(pieces_of(a[0]), static_cast<int>(val.imm), w); break;
+        case Op::Concat:
+          for (std::size_t i = a.size(); i-- > 0;) append(p, pieces_of(a[i]));  // msb first
+          break;
+        case Op::Zext:
+        case Op::Sext: {
+          const int wa = width(a[0]);
+          p = pieces_of(a[0]);
+          if (w > wa)
+            append(p, val.op == Op::Zext ? Piece{kNoValue, 0, w - wa, false}
+                                         : copies(p, wa - 1, w - wa));
+          break;
+        }
+        case Op::Shl:
+        case Op::Shr:
+        case Op::Sar: {
+          const int k = static_cast<int>(std::min<int64_t>(val.imm, w));
+          const Pieces x = pieces_of(a[0]);
+          if (val.op == Op::Shl) {
+            append(p, Piece{kNoValue, 0, k, false});
+            append(p, sub(x, 0, w - k));
+          } else if (val.op == Op::Shr) {
+            append(p, sub(x, k, w - k));
+            append(p, Piece{kNoValue, 0, k, false});
+          } else {
+            const int s = std::min(k, w - 1);  // past the width every bit is the sign
+            append(p, sub(x, s, w - s));
+            append(p, copies(x, w - 1, s));
+          }
+          break;
+        }
+        default: break;
+      }
+      wired_[v] = !p.empty() && p.size() <= kMaxPieces && !by_name_[v];
+      runs_[v] = std::move(p);
+    }
+  }
+
+  // Bits lsb .. lsb + w - 1 of atom (non-wired) `v`: its whole value (its
+  // name, or its expression where it is inlined) or a select of its name.
+  std::string atom(ValueId v, int lsb, int w) {
+    const bool whole = lsb == 0 && w == width(v);
+    if (counting_) {
+      ++reads_.count[v];
+      reads_.partial[v] |= !whole;
+    }
+    if (whole) {
+      full_[v] = 1;
+      if (!inline_.empty() && inline_[v]) return std::move(expr_[v]);
+      return name(v);
+    }
     if (w == 1) return fmt::format("{}[{}]", name(v), lsb);
     return fmt::format("{}[{}:{}]", name(v), lsb + w - 1, lsb);
   }
+  std::string piece(const Piece& p) {
+    if (p.src == kNoValue) return zero(p.width);
+    if (m_.value(p.src).op == Op::Const) {
+      const Bits& c = m_.constant_of(p.src);
+      Bits b(p.width);
+      for (int i = 0; i < p.width; ++i) b.set_bit(i, c.bit(p.replicate ? p.lsb : p.lsb + i));
+      return literal(b);
+    }
+    if (!p.replicate) return atom(p.src, p.lsb, p.width);
+    const std::string bit = atom(p.src, p.lsb, 1);
+    return p.width == 1 ? bit : fmt::format("{{{}{{{}}}}}", p.width, bit);
+  }
+  // Runs as one expression: a concatenation, most significant first.
+  // (A line of Verilog takes at most 40,000 of Verilator's tokens: a long
+  // concatenation breaks its line every kRunsPerLine runs.)
+  std::string print_pieces(const Pieces& p) {
+    if (p.size() == 1) return piece(p[0]);
+    std::string s = "{";
+    for (std::size_t i = p.size(); i-- > 0;) {
+      s += piece(p[i]);
+      if (i) s += (p.size() - i) % kRunsPerLine == 0 ? ",\n    " : ", ";
+    }
+    return s + "}";
+  }
+
+  // `v` by its name (bits lsb .. lsb + w - 1 of it), never inlined: what
+  // processes and memory addresses read (by_name_). Icarus finds each name a
+  // process reads by a linear search of the module's signals, temporaries
+  // included: a register loading an inlined expression of hundreds of names
+  // took minutes to compile.
+  std::string named(ValueId v) { return named_bits(v, 0, width(v)); }
+  std::string named_bits(ValueId v, int lsb, int w) {
+    KILN_ASSERT(!wired(v), "a value read by name has no name");
+    if (counting_) {
+      ++reads_.count[v];
+      reads_.partial[v] = 1;
+    }
+    if (lsb == 0 && w == width(v)) {
+      full_[v] = 1;
+      return name(v);
+    }
+    if (w == 1) return fmt::format("{}[{}]", name(v), lsb);
+    return fmt::format("{}[{}:{}]", name(v), lsb + w - 1, lsb);
+  }
+
+  // `v` as an expression, read in full.
+  std::string full(ValueId v) { return print_pieces(pieces_of(v)); }
+  // Bits lsb .. lsb + w - 1 of `v`.
+  std::string bits(ValueId v, int lsb, int w) { return print_pieces(sub(pieces_of(v), lsb, w)); }
   // `v` sign- or zero-extended to `w` bits (w >= its width).
   std::string extend(ValueId v, int w, bool sign) {
     const int wa = width(v);
-    if (w == wa) return full(v);
-    full_[v] = 1;
-    if (!sign) return fmt::format("{{{}'h0, {}}}", w - wa, name(v));
-    const std::string msb = wa == 1 ? name(v) : fmt::format("{}[{}]", name(v), wa - 1);
-    return w - wa == 1 ? fmt::format("{{{}, {}}}", msb, name(v))
-                       : fmt::format("{{{{{}{{{}}}}}, {}}}", w - wa, msb, name(v));
+    Pieces p = pieces_of(v);
+    if (w > wa) append(p, sign ? copies(p, wa - 1, w - wa) : Piece{kNoValue, 0, w - wa, false});
+    return print_pieces(p);
   }
   // A product operand as exactly `w` bits: the low w bits of the product
   // depend on the low w bits of the operands only.
   std::string product_operand(ValueId v, int w, bool sign) {
     return width(v) >= w ? bits(v, 0, w) : extend(v, w, sign);
+  }
+
+  // ---- inlining ----
+
+  // Ops whose Verilog is an expression of their operands alone (no name of
+  // their own to declare, no process, no function defined for them).
+  static bool expression_op(Op op) {
+    switch (op) {
+      case Op::Input:
+      case Op::Reg:
+      case Op::Read:
+      case Op::InstanceOutput:
+      case Op::Case: return false;
+      default: return true;
+    }
+  }
+  // Ops whose expression is not a primary: in another expression it goes in
+  // braces, a concatenation of one, so it keeps its own width (Verilog sizes
+  // an operator by its context; a concatenation's operands by themselves).
+  static bool needs_braces(Op op) {
+    switch (op) {
+      case Op::Const:
+      case Op::Concat:
+      case Op::Slice:
+      case Op::Sext:
+      case Op::Zext:
+      case Op::Lookup: return false;
+      default: return true;
+    }
   }
 
   // ---- tables: one function each, called once per lookup ----
@@ -228,26 +466,41 @@ class ModulePrinter {
     const int aw = width(addr);
     std::string guard;
     if (aw > k || (writing && mem.depth < (int64_t{1} << k))) {
-      guard = fmt::format("{} < {}'h{:x}", full(addr), aw, mem.depth);
+      guard = fmt::format("{} < {}'h{:x}", named(addr), aw, mem.depth);
       guards_ = true;
     }
-    return {aw > k ? bits(addr, 0, k) : full(addr), guard};
+    return {aw > k ? named_bits(addr, 0, k) : named(addr), guard};
   }
 
   // ---- values ----
 
-  void value(ValueId v, std::string& out) {
+  // `v`'s declaration with its expression, or the expression kept for its
+  // one reader where it is inlined.
+  void declare(ValueId v, const std::string& expr, std::string& out) {
     const Value& val = m_.value(v);
+    if (!inline_.empty() && inline_[v]) {
+      expr_[v] = needs_braces(val.op) ? "{" + expr + "}" : expr;
+      return;
+    }
+    out += "  wire ";
+    out += range(val.width);
+    out += val.name;
+    out += " = ";
+    out += expr;
+    out += ";\n";
+  }
+
+  void value(ValueId v, std::string& out) {
+    if (wired(v)) return;  // its readers read its runs
+    const Value& val = m_.value(v);
+    if (!runs_.empty() && !runs_[v].empty() && val.op != Op::Const) {
+      // A wiring value of many runs (or read by name): a wire of its runs.
+      declare(v, print_pieces(runs_[v]), out);
+      return;
+    }
     const std::span<const ValueId> a = m_.args(v);
     const int w = val.width;
-    const auto wire = [&](const std::string& expr) {
-      out += "  wire ";
-      out += range(w);
-      out += val.name;
-      out += " = ";
-      out += expr;
-      out += ";\n";
-    };
+    const auto wire = [&](const std::string& expr) { declare(v, expr, out); };
     const auto binary = [&](const char* op) { wire(full(a[0]) + " " + op + " " + full(a[1])); };
     const auto signed_binary = [&](const char* op) {
       wire(fmt::format("$signed({}) {} $signed({})", full(a[0]), op, full(a[1])));
@@ -332,8 +585,6 @@ class ModulePrinter {
       case Op::Reg:
         // Starts at zero, as in the interpreter; loaded in registers().
         out += fmt::format("  reg {}{} = {};\n", range(w), val.name, zero(w));
-        for (ValueId x : a)
-          if (x != kNoValue) full_[x] = 1;
         return;
       case Op::Read: {
         const Read& r = m_.reads()[static_cast<std::size_t>(val.imm)];
@@ -349,7 +600,7 @@ class ModulePrinter {
         // in the cycle of a write sees the old word).
         out +=
             fmt::format("  reg {}{} = {};\n  always @(posedge clk) ", range(w), val.name, zero(w));
-        if (a[1] != kNoValue) out += fmt::format("if ({}) ", full(a[1]));
+        if (a[1] != kNoValue) out += fmt::format("if ({}) ", named(a[1]));
         out += fmt::format("{} <= {};\n", val.name, word);
         return;
       }
@@ -412,11 +663,11 @@ class ModulePrinter {
       if (m_.value(v).op != Op::Reg) continue;
       const std::span<const ValueId> a = m_.args(v);
       const std::string& r = name(v);
-      std::string load = fmt::format("{} <= {};", r, name(a[0]));
-      if (a[1] != kNoValue) load = fmt::format("if ({}) {}", name(a[1]), load);
+      std::string load = fmt::format("{} <= {};", r, named(a[0]));
+      if (a[1] != kNoValue) load = fmt::format("if ({}) {}", named(a[1]), load);
       if (a[2] != kNoValue) {
         const Bits& reset = m_.registers()[static_cast<std::size_t>(m_.value(v).imm)].reset;
-        load = fmt::format("if ({}) {} <= {}; else {}", name(a[2]), r, literal(reset), load);
+        load = fmt::format("if ({}) {} <= {}; else {}", named(a[2]), r, literal(reset), load);
       }
       seq += "    " + load + "\n";
     }
@@ -429,12 +680,11 @@ class ModulePrinter {
     for (const Write& w : m_.writes()) {
       const Memory& mem = m_.memories()[static_cast<std::size_t>(w.memory)];
       const auto [index, guard] = address(mem, w.addr, true);
-      std::string cond = w.en != kNoValue ? full(w.en) : "";
+      std::string cond = w.en != kNoValue ? named(w.en) : "";
       if (!guard.empty()) cond = cond.empty() ? guard : cond + " && " + guard;
-      full_[w.data] = 1;
       blocks[static_cast<std::size_t>(w.memory)] +=
           fmt::format("    {}{}[{}] <= {};\n", cond.empty() ? "" : "if (" + cond + ") ", mem.name,
-                      index, name(w.data));
+                      index, named(w.data));
     }
     for (const std::string& b : blocks)
       if (!b.empty()) out += "  always @(posedge clk) begin\n" + b + "  end\n";
@@ -445,7 +695,7 @@ class ModulePrinter {
   void sinks(std::string& out) {
     std::vector<std::string> ids;
     for (ValueId v = 0; v < m_.size(); ++v)
-      if (!full_[v]) ids.push_back(name(v));
+      if (!full_[v] && !wired(v)) ids.push_back(name(v));
     ids.insert(ids.end(), unread_.begin(), unread_.end());
     ids.insert(ids.end(), unread_memories_.begin(), unread_memories_.end());
     for (std::size_t g = 0; g < ids.size(); g += kSinkGroup) {
@@ -465,12 +715,20 @@ class ModulePrinter {
   std::unordered_set<std::string> taken_;
   std::vector<std::string> unread_, unread_memories_;
   std::vector<int> index_width_;  // per table: its function's index width (0: no lookup)
+  std::vector<Pieces> runs_;      // per wiring value and constant: its runs (wiring)
+  std::vector<uint8_t> wired_;    // per value: printed as its runs, without a name
+  std::vector<uint8_t> by_name_;  // per value: read by a process or as an address (named)
+  bool counting_ = false;         // a counting print: reads_ is kept, the text is not
+  Reads reads_;
+  std::vector<uint8_t> inline_;    // per value: printed in its one reader
+  std::vector<std::string> expr_;  // per inlined value: its expression, until its reader takes it
   std::map<std::pair<int, std::string>, ValueId> instance_output_;
 };
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> print_verilog(const Design& design) {
+std::vector<std::pair<std::string, std::string>> print_verilog(const Design& design,
+                                                               const VerilogOptions& options) {
   std::unordered_map<std::string, bool> needs_clk;
   std::unordered_map<std::string, const Module*> modules;
   std::vector<std::pair<std::string, std::string>> files;
@@ -491,7 +749,11 @@ std::vector<std::pair<std::string, std::string>> print_verilog(const Design& des
     }
     needs_clk[m.name()] = clk;
     modules[m.name()] = &m;
-    files.emplace_back(m.name() + ".v", ModulePrinter(m, modules, needs_clk).print(clk));
+    std::optional<Reads> reads;
+    if (options.compact) reads = ModulePrinter(m, modules, needs_clk, true, nullptr).count(clk);
+    files.emplace_back(m.name() + ".v", ModulePrinter(m, modules, needs_clk, options.compact,
+                                                      reads ? &*reads : nullptr)
+                                            .print(clk));
   }
   return files;
 }

@@ -127,8 +127,8 @@ TEST(NetlistVerilog, EveryConstructLintsClean) {
   EXPECT_TRUE(r.ok) << r.error << "\n" << r.log;
 }
 
-TEST(NetlistVerilog, OneWirePerValueAndClkWhereNeeded) {
-  const Design d = parse(text_block(R"(
+// A sum, a slice of it zero-extended, and a register loading that.
+constexpr const char* kAdds = R"(
 netlist 1
 top m
 
@@ -142,8 +142,13 @@ module m
   %z : 8 = zext %h
   %r : 8 = reg %z, en %b
 end
-)"));
-  const auto files = print_verilog(d);
+)";
+
+TEST(NetlistVerilog, OneWirePerValueAndClkWhereNeeded) {
+  const Design d = parse(text_block(kAdds));
+  VerilogOptions plain;
+  plain.compact = false;
+  const auto files = print_verilog(d, plain);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].first, "m.v");
   EXPECT_EQ(files[0].second, text_block(R"(
@@ -163,6 +168,70 @@ module m (
   end
   assign y = r;
   wire unused_ok0 = ^{s};
+endmodule
+)"));
+}
+
+// Compact (the default): the slice and the zero extension are runs of the
+// sum's bits, not wires; a register loads a name (a process reads names
+// only). Text in, text out.
+TEST(NetlistVerilog, CompactWiringIsRunsOfBits) {
+  const Design d = parse(text_block(kAdds));
+  EXPECT_EQ(print_verilog(d)[0].second, text_block(R"(
+// Adds.
+module m (
+  input clk,
+  input [7:0] a,
+  input b,
+  output [7:0] y
+);
+  wire [7:0] s = a + a;
+  wire [7:0] z = {4'h0, s[7:4]};
+  reg [7:0] r = 8'h0;
+  always @(posedge clk) begin
+    if (b) r <= z;
+  end
+  assign y = r;
+  wire unused_ok0 = ^{s};
+endmodule
+)"));
+}
+
+// Compact: a value one expression (or an output) reads once and in full is
+// printed inside it, in braces so that it keeps its own width (t = a + b is 8
+// bits inside the 9-bit sum, as its wire was); a value read twice, or in
+// part, keeps its name (d); extensions, shifts and constants are runs of
+// bits.
+TEST(NetlistVerilog, CompactInlinesValuesReadOnce) {
+  const Design d = parse(text_block(R"(
+netlist 1
+top m
+
+module m
+  input a : 8
+  input b : 8
+  output y : 9 = %u
+  output z : 9 = %w
+  %t : 8 = add %a, %b
+  %e : 9 = zext %t
+  %k : 9 = const 9'h3
+  %u : 9 = add %e, %k
+  %d : 8 = sub %a, %b
+  %x : 9 = sext %d
+  %sh : 9 = shl %x, 2
+  %w : 9 = xor %sh, %x
+end
+)"));
+  EXPECT_EQ(print_verilog(d)[0].second, text_block(R"(
+module m (
+  input [7:0] a,
+  input [7:0] b,
+  output [8:0] y,
+  output [8:0] z
+);
+  wire [7:0] d = a - b;
+  assign y = {{1'h0, {a + b}} + 9'h3};
+  assign z = {{d[6:0], 2'h0} ^ {d[7], d}};
 endmodule
 )"));
 }

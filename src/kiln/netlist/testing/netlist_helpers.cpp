@@ -92,9 +92,10 @@ Design convolution_design(int n) {
 }
 
 std::vector<std::filesystem::path> write_verilog(const Design& design,
-                                                 const std::filesystem::path& dir) {
+                                                 const std::filesystem::path& dir,
+                                                 const VerilogOptions& options) {
   std::vector<std::filesystem::path> paths;
-  for (const auto& [file, text] : print_verilog(design)) {
+  for (const auto& [file, text] : print_verilog(design, options)) {
     paths.push_back(dir / file);
     std::ofstream(paths.back(), std::ios::binary) << text;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/netlist/netlist.h"
+#include "kiln/netlist/verilog.h"
 #include "kiln/support/error.h"
 
 namespace kiln::netlist::testing {
@@ -35,6 +36,7 @@ Design convolution_design(int n);
 
 // print_verilog's files written into `dir`; their paths.
 std::vector<std::filesystem::path> write_verilog(const Design& design,
-                                                 const std::filesystem::path& dir);
+                                                 const std::filesystem::path& dir,
+                                                 const VerilogOptions& options = {});
 
 }  // namespace kiln::netlist::testing
