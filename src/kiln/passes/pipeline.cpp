@@ -2,9 +2,11 @@
 
 #include "kiln/passes/channels_last.h"
 #include "kiln/passes/fold_batchnorm.h"
+#include "kiln/passes/fold_pad.h"
 #include "kiln/passes/form_dense.h"
 #include "kiln/passes/fuse_activation.h"
 #include "kiln/passes/gather_as_slice.h"
+#include "kiln/passes/global_pool.h"
 #include "kiln/passes/recurrent_batch_first.h"
 #include "kiln/passes/remove_identity.h"
 #include "kiln/passes/simplify_layout.h"
@@ -24,6 +26,11 @@ const PassRegistry<Graph>& graph_passes() {
     PassRegistry<Graph> r;
     r.add("remove_identity", "drop Identity and inference-mode Dropout",
           make<RemoveIdentityPass>());
+    r.add("fold_pad",
+          "drop Pads of nothing; zero Pads on the spatial axes into the Conv or AveragePool after",
+          make<FoldPadPass>());
+    r.add("global_pool", "AveragePool or MaxPool over the whole map into the global pool",
+          make<GlobalPoolPass>());
     r.add("gather_as_slice", "Gather of one constant index into Slice (+ Reshape)",
           make<GatherAsSlicePass>());
     r.add("recurrent_batch_first",
@@ -49,9 +56,10 @@ const PassRegistry<Graph>& graph_passes() {
 }
 
 std::vector<std::string> hls_pipeline(const HlsPipelineOptions& options) {
-  std::vector<std::string> names = {"remove_identity",  "gather_as_slice", "recurrent_batch_first",
-                                    "form_dense",       "fold_batchnorm",  "fuse_activation",
-                                    "softmax_last_axis"};
+  std::vector<std::string> names = {
+      "remove_identity",       "fold_pad",   "global_pool",    "gather_as_slice",
+      "recurrent_batch_first", "form_dense", "fold_batchnorm", "fuse_activation",
+      "softmax_last_axis"};
   if (options.channels_last) names.push_back("channels_last");
   names.push_back("simplify_layout");
   return names;

@@ -25,14 +25,16 @@ input %x: float32[2]
 output %y
 )");
   const std::vector<PassRecord> r = run_hls_pipeline(g);
-  ASSERT_EQ(r.size(), 9u);
+  ASSERT_EQ(r.size(), 11u);
   EXPECT_EQ(r[0].name, "remove_identity");
-  EXPECT_EQ(r[2].name, "recurrent_batch_first");
-  EXPECT_EQ(r[6].name, "softmax_last_axis");
-  EXPECT_EQ(r[7].name, "channels_last");
-  EXPECT_EQ(r[8].name, "simplify_layout");
+  EXPECT_EQ(r[1].name, "fold_pad");
+  EXPECT_EQ(r[2].name, "global_pool");
+  EXPECT_EQ(r[4].name, "recurrent_batch_first");
+  EXPECT_EQ(r[8].name, "softmax_last_axis");
+  EXPECT_EQ(r[9].name, "channels_last");
+  EXPECT_EQ(r[10].name, "simplify_layout");
   for (const PassRecord& p : r) EXPECT_FALSE(p.changed) << p.name;  // input -> output stays
-  EXPECT_EQ(run_hls_pipeline(g, HlsPipelineOptions{false}).size(), 8u);
+  EXPECT_EQ(run_hls_pipeline(g, HlsPipelineOptions{false}).size(), 10u);
   for (const std::string& name : hls_pipeline()) EXPECT_NE(graph_passes().find(name), nullptr);
 }
 
