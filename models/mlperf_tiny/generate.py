@@ -37,6 +37,7 @@ import onnx
 import onnx.numpy_helper
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 OPSET = 13
 NUM_DATA_SETS = 2
@@ -139,6 +140,15 @@ class ResNet8(nn.Module):
         return torch.softmax(self.fc(self.flatten(self.pool(x))), dim=-1)
 
 
+class ResNet8AvgPool(ResNet8):
+    """ResNet-8 with its head written the usual PyTorch way, F.avg_pool2d(x, 8): the exporter
+    writes a Pad of zeros and an AveragePool over the whole 8x8 map (the same values)."""
+
+    def forward(self, x):
+        x = self.stack3(self.stack2(self.stack1(self.stem(x))))
+        return torch.softmax(self.fc(self.flatten(F.avg_pool2d(x, 8))), dim=-1)
+
+
 # ---------------------------------------------------------------------------------------------
 # DS-CNN (keyword_spotting/keras_model.py, model_architecture 'ds_cnn'), input 49x10x1 MFCC.
 
@@ -218,6 +228,7 @@ class ModelSpec:
     build: Callable[[], nn.Module]
     input_shape: Tuple[int, ...]
     description: str
+    keeps_pad: bool = False  # a Pad the export writes for a pooling stays in the model
 
 
 MODELS: List[ModelSpec] = [
@@ -227,6 +238,9 @@ MODELS: List[ModelSpec] = [
               "MLPerf Tiny anomaly detection: FC autoencoder 640-128x4-8-128x4-640"),
     ModelSpec("mobilenet_v1", MobileNetV1, (1, 3, 96, 96),
               "MLPerf Tiny visual wake words: MobileNetV1 width 0.25, 96x96, 2 classes"),
+    ModelSpec("resnet8_avgpool", ResNet8AvgPool, (1, 3, 32, 32),
+              "ResNet-8 with its head as F.avg_pool2d(x, 8): a Pad of zeros, a whole-map AveragePool",
+              keeps_pad=True),
 ]
 MODELS_BY_NAME: Dict[str, ModelSpec] = {m.name: m for m in MODELS}
 
@@ -333,13 +347,15 @@ def merge_pads_into_convs(graph: onnx.GraphProto, paddings: Sequence[Tuple[int, 
     pads become [top, left, bottom, right] (plus its own). kiln's check against PyTorch's outputs
     would catch a wrong assignment.
     """
-    pad_nodes = [n for n in graph.node if n.op_type == "Pad"]
-    if len(pad_nodes) != len(paddings):
-        raise SystemExit(f"generate.py: {len(pad_nodes)} Pad nodes for {len(paddings)} ZeroPad2d")
     readers: Dict[str, List[onnx.NodeProto]] = {}
     for node in graph.node:
         for name in node.input:
             readers.setdefault(name, []).append(node)
+    # The Pads of ZeroPad2d are read by a Conv; others (F.avg_pool2d's) stay.
+    pad_nodes = [n for n in graph.node if n.op_type == "Pad" and
+                 any(r.op_type == "Conv" for r in readers.get(n.output[0], []))]
+    if len(pad_nodes) != len(paddings):
+        raise SystemExit(f"generate.py: {len(pad_nodes)} Pad nodes for {len(paddings)} ZeroPad2d")
     for node, (left, right, top, bottom) in zip(pad_nodes, paddings):
         users = readers.get(node.output[0], [])
         if len(users) != 1 or users[0].op_type != "Conv" or \
@@ -352,11 +368,12 @@ def merge_pads_into_convs(graph: onnx.GraphProto, paddings: Sequence[Tuple[int, 
         del conv.attribute[:]
         conv.attribute.extend(kept + [onnx.helper.make_attribute("pads", new)])
         conv.input[0] = node.input[0]
-    # Drop the Pads and every node or initializer that no longer reaches an output.
+    # Drop the merged Pads and every node or initializer that no longer reaches an output.
+    merged = {id(n) for n in pad_nodes}
     live = {o.name for o in graph.output}
     nodes = []
     for node in reversed(graph.node):
-        if node.op_type != "Pad" and any(o in live for o in node.output):
+        if id(node) not in merged and any(o in live for o in node.output):
             nodes.append(node)
             live.update(i for i in node.input if i)
     del graph.node[:]
@@ -398,9 +415,10 @@ def export_onnx(spec: ModelSpec, model: nn.Module, example: torch.Tensor) -> byt
     if bn_nodes != bn_modules:
         raise SystemExit(f"generate.py: {spec.name}: {bn_modules} BatchNorm modules but {bn_nodes} "
                          "BatchNormalization nodes in the export (folded?)")
-    if ops & {"Pad", "Dropout", "Shape", "Gather"}:
+    unexpected = {"Dropout", "Shape", "Gather"} | (set() if spec.keeps_pad else {"Pad"})
+    if ops & unexpected:
         raise SystemExit(f"generate.py: {spec.name}: unexpected ops in the export: "
-                         f"{sorted(ops & {'Pad', 'Dropout', 'Shape', 'Gather'})}")
+                         f"{sorted(ops & unexpected)}")
     return proto.SerializeToString()
 
 
