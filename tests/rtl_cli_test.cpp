@@ -473,6 +473,33 @@ TEST(RtlCli, ReuseFactorAsksForTheIntervalItGivesInKilnCompile) {
 // all), simulated within it; a bound even the fastest plans miss (dense_b
 // fully unrolled takes 2 cycles) is exit 2 with their sum, and nothing
 // written.
+// A GRU and an LSTM at TargetCycles 2000 keep their time loop: each step's
+// products on the layer's multipliers, the state carried in registers. The
+// plans that flatten the step's loops read the state at fixed and at moving
+// elements (refused), and the time loop's step is over 16 times the
+// parallelism the target needs, which the search skips until nothing else
+// meets the target. Bit-exact in kiln's netlist interpreter.
+TEST(RtlCli, RecurrentLayersKeepTheirTimeLoop) {
+  for (const char* m : {"gru_tagger", "lstm_tagger"}) {
+    TempDir tmp;
+    const fs::path out = tmp.path() / "d";
+    const std::string model =
+        (fs::path(source_dir()) / "models" / "coverage" / m / "model.onnx").string();
+    const ProcessResult r =
+        kiln({"rtl", model, "--set", "Model.TargetCycles=2000", "-o", out.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << m << ": " << r.err;
+    bool kept = false;
+    const nlohmann::json report = stdout_json(r);
+    for (const nlohmann::json& st : report["stages"])
+      kept = kept || st["plan"].get<std::string>().find("/t, pipelined") != std::string::npos;
+    EXPECT_TRUE(kept) << m << ": " << r.out;
+    const ProcessResult sim =
+        kiln({"rtlsim", out.string(), "--samples", "2", "--simulator", "kiln", "--json"});
+    ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+    EXPECT_TRUE(stdout_json(sim)["bit_exact"].get<bool>()) << m;
+  }
+}
+
 TEST(RtlCli, LatencyCyclesRaisesThePlansUntilTheyFit) {
   TempDir tmp;
   const fs::path out = tmp.path() / "d";

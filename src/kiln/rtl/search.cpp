@@ -380,21 +380,10 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
   if (prune_cycles <= 0) prune_cycles = target.cycles;
   std::vector<PlanChoice> priced;
   int tried = 0, skipped = 0, slow = 0;
-  std::map<bool, int64_t> ops;  // the layer's operations per sample, per form
-  Candidates(pricer, kernel, more_factors, [&](const LayerPlan& plan) {
-    const loop::Kernel& form =
-        pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
-    if (!ops.count(plan.line_buffered)) ops[plan.line_buffered] = loop::dynamic_ops(form);
-    if (prune == Prune::OverParallel &&
-        over_parallel(ops[plan.line_buffered], plan_unrolled_ops(form, plan), prune_cycles)) {
-      ++skipped;
-      return false;
-    }
-    if (prune == Prune::OverParallel && target.cycles > 0 &&
-        plan_iterations(form, plan) > target.cycles) {
-      ++slow;
-      return false;
-    }
+  std::map<bool, int64_t> ops;                      // the layer's operations per sample, per form
+  std::vector<std::pair<int64_t, LayerPlan>> over;  // skipped as over-parallel: (ops, plan)
+  // Prices `plan` and its variants into `priced`; whether one meets the target.
+  const auto price = [&](const LayerPlan& plan) {
     ++tried;
     // The variants below differ in where products go, not in the plan's form:
     // the same options (and channels) price them.
@@ -465,7 +454,42 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
         priced.push_back(choice_of(k, on_fewer, std::move(f)));
     }
     return meets;
+  };
+  Candidates(pricer, kernel, more_factors, [&](const LayerPlan& plan) {
+    const loop::Kernel& form =
+        pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)];
+    if (!ops.count(plan.line_buffered)) ops[plan.line_buffered] = loop::dynamic_ops(form);
+    const int64_t unrolled = plan_unrolled_ops(form, plan);
+    if (prune == Prune::OverParallel &&
+        over_parallel(ops[plan.line_buffered], unrolled, prune_cycles)) {
+      ++skipped;
+      over.emplace_back(unrolled, plan);
+      return false;
+    }
+    if (prune == Prune::OverParallel && target.cycles > 0 &&
+        plan_iterations(form, plan) > target.cycles) {
+      ++slow;
+      return false;
+    }
+    return price(plan);
   }).run();
+  // When no plan priced meets the target (the finer ones refused, or too
+  // slow), those skipped as too parallel after all, the least parallel first,
+  // until one meets it (of the first few): a GRU's time loop is 5,830 operations an iteration
+  // for a target of 2,000 cycles, and its flattened plans read the state at
+  // fixed and at moving elements, which kiln refuses.
+  const auto meets = [&](const PlanChoice& c) { return c.interval <= target.cycles; };
+  if (!over.empty() && std::none_of(priced.begin(), priced.end(), meets)) {
+    std::stable_sort(over.begin(), over.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // At most a few: what makes the finer plans fail (a product too slow
+    // for the clock) mostly fails the coarser ones too.
+    constexpr std::size_t kFallbackPlans = 4;
+    for (std::size_t i = 0; i < over.size() && i < kFallbackPlans; ++i) {
+      --skipped;
+      if (price(over[i].second)) break;
+    }
+  }
   for (PlanChoice& c : priced) {
     c.tried = tried;
     c.skipped = skipped;
