@@ -866,6 +866,8 @@ kernel q "" reads @x writes @y locals {
 )");
 }
 
+// A concatenation's inputs are written inside one nest over the axes before
+// its axis (a pixel of a channel concatenation), so that a plan can keep it.
 TEST(LowerGolden, Concat) {
   expect_lowering(R"(
 model "t" {}
@@ -884,18 +886,16 @@ buffer @y output ap_fixed<6,2> [2x3]
 inputs @a @b
 outputs @y
 kernel cat "" reads @a @b writes @y locals {
-  for %in0_0 < 2 {
-    for %in0_1 < 1 {
-      %v0 = load @a[%in0_0, %in0_1] : ap_fixed<8,3>
+  for %d0 < 2 {
+    for %in0_0 < 1 {
+      %v0 = load @a[%d0, %in0_0] : ap_fixed<8,3>
       %v1 = quantize %v0 to ap_fixed<6,2> : ap_fixed<6,2>
-      store @y[%in0_0, %in0_1] = %v1
+      store @y[%d0, %in0_0] = %v1
     }
-  }
-  for %in1_0 < 2 {
-    for %in1_1 < 2 {
-      %v2 = load @b[%in1_0, %in1_1] : ap_fixed<8,3>
+    for %in1_0 < 2 {
+      %v2 = load @b[%d0, %in1_0] : ap_fixed<8,3>
       %v3 = quantize %v2 to ap_fixed<6,2> : ap_fixed<6,2>
-      store @y[%in1_0, %in1_1 + 1] = %v3
+      store @y[%d0, %in1_0 + 1] = %v3
     }
   }
 }
@@ -1001,10 +1001,10 @@ buffer @x_view tensor ap_fixed<8,3> [4] alias @x
 inputs @x
 outputs @y
 kernel flat "" reads @x_view writes @y locals {
-  for %i0 < 4 {
-    %v0 = load @x_view[%i0] : ap_fixed<8,3>
+  for %i < 4 {
+    %v0 = load @x_view[%i] : ap_fixed<8,3>
     %v1 = quantize %v0 to ap_fixed<6,2> : ap_fixed<6,2>
-    store @y[%i0] = %v1
+    store @y[%i] = %v1
   }
 }
 )");

@@ -151,7 +151,10 @@ PlanPrice Pricer::price(int kernel, const LayerPlan& plan, const StageOptions& o
   ++priced_;
   PlanPrice p;
   const LayerGraph* graph = graph_for(kernel, plan, &p.reason);
-  if (!graph) return p;
+  if (!graph) {
+    p.graph_refused = true;
+    return p;
+  }
   StageOptions o = options;
   o.emit = false;
   o.cache = &cache_;

@@ -36,9 +36,12 @@ namespace kiln::rtl {
 struct PlanPrice {
   bool feasible = false;
   std::string reason;  // why kiln cannot build it, when not feasible
-  int interval = 0;    // cycles between samples the layer takes
-  int latency = 0;     // cycles from its start to its results
-  double share = 0;    // of the device (fpga::share): the searches' cost
+  // Not feasible because its graph cannot be made (an access one iteration
+  // cannot order, the unrolling bound): the plan's shape, not its operators.
+  bool graph_refused = false;
+  int interval = 0;  // cycles between samples the layer takes
+  int latency = 0;   // cycles from its start to its results
+  double share = 0;  // of the device (fpga::share): the searches' cost
   // Its products of two variables all run on DSP multipliers (none by
   // constants as shifts and adds): what folding onto a budget asks.
   bool on_multipliers = false;

@@ -383,6 +383,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
   std::map<bool, int64_t> ops;                      // the layer's operations per sample, per form
   std::vector<std::pair<int64_t, LayerPlan>> over;  // skipped as over-parallel: (ops, plan)
   // Prices `plan` and its variants into `priced`; whether one meets the target.
+  int stage_refused = 0;  // plans whose stage could not be built (a schedule, a clock)
   const auto price = [&](const LayerPlan& plan) {
     ++tried;
     // The variants below differ in where products go, not in the plan's form:
@@ -390,6 +391,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     const StageOptions options = context(plan);
     PlanPrice p = pricer.price(kernel, plan, options);
     if (!p.feasible) {  // a plan kiln cannot build (too large, an access it refuses)
+      stage_refused += !p.graph_refused;
       if (refused && refused->empty())
         *refused =
             plan_text(pricer.program_for(kernel, plan).kernels[static_cast<std::size_t>(kernel)],
@@ -473,21 +475,27 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
     }
     return price(plan);
   }).run();
-  // When no plan priced meets the target (the finer ones refused, or too
-  // slow), those skipped as too parallel after all, the least parallel first,
-  // until one meets it (of the first few): a GRU's time loop is 5,830 operations an iteration
-  // for a target of 2,000 cycles, and its flattened plans read the state at
-  // fixed and at moving elements, which kiln refuses.
+  // When no plan priced meets the target because the finer plans' graphs
+  // cannot be made or they are too slow, those skipped as too parallel after
+  // all, the least parallel first, until one meets it: a GRU's time loop is
+  // 5,830 operations an iteration for a target of 2,000 cycles, and its
+  // flattened plans read the state at fixed and at moving elements, which
+  // kiln refuses. Not when a plan's stage could not be built (an operator
+  // too slow for the clock fails the coarser plans too: model8 on a 7 ns
+  // Series 7 is refused in seconds, not minutes).
   const auto meets = [&](const PlanChoice& c) { return c.interval <= target.cycles; };
-  if (!over.empty() && std::none_of(priced.begin(), priced.end(), meets)) {
+  if (!over.empty() && stage_refused == 0 && std::none_of(priced.begin(), priced.end(), meets)) {
     std::stable_sort(over.begin(), over.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    // At most a few: what makes the finer plans fail (a product too slow
-    // for the clock) mostly fails the coarser ones too.
-    constexpr std::size_t kFallbackPlans = 4;
-    for (std::size_t i = 0; i < over.size() && i < kFallbackPlans; ++i) {
+    // Up to a budget of unrolled operations: each is a larger graph to
+    // build and schedule.
+    constexpr int64_t kFallbackOps = int64_t{1} << 18;
+    int64_t spent = 0;
+    for (const auto& [unrolled, plan] : over) {
+      if (spent > 0 && spent + unrolled > kFallbackOps) break;
+      spent += unrolled;
       --skipped;
-      if (price(over[i].second)) break;
+      if (price(plan)) break;
     }
   }
   for (PlanChoice& c : priced) {
@@ -879,8 +887,17 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
       c = for_latency[k];
       if (!c) {
         std::string refused;
-        const std::vector<PlanChoice> plans =
+        std::vector<PlanChoice> plans =
             layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel, 0, &refused);
+        // A layer that reads a skip connection keeps a loop where one meets
+        // the target, so that the skipped tensor can wait in a channel's
+        // memory rather than in the top's delay registers (a U-Net's
+        // concatenation of an encoder's map after the upsampling).
+        if (reads_a_skip(pricer.program(), kernel) &&
+            std::any_of(plans.begin(), plans.end(), [&](const PlanChoice& p) {
+              return p.plan.loop >= 0 && p.interval <= target->cycles;
+            }))
+          std::erase_if(plans, [](const PlanChoice& p) { return p.plan.loop < 0; });
         c = cheapest_meeting(kk, *target, plans, pricer.device(), refused);
       }
     } else if (options.fold.count(kk.name) && searched(options, kk)) {
