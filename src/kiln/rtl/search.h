@@ -17,7 +17,11 @@
 // more); flattened with the loop inside it when a perfect nest (that loop
 // unrolled likewise); with the weights it reads in two-port ROM banks or in
 // registers; and a stride-1 convolution's line-buffered form. Every plan is
-// priced (price.h), never built. Layers are searched in order, each priced
+// priced (price.h), never built. When no plan priced meets the target
+// because the finer plans' graphs cannot be made, those skipped as too
+// parallel (Prune::OverParallel) are priced after all, the least parallel
+// first (layer_plans). A layer that reads a skip connection keeps a loop
+// where one meets its target. Layers are searched in order, each priced
 // where the design's timing puts it and with the channels (channels.h) its
 // reads from the layers already chosen make, so that a consumer's memories
 // instead of a register copy of its input count in its cost. The cost is the
