@@ -241,8 +241,38 @@ void lower_zero_pad(LowerContext& c) {
   c.in[0] = x;
   c.out[0] = y;
   KernelBuilder k(c.program, l.name, l.onnx_name);
+  const ScalarType yt = c.buffer(y).type;
+  if (p.stride_h == 1 && p.stride_w == 1) {
+    // One nest over the output's pixels, each written once: the input's
+    // pixel where it falls, else a zero. A plan keeps the pixel loop and
+    // streams it (two nests, zeros then the input, were two loops, of which
+    // a plan keeps one, writing every padded pixel twice).
+    const int64_t oh = p.out_h(), ow = p.out_w();
+    const int64_t rows_end = p.pad_top + p.in_h, cols_end = p.pad_left + p.in_w;
+    k.loop("oh", oh, [&](const Affine& r) {
+      k.loop("ow", ow, [&](const Affine& col) {
+        k.loop("c", p.channels, [&](const Affine& ch) {
+          const Guard in_rows{r, p.pad_top, rows_end}, in_cols{col, p.pad_left, cols_end};
+          k.when({in_rows, in_cols}, [&] {
+            k.store(y, {r, col, ch},
+                    k.convert(k.load(x, {r + (-p.pad_top), col + (-p.pad_left), ch}),
+                              c.layer.precision.result));
+          });
+          const auto zero = [&] { k.store(y, {r, col, ch}, k.constant(0, yt)); };
+          if (p.pad_top > 0) k.when({Guard{r, 0, p.pad_top}}, zero);
+          if (p.pad_bottom > 0) k.when({Guard{r, rows_end, oh}}, zero);
+          if (p.pad_left > 0) k.when({in_rows, Guard{col, 0, p.pad_left}}, zero);
+          if (p.pad_right > 0) k.when({in_rows, Guard{col, cols_end, ow}}, zero);
+        });
+      });
+    });
+    c.finish(k);
+    return;
+  }
+  // Strides (a transposed convolution's spread): zeros everywhere, then the
+  // input's pixels.
   k.for_each(c.buffer(y).shape, "z",
-             [&](const std::vector<Affine>& i) { k.store(y, i, k.constant(0, c.buffer(y).type)); });
+             [&](const std::vector<Affine>& i) { k.store(y, i, k.constant(0, yt)); });
   k.for_each(c.buffer(x).shape, "d", [&](const std::vector<Affine>& i) {
     k.store(y, {i[0] * p.stride_h + p.pad_top, i[1] * p.stride_w + p.pad_left, i[2]},
             k.convert(k.load(x, i), c.layer.precision.result));

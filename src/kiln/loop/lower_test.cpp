@@ -465,6 +465,46 @@ kernel pad "" reads @x writes @y locals {
 )");
 }
 
+// Without strides, one nest over the output's pixels writes each once: the
+// input's pixel where it falls, a zero elsewhere (a plan keeps the pixel loop).
+TEST(LowerGolden, ZeroPadWithoutStridesIsOneNest) {
+  expect_lowering(R"(
+model "t" {}
+%x: ap_fixed<8,3>[1x2x1] = Input() @x "x"
+%y: ap_fixed<6,2>[2x3x1] = ZeroPad(%x) {in_h=1 in_w=2 channels=1 pad_top=1 pad_left=1} @pad
+input %x "x": [1x1x2x1] perm=[0,1,2]
+output %y "y": [1x2x3x1] perm=[0,1,2]
+)",
+                  R"(
+program "t"
+buffer @x input ap_fixed<8,3> [1x2x1]
+buffer @y output ap_fixed<6,2> [2x3x1]
+inputs @x
+outputs @y
+kernel pad "" reads @x writes @y locals {
+  for %oh < 2 {
+    for %ow < 3 {
+      for %c < 1 {
+        if 1 <= %oh < 2, 1 <= %ow < 3 {
+          %v0 = load @x[%oh + -1, %ow + -1, %c] : ap_fixed<8,3>
+          %v1 = quantize %v0 to ap_fixed<6,2> : ap_fixed<6,2>
+          store @y[%oh, %ow, %c] = %v1
+        }
+        if 0 <= %oh < 1 {
+          %v2 = const 0 : ap_fixed<6,2>
+          store @y[%oh, %ow, %c] = %v2
+        }
+        if 1 <= %oh < 2, 0 <= %ow < 1 {
+          %v3 = const 0 : ap_fixed<6,2>
+          store @y[%oh, %ow, %c] = %v3
+        }
+      }
+    }
+  }
+}
+)");
+}
+
 TEST(LowerGolden, MatMul) {
   expect_lowering(R"(
 model "t" {}
