@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/commands/explore.h"
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/ir.h"
@@ -274,6 +275,51 @@ int main(int argc, char** argv) {
   rtl_cmd->add_flag("--json", rtl_json, "Machine-readable output (the report.json fields)");
   rtl_flags.add_to(rtl_cmd);
 
+  // ---- kiln explore
+  ImportFlags explore_flags;
+  std::string explore_model_path, explore_out, explore_part, explore_objective = "latency",
+                                                             explore_max;
+  std::vector<std::string> explore_sets, explore_config;
+  bool explore_force = false, explore_json = false;
+  commands::ExploreCommandOptions explore_opts;
+  int64_t explore_max_latency = 0;
+  CLI::App* explore_cmd = app.add_subcommand(
+      "explore",
+      "Find the frontier of designs of a model for a part: latency or interval against LUT, FF, "
+      "DSP and BRAM18, each point a config kiln rtl builds");
+  explore_cmd->add_option("MODEL", explore_model_path, kModelHelp)->required();
+  explore_cmd->add_option("--part", explore_part, "The FPGA part (the config's Part)");
+  explore_cmd->add_option("-c,--config", explore_config, "YAML config, as for rtl (repeatable)");
+  explore_cmd->add_option("--set", explore_sets, "Override one config key (repeatable)");
+  std::string explore_strategy = "kiln";
+  explore_cmd->add_option("--strategy", explore_strategy,
+                          "kiln (default: every layer's plans priced, designs composed and "
+                          "placed) or deepflexihls (seed 003's two stages)");
+  explore_cmd->add_option("--objective", explore_objective,
+                          "latency (default) or interval: the cycles the frontier trades");
+  explore_cmd->add_option("--max", explore_max,
+                          "Resource limits, e.g. lut=90000,dsp=220 (default: the part's)");
+  explore_cmd
+      ->add_option("--max-latency", explore_max_latency,
+                   "The most cycles (of the objective) a point may take")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  explore_cmd
+      ->add_option("--fastest", explore_opts.explore.fastest_cycles,
+                   "The fewest cycles the search aims at: plans far more parallel than that "
+                   "needs are not priced (default: the model's operations / 4096, at least 32)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  explore_cmd
+      ->add_option("--placements", explore_opts.explore.placements,
+                   "Estimated frontier points placed exactly (default 40)")
+      ->check(CLI::Range(1, 100000));
+  explore_cmd->add_option("--jobs,-j", explore_opts.jobs, "Cores to price on (default 1)")
+      ->check(CLI::Range(1, 1024));
+  explore_cmd->add_option("--executor", explore_opts.executor, "local (default)");
+  explore_cmd->add_option("-o,--output-dir", explore_out, "Directory to create")->required();
+  explore_cmd->add_flag("--force", explore_force, "Replace an existing directory");
+  explore_cmd->add_flag("--json", explore_json, "Machine-readable output (frontier.json)");
+  explore_flags.add_to(explore_cmd);
+
   // ---- kiln rtlsim
   std::string rtlsim_dir, rtlsim_simulator = "verilator";
   std::vector<std::string> rtlsim_inputs;
@@ -493,6 +539,22 @@ int main(int argc, char** argv) {
       }
       print(commands::rtl_model(rtl_model_path, o), rtl_json, commands::rtl_to_json,
             commands::format_rtl_summary);
+      return kExitOk;
+    }
+    if (*explore_cmd) {
+      commands::ExploreCommandOptions& o = explore_opts;
+      o.import = explore_flags.options();
+      for (const std::string& c : explore_config) o.configs.emplace_back(c);
+      o.sets = explore_sets;
+      o.output_dir = explore_out;
+      o.overwrite = explore_force;
+      if (!explore_part.empty()) o.part = explore_part;
+      o.explore.goal = commands::parse_goal(explore_objective);
+      o.explore.strategy = commands::parse_strategy(explore_strategy);
+      if (!explore_max.empty()) commands::parse_max(explore_max, o.explore);
+      if (explore_max_latency > 0) o.explore.max_cycles = explore_max_latency;
+      print(commands::explore_model(explore_model_path, o), explore_json, commands::explore_to_json,
+            commands::format_explore_table);
       return kExitOk;
     }
     if (*rtlsim) {

@@ -88,6 +88,9 @@ struct Handoff {
   std::string tensor, producer, consumer;  // buffer and kernel names
   bool channel = false;
   std::string why;  // when not a channel
+  // When not a channel: the tensor's bits, which the consumer (or the top,
+  // for a model input) holds in registers.
+  int64_t register_bits = 0;
 };
 
 // A channel bank's port on its stages and wire in the top:

@@ -87,6 +87,7 @@ TEST(Channel, AHandoffWithoutAChannelSaysWhy) {
   EXPECT_EQ(d.handoffs[0].why, "the producer keeps no loop");
   EXPECT_EQ(d.handoffs[0].producer, "conv");
   EXPECT_EQ(d.handoffs[0].consumer, "pw");
+  EXPECT_EQ(d.handoffs[0].register_bits, 5 * 5 * 4 * 10);  // h: ap_fixed<10,4>[5x5x4]
 }
 
 // A residual block: the first convolution's output feeds both the second

@@ -123,25 +123,11 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   const std::vector<LayerChoice> plans = plan_layers(pricer, options, so);
   const std::vector<Channel> channels = plan_channels(pricer, plans, streamed, &d.handoffs);
   {
-    std::vector<PlanConfig> configs;
-    std::vector<std::string> layers;
-    for (std::size_t k = 0; k < plans.size(); ++k) {
-      const int kernel = static_cast<int>(k);
-      const bool both_forms =
-          program.kernels[k].line_buffered || loop::can_line_buffer(program, model, kernel);
-      configs.push_back(plan_config(pricer.program_for(kernel, plans[k].plan), kernel,
-                                    plans[k].plan, both_forms));
-      layers.push_back(program.kernels[k].name);
-    }
-    d.plans =
-        plans_yaml(configs, layers,
-                   "kiln rtl's plan for every layer of " + model.name +
-                       ": add these blocks to the config (or pass this file\n"
-                       "as a second -c) and kiln rtl builds the same layers, searching none.");
-    // The inputs' form too, which kiln chooses when the config does not say.
-    d.plans += fmt::format("# The inputs: {}.\nIOType: {}\n",
-                           streamed.empty() ? "one word a sample" : "streamed, a pixel a beat",
-                           streamed.empty() ? "io_parallel" : "io_stream");
+    d.plans = design_plans_yaml(pricer, model, plans, !streamed.empty(),
+                                "kiln rtl's plan for every layer of " + model.name +
+                                    ": add these blocks to the config (or pass this file\n"
+                                    "as a second -c) and kiln rtl builds the same layers, "
+                                    "searching none.");
   }
 
   // The stages in order, each where the timing of those before puts it.

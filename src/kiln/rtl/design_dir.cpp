@@ -120,7 +120,10 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
               {"from", h.producer},
               {"to", h.consumer},
               {"through", h.channel ? "channel" : "registers"}};
-    if (!h.channel) j["why"] = h.why;
+    if (!h.channel) {
+      j["why"] = h.why;
+      j["register_bits"] = h.register_bits;
+    }
     handoffs.push_back(std::move(j));
   }
   json limits = json::object();

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "kiln/loop/directives.h"
+#include "kiln/loop/lower_layers.h"
 #include "kiln/rtl/options.h"
 #include "kiln/rtl/timing.h"
 #include "kiln/support/error.h"
@@ -353,6 +354,13 @@ bool reads_a_skip(const loop::Program& program, int k) {
       return true;
   }
   return false;
+}
+
+bool moves_data(const loop::Kernel& kernel) {
+  return std::all_of(kernel.values.begin(), kernel.values.end(), [](const loop::Value& v) {
+    return v.op == loop::Op::Load || v.op == loop::Op::Const || v.op == loop::Op::Quantize ||
+           v.op == loop::Op::Select;
+  });
 }
 
 std::optional<int> multiplier_limit_of(const RtlOptions& o, const loop::Kernel& k) {
@@ -815,16 +823,14 @@ void stretch_to_producers(Pricer& pricer, int kernel, const Users& users,
                               *choice.plan.pipeline_ii);
 }
 
-struct Placed {
-  std::vector<LayerChoice> plans;
-  int latency = 0;            // the design's, where the layers overlap
-  fpga::Resources resources;  // the stages' estimates, summed
-};
+using Placed = PlacedDesign;
 
 // Each layer's plan (`for_latency`'s where it has one, else searched here)
-// where the layers before it put it.
+// where the layers before it put it. `forget`: drop the graphs of the plans
+// not chosen as each layer is placed (the searches place once; an explorer
+// placing many designs keeps them).
 Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOptions& stage,
-                    const std::vector<std::optional<PlanChoice>>& for_latency) {
+                    const std::vector<std::optional<PlanChoice>>& for_latency, bool forget = true) {
   const loop::Program& program = pricer.program();
   Placed placed;
 
@@ -882,25 +888,33 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
       return o;
     };
     LayerChoice choice{configured(pricer, kernel), ""};
-    std::optional<PlanChoice> c;
-    if (const IntervalTarget* target = target_of(options, kk); target && searched(options, kk)) {
-      c = for_latency[k];
-      if (!c) {
-        std::string refused;
-        std::vector<PlanChoice> plans =
-            layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel, 0, &refused);
-        // A layer that reads a skip connection keeps a loop where one meets
-        // the target, so that the skipped tensor can wait in a channel's
-        // memory rather than in the top's delay registers (a U-Net's
-        // concatenation of an encoder's map after the upsampling).
-        if (reads_a_skip(pricer.program(), kernel) &&
-            std::any_of(plans.begin(), plans.end(), [&](const PlanChoice& p) {
-              return p.plan.loop >= 0 && p.interval <= target->cycles;
-            }))
-          std::erase_if(plans, [](const PlanChoice& p) { return p.plan.loop < 0; });
-        c = cheapest_meeting(kk, *target, plans, pricer.device(), refused);
-      }
-    } else if (options.fold.count(kk.name) && searched(options, kk)) {
+    std::optional<PlanChoice> c = for_latency[k];
+    if (const IntervalTarget* target = target_of(options, kk);
+        !c && target && searched(options, kk)) {
+      std::string refused;
+      std::vector<PlanChoice> tried =
+          layer_plans(pricer, kernel, *target, 0, in_design, Prune::OverParallel, 0, &refused);
+      // A layer that reads a skip connection keeps a loop where one meets
+      // the target, so that the skipped tensor can wait in a channel's
+      // memory rather than in the top's delay registers (a U-Net's
+      // concatenation of an encoder's map after the upsampling).
+      // So does a layer that only moves data (a Transpose, a Pad, a copy)
+      // after a producer that keeps one: fully unrolled, its results are
+      // valid for one cycle, and a consumer that keeps a loop reads them
+      // through the top's delay lines (BraggNN's attention block: 176
+      // Kbit), which pricing the layer alone does not see.
+      const bool after_a_loop = std::any_of(kk.reads.begin(), kk.reads.end(), [&](int read) {
+        const int p = users.only_producer(program.storage_of(read), kernel);
+        return p >= 0 && static_cast<std::size_t>(p) < plans.size() &&
+               plans[static_cast<std::size_t>(p)].plan.loop >= 0;
+      });
+      if ((reads_a_skip(pricer.program(), kernel) || (after_a_loop && moves_data(kk))) &&
+          std::any_of(tried.begin(), tried.end(), [&](const PlanChoice& p) {
+            return p.plan.loop >= 0 && p.interval <= target->cycles;
+          }))
+        std::erase_if(tried, [](const PlanChoice& p) { return p.plan.loop < 0; });
+      c = cheapest_meeting(kk, *target, tried, pricer.device(), refused);
+    } else if (!c && options.fold.count(kk.name) && searched(options, kk)) {
       c = fold_plan(pricer, kernel, options, in_design);
     }
     if (c) choice = {c->plan, c->why};
@@ -914,7 +928,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
     duration[k] = chosen.stage.report.latency_cycles;
     timing.commit(chosen.stage);
     placed.resources += chosen.stage.report;
-    pricer.forget(kernel, {choice.plan});
+    if (forget) pricer.forget(kernel, {choice.plan});
     chosen_graph[k] = pricer.graph_for(kernel, choice.plan, nullptr);
     plans.push_back(std::move(choice));
   }
@@ -923,6 +937,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
     outputs.emplace_back(program.storage_of(b),
                          program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
   placed.latency = timing.latest(outputs);
+  placed.interval = timing.interval();
   placed.plans = std::move(plans);
   return placed;
 }
@@ -1005,6 +1020,78 @@ std::optional<Placed> paced_design(Pricer& pricer, const RtlOptions& options,
 }
 
 }  // namespace
+
+std::string design_plans_yaml(Pricer& pricer, const hls::Model& model,
+                              const std::vector<LayerChoice>& plans, bool streamed,
+                              const std::string& comment) {
+  const loop::Program& program = pricer.program();
+  std::vector<PlanConfig> configs;
+  std::vector<std::string> layers;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const int kernel = static_cast<int>(k);
+    const bool both_forms =
+        program.kernels[k].line_buffered || loop::can_line_buffer(program, model, kernel);
+    configs.push_back(
+        plan_config(pricer.program_for(kernel, plans[k].plan), kernel, plans[k].plan, both_forms));
+    layers.push_back(program.kernels[k].name);
+  }
+  std::string text = plans_yaml(configs, layers, comment);
+  // The inputs' form too, which kiln chooses when the config does not say.
+  text += fmt::format("# The inputs: {}.\nIOType: {}\n",
+                      streamed ? "streamed, a pixel a beat" : "one word a sample",
+                      streamed ? "io_stream" : "io_parallel");
+  return text;
+}
+
+PlacedDesign place_design(Pricer& pricer, const RtlOptions& options, const StageOptions& stage,
+                          const std::vector<LayerPlan>& plans) {
+  const loop::Program& program = pricer.program();
+  KILN_ASSERT(plans.size() == program.kernels.size(), "place_design: a plan per layer");
+  std::vector<std::optional<PlanChoice>> fixed(plans.size());
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    PlanChoice c;
+    c.plan = plans[k];
+    c.text = describe(program.kernels[k], plans[k]);
+    c.why = "explored: " + c.text;
+    fixed[k] = std::move(c);
+  }
+  PlacedDesign placed = place_layers(pricer, options, stage, fixed, false);
+  // Priced again as build_design builds the stages: each with the channels
+  // between the placed plans at both its ends (a producer whose tensor goes
+  // through channels keeps no registers for it, which placing, before its
+  // consumers were chosen, could not know).
+  const std::map<int, int64_t> streamed = streamed_inputs(program, options);
+  const std::vector<Channel> channels = plan_channels(pricer, placed.plans, streamed);
+  DesignTiming timing;
+  for (int b : program.inputs) {
+    const int storage = program.storage_of(b);
+    const auto s = streamed.find(storage);
+    timing.add_input(storage, program.buffers[static_cast<std::size_t>(storage)].numel(),
+                     s == streamed.end() ? 0 : s->second);
+  }
+  fpga::Resources resources;
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const int kernel = static_cast<int>(k);
+    StageOptions sk = stage;
+    sk.multiplier_limit = multiplier_limit_of(options, program.kernels[k]);
+    for (const Channel& c : channels)
+      if (c.producer == kernel || c.consumer == kernel) sk.channels.push_back(&c);
+    timing.prepare(sk);
+    PlanPrice p = pricer.price(kernel, placed.plans[k].plan, sk);
+    if (!p.feasible)
+      throw_error(ErrorKind::Unsupported, "layer '" + program.kernels[k].onnx_name + "'", p.reason);
+    timing.commit(p.stage);
+    resources += p.stage.report;
+  }
+  std::vector<std::pair<int, int64_t>> outputs;
+  for (int b : program.outputs)
+    outputs.emplace_back(program.storage_of(b),
+                         program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
+  placed.latency = timing.latest(outputs);
+  placed.interval = timing.interval();
+  placed.resources = resources;
+  return placed;
+}
 
 std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
                                      const StageOptions& stage) {
@@ -1102,10 +1189,12 @@ std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice
           out.push_back(std::move(*c));
         }
       }
-      if (handoffs)
-        handoffs->push_back({program.buffers[static_cast<std::size_t>(b)].name, "input",
+      if (handoffs) {
+        const loop::Buffer& buffer = program.buffers[static_cast<std::size_t>(b)];
+        handoffs->push_back({buffer.name, "input",
                              program.kernels[static_cast<std::size_t>(consumer)].name, why.empty(),
-                             why});
+                             why, why.empty() ? 0 : buffer.numel() * buffer.type.width});
+      }
     }
   }
   for (const auto& [b, w] : users.writers) {
@@ -1119,6 +1208,8 @@ std::vector<Channel> plan_channels(Pricer& pricer, const std::vector<LayerChoice
       h.consumer = program.kernels[static_cast<std::size_t>(consumer)].name;
       h.channel = why.empty();
       h.why = why;
+      const loop::Buffer& buffer = program.buffers[static_cast<std::size_t>(b)];
+      if (!h.channel) h.register_bits = buffer.numel() * buffer.type.width;
       handoffs->push_back(std::move(h));
     };
     if (w.size() != 1) {

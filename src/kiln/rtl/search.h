@@ -214,8 +214,34 @@ std::vector<std::vector<PlanChoice>> over_common_flip_flops(
 // registers, which pricing the layer alone does not see (ResNet-8's last Add
 // fully unrolled: 10.9 M delay bits, refused).
 bool reads_a_skip(const loop::Program& program, int k);
+// Whether a kernel only moves data: loads, constants, conversions and
+// selects (Transpose, Pad, Slice, Concat, a copy), no arithmetic. Such a
+// layer after a producer that keeps a loop keeps one too where any plan
+// meets its target, for the same reason.
+bool moves_data(const loop::Kernel& kernel);
 std::vector<LayerChoice> plan_layers(Pricer& pricer, const RtlOptions& options,
                                      const StageOptions& stage);
+
+// A whole design priced without building its top or any Verilog: each
+// layer's plan where the layers before it put it (the design's timing, the
+// channels its reads make), as build_design places them. A plan that reads
+// at a slower producer's pace is stretched to it (a larger II), as a
+// search's would be; `plans` in the result are the plans placed.
+struct PlacedDesign {
+  std::vector<LayerChoice> plans;
+  int latency = 0;            // the design's, where the layers overlap
+  int interval = 0;           // cycles between samples
+  fpga::Resources resources;  // the stages' estimates, summed
+};
+PlacedDesign place_design(Pricer& pricer, const RtlOptions& options, const StageOptions& stage,
+                          const std::vector<LayerPlan>& plans);
+
+// plans.yaml (Design::plans): every layer's plan as the config's Loop,
+// Buffer and ConvImplementation blocks (plan_config), headed by `comment`,
+// and the inputs' IOType (`streamed`: io_stream).
+std::string design_plans_yaml(Pricer& pricer, const hls::Model& model,
+                              const std::vector<LayerChoice>& plans, bool streamed,
+                              const std::string& comment);
 
 // The channels between the planned layers: for every tensor one kept loop
 // writes and one other kept loop reads, the channel plan_channel finds, each

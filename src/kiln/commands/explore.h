@@ -1,0 +1,53 @@
+// `kiln explore`: a model and a part in, the frontier of designs out
+// (dse/explore.h), each point a config that `kiln rtl -c` builds as it is.
+// DIR gets frontier.json, points/pN.yaml per frontier point and
+// frontier.txt (the table printed); it appears whole or not at all.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/commands/hls_flow.h"
+#include "kiln/dse/explore.h"
+
+namespace kiln::commands {
+
+struct ExploreCommandOptions : CompileOptions {
+  std::optional<std::string> part;  // --part: the config's Part
+  dse::ExploreOptions explore;
+  std::string executor = "local";  // "local"; "slurm" is refused so far
+  int jobs = 1;
+};
+
+struct ExploreCommandResult {
+  std::string model;
+  dse::ExploreResult result;
+  std::vector<std::string> configs;  // per frontier point, its file in DIR
+  std::size_t chosen = 0;            // the frontier point the objective picks
+  std::filesystem::path dir;
+  double seconds = 0;
+};
+
+// "latency" | "interval" (Usage error otherwise).
+dse::Goal parse_goal(const std::string& name);
+// "kiln" | "deepflexihls" (Usage error otherwise).
+dse::Strategy parse_strategy(const std::string& name);
+// "lut=90000,dsp=200" into the options' limits (Usage error otherwise).
+void parse_max(const std::string& text, dse::ExploreOptions& options);
+
+ExploreCommandResult explore_model(const std::filesystem::path& onnx,
+                                   const ExploreCommandOptions& options);
+std::string format_explore_table(const ExploreCommandResult& result);
+nlohmann::json explore_to_json(const ExploreCommandResult& result);
+
+// A point's config: the -c files merged in order, the --set overrides and
+// --part applied, interval and latency targets removed (every layer's plan
+// is fixed), then the point's plans.yaml merged over it. `kiln rtl -c` of it
+// alone builds the point.
+std::string point_config_yaml(const std::vector<std::filesystem::path>& configs,
+                              const std::vector<std::string>& sets, const std::string& plans_yaml);
+
+}  // namespace kiln::commands

@@ -1,0 +1,342 @@
+#include "kiln/dse/explore.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "kiln/dse/deepflexihls.h"
+#include "kiln/fpga/devices.h"
+#include "kiln/loop/loop_ir.h"
+#include "kiln/rtl/options.h"
+#include "kiln/rtl/price.h"
+#include "kiln/rtl/search.h"
+#include "kiln/support/error.h"
+
+namespace kiln::dse {
+
+namespace {
+
+// The most cycles of a layer plan priced when no --max-latency says.
+constexpr int64_t kSlowest = int64_t{1} << 22;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool within(const fpga::Resources& r, const fpga::Resources& limit) {
+  return r.lut <= limit.lut && r.ff <= limit.ff && r.dsp <= limit.dsp && r.bram18 <= limit.bram18;
+}
+
+// A partial design: the candidates picked for the layers so far.
+struct Partial {
+  int64_t cycles = 0;
+  double cost = 0;
+  fpga::Resources resources;
+  std::vector<int> pick;
+};
+
+using CostOf = std::function<double(const fpga::Resources&)>;
+
+// The designs on the frontier of (cycles, cost(resources)) composed layer by
+// layer (explore.h).
+std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCandidate>>& layers,
+                                          Goal goal, const CostOf& cost,
+                                          const fpga::Resources& limit, int64_t max_cycles,
+                                          int64_t* composed) {
+  std::vector<Partial> front{Partial{}};
+  for (const std::vector<LayerCandidate>& candidates : layers) {
+    std::vector<Partial> next;
+    next.reserve(front.size() * candidates.size());
+    for (const Partial& p : front)
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const LayerCandidate& c = candidates[i];
+        Partial q;
+        q.cycles =
+            goal == Goal::Latency ? p.cycles + c.latency : std::max<int64_t>(p.cycles, c.interval);
+        q.resources = p.resources;
+        q.resources += c.resources;
+        if (composed) ++*composed;
+        // Cycles and resources only grow with more layers.
+        if (q.cycles > max_cycles || !within(q.resources, limit)) continue;
+        q.cost = cost(q.resources);
+        q.pick = p.pick;
+        q.pick.push_back(static_cast<int>(i));
+        next.push_back(std::move(q));
+      }
+    std::sort(next.begin(), next.end(), [](const Partial& a, const Partial& b) {
+      return a.cycles != b.cycles ? a.cycles < b.cycles : a.cost < b.cost;
+    });
+    front.clear();
+    for (Partial& q : next)
+      if (front.empty() || q.cost < front.back().cost) front.push_back(std::move(q));
+  }
+  std::vector<std::vector<int>> out;
+  for (Partial& p : front) out.push_back(std::move(p.pick));
+  return out;
+}
+
+// Up to `n` of `points` (sorted by cycles) spread over the cycles on a log
+// scale, the first and last always among them.
+std::vector<std::size_t> spread(const std::vector<Objectives>& points, Goal goal, int n) {
+  std::vector<std::size_t> out;
+  if (points.empty()) return out;
+  if (static_cast<int>(points.size()) <= n) {
+    out.resize(points.size());
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  const double lo = std::log(std::max<double>(1, static_cast<double>(points.front().cycles(goal))));
+  const double hi = std::log(std::max<double>(1, static_cast<double>(points.back().cycles(goal))));
+  std::set<std::size_t> chosen;
+  for (int i = 0; i < n; ++i) {
+    const double at = std::exp(lo + (hi - lo) * i / std::max(1, n - 1));
+    // The first point at or past `at`.
+    std::size_t j = 0;
+    while (j + 1 < points.size() && static_cast<double>(points[j].cycles(goal)) < at) ++j;
+    chosen.insert(j);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+// The placed points within the limits, cut to their frontier (checked).
+void keep_frontier(ExploreResult& result, std::vector<ExplorePoint> placed, Goal goal,
+                   const fpga::Resources& limit, int64_t max_cycles) {
+  std::erase_if(placed, [&](const ExplorePoint& p) {
+    const Objectives& o = p.placed;
+    return o.cycles(goal) > max_cycles || o.lut > limit.lut || o.ff > limit.ff ||
+           o.dsp > limit.dsp || o.bram18 > limit.bram18;
+  });
+  if (placed.empty())
+    throw_error(ErrorKind::InvalidModel, "kiln explore",
+                "none of the designs placed is within the limits",
+                "raise --max or --max-latency, or choose a larger --part");
+  std::vector<Objectives> all;
+  for (const ExplorePoint& p : placed) all.push_back(p.placed);
+  std::vector<Objectives> front;
+  for (std::size_t i : frontier(all, goal)) {
+    result.frontier.push_back(std::move(placed[i]));
+    front.push_back(result.frontier.back().placed);
+  }
+  std::string why;
+  KILN_ASSERT(verify_frontier(front, all, goal, &why), "explore's frontier: " + why);
+}
+
+}  // namespace
+
+Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
+                       const std::vector<int>& pick) {
+  Objectives o;
+  fpga::Resources r;
+  for (std::size_t k = 0; k < layers.size(); ++k) {
+    const LayerCandidate& c = layers[k][static_cast<std::size_t>(pick[k])];
+    o.latency += c.latency;
+    o.interval = std::max<int64_t>(o.interval, c.interval);
+    r += c.resources;
+  }
+  return Objectives::of(o.latency, o.interval, r);
+}
+
+std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandidate>>& layers,
+                                      Goal goal, const fpga::Resources& capacity,
+                                      const fpga::Resources& limit, int64_t max_cycles,
+                                      int64_t* composed) {
+  const std::vector<CostOf> costs = {
+      [](const fpga::Resources& r) { return r.lut; },
+      [](const fpga::Resources& r) { return r.ff; },
+      [](const fpga::Resources& r) { return r.dsp; },
+      [](const fpga::Resources& r) { return r.bram18; },
+      [&](const fpga::Resources& r) { return fpga::share(r, capacity); },
+  };
+  std::set<std::vector<int>> all;
+  for (const CostOf& cost : costs)
+    for (std::vector<int>& pick : compose_for(layers, goal, cost, limit, max_cycles, composed))
+      all.insert(std::move(pick));
+  return {all.begin(), all.end()};
+}
+
+ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
+                      const ExploreOptions& eo, const Progress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto say = [&](const std::string& s) {
+    if (progress) progress(s);
+  };
+  ExploreResult result;
+  const loop::Program program = rtl::design_program(model, options);
+  if (program.kernels.empty())
+    throw_error(ErrorKind::Unsupported, "model " + model.name, "has no layers to build",
+                "kiln explore needs at least one computing layer");
+  const fpga::Device device = fpga::device_of_part(model.part);
+  result.part = device.name;
+  result.capacity = device.capacity;
+  rtl::StageOptions so;
+  so.clock_ns = model.clock_period_ns;
+  so.family = device.family;
+  so.scheduler = options.scheduler;
+  dfg::UnrollOptions uo;
+  if (options.max_ops > 0) uo.max_ops = options.max_ops;
+  std::set<std::string> forms;
+  for (const auto& [layer, lb] : options.line_buffer) forms.insert(layer);
+  rtl::Pricer pricer(program, model, uo, device, options.configured_buffers, forms,
+                     options.constants_on_dsps, options.least_depth);
+
+  fpga::Resources limit = device.capacity;
+  if (eo.max_lut) limit.lut = *eo.max_lut;
+  if (eo.max_ff) limit.ff = *eo.max_ff;
+  if (eo.max_dsp) limit.dsp = *eo.max_dsp;
+  if (eo.max_bram18) limit.bram18 = *eo.max_bram18;
+  const int64_t max_cycles = eo.max_cycles.value_or(std::numeric_limits<int64_t>::max() / 4);
+
+  result.strategy = eo.strategy;
+  if (eo.strategy == Strategy::DeepFlexiHls) {
+    DeepFlexiResult d =
+        deepflexihls(pricer, model, options, so, eo.goal, limit, max_cycles, progress);
+    result.deepflexihls = d.stats;
+    result.points_placed = d.stats.selected_runs + static_cast<int64_t>(d.placed.size());
+    result.points_priced = d.stats.estimated;
+    result.plans_priced = d.stats.runs;
+    for (std::size_t k = 0; k < program.kernels.size(); ++k)
+      result.layers.push_back(program.kernels[k].name);
+    result.candidates.resize(program.kernels.size());
+    keep_frontier(result, std::move(d.placed), eo.goal, limit, max_cycles);
+    result.seconds = seconds_since(t0);
+    return result;
+  }
+
+  // Every layer's plans, priced alone, cut to the layer's own frontier.
+  std::vector<int64_t> ops;
+  for (const loop::Kernel& k : program.kernels) ops.push_back(loop::dynamic_ops(k));
+  const int64_t model_ops = std::accumulate(ops.begin(), ops.end(), int64_t{0});
+  const int64_t fastest =
+      eo.fastest_cycles > 0 ? eo.fastest_cycles : std::max<int64_t>(32, model_ops / 4096);
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const loop::Kernel& kernel = program.kernels[k];
+    const int kk = static_cast<int>(k);
+    result.layers.push_back(kernel.name);
+    rtl::StageOptions alone = so;
+    alone.multiplier_limit = rtl::multiplier_limit_of(options, kernel);
+    std::vector<rtl::PlanChoice> plans;
+    if (options.configured_layers.count(kernel.name)) {
+      // The config's plan for the layer: the user's, never explored.
+      rtl::LayerPlan plan = rtl::configured_plan(program, kk);
+      plan.constants_on_dsps = pricer.configured_constants(kk).value_or(false);
+      plan.least_depth = pricer.configured_least_depth(kk).value_or(false);
+      rtl::PlanPrice p = pricer.price(kk, plan, alone);
+      if (!p.feasible)
+        throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'", p.reason,
+                    "change its Loop directives, or remove them for kiln explore to choose");
+      rtl::PlanChoice c;
+      c.plan = plan;
+      c.interval = p.interval;
+      c.latency = p.latency;
+      c.resources = p.stage.report;
+      plans.push_back(std::move(c));
+    } else {
+      // Every plan up to the slowest design wanted: a loop plan of more
+      // iterations than that is not priced (Prune::OverParallel's `slow`).
+      const rtl::IntervalTarget target{kernel.name, std::min<int64_t>(max_cycles, kSlowest),
+                                       "kiln explore"};
+      std::string refused;
+      plans = rtl::layer_plans(
+          pricer, kk, target, std::numeric_limits<int>::max() / 2,
+          [&alone](const rtl::LayerPlan&) { return alone; }, rtl::Prune::OverParallel,
+          rtl::latency_share_cycles(fastest, ops[k], model_ops), &refused);
+      if (plans.empty())
+        throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'",
+                    "no plan kiln can build" + (refused.empty() ? "" : ": " + refused),
+                    "set its Loop directives (kiln rtl --list-loops)");
+    }
+    std::vector<Objectives> objs;
+    for (const rtl::PlanChoice& c : plans)
+      objs.push_back(Objectives::of(c.latency, c.interval, c.resources));
+    // The layer's own frontier over latency and interval both: either may
+    // matter to the design (a producer's interval paces its consumers).
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      bool beaten = false;
+      for (std::size_t j = 0; j < plans.size() && !beaten; ++j)
+        beaten = j != i && dominates(objs[j], objs[i], Goal::Latency) &&
+                 objs[j].interval <= objs[i].interval;
+      if (!beaten) keep.push_back(i);
+    }
+    std::vector<LayerCandidate> candidates;
+    std::vector<rtl::LayerPlan> kept;
+    for (std::size_t i : keep) {
+      const rtl::PlanChoice& c = plans[i];
+      candidates.push_back(
+          {c.plan, rtl::describe(kernel, c.plan), c.interval, c.latency, c.resources});
+      kept.push_back(c.plan);
+    }
+    result.plans_priced += plans.empty() ? 0 : std::max<int64_t>(1, plans.front().tried);
+    pricer.forget(kk, kept);
+    say(fmt::format("layer {} of {} ({}): {} plans priced, {} on its frontier", k + 1,
+                    program.kernels.size(), kernel.name, plans.empty() ? 0 : plans.front().tried,
+                    candidates.size()));
+    result.candidates.push_back(std::move(candidates));
+  }
+
+  // Whole designs composed from the layers' frontiers.
+  const std::vector<std::vector<int>> picks = compose(result.candidates, eo.goal, device.capacity,
+                                                      limit, max_cycles, &result.points_priced);
+  if (picks.empty())
+    throw_error(ErrorKind::InvalidModel, "kiln explore",
+                fmt::format("no design of {} is within the limits ({} designs priced)", model.name,
+                            result.points_priced),
+                "raise --max or --max-latency, or choose a larger --part");
+  std::vector<Objectives> estimates;
+  for (const std::vector<int>& pick : picks)
+    estimates.push_back(estimate_of(result.candidates, pick));
+  std::vector<std::size_t> order(picks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return estimates[a].cycles(eo.goal) < estimates[b].cycles(eo.goal);
+  });
+  std::vector<Objectives> sorted;
+  for (std::size_t i : order) sorted.push_back(estimates[i]);
+  say(fmt::format("{} designs priced, {} on the composed frontiers ({:.1f} s)",
+                  result.points_priced, picks.size(), seconds_since(t0)));
+
+  // The chosen ones placed as build_design places them.
+  std::vector<ExplorePoint> placed;
+  const std::vector<std::size_t> to_place = spread(sorted, eo.goal, eo.placements);
+  for (std::size_t n = 0; n < to_place.size(); ++n) {
+    const std::size_t i = order[to_place[n]];
+    ExplorePoint p;
+    for (std::size_t k = 0; k < picks[i].size(); ++k)
+      p.plans.push_back(result.candidates[k][static_cast<std::size_t>(picks[i][k])].plan);
+    p.estimate = estimates[i];
+    try {
+      const rtl::PlacedDesign d = rtl::place_design(pricer, options, so, p.plans);
+      ++result.points_placed;
+      std::vector<rtl::LayerChoice> choices = d.plans;
+      p.plans.clear();
+      for (std::size_t k = 0; k < choices.size(); ++k) {
+        p.plans.push_back(choices[k].plan);
+        p.texts.push_back(rtl::describe(program.kernels[k], choices[k].plan));
+      }
+      p.placed = Objectives::of(d.latency, d.interval, d.resources);
+      const bool streamed = !rtl::streamed_inputs(program, options).empty();
+      p.plans_yaml = rtl::design_plans_yaml(
+          pricer, model, choices, streamed,
+          fmt::format("kiln explore's point for {}: {} cycles of latency, an interval of {}",
+                      model.name, d.latency, d.interval));
+    } catch (const Error& e) {
+      say(fmt::format("a composed design could not be placed: {}", e.what()));
+      continue;
+    }
+    say(fmt::format("placed {} of {}: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} DSP, {:.0f} BRAM18",
+                    n + 1, to_place.size(), p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
+                    p.placed.dsp, p.placed.bram18));
+    placed.push_back(std::move(p));
+  }
+  keep_frontier(result, std::move(placed), eo.goal, limit, max_cycles);
+  result.seconds = seconds_since(t0);
+  return result;
+}
+
+}  // namespace kiln::dse

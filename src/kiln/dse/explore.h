@@ -1,0 +1,117 @@
+// kiln explore's search (docs/explore.md): the frontier of whole designs of a
+// model, latency (or interval) against the part's LUT, FF, DSP and BRAM18,
+// each point a plan per layer that kiln rtl builds as it is.
+//
+// kiln's strategy: every layer's plans priced alone (rtl::layer_plans, the
+// plans rtl's searches try, each from its exact schedule), cut to the
+// layer's own frontier; then the designs composed layer by layer, keeping
+// after each layer the partial designs on the frontier of (cycles so far,
+// one resource): latencies add up and intervals take the slowest, resources
+// add up, so a partial design off that frontier is off it for every
+// completion, and the composition is exact for each such pair (run once per
+// resource and once for the device share, the frontiers united). A partial
+// design over the part's capacity (or the --max figures) is dropped. The
+// composed frontier's points, an estimate (layers priced alone overlap and
+// hand tensors through channels in the design), are then placed as
+// build_design places them (rtl::place_design: the design's timing and
+// channels, stretched plans) and the frontier taken again of what placing
+// gave: each point's figures are the built design's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/dse/frontier.h"
+#include "kiln/fpga/devices.h"
+#include "kiln/hls/model.h"
+#include "kiln/rtl/design.h"
+#include "kiln/rtl/plan.h"
+
+namespace kiln::dse {
+
+// kiln's own (above), or seed 003's (deepflexihls.h).
+enum class Strategy : uint8_t { Kiln, DeepFlexiHls };
+
+struct ExploreOptions {
+  Goal goal = Goal::Latency;
+  Strategy strategy = Strategy::Kiln;
+  // The most of each resource a point may take (the part's capacity where
+  // not set).
+  std::optional<double> max_lut, max_ff, max_dsp, max_bram18;
+  std::optional<int64_t> max_cycles;  // of the goal
+  // The fastest design the search aims at, in the goal's cycles: a layer's
+  // plans over 16 times the parallelism its share of it needs are not priced
+  // (rtl::Prune::OverParallel). 0: the model's operations / 4096, at least 32.
+  int64_t fastest_cycles = 0;
+  // Estimated frontier points placed (spread over the cycles).
+  int placements = 40;
+};
+
+// One plan of a layer, priced alone.
+struct LayerCandidate {
+  rtl::LayerPlan plan;
+  std::string text;  // rtl::describe
+  int interval = 0, latency = 0;
+  fpga::Resources resources;
+};
+
+struct ExplorePoint {
+  std::vector<rtl::LayerPlan> plans;  // placed (stretched where placing did)
+  std::vector<std::string> texts;     // each plan in words
+  Objectives estimate;                // composed from the layers priced alone
+  Objectives placed;                  // where the design places them
+  std::string plans_yaml;             // rtl::design_plans_yaml
+};
+
+// What seed 003's strategy counted (deepflexihls.h).
+struct DeepFlexiStats {
+  int64_t neighbours = 0;     // neighbour sets stage 1 looked at
+  int64_t simplified = 0;     // of those, answered from the cache after Simplify
+  int64_t runs = 0;           // stage-1 "HLS runs" (layer plans priced)
+  int64_t failed = 0;         // of those, sets kiln's plans cannot express or build
+  int64_t selected_runs = 0;  // stage 2: the base, single partitions and APLs placed
+  int64_t estimated = 0;      // stage 2: aggregate directive sets estimated
+  // Over the estimated frontier's points placed: mean |estimate - placed| /
+  // placed of the goal's cycles and of LUTs.
+  double cycles_error = 0, lut_error = 0;
+  std::vector<std::string> cds;  // stage 1's directives per partition
+};
+
+struct ExploreResult {
+  Strategy strategy = Strategy::Kiln;
+  std::optional<DeepFlexiStats> deepflexihls;
+  std::string part;
+  std::vector<std::string> layers;
+  std::vector<std::vector<LayerCandidate>> candidates;  // per layer, its own frontier
+  int64_t plans_priced = 0;                             // layer plans priced (rtl::Pricer)
+  int64_t points_priced = 0;           // whole designs composed and priced by the estimate
+  int64_t points_placed = 0;           // whole designs placed
+  std::vector<ExplorePoint> frontier;  // placed, within the limits, by cycles
+  fpga::Resources capacity;
+  double seconds = 0;
+};
+
+using Progress = std::function<void(const std::string&)>;
+
+// Throws kiln::Error (InvalidModel) when no design is within the limits.
+ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
+                      const ExploreOptions& explore_options, const Progress& progress = {});
+
+// The composition step alone (exposed for its tests): the designs of one
+// candidate per layer on the frontier of (cycles, cost) for each cost of
+// lut, ff, dsp, bram18 and the share of `capacity`, within `limit`; each
+// design a candidate index per layer. `composed` counts the designs priced.
+std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandidate>>& layers,
+                                      Goal goal, const fpga::Resources& capacity,
+                                      const fpga::Resources& limit, int64_t max_cycles,
+                                      int64_t* composed);
+
+// The estimate of one design of candidates: latencies summed (or the
+// slowest interval), resources summed.
+Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
+                       const std::vector<int>& pick);
+
+}  // namespace kiln::dse
