@@ -19,11 +19,15 @@ build/apps/kiln/kiln compile "$model/model.onnx" -o out/lenet5_hls --force \
 build/apps/kiln/kiln csim out/lenet5_hls --samples 20
 # Its pictures in one self-contained HTML file (estimate, precision profile, C simulation).
 build/apps/kiln/kiln report out/lenet5_hls --html out/lenet5_report.html --force
-# kiln's own hardware: Verilog from the same model, each layer's loop plan searched for an
-# interval of at most 400 cycles with 8-bit weights and results, then simulated: Verilator
-# (bit-exact against kiln's emulator, latency and interval measured) and kiln's netlist interpreter.
-build/apps/kiln/kiln rtl "$model/model.onnx" -o out/lenet5_rtl --force \
-  --set Model.TargetCycles=400 --set 'Model.Precision.weight=ap_fixed<8,2>' \
+# kiln's own hardware: the frontier of designs of the same model for a Zynq-7020 at 7 ns with
+# 8-bit weights and results (latency against LUT, FF, DSP and BRAM18, every point priced from
+# its schedules, none built), then the fastest point that fits built from its config and
+# simulated: Verilator (bit-exact against kiln's emulator, latency and interval measured as the
+# frontier priced them) and kiln's netlist interpreter.
+build/apps/kiln/kiln explore "$model/model.onnx" --part xc7z020clg400-1 -o out/lenet5_explore \
+  --force --set ClockPeriod=7 --set 'Model.Precision.weight=ap_fixed<8,2>' \
   --set 'Model.Precision.result=ap_fixed<8,4>'
+build/apps/kiln/kiln rtl "$model/model.onnx" -c out/lenet5_explore/points/p0.yaml \
+  -o out/lenet5_rtl --force
 build/apps/kiln/kiln rtlsim out/lenet5_rtl --samples 2
 build/apps/kiln/kiln rtlsim out/lenet5_rtl --samples 20 --simulator kiln

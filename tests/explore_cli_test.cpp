@@ -107,6 +107,21 @@ TEST(ExploreCli, SeedStrategyCountsItsRunsAndItsPointsRebuild) {
   EXPECT_DOUBLE_EQ(rep["estimate"]["lut"].get<double>(), p["lut"].get<double>());
 }
 
+// Pricing on two threads (a pricer each) gives the same frontier as one.
+TEST(ExploreCli, JobsGiveTheSameFrontier) {
+  TempDir tmp;
+  std::vector<nlohmann::json> points;
+  for (const char* jobs : {"1", "2"}) {
+    const fs::path out = tmp.path() / (std::string("x") + jobs);
+    const ProcessResult r = kiln(
+        {"explore", zoo("lenet5"), "--jobs", jobs, "--fastest", "4000", "--max-latency", "20000",
+         "--set", "Model.Precision.weight=ap_fixed<6,2>", "-o", out.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    points.push_back(nlohmann::json::parse(r.out)["points"]);
+  }
+  EXPECT_EQ(points[0], points[1]);
+}
+
 TEST(ExploreCli, LimitsBoundEveryPoint) {
   TempDir tmp;
   const fs::path out = tmp.path() / "x";

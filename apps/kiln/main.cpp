@@ -315,6 +315,14 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--jobs,-j", explore_opts.jobs, "Cores to price on (default 1)")
       ->check(CLI::Range(1, 1024));
   explore_cmd->add_option("--executor", explore_opts.executor, "local (default)");
+  explore_cmd
+      ->add_option("--validate", explore_opts.validate,
+                   "Build the K fastest frontier points (DIR/validated/pN), simulate them "
+                   "bit-exact and count them with Yosys per module")
+      ->check(CLI::Range(0, 1000));
+  explore_cmd->add_option("--simulator", explore_opts.simulator,
+                          "The validation's simulator: kiln (default), verilator or icarus");
+  explore_cmd->add_flag("--no-synth", explore_opts.no_synth, "Validate without Yosys");
   explore_cmd->add_option("-o,--output-dir", explore_out, "Directory to create")->required();
   explore_cmd->add_flag("--force", explore_force, "Replace an existing directory");
   explore_cmd->add_flag("--json", explore_json, "Machine-readable output (frontier.json)");

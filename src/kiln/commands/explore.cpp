@@ -6,8 +6,11 @@
 #include <chrono>
 #include <iostream>
 
+#include "kiln/commands/rtl_flow.h"
 #include "kiln/flow/configure.h"
 #include "kiln/rtl/options.h"
+#include "kiln/rtl/rtlsim.h"
+#include "kiln/rtl/synth.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
 
@@ -75,6 +78,44 @@ void drop_targets(YAML::Node root) {
 
 std::string point_name(std::size_t i) {
   return fmt::format("points/p{}.yaml", i);
+}
+
+// Builds frontier point `i` from its config alone, simulates it and counts
+// it with Yosys; a failure is recorded, not thrown (the others still run).
+PointValidation validate_point(const fs::path& onnx, const flow::ConfigureOptions& co,
+                               const fs::path& dir, const std::string& config, int i,
+                               const ExploreCommandOptions& options) {
+  PointValidation v;
+  v.dir = fmt::format("validated/p{}", i);
+  const fs::path out = dir / v.dir;
+  std::cerr << fmt::format("kiln explore: validating point {} ({})\n", i, config);
+  try {
+    flow::ConfigureOptions pc = co;
+    pc.configs = {dir / config};
+    pc.sets.clear();
+    RtlCommandResult built = build_rtl(flow::configure_model(onnx, pc), true);
+    fs::create_directories(out);
+    write_rtl_files(out, built, json{{"command", "kiln explore --validate"}, {"config", config}});
+    rtl::RtlsimOptions so;
+    so.samples = 4;
+    so.simulator = tools::Simulator::Kiln;
+    if (options.simulator == "verilator") so.simulator = tools::Simulator::Verilator;
+    if (options.simulator == "icarus") so.simulator = tools::Simulator::Icarus;
+    const rtl::RtlsimResult sim = rtl::run_rtlsim(out, so);
+    v.bit_exact = sim.verdict.bit_exact;
+    v.latency_cycles = sim.verdict.latency_cycles;
+    v.interval_cycles = sim.verdict.interval_cycles;
+    if (!options.no_synth) {
+      rtl::SynthOptions yo;
+      yo.mode = rtl::SynthMode::PerModule;
+      yo.jobs = options.jobs;
+      const rtl::SynthRun run = rtl::run_synth(out, yo);
+      v.yosys = static_cast<const fpga::Resources&>(run.total);
+    }
+  } catch (const Error& e) {
+    v.failure = e.what();
+  }
+  return v;
 }
 
 }  // namespace
@@ -175,7 +216,9 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
 
   ExploreCommandResult r;
   r.model = built.model.name;
-  r.result = dse::explore(built.model, rtl_options, options.explore,
+  dse::ExploreOptions eo = options.explore;
+  eo.jobs = options.jobs;
+  r.result = dse::explore(built.model, rtl_options, eo,
                           [](const std::string& s) { std::cerr << "kiln explore: " << s << "\n"; });
   // The point the objective picks: the first on the frontier (fewest cycles).
   r.chosen = 0;
@@ -188,6 +231,10 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
     write_file_atomically(dir / r.configs.back(),
                           point_config_yaml(co.configs, co.sets, r.result.frontier[i].plans_yaml));
   }
+  r.validated.resize(r.result.frontier.size());
+  for (int i = 0; i < options.validate && i < static_cast<int>(r.configs.size()); ++i)
+    r.validated[static_cast<std::size_t>(i)] =
+        validate_point(onnx, co, dir, r.configs[static_cast<std::size_t>(i)], i, options);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_file_atomically(dir / "frontier.json", explore_to_json(r).dump(2) + "\n");
   write_file_atomically(dir / "frontier.txt", format_explore_table(r));
@@ -224,6 +271,24 @@ std::string format_explore_table(const ExploreCommandResult& r) {
                      o.interval, o.lut, o.ff, o.dsp, o.bram18,
                      i < r.configs.size() ? r.configs[i] : "", i == r.chosen ? "  (chosen)" : "");
   }
+  for (std::size_t i = 0; i < r.validated.size(); ++i) {
+    if (!r.validated[i]) continue;
+    const PointValidation& v = *r.validated[i];
+    const dse::Objectives& o = x.frontier[i].placed;
+    if (!v.failure.empty()) {
+      s += fmt::format("point {} not validated: {}\n", i, v.failure);
+      continue;
+    }
+    s += fmt::format("point {} built in {}: {}, latency {} simulated ({} priced)", i, v.dir,
+                     v.bit_exact ? "bit-exact" : "NOT bit-exact",
+                     v.latency_cycles ? std::to_string(*v.latency_cycles) : "-", o.latency);
+    if (v.yosys)
+      s += fmt::format(
+          "; Yosys LUT {:.0f} (estimate {:.0f}), FF {:.0f} ({:.0f}), DSP {:.0f} "
+          "({:.0f}), BRAM18 {:.0f} ({:.0f})",
+          v.yosys->lut, o.lut, v.yosys->ff, o.ff, v.yosys->dsp, o.dsp, v.yosys->bram18, o.bram18);
+    s += "\n";
+  }
   s += "cycles from kiln's exact schedules; resources are the operator library's estimate "
        "(kiln synth counts them with Yosys)\n";
   return s;
@@ -245,6 +310,30 @@ json explore_to_json(const ExploreCommandResult& r) {
     json j = objectives(p.placed);
     j["accuracy"] = nullptr;
     j["validated"] = false;
+    if (i < r.validated.size() && r.validated[i]) {
+      const PointValidation& v = *r.validated[i];
+      json vj = {{"dir", v.dir}, {"bit_exact", v.bit_exact}};
+      if (v.latency_cycles) vj["latency_cycles"] = *v.latency_cycles;
+      if (v.interval_cycles) vj["interval_cycles"] = *v.interval_cycles;
+      if (v.yosys) {
+        json y = {{"lut", v.yosys->lut},
+                  {"ff", v.yosys->ff},
+                  {"dsp", v.yosys->dsp},
+                  {"bram18", v.yosys->bram18}};
+        vj["yosys"] = y;
+        json err = json::object();
+        for (const auto& [key, est, got] : {std::tuple{"lut", p.placed.lut, v.yosys->lut},
+                                            std::tuple{"ff", p.placed.ff, v.yosys->ff},
+                                            std::tuple{"dsp", p.placed.dsp, v.yosys->dsp},
+                                            std::tuple{"bram18", p.placed.bram18, v.yosys->bram18}})
+          if (const std::optional<double> e = rtl::relative_error(est, got)) err[key] = *e;
+        vj["estimate_error"] = err;
+      }
+      if (!v.failure.empty()) vj["failure"] = v.failure;
+      j["validation"] = vj;
+      j["validated"] = v.failure.empty() && v.bit_exact &&
+                       v.latency_cycles == std::optional<int64_t>(p.placed.latency);
+    }
     j["config"] = i < r.configs.size() ? r.configs[i] : "";
     j["estimate"] = objectives(p.estimate);
     json plans = json::object();

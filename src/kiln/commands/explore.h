@@ -20,12 +20,28 @@ struct ExploreCommandOptions : CompileOptions {
   dse::ExploreOptions explore;
   std::string executor = "local";  // "local"; "slurm" is refused so far
   int jobs = 1;
+  // --validate K: the K fastest frontier points built (DIR/validated/pN),
+  // simulated bit-exact with `simulator` and, unless `no_synth`, counted by
+  // Yosys per module (`jobs` runs at once).
+  int validate = 0;
+  std::string simulator = "kiln";
+  bool no_synth = false;
+};
+
+// What validating a frontier point measured.
+struct PointValidation {
+  std::string dir;  // in DIR
+  bool bit_exact = false;
+  std::optional<int64_t> latency_cycles, interval_cycles;  // simulated
+  std::optional<fpga::Resources> yosys;                    // LUT, FF, DSP, BRAM18
+  std::string failure;                                     // why it could not be validated
 };
 
 struct ExploreCommandResult {
   std::string model;
   dse::ExploreResult result;
   std::vector<std::string> configs;  // per frontier point, its file in DIR
+  std::vector<std::optional<PointValidation>> validated;  // per frontier point
   std::size_t chosen = 0;            // the frontier point the objective picks
   std::filesystem::path dir;
   double seconds = 0;

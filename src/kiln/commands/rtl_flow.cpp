@@ -47,6 +47,39 @@ std::string percent(const std::optional<double>& v) {
 
 // ---- kiln rtl -------------------------------------------------------------------
 
+RtlCommandResult build_rtl(flow::ConfiguredModel built, bool over_capacity) {
+  RtlCommandResult r;
+  r.model = std::move(built.model);
+  // The part must name a family Yosys knows before the long build starts.
+  fpga::device_of_part(r.model.part);
+  r.options = rtl::rtl_options(r.model);
+  r.options.fit_part = !over_capacity;
+  r.design = rtl::build_design(r.model, r.options);
+  r.capacity = rtl::testbench_capacity(r.design);
+  r.report = rtl::design_report(r.design, r.model, r.options, r.capacity);
+  return r;
+}
+
+void write_rtl_files(const fs::path& dir, const RtlCommandResult& r, const json& source) {
+  std::vector<fs::path> verilog;
+  for (const auto& [name, text] : r.design.files) {
+    KILN_ASSERT(!name.empty() && name.find('/') == std::string::npos && name[0] != '.' &&
+                    !reserved_name(name),
+                "build_design returned the file name '" + name + "'");
+    verilog.emplace_back(name);
+  }
+  const fpga::Family family = fpga::device_of_part(r.model.part).family;
+  for (const auto& [name, text] : r.design.files) write_file_atomically(dir / name, text);
+  write_file_atomically(dir / rtl::kTestbenchFile, rtl::testbench_verilog(r.design, r.capacity));
+  // Relative paths: the directory can move, and `yosys -s synth.ys` runs in it.
+  write_file_atomically(dir / rtl::kSynthScriptFile,
+                        tools::synth_script(verilog, r.design.top, family));
+  hls::save_model_json(dir / hls::kModelJsonFile, r.model, source);
+  write_file_atomically(dir / rtl::kReportFile, r.report.dump(2) + "\n");
+  write_file_atomically(dir / rtl::kPlansFile, r.design.plans);
+  write_file_atomically(dir / rtl::kNetlistFile, netlist::print(r.design.netlist));
+}
+
 RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   if (options.output_dir.empty())
@@ -57,42 +90,16 @@ RtlCommandResult rtl_model(const fs::path& onnx, const CompileOptions& options) 
     throw_error(ErrorKind::Io, options.output_dir.string(), "output directory exists",
                 "pass --force to replace it, or choose another -o directory");
   flow::ConfiguredModel built = flow::configure_model(onnx, options);
-  RtlCommandResult r;
-  r.model = std::move(built.model);
-  // The part must name a family Yosys knows before the long build starts.
-  const fpga::Family family = fpga::device_of_part(r.model.part).family;
-  r.options = rtl::rtl_options(r.model);
-  r.options.fit_part = !options.over_capacity;
-  r.design = rtl::build_design(r.model, r.options);
-  const int capacity = rtl::testbench_capacity(r.design);
-  r.report = rtl::design_report(r.design, r.model, r.options, capacity);
-
-  std::vector<fs::path> verilog;
-  for (const auto& [name, text] : r.design.files) {
-    KILN_ASSERT(!name.empty() && name.find('/') == std::string::npos && name[0] != '.' &&
-                    !reserved_name(name),
-                "build_design returned the file name '" + name + "'");
-    verilog.emplace_back(name);
-  }
   onnx_import::ImportOptions effective = options.import;
   if (built.prepared.batch_one) effective.batch = 1;
+  RtlCommandResult r = build_rtl(std::move(built), options.over_capacity);
   const json source = {{"command", "kiln rtl"},
                        {"onnx", fs::absolute(onnx, ec).string()},
                        {"import", import_to_json(effective)},
                        {"config", config_paths(options.configs)},
                        {"set", options.sets}};
-
   AtomicDir out(options.output_dir, options.overwrite);
-  const fs::path& dir = out.staging();
-  for (const auto& [name, text] : r.design.files) write_file_atomically(dir / name, text);
-  write_file_atomically(dir / rtl::kTestbenchFile, rtl::testbench_verilog(r.design, capacity));
-  // Relative paths: the directory can move, and `yosys -s synth.ys` runs in it.
-  write_file_atomically(dir / rtl::kSynthScriptFile,
-                        tools::synth_script(verilog, r.design.top, family));
-  hls::save_model_json(dir / hls::kModelJsonFile, r.model, source);
-  write_file_atomically(dir / rtl::kReportFile, r.report.dump(2) + "\n");
-  write_file_atomically(dir / rtl::kPlansFile, r.design.plans);
-  write_file_atomically(dir / rtl::kNetlistFile, netlist::print(r.design.netlist));
+  write_rtl_files(out.staging(), r, source);
   out.commit();
   r.dir = options.output_dir;
   r.seconds = seconds_since(t0);

@@ -31,11 +31,18 @@ struct RtlCommandResult {
   nlohmann::json report;  // report.json
   std::filesystem::path dir;
   double seconds = 0;
+  int capacity = 0;  // the testbench's samples
 };
 
 // Everything is built before anything is written; DIR appears whole or not
 // at all.
 RtlCommandResult rtl_model(const std::filesystem::path& onnx, const CompileOptions& options);
+// The design of a configured model (rtl_model's build, for kiln explore's
+// validation too), and its files written into `dir` (a directory being
+// staged); `source` is kiln_model.json's record of how it was made.
+RtlCommandResult build_rtl(flow::ConfiguredModel built, bool over_capacity);
+void write_rtl_files(const std::filesystem::path& dir, const RtlCommandResult& result,
+                     const nlohmann::json& source);
 std::string format_rtl_summary(const RtlCommandResult& result);
 nlohmann::json rtl_to_json(const RtlCommandResult& result);
 

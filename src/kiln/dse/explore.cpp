@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include "kiln/dse/deepflexihls.h"
 #include "kiln/fpga/devices.h"
@@ -24,6 +29,7 @@ namespace {
 
 // The most cycles of a layer plan priced when no --max-latency says.
 constexpr int64_t kSlowest = int64_t{1} << 22;
+constexpr double kComposeSlack = 2;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -182,8 +188,12 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   if (options.max_ops > 0) uo.max_ops = options.max_ops;
   std::set<std::string> forms;
   for (const auto& [layer, lb] : options.line_buffer) forms.insert(layer);
-  rtl::Pricer pricer(program, model, uo, device, options.configured_buffers, forms,
-                     options.constants_on_dsps, options.least_depth);
+  const auto make_pricer = [&] {
+    return std::make_unique<rtl::Pricer>(program, model, uo, device, options.configured_buffers,
+                                         forms, options.constants_on_dsps, options.least_depth);
+  };
+  const std::unique_ptr<rtl::Pricer> main_pricer = make_pricer();
+  rtl::Pricer& pricer = *main_pricer;
 
   fpga::Resources limit = device.capacity;
   if (eo.max_lut) limit.lut = *eo.max_lut;
@@ -214,10 +224,10 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   const int64_t model_ops = std::accumulate(ops.begin(), ops.end(), int64_t{0});
   const int64_t fastest =
       eo.fastest_cycles > 0 ? eo.fastest_cycles : std::max<int64_t>(32, model_ops / 4096);
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+  // One layer's plans priced alone, cut to the layer's own frontier.
+  const auto price_layer = [&](rtl::Pricer& pricer, int kk, int64_t& tried_out) {
+    const std::size_t k = static_cast<std::size_t>(kk);
     const loop::Kernel& kernel = program.kernels[k];
-    const int kk = static_cast<int>(k);
-    result.layers.push_back(kernel.name);
     rtl::StageOptions alone = so;
     alone.multiplier_limit = rtl::multiplier_limit_of(options, kernel);
     std::vector<rtl::PlanChoice> plans;
@@ -251,6 +261,13 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                     "no plan kiln can build" + (refused.empty() ? "" : ": " + refused),
                     "set its Loop directives (kiln rtl --list-loops)");
     }
+    // Priced alone, every plan holds the layer's input and output in
+    // registers, which the design's channels mostly hold instead: the
+    // composition weighs each plan's flip-flops over the fewest its layer's
+    // plans have (rtl::over_common_flip_flops, as LatencyCycles does);
+    // placing gives the real count.
+    tried_out = plans.empty() ? 0 : plans.front().tried;
+    plans = std::move(rtl::over_common_flip_flops({std::move(plans)}, device).front());
     std::vector<Objectives> objs;
     for (const rtl::PlanChoice& c : plans)
       objs.push_back(Objectives::of(c.latency, c.interval, c.resources));
@@ -272,17 +289,70 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
           {c.plan, rtl::describe(kernel, c.plan), c.interval, c.latency, c.resources});
       kept.push_back(c.plan);
     }
-    result.plans_priced += plans.empty() ? 0 : std::max<int64_t>(1, plans.front().tried);
     pricer.forget(kk, kept);
-    say(fmt::format("layer {} of {} ({}): {} plans priced, {} on its frontier", k + 1,
-                    program.kernels.size(), kernel.name, plans.empty() ? 0 : plans.front().tried,
-                    candidates.size()));
-    result.candidates.push_back(std::move(candidates));
+    return candidates;
+  };
+
+  // Each layer's plans priced on `jobs` threads, each with a pricer of its
+  // own (rtl::Pricer is not thread-safe; GLPK, the SDC scheduler's solver,
+  // is not either, so that scheduler prices on one), the largest layers
+  // first.
+  const std::size_t n = program.kernels.size();
+  for (const loop::Kernel& k : program.kernels) result.layers.push_back(k.name);
+  result.candidates.resize(n);
+  std::vector<int64_t> tried(n, 0);
+  const int jobs =
+      options.scheduler == rtl::Scheduler::Sdc ? 1 : std::max(1, std::min<int>(eo.jobs, n));
+  std::vector<std::size_t> order_by_ops(n);
+  std::iota(order_by_ops.begin(), order_by_ops.end(), 0);
+  std::stable_sort(order_by_ops.begin(), order_by_ops.end(),
+                   [&](std::size_t a, std::size_t b) { return ops[a] > ops[b]; });
+  std::atomic<std::size_t> next{0};
+  std::mutex said;
+  int done = 0;
+  std::vector<std::exception_ptr> failed(n);
+  const auto work = [&](rtl::Pricer& own) {
+    for (std::size_t at; (at = next++) < n;) {
+      const std::size_t k = order_by_ops[at];
+      try {
+        result.candidates[k] = price_layer(own, static_cast<int>(k), tried[k]);
+      } catch (...) {
+        failed[k] = std::current_exception();
+        continue;
+      }
+      std::lock_guard<std::mutex> lock(said);
+      say(fmt::format("layer {} ({}): {} plans priced, {} on its frontier ({} of {} layers)", k + 1,
+                      program.kernels[k].name, tried[k], result.candidates[k].size(), ++done, n));
+    }
+  };
+  if (jobs == 1) {
+    work(pricer);
+  } else {
+    // The first thread prices on the design's pricer, which then holds its
+    // layers' graphs for the placements.
+    std::vector<std::unique_ptr<rtl::Pricer>> own;
+    for (int j = 1; j < jobs; ++j) own.push_back(make_pricer());
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j)
+      threads.emplace_back(
+          [&, j] { work(j == 0 ? pricer : *own[static_cast<std::size_t>(j - 1)]); });
+    for (std::thread& t : threads) t.join();
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (failed[k]) std::rethrow_exception(failed[k]);
+    result.plans_priced += std::max<int64_t>(1, tried[k]);
   }
 
   // Whole designs composed from the layers' frontiers.
+  // Layers priced alone take more LUTs than placed (their inputs in
+  // registers read through multiplexers, where the design's channels hold
+  // them): the composition keeps designs up to kComposeSlack times the
+  // limits, and placing judges them by the real figures.
+  fpga::Resources loose = limit;
+  loose.lut *= kComposeSlack;
+  loose.ff *= kComposeSlack;
   const std::vector<std::vector<int>> picks = compose(result.candidates, eo.goal, device.capacity,
-                                                      limit, max_cycles, &result.points_priced);
+                                                      loose, max_cycles, &result.points_priced);
   if (picks.empty())
     throw_error(ErrorKind::InvalidModel, "kiln explore",
                 fmt::format("no design of {} is within the limits ({} designs priced)", model.name,

@@ -48,6 +48,8 @@ struct ExploreOptions {
   int64_t fastest_cycles = 0;
   // Estimated frontier points placed (spread over the cycles).
   int placements = 40;
+  // Threads pricing layers' plans (each with a pricer of its own).
+  int jobs = 1;
 };
 
 // One plan of a layer, priced alone.
