@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "kiln/support/testing/test_helpers.h"
@@ -120,6 +122,47 @@ TEST(ExploreCli, JobsGiveTheSameFrontier) {
     points.push_back(nlohmann::json::parse(r.out)["points"]);
   }
   EXPECT_EQ(points[0], points[1]);
+}
+
+// --validate 1: the fastest point built from its config, simulated
+// bit-exact with the frontier's latency, and counted by Yosys per module.
+TEST(ExploreCli, ValidateBuildsSimulatesAndCounts) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "x";
+  const ProcessResult r =
+      kiln({"explore", zoo("thxprlsg"), "--validate", "1", "-o", out.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json f = nlohmann::json::parse(r.out);
+  const nlohmann::json& p = f["points"][0];
+  EXPECT_TRUE(p["validated"].get<bool>()) << p.dump(2);
+  const nlohmann::json& v = p["validation"];
+  EXPECT_TRUE(v["bit_exact"].get<bool>());
+  EXPECT_EQ(v["latency_cycles"], p["latency_cycles"]);
+  EXPECT_GT(v["yosys"]["lut"].get<double>(), 0);
+  EXPECT_TRUE(v["estimate_error"].contains("lut"));
+  EXPECT_TRUE(fs::exists(out / v["dir"].get<std::string>() / "report.json"));
+  EXPECT_FALSE(f["points"][1].contains("validation"));
+}
+
+// `kiln report DIR` of an explore directory: its table, its JSON, and an
+// HTML page with the Pareto plot.
+TEST(ExploreCli, ReportShowsTheFrontier) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "x";
+  ASSERT_EQ(kiln({"explore", zoo("thxprlsg"), "-o", out.string()}).exit_code, 0);
+  const ProcessResult text = kiln({"report", out.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("points/p0.yaml  (chosen)"), std::string::npos) << text.out;
+  const ProcessResult j = kiln({"report", out.string(), "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["format"], "kiln-explore");
+  const fs::path page = tmp.path() / "x.html";
+  const ProcessResult h = kiln({"report", out.string(), "--html", page.string()});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<h1>kiln explore: thxprlsg</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
 }
 
 TEST(ExploreCli, LimitsBoundEveryPoint) {

@@ -593,6 +593,13 @@ int main(int argc, char** argv) {
     }
     if (*report) {
       if (!report_html.empty()) commands::write_report_html(report_dir, report_html, report_force);
+      if (commands::is_explore_dir(report_dir)) {
+        if (report_json)
+          std::cout << commands::explore_dir_json(report_dir).dump(2) << "\n";
+        else
+          std::cout << commands::explore_dir_text(report_dir);
+        return kExitOk;
+      }
       print(commands::report_project(report_dir), report_json, commands::report_to_json,
             commands::format_report);
       return kExitOk;

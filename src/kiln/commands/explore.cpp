@@ -4,7 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "kiln/commands/rtl_flow.h"
 #include "kiln/flow/configure.h"
@@ -119,6 +121,28 @@ PointValidation validate_point(const fs::path& onnx, const flow::ConfigureOption
 }
 
 }  // namespace
+
+bool is_explore_dir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "frontier.json", ec);
+}
+
+nlohmann::json explore_dir_json(const fs::path& dir) {
+  std::ifstream in(dir / "frontier.json");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "kiln-explore")
+    throw_error(ErrorKind::InvalidModel, (dir / "frontier.json").string(),
+                "is not a frontier kiln explore wrote", "run kiln explore again");
+  return j;
+}
+
+std::string explore_dir_text(const fs::path& dir) {
+  explore_dir_json(dir);  // checked
+  std::ifstream in(dir / "frontier.txt");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 dse::Goal parse_goal(const std::string& name) {
   if (name == "latency") return dse::Goal::Latency;
@@ -361,6 +385,10 @@ json explore_to_json(const ExploreCommandResult& r) {
       {"dir", r.dir.string()},
       {"note",
        "cycles from kiln's exact schedules; resources are the operator library's estimate"}};
+  out["capacity"] = {{"lut", x.capacity.lut},
+                     {"ff", x.capacity.ff},
+                     {"dsp", x.capacity.dsp},
+                     {"bram18", x.capacity.bram18}};
   if (x.deepflexihls) {
     const dse::DeepFlexiStats& d = *x.deepflexihls;
     out["deepflexihls"] = {{"neighbours", d.neighbours},

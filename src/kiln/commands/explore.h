@@ -59,6 +59,12 @@ ExploreCommandResult explore_model(const std::filesystem::path& onnx,
 std::string format_explore_table(const ExploreCommandResult& result);
 nlohmann::json explore_to_json(const ExploreCommandResult& result);
 
+// A directory `kiln explore` wrote (it has frontier.json), for `kiln report`:
+// its frontier.json, and its table (frontier.txt).
+bool is_explore_dir(const std::filesystem::path& dir);
+nlohmann::json explore_dir_json(const std::filesystem::path& dir);
+std::string explore_dir_text(const std::filesystem::path& dir);
+
 // A point's config: the -c files merged in order, the --set overrides and
 // --part applied, interval and latency targets removed (every layer's plan
 // is fixed), then the point's plans.yaml merged over it. `kiln rtl -c` of it

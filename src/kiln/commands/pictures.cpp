@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "kiln/commands/explore.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/support/error.h"
@@ -134,6 +135,10 @@ nlohmann::json report_data(const fs::path& project) {
 
 void write_report_html(const fs::path& project, const fs::path& file, bool overwrite) {
   check_html_file(file, overwrite);
+  if (is_explore_dir(project)) {
+    draw("explore", explore_dir_json(project), file);
+    return;
+  }
   draw("report", report_data(project), file);
 }
 

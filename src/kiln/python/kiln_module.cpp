@@ -22,6 +22,7 @@
 #include <optional>
 #include <random>
 
+#include "kiln/commands/explore.h"
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/info.h"
 #include "kiln/commands/rtl_flow.h"
@@ -381,6 +382,35 @@ std::shared_ptr<Design> rtl(const std::shared_ptr<Model>& m, const py::object& c
   return std::make_shared<Design>(Design{out_dir, m, commands::rtl_to_json(r)});
 }
 
+// kiln explore: the frontier as a list of records (frontier.json's points),
+// the whole frontier.json under "frontier" of the returned dict.
+py::dict explore(const std::shared_ptr<Model>& m, const std::string& part, const py::object& config,
+                 const fs::path& out_dir, const std::vector<std::string>& sets,
+                 const std::string& objective, const std::string& strategy,
+                 const std::optional<int64_t>& max_latency, const std::optional<std::string>& max,
+                 int jobs, int validate, bool force) {
+  commands::ExploreCommandOptions o;
+  static_cast<commands::CompileOptions&>(o) = compile_options(*m, config, out_dir, sets, force);
+  o.part = part;
+  o.explore.goal = commands::parse_goal(objective);
+  o.explore.strategy = commands::parse_strategy(strategy);
+  if (max_latency) o.explore.max_cycles = *max_latency;
+  if (max) commands::parse_max(*max, o.explore);
+  o.jobs = jobs;
+  o.validate = validate;
+  commands::ExploreCommandResult r;
+  {
+    py::gil_scoped_release release;
+    r = commands::explore_model(m->path, o);
+  }
+  const nlohmann::json j = commands::explore_to_json(r);
+  py::dict result;
+  result["points"] = to_python(j["points"]);
+  result["frontier"] = to_python(j);
+  result["dir"] = out_dir;
+  return result;
+}
+
 py::dict rtlsim(const Design& d, const py::object& inputs, int samples, uint64_t seed,
                 const std::string& simulator, double timeout) {
   const hls::Model model = rtl::load_design_dir(d.dir).model;  // its ports, read once
@@ -520,12 +550,26 @@ PYBIND11_MODULE(kiln, m) {
            py::arg("memory_limit_gb") = py::none(),
            "Yosys's resource counts next to kiln's estimate: one run of the whole design, or "
            "with `jobs` each module on its own, that many at once (kiln synth --jobs).");
+  m.def("explore", &kp::explore, py::arg("model"), py::arg("part"), py::arg("config") = py::none(),
+        py::arg("out_dir"), py::arg("sets") = std::vector<std::string>{},
+        py::arg("objective") = "latency", py::arg("strategy") = "kiln",
+        py::arg("max_latency") = py::none(), py::arg("max") = py::none(), py::arg("jobs") = 1,
+        py::arg("validate") = 0, py::arg("force") = false,
+        "kiln explore: the frontier of designs for the part; returns {'points': [...], "
+        "'frontier': frontier.json, 'dir': out_dir}; each point's 'config' (in out_dir) "
+        "builds it with kiln.rtl.");
   m.def("rtl", &kp::rtl, py::arg("model"), py::arg("config") = py::none(), py::arg("out_dir"),
         py::arg("sets") = std::vector<std::string>{}, py::arg("force") = false,
         "kiln rtl: writes kiln's own Verilog to out_dir and returns the design.");
 
   // Pictures: drawn by kiln_plot (matplotlib), imported when first asked for.
   py::exec(R"(
+def plot_frontier(frontier, file=None):
+    """kiln explore's frontier (the dict kiln.explore returns, or its 'frontier'):
+    latency against LUTs and DSPs."""
+    import kiln_plot
+    return kiln_plot.plot_frontier(frontier.get("frontier", frontier), file)
+
 def plot_profile(profile, file=None):
     """The precision plot: per layer, its values against its types' range and resolution."""
     import kiln_plot

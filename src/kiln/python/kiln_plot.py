@@ -231,17 +231,95 @@ document.body.dataset.rendered = String(drawn);
 """
 
 
+def plot_frontier(frontier, file=None):
+    """kiln explore's frontier: each point's latency (log scale) against its
+    LUTs and DSPs as shares of the part, the chosen point ringed and the
+    validated ones marked."""
+    pts = frontier["points"]
+    cap = frontier.get("capacity") or {}
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, key, label in ((axes[0], "lut", "LUT"), (axes[1], "dsp", "DSP")):
+        x = [p["latency_cycles"] for p in pts]
+        scale = 100.0 / cap[key] if cap.get(key) else 1.0
+        y = [p[key] * scale for p in pts]
+        ax.step(x, y, where="post", color="#bbbbbb", zorder=1)
+        ax.scatter(x, y, s=22, color="#1f77b4", zorder=2, label="frontier point")
+        c = frontier.get("chosen", 0)
+        if 0 <= c < len(pts):
+            ax.scatter([x[c]], [y[c]], s=160, facecolors="none", edgecolors="#d62728",
+                       linewidths=2, zorder=3, label="chosen")
+        val = [i for i, p in enumerate(pts) if p.get("validated")]
+        if val:
+            ax.scatter([x[i] for i in val], [y[i] for i in val], s=70, marker="s",
+                       facecolors="none", edgecolors="#2ca02c", linewidths=1.5, zorder=4,
+                       label="built, simulated bit-exact")
+        ax.set_xscale("log")
+        ax.set_xlabel("latency (cycles, log scale)")
+        ax.set_ylabel(f"{label} (% of {frontier.get('part', 'the part')})" if cap.get(key)
+                      else label)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(loc="upper right", fontsize=8)
+    fig.suptitle(f"{frontier.get('model', '')}: {len(pts)} frontier points of "
+                 f"{frontier.get('points_priced', 0):,} designs priced")
+    fig.tight_layout()
+    return _finish(fig, file)
+
+
+def explore_html(frontier):
+    """The HTML report of a kiln explore directory: the Pareto plot and the
+    frontier's table."""
+    rows = [["#", "latency", "interval", "LUT", "FF", "DSP", "BRAM18", "validated", "config"]]
+    for i, p in enumerate(frontier["points"]):
+        rows.append([i, p["latency_cycles"], p["interval_cycles"], f"{p['lut']:.0f}",
+                     f"{p['ff']:.0f}", f"{p['dsp']:.0f}", f"{p['bram18']:.0f}",
+                     "yes" if p.get("validated") else "", p.get("config", "")])
+    name = html.escape(frontier.get("model", "model"))
+    strategy = html.escape(str(frontier.get("strategy", "kiln")))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>kiln explore: {name}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; max-width: 1100px; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+td, th {{ border: 1px solid #ccc; padding: 2px 8px; text-align: right; }}
+th {{ background: #f0f0f0; }}
+figure {{ margin: 0; }} figure svg {{ max-width: 100%; height: auto; }}
+</style></head>
+<body data-plots="1">
+<h1>kiln explore: {name}</h1>
+<p>Part {html.escape(str(frontier.get("part", "")))}, strategy {strategy}:
+{frontier.get("points_priced", 0):,} designs priced, {frontier.get("points_placed", 0)} placed,
+{len(frontier["points"])} on the frontier in {frontier.get("seconds", 0):.1f} s. Cycles come
+from kiln's exact schedules; resources are the operator library's estimate (no vendor tool
+ran).</p>
+<section><h2>Frontier</h2>
+<figure id="plot0" class="plot">{_svg(plot_frontier(frontier))}</figure></section>
+{_table(rows)}
+<script>
+let drawn = 0;
+for (const f of document.querySelectorAll("figure.plot")) {{
+  const svg = f.querySelector("svg");
+  const box = svg ? svg.getBBox() : null;
+  const ok = box && box.width > 50 && box.height > 50 && svg.querySelectorAll("path").length > 5;
+  f.dataset.rendered = ok ? "yes" : "no";
+  if (ok) drawn++;
+}}
+document.body.dataset.rendered = String(drawn);
+</script>
+</body></html>
+"""
+
+
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("profile", "report"):
-        print("usage: kiln_plot.py profile PROFILE.json FILE | report REPORT.json FILE.html",
-              file=sys.stderr)
+    if len(argv) != 4 or argv[1] not in ("profile", "report", "explore"):
+        print("usage: kiln_plot.py profile PROFILE.json FILE | report REPORT.json FILE.html | "
+              "explore FRONTIER.json FILE.html", file=sys.stderr)
         return 2
     data = json.loads(open(argv[2]).read())
     if argv[1] == "profile":
         plot_profile(data, argv[3], types=data.get("types"))
     else:
         with open(argv[3], "w") as f:
-            f.write(report_html(data))
+            f.write(report_html(data) if argv[1] == "report" else explore_html(data))
     return 0
 
 

@@ -145,3 +145,22 @@ def test_rtl_rtlsim_and_its_errors(tmp_path, zoo):
         d.rtlsim(x, simulator="icarus")  # two inputs need a dict
     with pytest.raises(kiln.InvalidInputError):
         d.rtlsim(simulator="modelsim")
+
+
+def test_explore_returns_the_frontier_and_each_point_builds(tmp_path, zoo):
+    m = kiln.load(zoo / "thxprlsg" / "model.onnx")
+    x = kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "x")
+    pts = x["points"]
+    assert len(pts) >= 3 and x["frontier"]["strategy"] == "kiln"
+    lat = [p["latency_cycles"] for p in pts]
+    assert lat == sorted(lat) and len(set(lat)) == len(lat)
+    # The slowest point's config builds the design it priced.
+    p = pts[-1]
+    d = kiln.rtl(m, config=tmp_path / "x" / p["config"], out_dir=tmp_path / "d")
+    assert d.report["latency_cycles"] == p["latency_cycles"]
+    assert d.report["estimate"]["lut"] == p["lut"]
+    kiln.plot_frontier(x, tmp_path / "frontier.png")
+    assert (tmp_path / "frontier.png").stat().st_size > 1000
+    with pytest.raises(kiln.InvalidInputError) as e:
+        kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "y", objective="speed")
+    assert "is not an objective" in str(e.value)
