@@ -292,9 +292,11 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("-c,--config", explore_config, "YAML config, as for rtl (repeatable)");
   explore_cmd->add_option("--set", explore_sets, "Override one config key (repeatable)");
   std::string explore_strategy = "kiln";
-  explore_cmd->add_option("--strategy", explore_strategy,
-                          "kiln (default: every layer's plans priced, designs composed and "
-                          "placed) or deepflexihls (seed 003's two stages)");
+  explore_cmd->add_option(
+      "--strategy", explore_strategy,
+      "kiln (default: every layer's plans priced, designs composed and "
+      "placed), deepflexihls (seed 003's two stages) or exhaustive (every design of the layers' "
+      "candidates placed, up to 200,000)");
   explore_cmd->add_option("--objective", explore_objective,
                           "latency (default) or interval: the cycles the frontier trades");
   explore_cmd->add_option("--max", explore_max,
@@ -310,7 +312,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   explore_cmd
       ->add_option("--placements", explore_opts.explore.placements,
-                   "Estimated frontier points placed exactly (default 40)")
+                   "Estimated frontier points placed exactly (default 64)")
       ->check(CLI::Range(1, 100000));
   explore_cmd->add_option("--jobs,-j", explore_opts.jobs, "Cores to price on (default 1)")
       ->check(CLI::Range(1, 1024));

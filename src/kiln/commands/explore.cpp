@@ -151,11 +151,21 @@ dse::Goal parse_goal(const std::string& name) {
               "use latency or interval");
 }
 
+std::string strategy_name(dse::Strategy s) {
+  switch (s) {
+    case dse::Strategy::Kiln: return "kiln";
+    case dse::Strategy::DeepFlexiHls: return "deepflexihls";
+    case dse::Strategy::Exhaustive: return "exhaustive";
+  }
+  return "kiln";
+}
+
 dse::Strategy parse_strategy(const std::string& name) {
   if (name == "kiln") return dse::Strategy::Kiln;
   if (name == "deepflexihls") return dse::Strategy::DeepFlexiHls;
+  if (name == "exhaustive") return dse::Strategy::Exhaustive;
   throw_error(ErrorKind::Usage, "--strategy " + name, "is not a strategy",
-              "use kiln or deepflexihls");
+              "use kiln, deepflexihls or exhaustive");
 }
 
 void parse_max(const std::string& text, dse::ExploreOptions& o) {

@@ -49,8 +49,9 @@ struct ExploreCommandResult {
 
 // "latency" | "interval" (Usage error otherwise).
 dse::Goal parse_goal(const std::string& name);
-// "kiln" | "deepflexihls" (Usage error otherwise).
+// "kiln" | "deepflexihls" | "exhaustive" (Usage error otherwise), and back.
 dse::Strategy parse_strategy(const std::string& name);
+std::string strategy_name(dse::Strategy strategy);
 // "lut=90000,dsp=200" into the options' limits (Usage error otherwise).
 void parse_max(const std::string& text, dse::ExploreOptions& options);
 

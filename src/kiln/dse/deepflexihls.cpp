@@ -208,10 +208,17 @@ DeepFlexiResult deepflexihls(rtl::Pricer& pricer, const hls::Model& model,
   int64_t base_latency = 0;
   for (std::size_t k = 0; k < n; ++k) {
     base_runs[k] = run_layer(k, base[k]);
+    if (!base_runs[k].feasible) {
+      // Every loop kept and not pipelined cannot be built for this layer (a
+      // Softmax's nests): it starts fully unrolled, as kiln rtl builds a
+      // layer without a plan.
+      base[k] = rtl::LayerPlan{};
+      base_runs[k] = run_layer(k, base[k]);
+    }
     if (!base_runs[k].feasible)
       throw_error(ErrorKind::Unsupported, "layer '" + program.kernels[k].onnx_name + "'",
-                  "seed 003's strategy starts from every loop kept and not pipelined, which "
-                  "kiln cannot build for this layer",
+                  "seed 003's strategy starts from every loop kept and not pipelined, or "
+                  "fully unrolled, neither of which kiln can build for this layer",
                   "use kiln's strategy (leave --strategy out)");
     base_latency += base_runs[k].latency;
   }

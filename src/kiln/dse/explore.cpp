@@ -30,6 +30,8 @@ namespace {
 // The most cycles of a layer plan priced when no --max-latency says.
 constexpr int64_t kSlowest = int64_t{1} << 22;
 constexpr double kComposeSlack = 2;
+// The most designs --strategy exhaustive places.
+constexpr int64_t kMostExhaustive = 200000;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,11 +50,13 @@ struct Partial {
 };
 
 using CostOf = std::function<double(const fpga::Resources&)>;
+// A partial design's cycles with one more layer's candidate.
+using CyclesOf = std::function<int64_t(int64_t, const LayerCandidate&)>;
 
 // The designs on the frontier of (cycles, cost(resources)) composed layer by
 // layer (explore.h).
 std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCandidate>>& layers,
-                                          Goal goal, const CostOf& cost,
+                                          const CyclesOf& add, const CostOf& cost,
                                           const fpga::Resources& limit, int64_t max_cycles,
                                           int64_t* composed) {
   std::vector<Partial> front{Partial{}};
@@ -63,8 +67,7 @@ std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCan
       for (std::size_t i = 0; i < candidates.size(); ++i) {
         const LayerCandidate& c = candidates[i];
         Partial q;
-        q.cycles =
-            goal == Goal::Latency ? p.cycles + c.latency : std::max<int64_t>(p.cycles, c.interval);
+        q.cycles = add(p.cycles, c);
         q.resources = p.resources;
         q.resources += c.resources;
         if (composed) ++*composed;
@@ -88,8 +91,10 @@ std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCan
 }
 
 // Up to `n` of `points` (sorted by cycles) spread over the cycles on a log
-// scale, the first and last always among them.
-std::vector<std::size_t> spread(const std::vector<Objectives>& points, Goal goal, int n) {
+// scale: the range cut into n - 1 spans, from each the point of fewest LUTs
+// (then of least device share), and the fastest point.
+std::vector<std::size_t> spread(const std::vector<Objectives>& points, Goal goal, int n,
+                                const fpga::Resources& capacity) {
   std::vector<std::size_t> out;
   if (points.empty()) return out;
   if (static_cast<int>(points.size()) <= n) {
@@ -97,16 +102,32 @@ std::vector<std::size_t> spread(const std::vector<Objectives>& points, Goal goal
     std::iota(out.begin(), out.end(), 0);
     return out;
   }
-  const double lo = std::log(std::max<double>(1, static_cast<double>(points.front().cycles(goal))));
-  const double hi = std::log(std::max<double>(1, static_cast<double>(points.back().cycles(goal))));
-  std::set<std::size_t> chosen;
-  for (int i = 0; i < n; ++i) {
-    const double at = std::exp(lo + (hi - lo) * i / std::max(1, n - 1));
-    // The first point at or past `at`.
-    std::size_t j = 0;
-    while (j + 1 < points.size() && static_cast<double>(points[j].cycles(goal)) < at) ++j;
-    chosen.insert(j);
+  const auto log_cycles = [&](std::size_t i) {
+    return std::log(std::max<double>(1, static_cast<double>(points[i].cycles(goal))));
+  };
+  const double lo = log_cycles(0), hi = log_cycles(points.size() - 1);
+  const int spans = std::max(1, n - 1);
+  std::vector<std::optional<std::size_t>> best(static_cast<std::size_t>(spans));
+  const auto cheaper = [&](std::size_t a, std::size_t b) {
+    const auto share = [&](std::size_t i) {
+      fpga::Resources r;
+      r.lut = points[i].lut;
+      r.ff = points[i].ff;
+      r.dsp = points[i].dsp;
+      r.bram18 = points[i].bram18;
+      return fpga::share(r, capacity);
+    };
+    return points[a].lut != points[b].lut ? points[a].lut < points[b].lut : share(a) < share(b);
+  };
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double at = hi > lo ? (log_cycles(i) - lo) / (hi - lo) : 0;
+    auto& b = best[std::min<std::size_t>(static_cast<std::size_t>(spans - 1),
+                                         static_cast<std::size_t>(at * spans))];
+    if (!b || cheaper(i, *b)) b = i;
   }
+  std::set<std::size_t> chosen{0};
+  for (const auto& b : best)
+    if (b) chosen.insert(*b);
   return {chosen.begin(), chosen.end()};
 }
 
@@ -159,10 +180,25 @@ std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandida
       [](const fpga::Resources& r) { return r.bram18; },
       [&](const fpga::Resources& r) { return fpga::share(r, capacity); },
   };
+  // Latency: the layers' latencies summed (layers in turn: the design's
+  // latency is at most that), and their fills summed (each layer's latency
+  // less its interval: layers that stream into each other overlap all but
+  // that), the frontiers of both united; placing then tells.
+  std::vector<CyclesOf> models;
+  if (goal == Goal::Latency) {
+    models.push_back([](int64_t p, const LayerCandidate& c) { return p + c.latency; });
+    models.push_back([](int64_t p, const LayerCandidate& c) {
+      return p + std::max<int64_t>(1, int64_t{c.latency} - c.interval + 1);
+    });
+  } else {
+    models.push_back(
+        [](int64_t p, const LayerCandidate& c) { return std::max<int64_t>(p, c.interval); });
+  }
   std::set<std::vector<int>> all;
-  for (const CostOf& cost : costs)
-    for (std::vector<int>& pick : compose_for(layers, goal, cost, limit, max_cycles, composed))
-      all.insert(std::move(pick));
+  for (const CyclesOf& add : models)
+    for (const CostOf& cost : costs)
+      for (std::vector<int>& pick : compose_for(layers, add, cost, limit, max_cycles, composed))
+        all.insert(std::move(pick));
   return {all.begin(), all.end()};
 }
 
@@ -343,6 +379,62 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
     result.plans_priced += std::max<int64_t>(1, tried[k]);
   }
 
+  // One design of candidates placed as build_design places it; nullopt
+  // (said) when it cannot be.
+  const auto place_pick = [&](const std::vector<int>& pick) -> std::optional<ExplorePoint> {
+    ExplorePoint p;
+    for (std::size_t k = 0; k < pick.size(); ++k)
+      p.plans.push_back(result.candidates[k][static_cast<std::size_t>(pick[k])].plan);
+    p.estimate = estimate_of(result.candidates, pick);
+    try {
+      const rtl::PlacedDesign d = rtl::place_design(pricer, options, so, p.plans);
+      ++result.points_placed;
+      p.plans.clear();
+      for (std::size_t k = 0; k < d.plans.size(); ++k) {
+        p.plans.push_back(d.plans[k].plan);
+        p.texts.push_back(rtl::describe(program.kernels[k], d.plans[k].plan));
+      }
+      p.placed = Objectives::of(d.latency, d.interval, d.resources);
+      const bool streamed = !rtl::streamed_inputs(program, options).empty();
+      p.plans_yaml = rtl::design_plans_yaml(
+          pricer, model, d.plans, streamed,
+          fmt::format("kiln explore's point for {}: {} cycles of latency, an interval of {}",
+                      model.name, d.latency, d.interval));
+    } catch (const Error& e) {
+      say(fmt::format("a design could not be placed: {}", e.what()));
+      return std::nullopt;
+    }
+    return p;
+  };
+  std::vector<ExplorePoint> placed;
+
+  if (eo.strategy == Strategy::Exhaustive) {
+    // Every design of the layers' candidates placed: the true frontier of
+    // the space, to measure the strategies' against (ADRS).
+    int64_t designs = 1;
+    for (const std::vector<LayerCandidate>& c : result.candidates) {
+      designs *= static_cast<int64_t>(c.size());
+      if (designs > kMostExhaustive)
+        throw_error(ErrorKind::Unsupported, "--strategy exhaustive",
+                    fmt::format("the space of {} has over {} designs", model.name, kMostExhaustive),
+                    "use kiln's strategy (leave --strategy out), or --max-latency to shrink it");
+    }
+    std::vector<int> pick(result.candidates.size(), 0);
+    for (int64_t d = 0; d < designs; ++d) {
+      ++result.points_priced;
+      if (std::optional<ExplorePoint> p = place_pick(pick)) placed.push_back(std::move(*p));
+      if ((d + 1) % 1000 == 0)
+        say(fmt::format("placed {} of {} designs ({:.1f} s)", d + 1, designs, seconds_since(t0)));
+      for (std::size_t k = 0; k < pick.size(); ++k) {  // the next, mixed radix
+        if (++pick[k] < static_cast<int>(result.candidates[k].size())) break;
+        pick[k] = 0;
+      }
+    }
+    keep_frontier(result, std::move(placed), eo.goal, limit, max_cycles);
+    result.seconds = seconds_since(t0);
+    return result;
+  }
+
   // Whole designs composed from the layers' frontiers.
   // Layers priced alone take more LUTs than placed (their inputs in
   // registers read through multiplexers, where the design's channels hold
@@ -372,33 +464,11 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                   result.points_priced, picks.size(), seconds_since(t0)));
 
   // The chosen ones placed as build_design places them.
-  std::vector<ExplorePoint> placed;
-  const std::vector<std::size_t> to_place = spread(sorted, eo.goal, eo.placements);
+  const std::vector<std::size_t> to_place = spread(sorted, eo.goal, eo.placements, device.capacity);
   for (std::size_t n = 0; n < to_place.size(); ++n) {
-    const std::size_t i = order[to_place[n]];
-    ExplorePoint p;
-    for (std::size_t k = 0; k < picks[i].size(); ++k)
-      p.plans.push_back(result.candidates[k][static_cast<std::size_t>(picks[i][k])].plan);
-    p.estimate = estimates[i];
-    try {
-      const rtl::PlacedDesign d = rtl::place_design(pricer, options, so, p.plans);
-      ++result.points_placed;
-      std::vector<rtl::LayerChoice> choices = d.plans;
-      p.plans.clear();
-      for (std::size_t k = 0; k < choices.size(); ++k) {
-        p.plans.push_back(choices[k].plan);
-        p.texts.push_back(rtl::describe(program.kernels[k], choices[k].plan));
-      }
-      p.placed = Objectives::of(d.latency, d.interval, d.resources);
-      const bool streamed = !rtl::streamed_inputs(program, options).empty();
-      p.plans_yaml = rtl::design_plans_yaml(
-          pricer, model, choices, streamed,
-          fmt::format("kiln explore's point for {}: {} cycles of latency, an interval of {}",
-                      model.name, d.latency, d.interval));
-    } catch (const Error& e) {
-      say(fmt::format("a composed design could not be placed: {}", e.what()));
-      continue;
-    }
+    std::optional<ExplorePoint> placed_point = place_pick(picks[order[to_place[n]]]);
+    if (!placed_point) continue;
+    ExplorePoint& p = *placed_point;
     say(fmt::format("placed {} of {}: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} DSP, {:.0f} BRAM18",
                     n + 1, to_place.size(), p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
                     p.placed.dsp, p.placed.bram18));

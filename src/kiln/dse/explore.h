@@ -32,8 +32,10 @@
 
 namespace kiln::dse {
 
-// kiln's own (above), or seed 003's (deepflexihls.h).
-enum class Strategy : uint8_t { Kiln, DeepFlexiHls };
+// kiln's own (above), seed 003's (deepflexihls.h), or every design of the
+// layers' candidates placed (the true frontier of the space, when it holds
+// at most 200,000 designs: what the others are measured against).
+enum class Strategy : uint8_t { Kiln, DeepFlexiHls, Exhaustive };
 
 struct ExploreOptions {
   Goal goal = Goal::Latency;
@@ -47,7 +49,7 @@ struct ExploreOptions {
   // (rtl::Prune::OverParallel). 0: the model's operations / 4096, at least 32.
   int64_t fastest_cycles = 0;
   // Estimated frontier points placed (spread over the cycles).
-  int placements = 40;
+  int placements = 64;
   // Threads pricing layers' plans (each with a pricer of its own).
   int jobs = 1;
 };
@@ -105,7 +107,10 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
 // The composition step alone (exposed for its tests): the designs of one
 // candidate per layer on the frontier of (cycles, cost) for each cost of
 // lut, ff, dsp, bram18 and the share of `capacity`, within `limit`; each
-// design a candidate index per layer. `composed` counts the designs priced.
+// design a candidate index per layer. Cycles are, for latency, the layers'
+// latencies summed and, separately, their fills (latency - interval + 1)
+// summed, the frontiers of both united; for interval, the slowest layer's.
+// `composed` counts the designs priced.
 std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandidate>>& layers,
                                       Goal goal, const fpga::Resources& capacity,
                                       const fpga::Resources& limit, int64_t max_cycles,
