@@ -29,7 +29,7 @@ namespace {
 
 // The most cycles of a layer plan priced when no --max-latency says.
 constexpr int64_t kSlowest = int64_t{1} << 22;
-constexpr double kComposeSlack = 2;
+constexpr double kComposeSlack = 1.5;
 // The most designs --strategy exhaustive places.
 constexpr int64_t kMostExhaustive = 200000;
 
@@ -435,21 +435,77 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
     return result;
   }
 
-  // Whole designs composed from the layers' frontiers.
-  // Layers priced alone take more LUTs than placed (their inputs in
-  // registers read through multiplexers, where the design's channels hold
-  // them): the composition keeps designs up to kComposeSlack times the
-  // limits, and placing judges them by the real figures.
+  // Whole designs composed from the layers' frontiers. Layers priced alone
+  // take more LUTs and flip-flops than placed (their inputs in registers
+  // read through multiplexers, where the design's channels hold them:
+  // ResNet-8's layers alone add up to about nine times the design's LUTs).
+  // So the composition first runs without those two limits; the composed
+  // design of least device share is placed to measure by how much (a ratio
+  // between 1/50 and 1), and the designs composed are then held to the
+  // limits over that ratio, with kComposeSlack to spare. Placing judges them
+  // by the real figures.
   fpga::Resources loose = limit;
-  loose.lut *= kComposeSlack;
-  loose.ff *= kComposeSlack;
-  const std::vector<std::vector<int>> picks = compose(result.candidates, eo.goal, device.capacity,
-                                                      loose, max_cycles, &result.points_priced);
-  if (picks.empty())
+  loose.lut = loose.ff = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<int>> picks = compose(result.candidates, eo.goal, device.capacity, loose,
+                                                max_cycles, &result.points_priced);
+  if (!picks.empty()) {
+    const auto share_of = [&](const std::vector<int>& pick) {
+      const Objectives o = estimate_of(result.candidates, pick);
+      fpga::Resources r;
+      r.lut = o.lut;
+      r.ff = o.ff;
+      r.dsp = o.dsp;
+      r.bram18 = o.bram18;
+      return fpga::share(r, device.capacity);
+    };
+    const std::vector<int> least =
+        *std::min_element(picks.begin(), picks.end(),
+                          [&](const auto& a, const auto& b) { return share_of(a) < share_of(b); });
+    double lut_ratio = 1, ff_ratio = 1;
+    if (std::optional<ExplorePoint> p = place_pick(least)) {
+      const auto ratio = [](double placed_value, double estimate) {
+        return estimate > 0 ? std::clamp(placed_value / estimate, 0.02, 1.0) : 1.0;
+      };
+      lut_ratio = ratio(p->placed.lut, p->estimate.lut);
+      ff_ratio = ratio(p->placed.ff, p->estimate.ff);
+      placed.push_back(std::move(*p));
+    }
+    loose.lut = limit.lut / lut_ratio * kComposeSlack;
+    loose.ff = limit.ff / ff_ratio * kComposeSlack;
+    std::erase_if(picks, [&](const std::vector<int>& pick) {
+      const Objectives o = estimate_of(result.candidates, pick);
+      return o.lut > loose.lut || o.ff > loose.ff;
+    });
+    say(
+        fmt::format("layers priced alone take {:.1f}x the LUTs and {:.1f}x the flip-flops of "
+                    "the design of least share placed: composed designs up to {:.0f} LUT and "
+                    "{:.0f} FF kept",
+                    1 / lut_ratio, 1 / ff_ratio, loose.lut, loose.ff));
+  }
+  if (picks.empty()) {
+    // What rules every design out: per resource, the fewest any design takes
+    // (each layer's least, summed) against the limit the composition held.
+    std::string over;
+    for (const fpga::ResourceField& f : fpga::kResourceFields) {
+      if (f.member != &fpga::Resources::lut && f.member != &fpga::Resources::ff &&
+          f.member != &fpga::Resources::dsp && f.member != &fpga::Resources::bram18)
+        continue;
+      double least = 0;
+      for (const std::vector<LayerCandidate>& c : result.candidates) {
+        double m = std::numeric_limits<double>::infinity();
+        for (const LayerCandidate& x : c) m = std::min(m, x.resources.*f.member);
+        least += m;
+      }
+      if (least > loose.*f.member)
+        over += fmt::format("{}{} {:.0f} (at most {:.0f})", over.empty() ? "" : ", ", f.label,
+                            least, loose.*f.member);
+    }
     throw_error(ErrorKind::InvalidModel, "kiln explore",
-                fmt::format("no design of {} is within the limits ({} designs priced)", model.name,
-                            result.points_priced),
+                fmt::format("no design of {} is within the limits ({} designs priced{})",
+                            model.name, result.points_priced,
+                            over.empty() ? "" : "; the layers priced alone take at least " + over),
                 "raise --max or --max-latency, or choose a larger --part");
+  }
   std::vector<Objectives> estimates;
   for (const std::vector<int>& pick : picks)
     estimates.push_back(estimate_of(result.candidates, pick));
