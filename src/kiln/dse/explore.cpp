@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <map>
@@ -21,6 +22,7 @@
 #include "kiln/rtl/options.h"
 #include "kiln/rtl/price.h"
 #include "kiln/rtl/search.h"
+#include "kiln/rtl/timing.h"
 #include "kiln/support/error.h"
 
 namespace kiln::dse {
@@ -58,7 +60,7 @@ using CyclesOf = std::function<int64_t(int64_t, const LayerCandidate&)>;
 std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCandidate>>& layers,
                                           const CyclesOf& add, const CostOf& cost,
                                           const fpga::Resources& limit, int64_t max_cycles,
-                                          int64_t* composed) {
+                                          int64_t* composed, bool streamed) {
   std::vector<Partial> front{Partial{}};
   for (const std::vector<LayerCandidate>& candidates : layers) {
     std::vector<Partial> next;
@@ -69,7 +71,7 @@ std::vector<std::vector<int>> compose_for(const std::vector<std::vector<LayerCan
         Partial q;
         q.cycles = add(p.cycles, c);
         q.resources = p.resources;
-        q.resources += c.resources;
+        q.resources += streamed ? c.streamed : c.resources;
         if (composed) ++*composed;
         // Cycles and resources only grow with more layers.
         if (q.cycles > max_cycles || !within(q.resources, limit)) continue;
@@ -157,14 +159,14 @@ void keep_frontier(ExploreResult& result, std::vector<ExplorePoint> placed, Goal
 }  // namespace
 
 Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
-                       const std::vector<int>& pick) {
+                       const std::vector<int>& pick, bool streamed) {
   Objectives o;
   fpga::Resources r;
   for (std::size_t k = 0; k < layers.size(); ++k) {
     const LayerCandidate& c = layers[k][static_cast<std::size_t>(pick[k])];
     o.latency += c.latency;
     o.interval = std::max<int64_t>(o.interval, c.interval);
-    r += c.resources;
+    r += streamed ? c.streamed : c.resources;
   }
   return Objectives::of(o.latency, o.interval, r);
 }
@@ -172,7 +174,7 @@ Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
 std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandidate>>& layers,
                                       Goal goal, const fpga::Resources& capacity,
                                       const fpga::Resources& limit, int64_t max_cycles,
-                                      int64_t* composed) {
+                                      int64_t* composed, bool streamed) {
   const std::vector<CostOf> costs = {
       [](const fpga::Resources& r) { return r.lut; },
       [](const fpga::Resources& r) { return r.ff; },
@@ -197,7 +199,8 @@ std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandida
   std::set<std::vector<int>> all;
   for (const CyclesOf& add : models)
     for (const CostOf& cost : costs)
-      for (std::vector<int>& pick : compose_for(layers, add, cost, limit, max_cycles, composed))
+      for (std::vector<int>& pick :
+           compose_for(layers, add, cost, limit, max_cycles, composed, streamed))
         all.insert(std::move(pick));
   return {all.begin(), all.end()};
 }
@@ -297,6 +300,41 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                     "no plan kiln can build" + (refused.empty() ? "" : ": " + refused),
                     "set its Loop directives (kiln rtl --list-loops)");
     }
+    // A plan that keeps a loop priced again with its inputs arriving through
+    // channels, a pixel a beat, as a producer that keeps a loop hands them
+    // on in a design: its resources are those (no register copy of the
+    // input, read through multiplexers), its cycles the ones priced alone.
+    std::vector<fpga::Resources> streamed;
+    for (const rtl::PlanChoice& c : plans) streamed.push_back(c.resources);
+    if (eo.inputs_through_channels)
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        const rtl::PlanChoice& c = plans[i];
+        if (c.plan.loop < 0) continue;
+        const rtl::LayerGraph* g = pricer.graph_for(kk, c.plan, nullptr);
+        if (!g || !g->split) continue;
+        const loop::Program& form = pricer.program_for(kk, c.plan);
+        rtl::DesignTiming timing;
+        std::deque<rtl::Channel> channels;
+        for (int read : kernel.reads) {
+          const int b = program.storage_of(read);
+          const loop::Buffer& buffer = program.buffers[static_cast<std::size_t>(b)];
+          if (buffer.role == loop::BufferRole::Const || buffer.role == loop::BufferRole::Local)
+            continue;
+          const int64_t lanes = buffer.shape.empty() ? 1 : buffer.shape.back();
+          timing.add_input(b, buffer.numel(), lanes);
+          if (std::optional<rtl::Channel> ch =
+                  rtl::plan_input_channel(form, b, lanes, kk, *g->split)) {
+            rtl::verify_input_channel(form, *ch, *g->split);
+            channels.push_back(std::move(*ch));
+          }
+        }
+        if (channels.empty()) continue;
+        rtl::StageOptions o = alone;
+        timing.prepare(o);
+        for (const rtl::Channel& ch : channels) o.channels.push_back(&ch);
+        const rtl::PlanPrice p = pricer.price(kk, c.plan, o);
+        if (p.feasible) streamed[i] = p.stage.report;
+      }
     // Priced alone, every plan holds the layer's input and output in
     // registers, which the design's channels mostly hold instead: the
     // composition weighs each plan's flip-flops over the fewest its layer's
@@ -304,25 +342,34 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
     // placing gives the real count.
     tried_out = plans.empty() ? 0 : plans.front().tried;
     plans = std::move(rtl::over_common_flip_flops({std::move(plans)}, device).front());
-    std::vector<Objectives> objs;
-    for (const rtl::PlanChoice& c : plans)
-      objs.push_back(Objectives::of(c.latency, c.interval, c.resources));
-    // The layer's own frontier over latency and interval both: either may
-    // matter to the design (a producer's interval paces its consumers).
+    {
+      double floor = std::numeric_limits<double>::infinity();
+      for (const fpga::Resources& r : streamed) floor = std::min(floor, r.ff);
+      for (fpga::Resources& r : streamed) r.ff -= floor;
+    }
+    // The layer's own frontier over latency and interval both (either may
+    // matter to the design: a producer's interval paces its consumers), by
+    // either resource model.
     std::vector<std::size_t> keep;
     for (std::size_t i = 0; i < plans.size(); ++i) {
-      bool beaten = false;
-      for (std::size_t j = 0; j < plans.size() && !beaten; ++j)
-        beaten = j != i && dominates(objs[j], objs[i], Goal::Latency) &&
-                 objs[j].interval <= objs[i].interval;
-      if (!beaten) keep.push_back(i);
+      bool beaten[2] = {false, false};
+      for (int m = 0; m < 2; ++m) {
+        const auto obj = [&](std::size_t x) {
+          return Objectives::of(plans[x].latency, plans[x].interval,
+                                m == 0 ? plans[x].resources : streamed[x]);
+        };
+        for (std::size_t j = 0; j < plans.size() && !beaten[m]; ++j)
+          beaten[m] = j != i && dominates(obj(j), obj(i), Goal::Latency) &&
+                      plans[j].interval <= plans[i].interval;
+      }
+      if (!beaten[0] || !beaten[1]) keep.push_back(i);
     }
     std::vector<LayerCandidate> candidates;
     std::vector<rtl::LayerPlan> kept;
     for (std::size_t i : keep) {
       const rtl::PlanChoice& c = plans[i];
       candidates.push_back(
-          {c.plan, rtl::describe(kernel, c.plan), c.interval, c.latency, c.resources});
+          {c.plan, rtl::describe(kernel, c.plan), c.interval, c.latency, c.resources, streamed[i]});
       kept.push_back(c.plan);
     }
     pricer.forget(kk, kept);
@@ -444,43 +491,57 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   // between 1/50 and 1), and the designs composed are then held to the
   // limits over that ratio, with kComposeSlack to spare. Placing judges them
   // by the real figures.
-  fpga::Resources loose = limit;
-  loose.lut = loose.ff = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<int>> picks = compose(result.candidates, eo.goal, device.capacity, loose,
-                                                max_cycles, &result.points_priced);
+  // Composed by both resource models (layers alone, inputs in registers;
+  // and inputs through channels), the designs united.
+  fpga::Resources open = limit;
+  open.lut = open.ff = std::numeric_limits<double>::infinity();
+  std::set<std::vector<int>> united;
+  for (const bool streamed : {false, true})
+    for (std::vector<int>& pick : compose(result.candidates, eo.goal, device.capacity, open,
+                                          max_cycles, &result.points_priced, streamed))
+      united.insert(std::move(pick));
+  std::vector<std::vector<int>> picks(united.begin(), united.end());
+  fpga::Resources loose[2] = {open, open};
   if (!picks.empty()) {
-    const auto share_of = [&](const std::vector<int>& pick) {
-      const Objectives o = estimate_of(result.candidates, pick);
-      fpga::Resources r;
-      r.lut = o.lut;
-      r.ff = o.ff;
-      r.dsp = o.dsp;
-      r.bram18 = o.bram18;
-      return fpga::share(r, device.capacity);
-    };
-    const std::vector<int> least =
-        *std::min_element(picks.begin(), picks.end(),
-                          [&](const auto& a, const auto& b) { return share_of(a) < share_of(b); });
-    double lut_ratio = 1, ff_ratio = 1;
-    if (std::optional<ExplorePoint> p = place_pick(least)) {
-      const auto ratio = [](double placed_value, double estimate) {
-        return estimate > 0 ? std::clamp(placed_value / estimate, 0.02, 1.0) : 1.0;
+    for (int m = 0; m < 2; ++m) {
+      const auto share_of = [&](const std::vector<int>& pick) {
+        const Objectives o = estimate_of(result.candidates, pick, m == 1);
+        fpga::Resources r;
+        r.lut = o.lut;
+        r.ff = o.ff;
+        r.dsp = o.dsp;
+        r.bram18 = o.bram18;
+        return fpga::share(r, device.capacity);
       };
-      lut_ratio = ratio(p->placed.lut, p->estimate.lut);
-      ff_ratio = ratio(p->placed.ff, p->estimate.ff);
-      placed.push_back(std::move(*p));
+      const std::vector<int> least = *std::min_element(
+          picks.begin(), picks.end(),
+          [&](const auto& a, const auto& b) { return share_of(a) < share_of(b); });
+      double lut_ratio = 1, ff_ratio = 1;
+      if (std::optional<ExplorePoint> p = place_pick(least)) {
+        const Objectives e = estimate_of(result.candidates, least, m == 1);
+        const auto ratio = [](double placed_value, double estimate) {
+          return estimate > 0 ? std::clamp(placed_value / estimate, 0.02, 50.0) : 1.0;
+        };
+        lut_ratio = ratio(p->placed.lut, e.lut);
+        ff_ratio = ratio(p->placed.ff, e.ff);
+        placed.push_back(std::move(*p));
+      }
+      loose[m].lut = limit.lut / lut_ratio * kComposeSlack;
+      loose[m].ff = limit.ff / ff_ratio * kComposeSlack;
+      say(
+          fmt::format("{}: the design of least share placed takes {:.2f}x the LUTs and {:.2f}x "
+                      "the flip-flops composed; designs composed up to {:.0f} LUT and {:.0f} FF "
+                      "kept",
+                      m == 0 ? "layers priced alone" : "inputs through channels", lut_ratio,
+                      ff_ratio, loose[m].lut, loose[m].ff));
     }
-    loose.lut = limit.lut / lut_ratio * kComposeSlack;
-    loose.ff = limit.ff / ff_ratio * kComposeSlack;
     std::erase_if(picks, [&](const std::vector<int>& pick) {
-      const Objectives o = estimate_of(result.candidates, pick);
-      return o.lut > loose.lut || o.ff > loose.ff;
+      for (int m = 0; m < 2; ++m) {
+        const Objectives o = estimate_of(result.candidates, pick, m == 1);
+        if (o.lut <= loose[m].lut && o.ff <= loose[m].ff) return false;
+      }
+      return true;
     });
-    say(
-        fmt::format("layers priced alone take {:.1f}x the LUTs and {:.1f}x the flip-flops of "
-                    "the design of least share placed: composed designs up to {:.0f} LUT and "
-                    "{:.0f} FF kept",
-                    1 / lut_ratio, 1 / ff_ratio, loose.lut, loose.ff));
   }
   if (picks.empty()) {
     // What rules every design out: per resource, the fewest any design takes
@@ -493,18 +554,18 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
       double least = 0;
       for (const std::vector<LayerCandidate>& c : result.candidates) {
         double m = std::numeric_limits<double>::infinity();
-        for (const LayerCandidate& x : c) m = std::min(m, x.resources.*f.member);
+        for (const LayerCandidate& x : c) m = std::min(m, x.streamed.*f.member);
         least += m;
       }
-      if (least > loose.*f.member)
+      if (least > loose[1].*f.member)
         over += fmt::format("{}{} {:.0f} (at most {:.0f})", over.empty() ? "" : ", ", f.label,
-                            least, loose.*f.member);
+                            least, loose[1].*f.member);
     }
-    throw_error(ErrorKind::InvalidModel, "kiln explore",
-                fmt::format("no design of {} is within the limits ({} designs priced{})",
-                            model.name, result.points_priced,
-                            over.empty() ? "" : "; the layers priced alone take at least " + over),
-                "raise --max or --max-latency, or choose a larger --part");
+    throw_error(
+        ErrorKind::InvalidModel, "kiln explore",
+        fmt::format("no design of {} is within the limits ({} designs priced{})", model.name,
+                    result.points_priced, over.empty() ? "" : "; its layers take at least " + over),
+        "raise --max or --max-latency, or choose a larger --part");
   }
   std::vector<Objectives> estimates;
   for (const std::vector<int>& pick : picks)
@@ -514,13 +575,24 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return estimates[a].cycles(eo.goal) < estimates[b].cycles(eo.goal);
   });
-  std::vector<Objectives> sorted;
-  for (std::size_t i : order) sorted.push_back(estimates[i]);
+  std::vector<Objectives> sorted, sorted_streamed;
+  for (std::size_t i : order) {
+    sorted.push_back(estimates[i]);
+    sorted_streamed.push_back(estimate_of(result.candidates, picks[i], true));
+  }
   say(fmt::format("{} designs priced, {} on the composed frontiers ({:.1f} s)",
                   result.points_priced, picks.size(), seconds_since(t0)));
 
   // The chosen ones placed as build_design places them.
-  const std::vector<std::size_t> to_place = spread(sorted, eo.goal, eo.placements, device.capacity);
+  // Spread by each resource model's fewest LUTs (the cycles are the same in
+  // both), the two sets united.
+  std::vector<std::size_t> to_place;
+  {
+    std::set<std::size_t> both;
+    for (const std::vector<Objectives>* est : {&sorted, &sorted_streamed})
+      for (std::size_t i : spread(*est, eo.goal, eo.placements, device.capacity)) both.insert(i);
+    to_place.assign(both.begin(), both.end());
+  }
   for (std::size_t n = 0; n < to_place.size(); ++n) {
     std::optional<ExplorePoint> placed_point = place_pick(picks[order[to_place[n]]]);
     if (!placed_point) continue;
@@ -529,6 +601,37 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                     n + 1, to_place.size(), p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
                     p.placed.dsp, p.placed.bram18));
     placed.push_back(std::move(p));
+  }
+  // Where the frontier meets the limits: the composed designs just faster,
+  // by their estimate, than the fastest design placed within the limits,
+  // placed too (a quarter of --placements), the nearest first: the fastest
+  // design that fits is what a user with one part wants.
+  const auto fits = [&](const Objectives& o) {
+    return o.cycles(eo.goal) <= max_cycles && o.lut <= limit.lut && o.ff <= limit.ff &&
+           o.dsp <= limit.dsp && o.bram18 <= limit.bram18;
+  };
+  const ExplorePoint* fastest_fit = nullptr;
+  for (const ExplorePoint& p : placed)
+    if (fits(p.placed) &&
+        (!fastest_fit || p.placed.cycles(eo.goal) < fastest_fit->placed.cycles(eo.goal)))
+      fastest_fit = &p;
+  if (fastest_fit) {
+    const int64_t below = fastest_fit->estimate.cycles(eo.goal);
+    std::set<std::size_t> done(to_place.begin(), to_place.end());
+    std::vector<std::size_t> nearer;  // positions in `sorted`, nearest below first
+    for (std::size_t i = sorted.size(); i-- > 0;)
+      if (!done.count(i) && sorted[i].cycles(eo.goal) < below) nearer.push_back(i);
+    const std::size_t more = std::min<std::size_t>(nearer.size(), eo.placements / 4);
+    for (std::size_t n = 0; n < more; ++n) {
+      std::optional<ExplorePoint> p = place_pick(picks[order[nearer[n]]]);
+      if (!p) continue;
+      say(
+          fmt::format("placed {} of {} near the limits: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} "
+                      "DSP, {:.0f} BRAM18",
+                      n + 1, more, p->placed.cycles(eo.goal), p->placed.lut, p->placed.ff,
+                      p->placed.dsp, p->placed.bram18));
+      placed.push_back(std::move(*p));
+    }
   }
   keep_frontier(result, std::move(placed), eo.goal, limit, max_cycles);
   result.seconds = seconds_since(t0);

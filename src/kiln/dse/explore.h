@@ -52,6 +52,9 @@ struct ExploreOptions {
   int placements = 64;
   // Threads pricing layers' plans (each with a pricer of its own).
   int jobs = 1;
+  // Each plan that keeps a loop also priced with its inputs through
+  // channels: the composition's second resource model.
+  bool inputs_through_channels = true;
 };
 
 // One plan of a layer, priced alone.
@@ -59,7 +62,10 @@ struct LayerCandidate {
   rtl::LayerPlan plan;
   std::string text;  // rtl::describe
   int interval = 0, latency = 0;
-  fpga::Resources resources;
+  fpga::Resources resources;  // priced alone (its inputs in registers)
+  // Priced with its inputs through channels where it keeps a loop and they
+  // make one (else `resources`).
+  fpga::Resources streamed;
 };
 
 struct ExplorePoint {
@@ -111,14 +117,15 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
 // latencies summed and, separately, their fills (latency - interval + 1)
 // summed, the frontiers of both united; for interval, the slowest layer's.
 // `composed` counts the designs priced.
+// `streamed`: the candidates' `streamed` resources instead.
 std::vector<std::vector<int>> compose(const std::vector<std::vector<LayerCandidate>>& layers,
                                       Goal goal, const fpga::Resources& capacity,
                                       const fpga::Resources& limit, int64_t max_cycles,
-                                      int64_t* composed);
+                                      int64_t* composed, bool streamed = false);
 
 // The estimate of one design of candidates: latencies summed (or the
 // slowest interval), resources summed.
 Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
-                       const std::vector<int>& pick);
+                       const std::vector<int>& pick, bool streamed = false);
 
 }  // namespace kiln::dse
