@@ -520,7 +520,7 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
       if (std::optional<ExplorePoint> p = place_pick(least)) {
         const Objectives e = estimate_of(result.candidates, least, m == 1);
         const auto ratio = [](double placed_value, double estimate) {
-          return estimate > 0 ? std::clamp(placed_value / estimate, 0.02, 50.0) : 1.0;
+          return estimate > 0 ? std::clamp(placed_value / estimate, 0.02, 1.0) : 1.0;
         };
         lut_ratio = ratio(p->placed.lut, e.lut);
         ff_ratio = ratio(p->placed.ff, e.ff);
