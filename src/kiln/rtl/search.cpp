@@ -823,6 +823,26 @@ void stretch_to_producers(Pricer& pricer, int kernel, const Users& users,
                               *choice.plan.pipeline_ii);
 }
 
+// The model's inputs in a design's timing, each streamed as `streamed` says.
+void add_model_inputs(DesignTiming& timing, const loop::Program& program,
+                      const std::map<int, int64_t>& streamed) {
+  for (int b : program.inputs) {
+    const int storage = program.storage_of(b);
+    const auto s = streamed.find(storage);
+    timing.add_input(storage, program.buffers[static_cast<std::size_t>(storage)].numel(),
+                     s == streamed.end() ? 0 : s->second);
+  }
+}
+
+// The model's outputs as DesignTiming::latest takes them.
+std::vector<std::pair<int, int64_t>> model_outputs(const loop::Program& program) {
+  std::vector<std::pair<int, int64_t>> outputs;
+  for (int b : program.outputs)
+    outputs.emplace_back(program.storage_of(b),
+                         program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
+  return outputs;
+}
+
 using Placed = PlacedDesign;
 
 // Each layer's plan (`for_latency`'s where it has one, else searched here)
@@ -838,12 +858,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
   const Users users(program);
   const std::map<int, int64_t> streamed = streamed_inputs(program, options);
   DesignTiming timing;
-  for (int b : program.inputs) {
-    const int storage = program.storage_of(b);
-    const auto s = streamed.find(storage);
-    timing.add_input(storage, program.buffers[static_cast<std::size_t>(storage)].numel(),
-                     s == streamed.end() ? 0 : s->second);
-  }
+  add_model_inputs(timing, program, streamed);
   std::vector<const LayerGraph*> chosen_graph(program.kernels.size(), nullptr);
   std::vector<int> duration(program.kernels.size(), 0);  // each placed stage's latency
   std::deque<Channel> channels;                          // StageOptions point into it
@@ -932,11 +947,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
     chosen_graph[k] = pricer.graph_for(kernel, choice.plan, nullptr);
     plans.push_back(std::move(choice));
   }
-  std::vector<std::pair<int, int64_t>> outputs;
-  for (int b : program.outputs)
-    outputs.emplace_back(program.storage_of(b),
-                         program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
-  placed.latency = timing.latest(outputs);
+  placed.latency = timing.latest(model_outputs(program));
   placed.interval = timing.interval();
   placed.plans = std::move(plans);
   return placed;
@@ -1063,12 +1074,7 @@ PlacedDesign place_design(Pricer& pricer, const RtlOptions& options, const Stage
   const std::map<int, int64_t> streamed = streamed_inputs(program, options);
   const std::vector<Channel> channels = plan_channels(pricer, placed.plans, streamed);
   DesignTiming timing;
-  for (int b : program.inputs) {
-    const int storage = program.storage_of(b);
-    const auto s = streamed.find(storage);
-    timing.add_input(storage, program.buffers[static_cast<std::size_t>(storage)].numel(),
-                     s == streamed.end() ? 0 : s->second);
-  }
+  add_model_inputs(timing, program, streamed);
   fpga::Resources resources;
   for (std::size_t k = 0; k < program.kernels.size(); ++k) {
     const int kernel = static_cast<int>(k);
@@ -1083,11 +1089,7 @@ PlacedDesign place_design(Pricer& pricer, const RtlOptions& options, const Stage
     timing.commit(p.stage);
     resources += p.stage.report;
   }
-  std::vector<std::pair<int, int64_t>> outputs;
-  for (int b : program.outputs)
-    outputs.emplace_back(program.storage_of(b),
-                         program.buffers[static_cast<std::size_t>(program.storage_of(b))].numel());
-  placed.latency = timing.latest(outputs);
+  placed.latency = timing.latest(model_outputs(program));
   placed.interval = timing.interval();
   placed.resources = resources;
   return placed;
