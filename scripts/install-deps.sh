@@ -20,6 +20,9 @@ packages=(
   # browser test.
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib python3-pytest
   python3-onnx python3-torch chromium
+  # A one-node Slurm cluster for kiln explore's Slurm executor test
+  # (scripts/slurm_local.sh starts and stops it; docs/explore.md).
+  slurm-wlm munge
 )
 if [[ "${1:-}" == "--torch" ]]; then
   packages+=(python3-torchvision valgrind mlir-16-tools)

@@ -192,7 +192,7 @@ TEST(ExploreCli, BadInputIsOneLineAndNoDirectory) {
       {{"--strategy", "genetic"}, "is not a strategy"},
       {{"--max", "lut=many"}, "expects RESOURCE=N items"},
       {{"--max", "luts=5"}, "unknown resource 'luts'"},
-      {{"--executor", "slurm"}, "only the local executor", 3},
+      {{"--executor", "pbs"}, "is not an executor"},
       {{"--max", "lut=10"}, "no design of thxprlsg is within the limits"},
   };
   for (const Case& c : cases) {

@@ -316,7 +316,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   explore_cmd->add_option("--jobs,-j", explore_opts.jobs, "Cores to price on (default 1)")
       ->check(CLI::Range(1, 1024));
-  explore_cmd->add_option("--executor", explore_opts.executor, "local (default)");
+  std::string explore_executor = "local";
+  explore_cmd->add_option("--executor", explore_executor,
+                          "Where --validate's points run: local (default, --jobs at once) or "
+                          "slurm (a job array; sbatch and squeue on PATH)");
+  explore_cmd->add_option("--sbatch", explore_opts.sbatch_options,
+                          "One option for sbatch, as it is, e.g. --sbatch=--partition=fpga "
+                          "(repeatable)");
+  explore_cmd->add_option("--work-dir", explore_opts.work_dir,
+                          "Where validations run and their results stay by the point's key "
+                          "(default DIR.work; under Slurm on a file system the nodes share)");
   explore_cmd
       ->add_option("--validate", explore_opts.validate,
                    "Build the K fastest frontier points (DIR/validated/pN), simulate them "
@@ -563,6 +572,9 @@ int main(int argc, char** argv) {
       o.explore.strategy = commands::parse_strategy(explore_strategy);
       if (!explore_max.empty()) commands::parse_max(explore_max, o.explore);
       if (explore_max_latency > 0) o.explore.max_cycles = explore_max_latency;
+      o.executor = dse::parse_executor(explore_executor);
+      std::error_code ec;
+      o.kiln_program = std::filesystem::read_symlink("/proc/self/exe", ec);
       print(commands::explore_model(explore_model_path, o), explore_json, commands::explore_to_json,
             commands::format_explore_table);
       return kExitOk;

@@ -30,6 +30,21 @@ onnx_import::ImportOptions import_options(std::optional<int64_t> batch,
   return o;
 }
 
+std::vector<std::string> import_flags(const onnx_import::ImportOptions& o) {
+  if (!o.constant_inputs.empty())
+    throw_error(ErrorKind::Unsupported, "constant inputs",
+                "have no command-line flag for the commands kiln runs on the model",
+                "fold them into the model first");
+  std::vector<std::string> flags;
+  if (o.batch) flags.push_back("--batch=" + std::to_string(*o.batch));
+  for (const auto& [name, shape] : o.input_shapes) {
+    std::string dims;
+    for (int64_t d : shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    flags.push_back("--input-shape=" + name + "=" + dims);
+  }
+  return flags;
+}
+
 std::vector<std::string> split_pass_list(const std::string& text) {
   const std::vector<std::string> names = split_list(text);
   for (const std::string& name : names)

@@ -20,6 +20,11 @@ std::pair<std::string, std::filesystem::path> parse_input_binding(const std::str
 onnx_import::ImportOptions import_options(std::optional<int64_t> batch,
                                           const std::vector<std::string>& input_shapes);
 
+// The flags that give `options` back (--batch N, --input-shape NAME=AxB),
+// for a command kiln runs on the same model; constant inputs have no flag
+// (Unsupported).
+std::vector<std::string> import_flags(const onnx_import::ImportOptions& options);
+
 // "a,b,c" -> {"a", "b", "c"}; empty text -> {} (the default pipeline).
 std::vector<std::string> split_pass_list(const std::string& text);
 

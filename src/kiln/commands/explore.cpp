@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "kiln/commands/args.h"
 #include "kiln/commands/rtl_flow.h"
 #include "kiln/flow/configure.h"
 #include "kiln/rtl/options.h"
@@ -15,6 +17,7 @@
 #include "kiln/rtl/synth.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
+#include "kiln/tools/process.h"
 
 namespace kiln::commands {
 
@@ -82,42 +85,194 @@ std::string point_name(std::size_t i) {
   return fmt::format("points/p{}.yaml", i);
 }
 
-// Builds frontier point `i` from its config alone, simulates it and counts
-// it with Yosys; a failure is recorded, not thrown (the others still run).
-PointValidation validate_point(const fs::path& onnx, const flow::ConfigureOptions& co,
-                               const fs::path& dir, const std::string& config, int i,
+// Single quotes for bash: the text as it is, whatever it holds.
+std::string quoted(const std::string& text) {
+  std::string q = "'";
+  for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path kiln_executable(const ExploreCommandOptions& options) {
+  if (!options.kiln_program.empty()) return fs::absolute(options.kiln_program);
+  if (const char* env = std::getenv("KILN"); env && *env) return fs::absolute(env);
+  if (const std::optional<fs::path> found = tools::find_program("kiln"))
+    return fs::absolute(*found);
+  throw_error(ErrorKind::Unsupported, "--validate", "no kiln executable to run the validations",
+              "put kiln on PATH");
+}
+
+// What decides a validation's results, beyond the point's config: the model,
+// the kiln that builds it (its size and time) and how it is checked.
+std::string validation_context(const fs::path& onnx, const fs::path& kiln,
                                const ExploreCommandOptions& options) {
-  PointValidation v;
-  v.dir = fmt::format("validated/p{}", i);
-  const fs::path out = dir / v.dir;
-  std::cerr << fmt::format("kiln explore: validating point {} ({})\n", i, config);
-  try {
-    flow::ConfigureOptions pc = co;
-    pc.configs = {dir / config};
-    pc.sets.clear();
-    RtlCommandResult built = build_rtl(flow::configure_model(onnx, pc), true);
-    fs::create_directories(out);
-    write_rtl_files(out, built, json{{"command", "kiln explore --validate"}, {"config", config}});
-    rtl::RtlsimOptions so;
-    so.samples = 4;
-    so.simulator = tools::Simulator::Kiln;
-    if (options.simulator == "verilator") so.simulator = tools::Simulator::Verilator;
-    if (options.simulator == "icarus") so.simulator = tools::Simulator::Icarus;
-    const rtl::RtlsimResult sim = rtl::run_rtlsim(out, so);
-    v.bit_exact = sim.verdict.bit_exact;
-    v.latency_cycles = sim.verdict.latency_cycles;
-    v.interval_cycles = sim.verdict.interval_cycles;
-    if (!options.no_synth) {
-      rtl::SynthOptions yo;
-      yo.mode = rtl::SynthMode::PerModule;
-      yo.jobs = options.jobs;
-      const rtl::SynthRun run = rtl::run_synth(out, yo);
-      v.yosys = static_cast<const fpga::Resources&>(run.total);
-    }
-  } catch (const Error& e) {
-    v.failure = e.what();
+  std::error_code ec;
+  const auto size = fs::file_size(kiln, ec);
+  const auto time = fs::last_write_time(kiln, ec).time_since_epoch().count();
+  std::string c = fmt::format("model {}\nkiln {} {} {}\nsimulator {}\nsynth {}\n",
+                              dse::content_key(read_text(onnx)), kiln.string(), size, time,
+                              options.simulator, !options.no_synth);
+  for (const std::string& a : import_flags(options.import)) c += "import " + a + "\n";
+  return c;
+}
+
+// The batch's script: task I builds the point of key I from its config with
+// `kiln rtl`, simulates it and counts it, in POINTS/KEY; a point that has its
+// `done` file is not run again. A failure the tools report is the point's
+// result (its `failure` file); a task killed on the way leaves no `done`.
+std::string validation_script(const fs::path& kiln, const fs::path& onnx,
+                              const std::vector<std::string>& keys, const fs::path& points,
+                              const ExploreCommandOptions& options, int synth_jobs) {
+  std::string import;
+  for (const std::string& a : import_flags(options.import)) import += " " + quoted(a);
+  std::string key_list;
+  for (const std::string& k : keys) key_list += " " + k;
+  std::string s = fmt::format(
+      "#!/usr/bin/env bash\n"
+      "# kiln explore --validate: task I builds frontier point I from its config\n"
+      "# (kiln rtl), simulates it (kiln rtlsim) and counts it (kiln synth) in\n"
+      "# POINTS/KEY. Run by kiln explore's executor; a finished point is skipped.\n"
+      "set -u\n"
+      "keys=({})\n"
+      "i=\"${{1:-${{SLURM_ARRAY_TASK_ID:?no task index}}}}\"\n"
+      "p={}/\"${{keys[$i]}}\"\n"
+      "kiln={}\n"
+      "[ -f \"$p/done\" ] && exit 0\n"
+      "rm -rf \"$p/design\" \"$p/failure\" \"$p/rtlsim.json\" \"$p/synth.json\"\n"
+      "fail() {{ echo \"$1\" > \"$p/failure\"; touch \"$p/done\"; exit 0; }}\n"
+      "\"$kiln\" rtl {}{} -c \"$p/config.yaml\" -o \"$p/design\" --force > \"$p/rtl.log\" 2>&1 "
+      "|| fail \"kiln rtl: exit $?: $(tail -n 1 \"$p/rtl.log\")\"\n"
+      "\"$kiln\" rtlsim \"$p/design\" --samples 4 --simulator {} --json > \"$p/rtlsim.json\" "
+      "2> \"$p/rtlsim.log\"\n"
+      "[ -s \"$p/rtlsim.json\" ] || fail \"kiln rtlsim: $(tail -n 1 \"$p/rtlsim.log\")\"\n",
+      key_list, quoted(points.string()), quoted(kiln.string()), quoted(onnx.string()), import,
+      options.simulator);
+  if (!options.no_synth)
+    s += fmt::format(
+        "\"$kiln\" synth \"$p/design\" -j {} --json > \"$p/synth.json\" 2> \"$p/synth.log\" "
+        "|| fail \"kiln synth: exit $?: $(tail -n 1 \"$p/synth.log\")\"\n",
+        synth_jobs);
+  s += "rm -rf \"$p/design/sim\"  # the simulator's build\ntouch \"$p/done\"\n";
+  return s;
+}
+
+// What a finished task left in POINTS/KEY.
+void read_validation(const fs::path& p, PointValidation& v) {
+  if (fs::exists(p / "failure")) {
+    v.failure = read_text(p / "failure");
+    while (!v.failure.empty() && v.failure.back() == '\n') v.failure.pop_back();
+    return;
   }
-  return v;
+  const json sim = json::parse(read_text(p / "rtlsim.json"), nullptr, false);
+  if (sim.is_discarded() || !sim.is_object()) {
+    v.failure = "kiln rtlsim wrote no report";
+    return;
+  }
+  v.bit_exact = sim.value("bit_exact", false);
+  if (sim.contains("latency_cycles") && sim["latency_cycles"].is_number_integer())
+    v.latency_cycles = sim["latency_cycles"].get<int64_t>();
+  if (sim.contains("interval_cycles") && sim["interval_cycles"].is_number_integer())
+    v.interval_cycles = sim["interval_cycles"].get<int64_t>();
+  if (!sim.value("failure", std::string()).empty()) v.failure = sim["failure"].get<std::string>();
+  if (fs::exists(p / "synth.json")) {
+    const json y = json::parse(read_text(p / "synth.json"), nullptr, false);
+    if (y.is_discarded() || !y.is_object()) {
+      v.failure = "kiln synth wrote no report";
+      return;
+    }
+    fpga::Resources r;
+    r.lut = y.value("lut", 0.0);
+    r.ff = y.value("ff", 0.0);
+    r.dsp = y.value("dsp", 0.0);
+    r.bram18 = y.value("bram18", 0.0);
+    v.yosys = r;
+  }
+}
+
+// The K fastest frontier points validated by the executor, their results
+// read back from the work directory and their designs copied into DIR.
+void validate_points(const fs::path& onnx, const ExploreCommandOptions& options,
+                     const fs::path& dir, ExploreCommandResult& r) {
+  const fs::path kiln = kiln_executable(options);
+  const fs::path model = fs::absolute(onnx);
+  r.work_dir =
+      fs::absolute(options.work_dir.empty() ? fs::path(options.output_dir.string() + ".work")
+                                            : options.work_dir);
+  const fs::path points = r.work_dir / "points";
+  const std::string context = validation_context(model, kiln, options);
+  const std::size_t k =
+      std::min<std::size_t>(static_cast<std::size_t>(options.validate), r.configs.size());
+  std::vector<std::string> keys;
+  std::vector<int> tasks;
+  std::error_code ec;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::string config = read_text(dir / r.configs[i]);
+    keys.push_back(dse::content_key(context + config));
+    const fs::path p = points / keys.back();
+    fs::create_directories(p, ec);
+    if (ec)
+      throw_error(ErrorKind::Io, p.string(), "cannot create the work directory: " + ec.message(),
+                  "choose a writable --work-dir");
+    if (!fs::exists(p / "done")) {
+      write_file_atomically(p / "config.yaml", config);
+      tasks.push_back(static_cast<int>(i));
+    }
+  }
+  std::string all;
+  for (const std::string& key : keys) all += key;
+  const fs::path batch = r.work_dir / "batches" / dse::content_key(all);
+  fs::create_directories(batch, ec);
+  dse::ExecutorOptions eo;
+  eo.kind = options.executor;
+  eo.jobs = options.jobs;
+  eo.sbatch_options = options.sbatch_options;
+  // Yosys's runs per task: the cores left to each of the tasks at once.
+  const int at_once =
+      std::clamp<int>(options.jobs, 1, std::max<int>(1, static_cast<int>(tasks.size())));
+  const int synth_jobs = options.executor == dse::ExecutorKind::Slurm
+                             ? options.jobs
+                             : std::max(1, options.jobs / at_once);
+  if (options.executor == dse::ExecutorKind::Slurm) {
+    bool cpus = false;
+    for (const std::string& o : options.sbatch_options)
+      cpus |= o.rfind("--cpus-per-task", 0) == 0 || o.rfind("-c", 0) == 0;
+    if (!cpus) eo.sbatch_options.push_back(fmt::format("--cpus-per-task={}", options.jobs));
+  }
+  const fs::path script = batch / "validate.sh";
+  write_file_atomically(script, validation_script(kiln, model, keys, points, options, synth_jobs));
+  std::cerr << fmt::format("kiln explore: validating {} points ({} found in {}), executor {}\n", k,
+                           k - tasks.size(), points.string(), dse::executor_name(options.executor));
+  r.batch = dse::run_batch(script, tasks, batch / "logs", eo, [](const std::string& s) {
+    std::cerr << "kiln explore: " << s << "\n";
+  });
+  for (std::size_t i = 0; i < k; ++i) {
+    PointValidation v;
+    v.dir = fmt::format("validated/p{}", i);
+    v.key = keys[i];
+    v.cached = std::find(tasks.begin(), tasks.end(), static_cast<int>(i)) == tasks.end();
+    const fs::path p = points / keys[i];
+    if (!fs::exists(p / "done")) {
+      v.failure = "its task did not finish";
+      for (const std::string& f : r.batch->failures)
+        if (f.rfind(fmt::format("task {}:", i), 0) == 0) v.failure = f;
+    } else {
+      read_validation(p, v);
+      fs::create_directories(dir / v.dir, ec);
+      if (fs::exists(p / "design"))
+        fs::copy(p / "design", dir / v.dir,
+                 fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+      for (const char* f : {"rtlsim.json", "synth.json"})
+        if (fs::exists(p / f))
+          fs::copy_file(p / f, dir / v.dir / f, fs::copy_options::overwrite_existing, ec);
+    }
+    r.validated[i] = v;
+  }
 }
 
 }  // namespace
@@ -230,9 +385,6 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   const auto t0 = std::chrono::steady_clock::now();
   if (options.output_dir.empty())
     throw_error(ErrorKind::Usage, "kiln explore", "no output directory", "pass -o DIR");
-  if (options.executor != "local")
-    throw_error(ErrorKind::Unsupported, "--executor " + options.executor,
-                "only the local executor exists so far", "leave --executor out");
   std::error_code ec;
   if (!options.overwrite && fs::exists(options.output_dir, ec) &&
       !(fs::is_directory(options.output_dir, ec) && fs::is_empty(options.output_dir, ec)))
@@ -266,9 +418,7 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
                           point_config_yaml(co.configs, co.sets, r.result.frontier[i].plans_yaml));
   }
   r.validated.resize(r.result.frontier.size());
-  for (int i = 0; i < options.validate && i < static_cast<int>(r.configs.size()); ++i)
-    r.validated[static_cast<std::size_t>(i)] =
-        validate_point(onnx, co, dir, r.configs[static_cast<std::size_t>(i)], i, options);
+  if (options.validate > 0) validate_points(onnx, options, dir, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   write_file_atomically(dir / "frontier.json", explore_to_json(r).dump(2) + "\n");
   write_file_atomically(dir / "frontier.txt", format_explore_table(r));
@@ -304,6 +454,18 @@ std::string format_explore_table(const ExploreCommandResult& r) {
     s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}\n", i, o.latency,
                      o.interval, o.lut, o.ff, o.dsp, o.bram18,
                      i < r.configs.size() ? r.configs[i] : "", i == r.chosen ? "  (chosen)" : "");
+  }
+  if (r.batch) {
+    std::size_t cached = 0, validated = 0;
+    for (const auto& v : r.validated) {
+      validated += v.has_value();
+      cached += v && v->cached;
+    }
+    s += fmt::format(
+        "validation: {} points, {} run by the {} executor{} in {:.0f} s, {} found in {}\n",
+        validated, validated - cached, dse::executor_name(r.batch->kind),
+        r.batch->job_id.empty() ? "" : " (Slurm job " + r.batch->job_id + ")", r.batch->seconds,
+        cached, (r.work_dir / "points").string());
   }
   for (std::size_t i = 0; i < r.validated.size(); ++i) {
     if (!r.validated[i]) continue;
@@ -364,6 +526,8 @@ json explore_to_json(const ExploreCommandResult& r) {
         vj["estimate_error"] = err;
       }
       if (!v.failure.empty()) vj["failure"] = v.failure;
+      vj["key"] = v.key;
+      vj["cached"] = v.cached;
       j["validation"] = vj;
       j["validated"] = v.failure.empty() && v.bit_exact &&
                        v.latency_cycles == std::optional<int64_t>(p.placed.latency);
@@ -399,6 +563,15 @@ json explore_to_json(const ExploreCommandResult& r) {
                      {"ff", x.capacity.ff},
                      {"dsp", x.capacity.dsp},
                      {"bram18", x.capacity.bram18}};
+  if (r.batch) {
+    const dse::BatchRun& b = *r.batch;
+    out["validation"] = {{"executor", dse::executor_name(b.kind)},
+                         {"work_dir", r.work_dir.string()},
+                         {"log_dir", b.log_dir.string()},
+                         {"slurm_job", b.job_id},
+                         {"failures", b.failures},
+                         {"seconds", b.seconds}};
+  }
   if (x.deepflexihls) {
     const dse::DeepFlexiStats& d = *x.deepflexihls;
     out["deepflexihls"] = {{"neighbours", d.neighbours},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/commands/hls_flow.h"
+#include "kiln/dse/executor.h"
 #include "kiln/dse/explore.h"
 
 namespace kiln::commands {
@@ -18,19 +19,30 @@ namespace kiln::commands {
 struct ExploreCommandOptions : CompileOptions {
   std::optional<std::string> part;  // --part: the config's Part
   dse::ExploreOptions explore;
-  std::string executor = "local";  // "local"; "slurm" is refused so far
   int jobs = 1;
   // --validate K: the K fastest frontier points built (DIR/validated/pN),
   // simulated bit-exact with `simulator` and, unless `no_synth`, counted by
-  // Yosys per module (`jobs` runs at once).
+  // Yosys per module. Each point is a task of `executor` (local: `jobs` at
+  // once; slurm: a job array) running `kiln rtl`, `kiln rtlsim` and
+  // `kiln synth` in `work_dir` (default DIR.work, beside DIR; under Slurm a
+  // directory the nodes share), where its results stay by the point's key:
+  // a run interrupted and started again validates only what is missing.
   int validate = 0;
   std::string simulator = "kiln";
   bool no_synth = false;
+  dse::ExecutorKind executor = dse::ExecutorKind::Local;
+  std::vector<std::string> sbatch_options;  // --sbatch: passed to sbatch as they are
+  std::filesystem::path work_dir;
+  // The kiln executable the tasks run (the CLI: itself; empty: $KILN, else
+  // `kiln` on PATH); they get the import options as flags (import_flags).
+  std::filesystem::path kiln_program;
 };
 
 // What validating a frontier point measured.
 struct PointValidation {
-  std::string dir;  // in DIR
+  std::string dir;      // in DIR
+  std::string key;      // its results' name in the work directory
+  bool cached = false;  // found there, not run again
   bool bit_exact = false;
   std::optional<int64_t> latency_cycles, interval_cycles;  // simulated
   std::optional<fpga::Resources> yosys;                    // LUT, FF, DSP, BRAM18
@@ -40,9 +52,11 @@ struct PointValidation {
 struct ExploreCommandResult {
   std::string model;
   dse::ExploreResult result;
-  std::vector<std::string> configs;  // per frontier point, its file in DIR
+  std::vector<std::string> configs;                       // per frontier point, its file in DIR
   std::vector<std::optional<PointValidation>> validated;  // per frontier point
-  std::size_t chosen = 0;            // the frontier point the objective picks
+  std::optional<dse::BatchRun> batch;                     // how the validations ran
+  std::filesystem::path work_dir;
+  std::size_t chosen = 0;  // the frontier point the objective picks
   std::filesystem::path dir;
   double seconds = 0;
 };
