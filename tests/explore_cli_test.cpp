@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kiln/support/testing/test_helpers.h"
@@ -165,6 +166,51 @@ TEST(ExploreCli, ReportShowsTheFrontier) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
 }
 
+// --accuracy: each precision variant's accuracy measured by the emulator on
+// the samples; every point of a variant other than the configured one meets
+// the goal, narrower variants cost fewer LUTs at the same latency, and a
+// narrow point's config rebuilds into its design, bit-exact in simulation.
+TEST(ExploreCli, PrecisionSearchMeasuresEveryPoint) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "x";
+  const ProcessResult r = kiln({"explore", zoo("thxprlsg"), "--accuracy", "random:200",
+                                "--max-error", "0.05", "-o", out.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json f = nlohmann::json::parse(r.out);
+  EXPECT_EQ(f["accuracy_goal"]["max_error"], 0.05);
+  const nlohmann::json& variants = f["precision_variants"];
+  ASSERT_GE(variants.size(), 2u);
+  EXPECT_EQ(variants[0]["variant"], "as configured");
+  EXPECT_GE(f["precision_evaluations"].get<int>(), static_cast<int>(variants.size()));
+  for (std::size_t v = 1; v < variants.size(); ++v) {
+    EXPECT_TRUE(variants[v]["meets_goal"].get<bool>()) << variants[v].dump();
+    EXPECT_LE(variants[v]["bits"].get<int>(), variants[0]["bits"].get<int>());
+  }
+  const nlohmann::json* narrow = nullptr;
+
+  for (const nlohmann::json& p : f["points"]) {
+    ASSERT_TRUE(p["accuracy"].is_object()) << p.dump();
+    EXPECT_EQ(p["accuracy"]["samples"], 200);
+    if (p["precision"]["variant"] != "as configured") {
+      EXPECT_LE(p["accuracy"]["max_error"].get<double>(), 0.05);
+      if (!narrow) narrow = &p;
+    }
+  }
+  ASSERT_NE(narrow, nullptr) << "no narrower variant on the frontier";
+  const fs::path d = tmp.path() / "d";
+  const ProcessResult b =
+      kiln({"rtl", zoo("thxprlsg"), "-c", (out / (*narrow)["config"].get<std::string>()).string(),
+            "-o", d.string(), "--json"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const nlohmann::json rep = nlohmann::json::parse(b.out);
+  EXPECT_EQ(rep["latency_cycles"], (*narrow)["latency_cycles"]);
+  EXPECT_DOUBLE_EQ(rep["estimate"]["lut"].get<double>(), (*narrow)["lut"].get<double>());
+  const ProcessResult sim =
+      kiln({"rtlsim", d.string(), "--samples", "4", "--simulator", "kiln", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+  EXPECT_TRUE(nlohmann::json::parse(sim.out)["bit_exact"].get<bool>());
+}
+
 TEST(ExploreCli, LimitsBoundEveryPoint) {
   TempDir tmp;
   const fs::path out = tmp.path() / "x";
@@ -193,6 +239,9 @@ TEST(ExploreCli, BadInputIsOneLineAndNoDirectory) {
       {{"--max", "lut=many"}, "expects RESOURCE=N items"},
       {{"--max", "luts=5"}, "unknown resource 'luts'"},
       {{"--executor", "pbs"}, "is not an executor"},
+      {{"--min-top1", "0.9"}, "needs --accuracy DATA"},
+      {{"--accuracy", "random:0"}, "expects random:N"},
+      {{"--accuracy", "nowhere.txt"}, "is neither random:N, a directory nor a .npy file"},
       {{"--max", "lut=10"}, "no design of thxprlsg is within the limits"},
   };
   for (const Case& c : cases) {

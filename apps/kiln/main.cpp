@@ -334,6 +334,21 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--simulator", explore_opts.simulator,
                           "The validation's simulator: kiln (default), verilator or icarus");
   explore_cmd->add_flag("--no-synth", explore_opts.no_synth, "Validate without Yosys");
+  std::string explore_accuracy;
+  double explore_min_top1 = -1, explore_max_error = -1;
+  explore_cmd->add_option(
+      "--accuracy", explore_accuracy,
+      "Search per-layer precisions too, each measured by the emulator against the float model on "
+      "these samples: random:N, a directory of ONNX test_data_set_*, or a .npy batch");
+  explore_cmd
+      ->add_option("--min-top1", explore_min_top1,
+                   "With --accuracy: the least top-1 agreement with the float model (default 0.99)")
+      ->check(CLI::Range(0.0, 1.0));
+  explore_cmd
+      ->add_option("--max-error", explore_max_error,
+                   "With --accuracy: the largest |fixed - float| of any output value instead")
+      ->check(CLI::Range(0.0, 1e300))
+      ->excludes("--min-top1");
   explore_cmd->add_option("-o,--output-dir", explore_out, "Directory to create")->required();
   explore_cmd->add_flag("--force", explore_force, "Replace an existing directory");
   explore_cmd->add_flag("--json", explore_json, "Machine-readable output (frontier.json)");
@@ -573,6 +588,7 @@ int main(int argc, char** argv) {
       if (!explore_max.empty()) commands::parse_max(explore_max, o.explore);
       if (explore_max_latency > 0) o.explore.max_cycles = explore_max_latency;
       o.executor = dse::parse_executor(explore_executor);
+      commands::set_accuracy(explore_accuracy, explore_min_top1, explore_max_error, o);
       std::error_code ec;
       o.kiln_program = std::filesystem::read_symlink("/proc/self/exe", ec);
       print(commands::explore_model(explore_model_path, o), explore_json, commands::explore_to_json,

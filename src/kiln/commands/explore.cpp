@@ -10,8 +10,14 @@
 #include <sstream>
 
 #include "kiln/commands/args.h"
+#include "kiln/commands/hls_flow.h"
 #include "kiln/commands/rtl_flow.h"
 #include "kiln/flow/configure.h"
+#include "kiln/hls/ports.h"
+#include "kiln/onnx/load.h"
+#include "kiln/onnx/npy.h"
+#include "kiln/onnx/tensor_proto.h"
+#include "kiln/onnx/test_data.h"
 #include "kiln/rtl/options.h"
 #include "kiln/rtl/rtlsim.h"
 #include "kiln/rtl/synth.h"
@@ -299,6 +305,90 @@ std::string explore_dir_text(const fs::path& dir) {
   return s.str();
 }
 
+dse::AccuracyData load_accuracy_data(const std::string& spec, const fs::path& onnx,
+                                     const onnx_import::ImportOptions& import,
+                                     const hls::Model& model) {
+  dse::AccuracyData data;
+  const std::string where = "--accuracy " + spec;
+  if (spec.rfind("random:", 0) == 0) {
+    int n = 0;
+    try {
+      std::size_t used = 0;
+      n = std::stoi(spec.substr(7), &used);
+      if (used != spec.size() - 7) n = 0;
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1 || n > 1000000)
+      throw_error(ErrorKind::Usage, where, "expects random:N with 1 <= N <= 1000000",
+                  "e.g. --accuracy random:500");
+    data.samples = hls::random_samples(model, n, 1, -1.0, 1.0);
+    data.source = fmt::format("{} random samples uniform in [-1, 1) (seed 1)", n);
+  } else if (fs::is_directory(spec)) {
+    const std::vector<fs::path> sets = onnx_import::test_data_sets(spec);
+    if (sets.empty())
+      throw_error(ErrorKind::Usage, where, "has no test_data_set_* directories",
+                  "give ONNX test data sets, a .npy batch or random:N");
+    for (const fs::path& set : sets) {
+      std::vector<std::pair<std::string, Tensor>> named;
+      std::vector<std::string> labels;
+      for (const fs::path& f : onnx_import::numbered_tensor_files(set, "input_")) {
+        std::string name;
+        Tensor t = onnx_import::read_tensor_pb(f, &name);
+        named.emplace_back(name, std::move(t));
+        labels.push_back(f.string());
+      }
+      data.samples.push_back(sample_from_tensors(model, named, "--accuracy", labels));
+    }
+    data.source = fmt::format("the {} data sets in {}", sets.size(), spec);
+  } else if (fs::is_regular_file(spec) && fs::path(spec).extension() == ".npy") {
+    if (model.input_ports.size() != 1)
+      throw_error(ErrorKind::Usage, where, "a .npy batch feeds a model of one input only",
+                  "give ONNX test data sets for a model of several inputs");
+    const Tensor batch = onnx_import::read_npy(spec);
+    const int64_t n = batch.rank() > 0 ? batch.shape()[0] : 0;
+    if (n < 1)
+      throw_error(ErrorKind::Usage, where, "holds no samples along dimension 0",
+                  "save the samples stacked: an array of shape (N, ...)");
+    const int64_t each = batch.numel() / n;
+    Shape shape = batch.shape();
+    shape[0] = 1;
+    for (int64_t s = 0; s < n; ++s) {
+      std::vector<float> values(static_cast<std::size_t>(each));
+      for (int64_t i = 0; i < each; ++i)
+        values[static_cast<std::size_t>(i)] = static_cast<float>(batch.as_double(s * each + i));
+      data.samples.push_back(hls::sample_from_onnx(model, {Tensor::from_vector(shape, values)},
+                                                   {fmt::format("{} sample {}", spec, s)}));
+    }
+    data.source = fmt::format("the {} samples of {}", n, spec);
+  } else {
+    throw_error(ErrorKind::Usage, where, "is neither random:N, a directory nor a .npy file",
+                "e.g. --accuracy random:500 or --accuracy models/zoo/lenet5");
+  }
+  const hls::FloatReference reference(onnx_import::load_model(onnx, import), model);
+  for (const hls::Sample& s : data.samples) data.reference.push_back(reference(s));
+  return data;
+}
+
+void set_accuracy(const std::string& data, double min_top1, double max_error,
+                  ExploreCommandOptions& o) {
+  if (data.empty()) {
+    if (min_top1 >= 0 || max_error >= 0)
+      throw_error(ErrorKind::Usage, min_top1 >= 0 ? "--min-top1" : "--max-error",
+                  "needs --accuracy DATA, the samples it is measured on",
+                  "e.g. --accuracy random:500 --min-top1 0.99");
+    return;
+  }
+  o.accuracy = data;
+  if (max_error >= 0) {
+    o.accuracy_goal.metric = dse::AccuracyMetric::MaxError;
+    o.accuracy_goal.max_error = max_error;
+  } else {
+    o.accuracy_goal.metric = dse::AccuracyMetric::Top1;
+    o.accuracy_goal.min_top1 = min_top1 >= 0 ? min_top1 : 0.99;
+  }
+}
+
 dse::Goal parse_goal(const std::string& name) {
   if (name == "latency") return dse::Goal::Latency;
   if (name == "interval") return dse::Goal::Interval;
@@ -393,19 +483,59 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   flow::ConfigureOptions co = options;
   if (options.part) co.sets.push_back("Part=" + *options.part);
   const flow::ConfiguredModel built = flow::configure_model(onnx, co);
-  rtl::RtlOptions rtl_options = rtl::rtl_options(built.model);
-  // The point's config fixes every layer's plan; the targets it drops would
-  // otherwise stream the inputs (rtl/options.h input_lanes).
-  rtl_options.interval_targets.clear();
-  rtl_options.latency_cycles.reset();
-  rtl_options.fold.clear();
+  dse::ExploreOptions eo = options.explore;
+  eo.jobs = options.jobs;
+  const auto say = [](const std::string& s) { std::cerr << "kiln explore: " << s << "\n"; };
+  const auto explore_one = [&](const hls::Model& model) {
+    rtl::RtlOptions rtl_options = rtl::rtl_options(model);
+    // The point's config fixes every layer's plan; the targets it drops would
+    // otherwise stream the inputs (rtl/options.h input_lanes).
+    rtl_options.interval_targets.clear();
+    rtl_options.latency_cycles.reset();
+    rtl_options.fold.clear();
+    return dse::explore(model, rtl_options, eo, say);
+  };
 
   ExploreCommandResult r;
   r.model = built.model.name;
-  dse::ExploreOptions eo = options.explore;
-  eo.jobs = options.jobs;
-  r.result = dse::explore(built.model, rtl_options, eo,
-                          [](const std::string& s) { std::cerr << "kiln explore: " << s << "\n"; });
+  if (!options.accuracy) {
+    r.result = explore_one(built.model);
+    r.result.variants = {dse::PrecisionVariant{"as configured", {}, {}, 0}};
+  } else {
+    // The precision search first, then each variant's designs; one frontier.
+    const dse::AccuracyData data =
+        load_accuracy_data(*options.accuracy, onnx, options.import, built.model);
+    say(fmt::format("accuracy on {}", data.source));
+    const auto build = [&](const std::vector<std::string>& sets) {
+      flow::ConfigureOptions vc = co;
+      vc.sets.insert(vc.sets.end(), sets.begin(), sets.end());
+      // Precision auto profiles the samples measured (random ones otherwise,
+      // drawn as random:N draws them).
+      if (fs::is_directory(*options.accuracy)) vc.profile_data = fs::path(*options.accuracy);
+      return flow::configure_model(onnx, vc).model;
+    };
+    dse::PrecisionSearchOptions po;
+    po.threads = options.jobs;
+    int evaluations = 0;
+    std::vector<dse::PrecisionVariant> variants = dse::search_precisions(
+        built.model, build, data, options.accuracy_goal, po, say, &evaluations);
+    std::vector<dse::ExploreResult> parts;
+    std::vector<dse::PrecisionVariant> explored;
+    for (const dse::PrecisionVariant& v : variants) {
+      say(fmt::format("exploring precision '{}' ({} overrides)", v.name, v.sets.size()));
+      try {
+        parts.push_back(explore_one(build(v.sets)));
+        explored.push_back(v);
+      } catch (const Error& e) {
+        // A narrower variant with no design within the limits adds nothing.
+        if (explored.empty() && &v == &variants.front()) throw;
+        say(fmt::format("precision '{}' gave no design: {}", v.name, e.what()));
+      }
+    }
+    r.result = dse::unite_variants(std::move(parts), explored, options.accuracy_goal, eo.goal);
+    r.result.accuracy_source = data.source;
+    r.result.precision_evaluations = evaluations;
+  }
   // The point the objective picks: the first on the frontier (fewest cycles).
   r.chosen = 0;
 
@@ -414,8 +544,12 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   fs::create_directories(dir / "points");
   for (std::size_t i = 0; i < r.result.frontier.size(); ++i) {
     r.configs.push_back(point_name(i));
+    std::vector<std::string> sets = co.sets;
+    const dse::PrecisionVariant& v =
+        r.result.variants.at(static_cast<std::size_t>(r.result.frontier[i].variant));
+    sets.insert(sets.end(), v.sets.begin(), v.sets.end());
     write_file_atomically(dir / r.configs.back(),
-                          point_config_yaml(co.configs, co.sets, r.result.frontier[i].plans_yaml));
+                          point_config_yaml(co.configs, sets, r.result.frontier[i].plans_yaml));
   }
   r.validated.resize(r.result.frontier.size());
   if (options.validate > 0) validate_points(onnx, options, dir, r);
@@ -447,12 +581,33 @@ std::string format_explore_table(const ExploreCommandResult& r) {
         d.runs, d.failed, d.selected_runs, d.estimated, 100 * d.cycles_error, 100 * d.lut_error);
     for (const std::string& c : d.cds) s += "  " + c + "\n";
   }
-  s += fmt::format("{:>4} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7}  {}\n", "#", "latency", "interval",
-                   "LUT", "FF", "DSP", "BRAM18", "config");
+  const bool top1 = x.accuracy_goal && x.accuracy_goal->metric == dse::AccuracyMetric::Top1;
+  if (x.accuracy_goal) {
+    s += fmt::format("precision search: {} choices measured by the emulator on {}; explored:\n",
+                     x.precision_evaluations, x.accuracy_source);
+    for (const dse::PrecisionVariant& v : x.variants)
+      s += fmt::format("  {:<26} top-1 {:6.2f}%  max error {:<10.4g} {:>5} bits{}\n", v.name,
+                       100 * v.accuracy.top1, v.accuracy.max_error, v.bits,
+                       dse::meets(v.accuracy, *x.accuracy_goal) ? "" : "  (misses the goal)");
+  }
+  s += fmt::format(
+      "{:>4} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7}  {}{}\n", "#", "latency", "interval", "LUT", "FF",
+      "DSP", "BRAM18",
+      x.accuracy_goal ? fmt::format("{:>8}  {:<26} ", top1 ? "top-1" : "error", "precision") : "",
+      "config");
   for (std::size_t i = 0; i < x.frontier.size(); ++i) {
     const dse::Objectives& o = x.frontier[i].placed;
-    s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}\n", i, o.latency,
-                     o.interval, o.lut, o.ff, o.dsp, o.bram18,
+    std::string acc;
+    if (x.accuracy_goal) {
+      const dse::PrecisionVariant& v =
+          x.variants.at(static_cast<std::size_t>(x.frontier[i].variant));
+      acc = fmt::format("{:>8}  {:<26} ",
+                        top1 ? fmt::format("{:.2f}%", 100 * v.accuracy.top1)
+                             : fmt::format("{:.3g}", v.accuracy.max_error),
+                        v.name);
+    }
+    s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}{}\n", i,
+                     o.latency, o.interval, o.lut, o.ff, o.dsp, o.bram18, acc,
                      i < r.configs.size() ? r.configs[i] : "", i == r.chosen ? "  (chosen)" : "");
   }
   if (r.batch) {
@@ -504,7 +659,14 @@ json explore_to_json(const ExploreCommandResult& r) {
   for (std::size_t i = 0; i < x.frontier.size(); ++i) {
     const dse::ExplorePoint& p = x.frontier[i];
     json j = objectives(p.placed);
+    const dse::PrecisionVariant& variant = x.variants.at(static_cast<std::size_t>(p.variant));
     j["accuracy"] = nullptr;
+    if (x.accuracy_goal)
+      j["accuracy"] = {{"top1", variant.accuracy.top1},
+                       {"max_error", variant.accuracy.max_error},
+                       {"samples", variant.accuracy.samples},
+                       {"meets_goal", dse::meets(variant.accuracy, *x.accuracy_goal)}};
+    j["precision"] = {{"variant", variant.name}, {"sets", variant.sets}};
     j["validated"] = false;
     if (i < r.validated.size() && r.validated[i]) {
       const PointValidation& v = *r.validated[i];
@@ -563,6 +725,22 @@ json explore_to_json(const ExploreCommandResult& r) {
                      {"ff", x.capacity.ff},
                      {"dsp", x.capacity.dsp},
                      {"bram18", x.capacity.bram18}};
+  if (x.accuracy_goal) {
+    const dse::AccuracyGoal& g = *x.accuracy_goal;
+    out["accuracy_goal"] = g.metric == dse::AccuracyMetric::Top1 ? json{{"min_top1", g.min_top1}}
+                                                                 : json{{"max_error", g.max_error}};
+    out["accuracy_data"] = x.accuracy_source;
+    out["precision_evaluations"] = x.precision_evaluations;
+    json vs = json::array();
+    for (const dse::PrecisionVariant& v : x.variants)
+      vs.push_back({{"variant", v.name},
+                    {"sets", v.sets},
+                    {"bits", v.bits},
+                    {"top1", v.accuracy.top1},
+                    {"max_error", v.accuracy.max_error},
+                    {"meets_goal", dse::meets(v.accuracy, g)}});
+    out["precision_variants"] = vs;
+  }
   if (r.batch) {
     const dse::BatchRun& b = *r.batch;
     out["validation"] = {{"executor", dse::executor_name(b.kind)},

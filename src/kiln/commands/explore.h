@@ -36,6 +36,12 @@ struct ExploreCommandOptions : CompileOptions {
   // The kiln executable the tasks run (the CLI: itself; empty: $KILN, else
   // `kiln` on PATH); they get the import options as flags (import_flags).
   std::filesystem::path kiln_program;
+  // --accuracy DATA: the precision search (dse/precision.h) on these
+  // samples: "random:N", a directory of ONNX test_data_set_*, or a .npy of a
+  // batch (a one-input model's samples along dimension 0); `accuracy_goal`
+  // from --min-top1 (default 0.99) or --max-error.
+  std::optional<std::string> accuracy;
+  dse::AccuracyGoal accuracy_goal;
 };
 
 // What validating a frontier point measured.
@@ -60,6 +66,17 @@ struct ExploreCommandResult {
   std::filesystem::path dir;
   double seconds = 0;
 };
+
+// The samples --accuracy names, in `model`'s inputs, and the float model's
+// outputs for each (the ONNX file run by the reference interpreter).
+dse::AccuracyData load_accuracy_data(const std::string& spec, const std::filesystem::path& onnx,
+                                     const onnx_import::ImportOptions& import,
+                                     const hls::Model& model);
+
+// --accuracy DATA and its goal into `options` (--min-top1 or --max-error,
+// < 0 when not given; either without --accuracy is a Usage error).
+void set_accuracy(const std::string& data, double min_top1, double max_error,
+                  ExploreCommandOptions& options);
 
 // "latency" | "interval" (Usage error otherwise).
 dse::Goal parse_goal(const std::string& name);

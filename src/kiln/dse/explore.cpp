@@ -158,6 +158,46 @@ void keep_frontier(ExploreResult& result, std::vector<ExplorePoint> placed, Goal
 
 }  // namespace
 
+ExploreResult unite_variants(std::vector<ExploreResult> parts,
+                             const std::vector<PrecisionVariant>& variants,
+                             const AccuracyGoal& goal, Goal objective) {
+  KILN_ASSERT(!parts.empty() && parts.size() == variants.size(), "one exploration per variant");
+  std::vector<ExplorePoint> all_points;
+  ExploreResult out;
+  for (std::size_t v = 0; v < parts.size(); ++v) {
+    ExploreResult& part = parts[v];
+    const double loss = accuracy_loss(variants[v].accuracy, goal);
+    for (ExplorePoint& p : part.frontier) {
+      p.variant = static_cast<int>(v);
+      p.placed.loss = p.estimate.loss = loss;
+      all_points.push_back(std::move(p));
+    }
+    out.plans_priced += part.plans_priced;
+    out.points_priced += part.points_priced;
+    out.points_placed += part.points_placed;
+    out.seconds += part.seconds;
+  }
+  ExploreResult& first = parts[0];
+  out.strategy = first.strategy;
+  out.deepflexihls = first.deepflexihls;
+  out.part = first.part;
+  out.layers = first.layers;
+  out.candidates = first.candidates;
+  out.capacity = first.capacity;
+  out.variants = variants;
+  out.accuracy_goal = goal;
+  std::vector<Objectives> all;
+  for (const ExplorePoint& p : all_points) all.push_back(p.placed);
+  std::vector<Objectives> front;
+  for (std::size_t i : frontier(all, objective)) {
+    out.frontier.push_back(std::move(all_points[i]));
+    front.push_back(out.frontier.back().placed);
+  }
+  std::string why;
+  KILN_ASSERT(verify_frontier(front, all, objective, &why), "the variants' frontier: " + why);
+  return out;
+}
+
 Objectives estimate_of(const std::vector<std::vector<LayerCandidate>>& layers,
                        const std::vector<int>& pick, bool streamed) {
   Objectives o;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kiln/dse/frontier.h"
+#include "kiln/dse/precision.h"
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model.h"
 #include "kiln/rtl/design.h"
@@ -74,6 +75,7 @@ struct ExplorePoint {
   Objectives estimate;                // composed from the layers priced alone
   Objectives placed;                  // where the design places them
   std::string plans_yaml;             // rtl::design_plans_yaml
+  int variant = 0;                    // its precision: ExploreResult::variants
 };
 
 // What seed 003's strategy counted (deepflexihls.h).
@@ -100,6 +102,12 @@ struct ExploreResult {
   int64_t points_priced = 0;           // whole designs composed and priced by the estimate
   int64_t points_placed = 0;           // whole designs placed
   std::vector<ExplorePoint> frontier;  // placed, within the limits, by cycles
+  // The precision choices explored (precision.h); one, the configured model's
+  // with no accuracy measured, without --accuracy.
+  std::vector<PrecisionVariant> variants;
+  std::optional<AccuracyGoal> accuracy_goal;
+  std::string accuracy_source;
+  int precision_evaluations = 0;
   fpga::Resources capacity;
   double seconds = 0;
 };
@@ -109,6 +117,14 @@ using Progress = std::function<void(const std::string&)>;
 // Throws kiln::Error (InvalidModel) when no design is within the limits.
 ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                       const ExploreOptions& explore_options, const Progress& progress = {});
+
+// One exploration per precision variant (`parts[v]` of `variants[v]`) made
+// one: every point's loss the variant's accuracy_loss, the frontier taken
+// over all of them (checked with verify_frontier), the counters summed. The
+// first part's layers, candidates and capacity are kept.
+ExploreResult unite_variants(std::vector<ExploreResult> parts,
+                             const std::vector<PrecisionVariant>& variants,
+                             const AccuracyGoal& goal, Goal objective);
 
 // The composition step alone (exposed for its tests): the designs of one
 // candidate per layer on the frontier of (cycles, cost) for each cost of

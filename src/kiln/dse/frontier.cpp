@@ -11,14 +11,14 @@ namespace kiln::dse {
 
 namespace {
 
-std::array<double, 5> key(const Objectives& o, Goal g) {
-  return {static_cast<double>(o.cycles(g)), o.lut, o.ff, o.dsp, o.bram18};
+std::array<double, 6> key(const Objectives& o, Goal g) {
+  return {static_cast<double>(o.cycles(g)), o.lut, o.ff, o.dsp, o.bram18, o.loss};
 }
 
 }  // namespace
 
 Objectives Objectives::of(int64_t latency, int64_t interval, const fpga::Resources& r) {
-  return {latency, interval, r.lut, r.ff, r.dsp, r.bram18};
+  return {latency, interval, r.lut, r.ff, r.dsp, r.bram18, 0};
 }
 
 bool dominates(const Objectives& a, const Objectives& b, Goal goal) {

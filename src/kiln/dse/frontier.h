@@ -1,7 +1,8 @@
 // A design point's objectives and the Pareto frontier of a set of them: the
 // points no other point is at least as good as in every objective and
 // better in one. Latency or interval (the objective the user asks for)
-// against the part's four resources.
+// against the part's four resources and, where the precision search measured
+// it, the accuracy lost.
 #pragma once
 
 #include <cstdint>
@@ -18,13 +19,16 @@ struct Objectives {
   int64_t latency = 0;   // cycles from a sample's input to its results
   int64_t interval = 0;  // cycles between samples
   double lut = 0, ff = 0, dsp = 0, bram18 = 0;
+  // Accuracy lost against the float model (precision.h accuracy_loss); 0
+  // for every point when no accuracy was measured.
+  double loss = 0;
 
   int64_t cycles(Goal g) const { return g == Goal::Latency ? latency : interval; }
   static Objectives of(int64_t latency, int64_t interval, const fpga::Resources& r);
 };
 
-// a is no worse than b in every objective (the goal's cycles and the four
-// resources) and better in one.
+// a is no worse than b in every objective (the goal's cycles, the four
+// resources and the loss) and better in one.
 bool dominates(const Objectives& a, const Objectives& b, Goal goal);
 
 // The indices of `points` on their frontier, by the goal's cycles then LUTs;

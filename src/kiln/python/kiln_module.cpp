@@ -388,7 +388,8 @@ py::dict explore(const std::shared_ptr<Model>& m, const std::string& part, const
                  const fs::path& out_dir, const std::vector<std::string>& sets,
                  const std::string& objective, const std::string& strategy,
                  const std::optional<int64_t>& max_latency, const std::optional<std::string>& max,
-                 int jobs, int validate, bool force) {
+                 int jobs, int validate, bool force, const std::optional<std::string>& accuracy,
+                 const std::optional<double>& min_top1, const std::optional<double>& max_error) {
   commands::ExploreCommandOptions o;
   static_cast<commands::CompileOptions&>(o) = compile_options(*m, config, out_dir, sets, force);
   o.part = part;
@@ -398,6 +399,7 @@ py::dict explore(const std::shared_ptr<Model>& m, const std::string& part, const
   if (max) commands::parse_max(*max, o.explore);
   o.jobs = jobs;
   o.validate = validate;
+  commands::set_accuracy(accuracy.value_or(""), min_top1.value_or(-1), max_error.value_or(-1), o);
   commands::ExploreCommandResult r;
   {
     py::gil_scoped_release release;
@@ -554,8 +556,11 @@ PYBIND11_MODULE(kiln, m) {
         py::arg("out_dir"), py::arg("sets") = std::vector<std::string>{},
         py::arg("objective") = "latency", py::arg("strategy") = "kiln",
         py::arg("max_latency") = py::none(), py::arg("max") = py::none(), py::arg("jobs") = 1,
-        py::arg("validate") = 0, py::arg("force") = false,
-        "kiln explore: the frontier of designs for the part; returns {'points': [...], "
+        py::arg("validate") = 0, py::arg("force") = false, py::arg("accuracy") = py::none(),
+        py::arg("min_top1") = py::none(), py::arg("max_error") = py::none(),
+        "kiln explore: the frontier of designs for the part (with accuracy='random:N' or a data "
+        "directory, per-layer precisions too, each point's accuracy measured); returns "
+        "{'points': [...], "
         "'frontier': frontier.json, 'dir': out_dir}; each point's 'config' (in out_dir) "
         "builds it with kiln.rtl.");
   m.def("rtl", &kp::rtl, py::arg("model"), py::arg("config") = py::none(), py::arg("out_dir"),
