@@ -23,9 +23,11 @@ build/apps/kiln/kiln report out/lenet5_hls --html out/lenet5_report.html --force
 # 8-bit weights and results (latency against LUT, FF, DSP and BRAM18, every point priced from
 # its schedules, none built), then the fastest point that fits built from its config and
 # simulated: Verilator (bit-exact against kiln's emulator, latency and interval measured as the
-# frontier priced them) and kiln's netlist interpreter.
+# frontier priced them) and kiln's netlist interpreter. (Without --no-design, explore builds the
+# chosen point into out/lenet5_explore/design itself; here kiln rtl does it, as a user would
+# build any other point.)
 build/apps/kiln/kiln explore "$model/model.onnx" --part xc7z020clg400-1 -o out/lenet5_explore \
-  --force --set ClockPeriod=7 --set 'Model.Precision.weight=ap_fixed<8,2>' \
+  --force --no-design --set ClockPeriod=7 --set 'Model.Precision.weight=ap_fixed<8,2>' \
   --set 'Model.Precision.result=ap_fixed<8,4>'
 build/apps/kiln/kiln rtl "$model/model.onnx" -c out/lenet5_explore/points/p0.yaml \
   -o out/lenet5_rtl --force

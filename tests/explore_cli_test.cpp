@@ -116,9 +116,10 @@ TEST(ExploreCli, JobsGiveTheSameFrontier) {
   std::vector<nlohmann::json> points;
   for (const char* jobs : {"1", "2"}) {
     const fs::path out = tmp.path() / (std::string("x") + jobs);
-    const ProcessResult r = kiln(
-        {"explore", zoo("lenet5"), "--jobs", jobs, "--fastest", "4000", "--max-latency", "20000",
-         "--set", "Model.Precision.weight=ap_fixed<6,2>", "-o", out.string(), "--json"});
+    const ProcessResult r =
+        kiln({"explore", zoo("lenet5"), "--jobs", jobs, "--fastest", "4000", "--max-latency",
+              "20000", "--set", "Model.Precision.weight=ap_fixed<6,2>", "--no-design", "-o",
+              out.string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     points.push_back(nlohmann::json::parse(r.out)["points"]);
   }
@@ -164,6 +165,10 @@ TEST(ExploreCli, ReportShowsTheFrontier) {
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(html.find("<h1>kiln explore: thxprlsg</h1>"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
+  // The chosen point's design, built into DIR/design, and its stages.
+  EXPECT_TRUE(fs::exists(out / "design" / "report.json"));
+  EXPECT_NE(html.find("RTL design of the chosen point"), std::string::npos);
+  EXPECT_NE(html.find("share of the part"), std::string::npos);
 }
 
 // --accuracy: each precision variant's accuracy measured by the emulator on

@@ -334,6 +334,9 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--simulator", explore_opts.simulator,
                           "The validation's simulator: kiln (default), verilator or icarus");
   explore_cmd->add_flag("--no-synth", explore_opts.no_synth, "Validate without Yosys");
+  bool explore_no_design = false;
+  explore_cmd->add_flag("--no-design", explore_no_design,
+                        "Do not build the chosen point's design into DIR/design");
   std::string explore_accuracy;
   double explore_min_top1 = -1, explore_max_error = -1;
   explore_cmd->add_option(
@@ -588,6 +591,7 @@ int main(int argc, char** argv) {
       if (!explore_max.empty()) commands::parse_max(explore_max, o.explore);
       if (explore_max_latency > 0) o.explore.max_cycles = explore_max_latency;
       o.executor = dse::parse_executor(explore_executor);
+      o.write_design = !explore_no_design;
       commands::set_accuracy(explore_accuracy, explore_min_top1, explore_max_error, o);
       std::error_code ec;
       o.kiln_program = std::filesystem::read_symlink("/proc/self/exe", ec);

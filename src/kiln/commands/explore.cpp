@@ -294,6 +294,12 @@ nlohmann::json explore_dir_json(const fs::path& dir) {
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != "kiln-explore")
     throw_error(ErrorKind::InvalidModel, (dir / "frontier.json").string(),
                 "is not a frontier kiln explore wrote", "run kiln explore again");
+  // The chosen point's design report, for the HTML report's RTL section.
+  if (j.contains("design") && j["design"].is_string()) {
+    std::ifstream d(dir / j["design"].get<std::string>() / "report.json");
+    json report = json::parse(d, nullptr, false);
+    if (!report.is_discarded()) j["design_report"] = std::move(report);
+  }
   return j;
 }
 
@@ -551,6 +557,19 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
     write_file_atomically(dir / r.configs.back(),
                           point_config_yaml(co.configs, sets, r.result.frontier[i].plans_yaml));
   }
+  if (options.write_design && !r.configs.empty()) {
+    // The chosen point's design, built from its config alone as kiln rtl -c
+    // builds it.
+    say(fmt::format("building the chosen point's design ({})", r.configs[r.chosen]));
+    flow::ConfigureOptions pc = co;
+    pc.configs = {dir / r.configs[r.chosen]};
+    pc.sets.clear();
+    const RtlCommandResult design = build_rtl(flow::configure_model(onnx, pc), false);
+    fs::create_directories(dir / "design");
+    write_rtl_files(dir / "design", design,
+                    json{{"command", "kiln explore"}, {"config", r.configs[r.chosen]}});
+    r.design = "design";
+  }
   r.validated.resize(r.result.frontier.size());
   if (options.validate > 0) validate_points(onnx, options, dir, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -565,9 +584,11 @@ std::string format_explore_table(const ExploreCommandResult& r) {
   const dse::ExploreResult& x = r.result;
   std::string s = fmt::format(
       "kiln explore: {} on {}: {} layer plans priced, {} designs priced by the estimate, {} "
-      "placed, {} on the frontier, in {:.1f} s ({:.0f} designs/s)\n",
+      "placed, {} on the frontier, in {:.1f} s ({:.0f} designs/s; {:.1f} s in all)\n",
       r.model, x.part, x.plans_priced, x.points_priced, x.points_placed, x.frontier.size(),
-      r.seconds, static_cast<double>(x.points_priced) / std::max(r.seconds, 1e-3));
+      x.seconds, static_cast<double>(x.points_priced) / std::max(x.seconds, 1e-3), r.seconds);
+  if (!r.design.empty())
+    s += fmt::format("the chosen point's design: {}/ (kiln rtlsim, kiln synth)\n", r.design);
   if (x.deepflexihls) {
     const dse::DeepFlexiStats& d = *x.deepflexihls;
     s += fmt::format(
@@ -718,6 +739,8 @@ json explore_to_json(const ExploreCommandResult& r) {
       {"points_placed", x.points_placed},
       {"layers", layers},
       {"seconds", r.seconds},
+      {"search_seconds", x.seconds},
+      {"design", r.design.empty() ? json(nullptr) : json(r.design)},
       {"dir", r.dir.string()},
       {"note",
        "cycles from kiln's exact schedules; resources are the operator library's estimate"}};

@@ -42,6 +42,8 @@ struct ExploreCommandOptions : CompileOptions {
   // from --min-top1 (default 0.99) or --max-error.
   std::optional<std::string> accuracy;
   dse::AccuracyGoal accuracy_goal;
+  // The chosen point's design built into DIR/design (--no-design: not).
+  bool write_design = true;
 };
 
 // What validating a frontier point measured.
@@ -63,6 +65,7 @@ struct ExploreCommandResult {
   std::optional<dse::BatchRun> batch;                     // how the validations ran
   std::filesystem::path work_dir;
   std::size_t chosen = 0;  // the frontier point the objective picks
+  std::string design;      // its design's directory in DIR ("design"), if built
   std::filesystem::path dir;
   double seconds = 0;
 };
@@ -92,7 +95,8 @@ std::string format_explore_table(const ExploreCommandResult& result);
 nlohmann::json explore_to_json(const ExploreCommandResult& result);
 
 // A directory `kiln explore` wrote (it has frontier.json), for `kiln report`:
-// its frontier.json, and its table (frontier.txt).
+// its frontier.json (with the chosen design's report.json as
+// "design_report" when DIR/design exists), and its table (frontier.txt).
 bool is_explore_dir(const std::filesystem::path& dir);
 nlohmann::json explore_dir_json(const std::filesystem::path& dir);
 std::string explore_dir_text(const std::filesystem::path& dir);

@@ -265,16 +265,54 @@ def plot_frontier(frontier, file=None):
     return _finish(fig, file)
 
 
+def _design_section(report, where):
+    """The chosen point's design (its report.json): each stage's plan, start,
+    cycles and resources, the design's total and its share of the part."""
+    if not report:
+        return ""
+    rows = [["stage", "plan", "start", "latency", "interval", "LUT", "FF", "DSP", "BRAM18"]]
+    for st in report.get("stages", []):
+        e = st.get("estimate", {})
+        rows.append([st.get("name", ""), st.get("plan", ""),
+                     st.get("start_cycle", ""), st.get("latency_cycles", ""),
+                     st.get("interval_cycles", ""), f"{e.get('lut', 0):.0f}",
+                     f"{e.get('ff', 0):.0f}", f"{e.get('dsp', 0):.0f}",
+                     f"{e.get('bram18', 0):.0f}"])
+    t = report.get("estimate", {})
+    rows.append(["design", "", "", report.get("latency_cycles", ""),
+                 report.get("interval_cycles", ""), f"{t.get('lut', 0):.0f}",
+                 f"{t.get('ff', 0):.0f}", f"{t.get('dsp', 0):.0f}", f"{t.get('bram18', 0):.0f}"])
+    dev = report.get("device") or {}
+    if dev:
+        rows.append([dev.get("name", ""), "share of the part", "", "", "",
+                     *(f"{100.0 * t.get(k, 0) / dev[k]:.1f}%" if dev.get(k) else "-"
+                       for k in ("lut", "ff", "dsp", "bram18"))])
+    return (f'<section id="rtl"><h2>RTL design of the chosen point</h2>\n'
+            f'<p>Built in <code>{html.escape(str(where))}/</code> from its config, as kiln rtl '
+            f'builds it: {len(report.get("stages", []))} stages, latency '
+            f'{report.get("latency_cycles")} cycles, a sample every '
+            f'{report.get("interval_cycles")} cycles at a '
+            f'{report.get("clock_period_ns", report.get("clock_ns", ""))} ns clock (an estimate '
+            f'of kiln\'s delay model); resources are the estimate.</p>\n'
+            f'{_table(rows)}</section>')
+
+
 def explore_html(frontier):
     """The HTML report of a kiln explore directory: the Pareto plot and the
     frontier's table."""
-    rows = [["#", "latency", "interval", "LUT", "FF", "DSP", "BRAM18", "validated", "config"]]
+    accuracy = bool(frontier.get("accuracy_goal"))
+    rows = [["#", "latency", "interval", "LUT", "FF", "DSP", "BRAM18"]
+            + (["top-1", "max error", "precision"] if accuracy else []) + ["validated", "config"]]
     for i, p in enumerate(frontier["points"]):
+        a = p.get("accuracy") or {}
         rows.append([i, p["latency_cycles"], p["interval_cycles"], f"{p['lut']:.0f}",
-                     f"{p['ff']:.0f}", f"{p['dsp']:.0f}", f"{p['bram18']:.0f}",
-                     "yes" if p.get("validated") else "", p.get("config", "")])
+                     f"{p['ff']:.0f}", f"{p['dsp']:.0f}", f"{p['bram18']:.0f}"]
+                    + ([f"{100 * a.get('top1', 0):.2f}%", f"{a.get('max_error', 0):.3g}",
+                        (p.get("precision") or {}).get("variant", "")] if accuracy else [])
+                    + ["yes" if p.get("validated") else "", p.get("config", "")])
     name = html.escape(frontier.get("model", "model"))
     strategy = html.escape(str(frontier.get("strategy", "kiln")))
+    rtl = _design_section(frontier.get("design_report"), frontier.get("design", "design"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>kiln explore: {name}</title>
 <style>
@@ -294,6 +332,7 @@ ran).</p>
 <section><h2>Frontier</h2>
 <figure id="plot0" class="plot">{_svg(plot_frontier(frontier))}</figure></section>
 {_table(rows)}
+{rtl}
 <script>
 let drawn = 0;
 for (const f of document.querySelectorAll("figure.plot")) {{
