@@ -13,6 +13,7 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/commands/rtl_flow.h"
 #include "kiln/flow/configure.h"
+#include "kiln/hls/derived.h"
 #include "kiln/hls/ports.h"
 #include "kiln/onnx/load.h"
 #include "kiln/onnx/npy.h"
@@ -456,7 +457,8 @@ void parse_max(const std::string& text, dse::ExploreOptions& o) {
 }
 
 std::string point_config_yaml(const std::vector<fs::path>& configs,
-                              const std::vector<std::string>& sets, const std::string& plans_yaml) {
+                              const std::vector<std::string>& sets, const std::string& plans_yaml,
+                              const std::map<std::string, int64_t>& reuse_factors) {
   YAML::Node root(YAML::NodeType::Map);
   for (const fs::path& f : configs) merge_into(root, YAML::LoadFile(f.string()));
   for (const std::string& s : sets) {
@@ -466,6 +468,7 @@ std::string point_config_yaml(const std::vector<fs::path>& configs,
   }
   drop_targets(root);
   merge_into(root, YAML::Load(plans_yaml));
+  for (const auto& [layer, rf] : reuse_factors) root["LayerName"][layer]["ReuseFactor"] = rf;
   YAML::Emitter out;
   out << root;
   std::string head;
@@ -548,14 +551,28 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   AtomicDir out(options.output_dir, options.overwrite);
   const fs::path& dir = out.staging();
   fs::create_directories(dir / "points");
+  // Each variant's model once: the reuse factors kiln compile gets are its.
+  std::map<int, hls::Model> variant_models;
   for (std::size_t i = 0; i < r.result.frontier.size(); ++i) {
+    const dse::ExplorePoint& p = r.result.frontier[i];
     r.configs.push_back(point_name(i));
     std::vector<std::string> sets = co.sets;
-    const dse::PrecisionVariant& v =
-        r.result.variants.at(static_cast<std::size_t>(r.result.frontier[i].variant));
+    const dse::PrecisionVariant& v = r.result.variants.at(static_cast<std::size_t>(p.variant));
     sets.insert(sets.end(), v.sets.begin(), v.sets.end());
+    auto m = variant_models.find(p.variant);
+    if (m == variant_models.end()) {
+      flow::ConfigureOptions vc = co;
+      vc.sets = sets;
+      m = variant_models.emplace(p.variant, flow::configure_model(onnx, vc).model).first;
+    }
+    // Each product layer at the reuse factor that keeps kiln compile's
+    // estimate within the point's interval (as TargetCycles picks it).
+    std::map<std::string, int64_t> reuse;
+    for (const hls::Layer& l : m->second.layers)
+      if (hls::valid_reuse_factors(l).size() > 1)
+        reuse[l.name] = hls::reuse_factor_for_target(m->second, l, p.placed.interval);
     write_file_atomically(dir / r.configs.back(),
-                          point_config_yaml(co.configs, sets, r.result.frontier[i].plans_yaml));
+                          point_config_yaml(co.configs, sets, p.plans_yaml, reuse));
   }
   if (options.write_design && !r.configs.empty()) {
     // The chosen point's design, built from its config alone as kiln rtl -c

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -103,9 +104,12 @@ std::string explore_dir_text(const std::filesystem::path& dir);
 
 // A point's config: the -c files merged in order, the --set overrides and
 // --part applied, interval and latency targets removed (every layer's plan
-// is fixed), then the point's plans.yaml merged over it. `kiln rtl -c` of it
-// alone builds the point.
+// is fixed), then the point's plans.yaml merged over it and each product
+// layer's ReuseFactor for kiln compile (`reuse_factors`: layer -> RF; kiln
+// rtl leaves layers whose plans the config fixes as they are). `kiln rtl -c`
+// of it alone builds the point.
 std::string point_config_yaml(const std::vector<std::filesystem::path>& configs,
-                              const std::vector<std::string>& sets, const std::string& plans_yaml);
+                              const std::vector<std::string>& sets, const std::string& plans_yaml,
+                              const std::map<std::string, int64_t>& reuse_factors = {});
 
 }  // namespace kiln::commands
