@@ -124,6 +124,15 @@ TEST(ExploreCli, JobsGiveTheSameFrontier) {
     points.push_back(nlohmann::json::parse(r.out)["points"]);
   }
   EXPECT_EQ(points[0], points[1]);
+  // A point's config is kiln compile's too: each product layer gets the
+  // reuse factor its interval implies.
+  const fs::path config = tmp.path() / "x1" / points[0][0]["config"].get<std::string>();
+  std::ifstream in(config);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("ReuseFactor:"), std::string::npos) << text;
+  const ProcessResult c =
+      kiln({"compile", zoo("lenet5"), "-c", config.string(), "-o", (tmp.path() / "hls").string()});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
 }
 
 // --validate 1: the fastest point built from its config, simulated
