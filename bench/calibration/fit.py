@@ -13,11 +13,15 @@ usage: fit.py data.csv [--table coefficients.inc]
 import csv
 import sys
 
-LUT_TERMS = ["adder", "product_adder", "fabric_mul", "compare", "quantize", "mux", "rom", "ram",
-             "srl"]
+LUT_TERMS = ["adder", "product_adder", "fabric_mul", "compare", "max_min", "quantize", "mux",
+             "rom", "ram", "srl"]
 FF_TERMS = ["value", "loop"]
 FLOOR = 50.0  # LUTs or FFs: below it an error counts as if Yosys had this many
 PULL = 0.02  # weight of (coefficient - 1)^2 against the rows' squared relative errors
+# The LUT fit is not used yet: the terms miss a rule (a max or min against the constant 0, a
+# ReLU, costs Yosys far less than a comparison and a multiplexer), so the fitted coefficients
+# made the LUT error worse on both splits; the LUT coefficients stay 1 until that rule is fixed.
+USE_LUT_FIT = False
 MIN_REPORTED = 100  # modules under this many Yosys LUTs (FFs) are left out of per-module errors
 
 
@@ -129,6 +133,10 @@ def main():
     train = [r for r in rows if r["split"] == "train"]
     coefs = {"lut": fit(train, "lut", LUT_TERMS), "ff": fit(train, "ff", FF_TERMS)}
     out = sys.stdout
+    if not USE_LUT_FIT:
+        print("LUT fit, not used (USE_LUT_FIT): " +
+              ", ".join(f"{t} {coefs['lut'][t]:.3f}" for t in LUT_TERMS), file=out)
+        coefs["lut"] = {t: 1.0 for t in LUT_TERMS}
     print("coefficients (per raw LUT / FF):", file=out)
     print("  LUT " + ", ".join(f"{t} {coefs['lut'][t]:.3f}" for t in LUT_TERMS), file=out)
     print("  FF  " + ", ".join(f"{t} {coefs['ff'][t]:.3f}" for t in FF_TERMS), file=out)

@@ -21,14 +21,15 @@ enum class LutTerm : uint8_t {
   Adder,         // sums and differences that add values (carry chains)
   ProductAdder,  // the shift-and-add adders of products by constants
   FabricMul,     // products of two variables in LUTs (MultiplierLimit 0)
-  Compare,       // comparisons, max and min
+  Compare,       // comparisons
+  MaxMin,        // max and min: a comparison and a 2:1 multiplexer
   Quantize,      // rounding and saturation, and a table index's clamp
   Mux,           // selects, and multiplexers over registers, banks or lanes
   Rom,           // tables in LUTs
   Ram,           // memories in LUTs (LUTRAM)
   Srl,           // shift registers (SRLC32E)
 };
-inline constexpr std::size_t kLutTerms = 9;
+inline constexpr std::size_t kLutTerms = 10;
 
 enum class FfTerm : uint8_t {
   Value,  // a fully unrolled stage's values held across cycles
@@ -65,6 +66,7 @@ struct EnumNames<rtl::LutTerm> {
       {rtl::LutTerm::ProductAdder, "product_adder"},
       {rtl::LutTerm::FabricMul, "fabric_mul"},
       {rtl::LutTerm::Compare, "compare"},
+      {rtl::LutTerm::MaxMin, "max_min"},
       {rtl::LutTerm::Quantize, "quantize"},
       {rtl::LutTerm::Mux, "mux"},
       {rtl::LutTerm::Rom, "rom"},

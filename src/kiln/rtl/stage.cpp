@@ -80,7 +80,7 @@ void StageBuilder::book_luts(uint32_t n, double luts) {
       return t.add(is_var_mul(n) ? LutTerm::FabricMul : LutTerm::ProductAdder, luts);
     case NodeOp::Quantize: return t.add(LutTerm::Quantize, luts);
     case NodeOp::Max:
-    case NodeOp::Min:
+    case NodeOp::Min: return t.add(LutTerm::MaxMin, luts);
     case NodeOp::Lt: return t.add(LutTerm::Compare, luts);
     case NodeOp::Select: return t.add(LutTerm::Mux, luts);
     case NodeOp::Lookup: {
