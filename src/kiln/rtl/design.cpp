@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -184,6 +185,15 @@ Design build_design(const hls::Model& model, const RtlOptions& options) {
   netlist::verify(d.netlist);
   d.files = netlist::print_verilog(d.netlist);
   return d;
+}
+
+void calibrate_estimate(StageReport& r) {
+  // Every LUT and flip-flop counted is booked under a term (rounding apart).
+  KILN_ASSERT(std::abs(r.lut - r.terms.raw_lut()) <= 1e-6 * std::max(1.0, r.lut) &&
+                  std::abs(r.ff - r.terms.raw_ff()) <= 1e-6 * std::max(1.0, r.ff),
+              "a stage's LUTs or flip-flops outside its cost terms");
+  r.lut = r.terms.lut_estimate();
+  r.ff = r.terms.ff_estimate();
 }
 
 fpga::Resources estimate_of(const Design& d) {

@@ -27,6 +27,7 @@
 #include "kiln/hls/model.h"
 #include "kiln/loop/loop_ir.h"
 #include "kiln/netlist/netlist.h"
+#include "kiln/rtl/calibration.h"
 #include "kiln/rtl/channels.h"
 #include "kiln/rtl/plan.h"
 
@@ -152,7 +153,14 @@ struct StageReport : fpga::Resources {
   double critical_path_ns = 0;  // the schedule's longest chain in a cycle (estimate)
   std::string loop_ii;   // a kept loop's II and what sets it (sched::describe_ii); "" if none
   LayerPlan layer_plan;  // the plan it was built from
+  // Its LUTs and flip-flops per cost term, raw; lut and ff are their
+  // calibrated sum (calibration.h).
+  CostTerms terms;
 };
+
+// Sets r's lut and ff to its cost terms' calibrated sum (calibration.h),
+// once every LUT and flip-flop it counts is booked under a term.
+void calibrate_estimate(StageReport& r);
 
 struct Design {
   std::string top;  // the top module's name

@@ -30,6 +30,17 @@ json port_json(const Port& p, const std::string& onnx_name) {
           {"type", loop::to_string(p.type)}};
 }
 
+// The raw cost terms the estimate's LUTs and FFs are fitted on
+// (bench/calibrate.sh reads them).
+json terms_json(const CostTerms& t) {
+  json j = json::object();
+  for (const auto& [term, name] : EnumNames<LutTerm>::kNames)
+    j["lut_" + std::string(name)] = t.lut[static_cast<std::size_t>(term)];
+  for (const auto& [term, name] : EnumNames<FfTerm>::kNames)
+    j["ff_" + std::string(name)] = t.ff[static_cast<std::size_t>(term)];
+  return j;
+}
+
 json stage_json(const StageReport& s) {
   return {{"name", s.name},
           {"onnx_name", s.onnx_name},
@@ -52,7 +63,8 @@ json stage_json(const StageReport& s) {
           {"register_bits", s.register_bits},
           {"critical_path_ns", s.critical_path_ns},
           {"loop_ii", s.loop_ii},
-          {"estimate", fpga::to_json(s)}};
+          {"estimate", fpga::to_json(s)},
+          {"calibration", terms_json(s.terms)}};
 }
 
 [[noreturn]] void bad_report(const fs::path& file, const std::string& what) {
@@ -169,7 +181,8 @@ json design_report(const Design& d, const hls::Model& m, const RtlOptions& o, in
       {"estimate", fpga::to_json(estimate_of(d))},
       {"top_estimate",
        {{"delay_register_bits", d.top_report.register_bits},
-        {"estimate", fpga::to_json(d.top_report)}}},
+        {"estimate", fpga::to_json(d.top_report)},
+        {"calibration", terms_json(d.top_report.terms)}}},
       {"handoffs", handoffs},
       {"notes", o.notes},
   };

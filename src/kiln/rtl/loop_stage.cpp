@@ -577,6 +577,10 @@ void LoopStageBuilder::ram_access(const dfg::PortAccess& pa, int index, int t, b
 void LoopStageBuilder::add(const StageReport& s) {
   StageReport& r = r_.report;
   static_cast<fpga::Resources&>(r) += s;
+  // Raw here, calibrated once with this stage's own terms (calibrate_estimate).
+  r.lut += s.terms.raw_lut() - s.lut;
+  r.ff += s.terms.raw_ff() - s.ff;
+  r.terms += s.terms;
   r.register_bits += s.register_bits;
   r.multiplier_units += s.multiplier_units;
   r.critical_path_ns = std::max(r.critical_path_ns, s.critical_path_ns);
@@ -599,6 +603,7 @@ void LoopStageBuilder::report() {
   }
   r.register_bits += register_bits + control;
   r.ff += static_cast<double>(register_bits + control);
+  r.terms.add(FfTerm::Loop, static_cast<double>(register_bits + control));
   const fpga::Family f = o_.family;
   for (const std::vector<int>& group : rom_groups_) {
     const RomBank& rb = banks_[static_cast<std::size_t>(group.front())];
@@ -612,8 +617,10 @@ void LoopStageBuilder::report() {
       const sched::OperatorCost cost = sched::operator_cost(
           bram ? sched::OperatorKind::BlockRom : sched::OperatorKind::Rom, {w, 0, entries, 0}, f);
       static_cast<fpga::Resources&>(r) += cost.resources;
+      r.terms.add(LutTerm::Rom, cost.resources.lut);
     }
     r.ff += static_cast<double>(w * static_cast<int>(rb.ports.size()));
+    r.terms.add(FfTerm::Loop, static_cast<double>(w * static_cast<int>(rb.ports.size())));
   }
   // Each channel read's copy of each bank it reads; across banks, a
   // multiplexer over them by the registered lane.
@@ -623,19 +630,27 @@ void LoopStageBuilder::report() {
       // Its pattern's phase and table, once per bank.
       const auto period = static_cast<int>(ch.second->takes.size());
       const std::size_t n = ch.second->crosses() ? chan_read_banks_.at(read).size() : 1;
-      r.ff += static_cast<double>(n) * index_bits(period);
-      r.lut += static_cast<double>(n) *
-               sched::operator_cost(sched::OperatorKind::Rom, {1, 0, period, 0}, f).resources.lut;
+      const double ff = static_cast<double>(n) * index_bits(period);
+      const double lut =
+          static_cast<double>(n) *
+          sched::operator_cost(sched::OperatorKind::Rom, {1, 0, period, 0}, f).resources.lut;
+      r.ff += ff;
+      r.lut += lut;
+      r.terms.add(FfTerm::Loop, ff);
+      r.terms.add(LutTerm::Rom, lut);
     }
     const int w = p_.buffers[static_cast<std::size_t>(buffer)].type.width;
     std::vector<int> banks{ch.second->bank};
     if (ch.second->crosses()) {
       const auto it = chan_read_banks_.find(read);
       banks.assign(it->second.begin(), it->second.end());
-      r.lut += sched::operator_cost(sched::OperatorKind::Mux,
-                                    {w, 0, static_cast<int>(banks.size()), 0}, f)
-                   .resources.lut;
+      const double lut = sched::operator_cost(sched::OperatorKind::Mux,
+                                              {w, 0, static_cast<int>(banks.size()), 0}, f)
+                             .resources.lut;
+      r.lut += lut;
+      r.terms.add(LutTerm::Mux, lut);
       r.ff += ch.second->lanes_log2;
+      r.terms.add(FfTerm::Loop, ch.second->lanes_log2);
     }
     for (int b : banks) {
       const int entries = 1 << chan_bits_.at(chan_stream(read, b));
@@ -644,9 +659,14 @@ void LoopStageBuilder::report() {
                                                             : sched::OperatorKind::Ram,
           {w, 0, entries, 0}, f);
       static_cast<fpga::Resources&>(r) += cost.resources;
+      r.terms.add(LutTerm::Ram, cost.resources.lut);
+      r.terms.add(FfTerm::Loop, cost.resources.ff);
     }
   }
-  for (const auto& [key, bits] : chan_bits_) r.ff += 3.0 * bits;  // pointer, base, next
+  for (const auto& [key, bits] : chan_bits_) {
+    r.ff += 3.0 * bits;  // pointer, base, next
+    r.terms.add(FfTerm::Loop, 3.0 * bits);
+  }
   for (const RamBank& rb : rams_) {
     const loop::Buffer& buf = p_.buffers[static_cast<std::size_t>(rb.storage)];
     const auto depth = static_cast<int>(bank_depth(p_, rb.storage));
@@ -655,6 +675,8 @@ void LoopStageBuilder::report() {
     const sched::OperatorCost cost = sched::operator_cost(
         bram ? sched::OperatorKind::BlockRam : sched::OperatorKind::Ram, {w, 0, depth, 0}, f);
     static_cast<fpga::Resources&>(r) += cost.resources;
+    r.terms.add(LutTerm::Ram, cost.resources.lut);
+    r.terms.add(FfTerm::Loop, cost.resources.ff);
   }
   // Reads outside the banks: a table or a multiplexer over what they reach.
   for (std::size_t i = 0; i < body_.reads.size(); ++i) {
@@ -670,9 +692,13 @@ void LoopStageBuilder::report() {
     // One element reached (a pooling window's padded rows leave one): a
     // wire, no multiplexer (the fuzz tier's seed 1165 was refused).
     if (kind == sched::OperatorKind::Mux && inputs < 2) continue;
-    r.lut += sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(inputs), 0}, f)
-                 .resources.lut;
+    const double lut =
+        sched::operator_cost(kind, {width_of(pa.buffer), 0, static_cast<int>(inputs), 0}, f)
+            .resources.lut;
+    r.lut += lut;
+    r.terms.add(kind == sched::OperatorKind::Rom ? LutTerm::Rom : LutTerm::Mux, lut);
   }
+  calibrate_estimate(r);
 }
 
 BuiltStage build_loop_stage(const dfg::SplitKernel& split, const loop::Program& program,

@@ -57,17 +57,27 @@ OperatorCost sum(OperatorCost a, const OperatorCost& b) {
 
 namespace {
 
+int table_entries(const dfg::Graph& g, uint32_t n) {
+  return static_cast<int>(g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)].data.size());
+}
+
+OperatorCost clamp_cost(const dfg::Graph& g, uint32_t n, fpga::Family family) {
+  return sched::operator_cost(OperatorKind::Saturate,
+                              {index_bits(table_entries(g, n)) + 1, 0, 0, 0}, family);
+}
+
 // Lookup `n`: the index's clamp in LUTs and the table as `table` (Rom or
 // BlockRom).
 OperatorCost lookup_cost(const dfg::Graph& g, uint32_t n, OperatorKind table, fpga::Family family) {
-  const auto& t = g.tables()[static_cast<std::size_t>(g.lookup_of(n).table)];
-  const int entries = static_cast<int>(t.data.size());
-  return sum(
-      sched::operator_cost(OperatorKind::Saturate, {index_bits(entries) + 1, 0, 0, 0}, family),
-      sched::operator_cost(table, {g.type(n).width, 0, entries, 0}, family));
+  return sum(clamp_cost(g, n, family),
+             sched::operator_cost(table, {g.type(n).width, 0, table_entries(g, n), 0}, family));
 }
 
 }  // namespace
+
+double lookup_clamp_luts(const dfg::Graph& g, uint32_t n, fpga::Family family) {
+  return clamp_cost(g, n, family).resources.lut;
+}
 
 OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
                        bool fabric_multipliers, bool constants_on_dsps) {

@@ -56,6 +56,9 @@ sched::OperatorCost sum(sched::OperatorCost a, const sched::OperatorCost& b);
 sched::OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
                               bool fabric_multipliers = false, bool constants_on_dsps = false);
 
+// The LUTs of lookup `n`'s index clamp (part of its cost either way).
+double lookup_clamp_luts(const dfg::Graph& g, uint32_t n, fpga::Family family);
+
 // Lookup `n` with its table in block RAM and the index's clamp in LUTs.
 sched::OperatorCost block_rom_cost(const dfg::Graph& g, uint32_t n, fpga::Family family);
 

@@ -41,19 +41,58 @@ BuiltStage StageBuilder::run() {
   price_product_groups();
   pair_dsp_products();
   ports();
+  calibrate_estimate(r_.report);
   if (o_.emit) emit();
   return std::move(r_);
 }
 
+// The value of lookup `n` that a register holds: the lookup's own, or that of
+// its only reader when that is a bit-select (a Quantize that neither rounds
+// nor saturates: wires), which Yosys sees through as well.
+uint32_t StageBuilder::table_register(uint32_t n) const {
+  const uint32_t r = sole_reader_[n];
+  if (r == kNoReader || g_.node(r).op != NodeOp::Quantize) return n;
+  const QuantizeWork q = quantize_work(g_, r);
+  return q.rounds || q.saturates ? n : r;
+}
+
 // A lookup whose value is read only from its register, none of it in its own
-// cycle: Yosys merges that register into the table and maps large ones to
-// block RAM.
+// cycle: Yosys merges that register into the table and maps large ones (of
+// the bits the register keeps) to block RAM.
 bool StageBuilder::in_block_ram(uint32_t n) const {
-  if (one_at_a_time_ || g_.node(n).op != NodeOp::Lookup || life_.hold[n] == 0 ||
-      life_.read_in_own_cycle[n])
-    return false;
+  if (one_at_a_time_ || g_.node(n).op != NodeOp::Lookup) return false;
+  const uint32_t v = table_register(n);
+  if (life_.hold[v] == 0 || life_.read_in_own_cycle[v]) return false;
   const auto& t = g_.tables()[static_cast<std::size_t>(g_.lookup_of(n).table)];
-  return sched::rom_in_block_ram(static_cast<int>(t.data.size()), g_.type(n).width);
+  return sched::rom_in_block_ram(static_cast<int>(t.data.size()), g_.type(v).width);
+}
+
+// Node n's `luts` under their cost terms (calibration.h).
+void StageBuilder::book_luts(uint32_t n, double luts) {
+  CostTerms& t = r_.report.terms;
+  switch (g_.node(n).op) {
+    case NodeOp::Add:
+    case NodeOp::AddMod:
+    case NodeOp::Sub:
+    case NodeOp::SubMod:
+    case NodeOp::Neg: return t.add(LutTerm::Adder, luts);
+    case NodeOp::Mul:
+      return t.add(is_var_mul(n) ? LutTerm::FabricMul : LutTerm::ProductAdder, luts);
+    case NodeOp::Quantize: return t.add(LutTerm::Quantize, luts);
+    case NodeOp::Max:
+    case NodeOp::Min: return t.add(LutTerm::MaxMin, luts);
+    case NodeOp::Lt: return t.add(LutTerm::Compare, luts);
+    case NodeOp::Select: return t.add(LutTerm::Mux, luts);
+    case NodeOp::Lookup: {
+      // The index's clamp, then the table (none of it when in block RAM).
+      const double clamp = std::min(luts, lookup_clamp_luts(g_, n, o_.family));
+      t.add(LutTerm::Quantize, clamp);
+      return t.add(LutTerm::Rom, luts - clamp);
+    }
+    case NodeOp::Input:
+    case NodeOp::Const:
+    case NodeOp::Shl: return t.add(LutTerm::Adder, luts);  // free: 0
+  }
 }
 
 void StageBuilder::classify() {
@@ -188,18 +227,31 @@ void StageBuilder::registers() {
     for (uint32_t n = 0; n < g_.size(); ++n)
       bits += static_cast<int64_t>(g_.type(n).width) * life_.hold[n];
   }
+  // Each node's only reader (outputs count as readers), for table_register.
+  sole_reader_.assign(g_.size(), kNoReader);
+  std::vector<int> readers(g_.size(), 0);
+  for (uint32_t n = 0; n < g_.size(); ++n)
+    for (uint32_t a : g_.args(n))
+      if (++readers[a] == 1) sole_reader_[a] = n;
+  for (const dfg::Output& o : g_.outputs()) ++readers[o.node];
+  for (uint32_t n = 0; n < g_.size(); ++n)
+    if (readers[n] != 1) sole_reader_[n] = kNoReader;
   StageReport& rep = r_.report;
   rep.register_bits = bits;
   rep.ff = static_cast<double>(bits);
+  rep.terms.add(FfTerm::Value, static_cast<double>(bits));
   for (uint32_t n = 0; n < g_.size(); ++n) {
     if (in_block_ram(n)) {
       // The table and its read's register become one block RAM.
       costs_[n] = block_rom_cost(g_, n, o_.family);
-      rep.ff -= g_.type(n).width;
+      const int held = g_.type(table_register(n)).width;
+      rep.ff -= held;
+      rep.terms.add(FfTerm::Value, -held);
     }
     fpga::Resources c = costs_[n].resources;
     if (shared_ && is_var_mul(n)) c.dsp = 0;  // on the units, counted below
     static_cast<fpga::Resources&>(rep) += c;
+    book_luts(n, c.lut);
   }
   if (shared_) {
     units_ = bind_units(g_, start_, [this](int c) { return slot(c); });
@@ -251,6 +303,7 @@ void StageBuilder::price_product_groups() {
         sched::operator_cost(sched::OperatorKind::Add, {width, 0, 0, 0}, o_.family);
     const auto adders = static_cast<double>(plan.adders());
     r_.report.lut += adders * adder.resources.lut - lut;
+    r_.report.terms.add(LutTerm::ProductAdder, adders * adder.resources.lut - lut);
     r_.report.carry += adders * adder.resources.carry - carry;
     // The group's plan in place of its products' own digits.
     for (const uint32_t n : nodes)

@@ -28,7 +28,9 @@ class StageBuilder {
  private:
   // ---- analysis (stage.cpp) ----
   bool is_var_mul(uint32_t n) const { return rtl::is_var_mul(g_, n); }
+  void book_luts(uint32_t n, double luts);
   bool in_block_ram(uint32_t n) const;
+  uint32_t table_register(uint32_t n) const;
   void classify();
   int slot(int cycle) const { return modulo_ ? cycle % modulo_->ii : cycle; }
   void take_timing();
@@ -67,6 +69,8 @@ class StageBuilder {
   std::vector<sched::OperatorCost> costs_;
   std::vector<int> start_;
   Lifetimes life_;
+  static constexpr uint32_t kNoReader = UINT32_MAX;
+  std::vector<uint32_t> sole_reader_;  // per node: its only reader, or kNoReader
   UnitBinding units_;
   SharedRegisters shared_regs_;
   std::vector<ProductGroup> groups_;

@@ -318,10 +318,13 @@ class TopBuilder {
         const auto srl = static_cast<double>(sched::srl_luts(width, depth));
         d_.top_report.lut += srl;
         d_.top_report.srl += srl;
+        d_.top_report.terms.add(LutTerm::Srl, srl);
       } else {
         d_.top_report.ff += static_cast<double>(width) * depth;
+        d_.top_report.terms.add(FfTerm::Value, static_cast<double>(width) * depth);
       }
     }
+    calibrate_estimate(d_.top_report);
   }
 
   Design& d_;
