@@ -153,7 +153,7 @@ def test_explore_returns_the_frontier_and_each_point_builds(tmp_path, zoo):
     pts = x["points"]
     assert len(pts) >= 3 and x["frontier"]["strategy"] == "kiln"
     lat = [p["latency_cycles"] for p in pts]
-    assert lat == sorted(lat) and len(set(lat)) == len(lat)
+    assert lat == sorted(lat)  # equal latencies trade one resource for another
     # The slowest point's config builds the design it priced.
     p = pts[-1]
     d = kiln.rtl(m, config=tmp_path / "x" / p["config"], out_dir=tmp_path / "d")
