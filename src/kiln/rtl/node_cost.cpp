@@ -112,7 +112,15 @@ OperatorCost node_cost(const dfg::Graph& g, uint32_t n, fpga::Family family,
       return c;
     }
     case NodeOp::Max:
-    case NodeOp::Min: return lib(OperatorKind::MaxMin, {w, 0, 0, 0});
+    case NodeOp::Min: {
+      // Against the constant 0 (a ReLU, or its mirror) the sign decides
+      // alone: Yosys maps it to a LUT per bit, no carry chain.
+      const auto args = g.args(n);
+      const bool zero = std::any_of(args.begin(), args.end(), [&](uint32_t a) {
+        return g.is_const(a) && g.node(a).imm == 0;
+      });
+      return lib(zero ? OperatorKind::SignMask : OperatorKind::MaxMin, {w, 0, 0, 0});
+    }
     case NodeOp::Lt: return lib(OperatorKind::Compare, {g.type(g.args(n)[0]).width, 0, 0, 0});
     case NodeOp::Select: return lib(OperatorKind::Mux, {w, 0, 2, 0});
     case NodeOp::Lookup: return lookup_cost(g, n, OperatorKind::Rom, family);

@@ -166,6 +166,10 @@ OperatorCost operator_cost(OperatorKind kind, const OperatorShape& shape, fpga::
     case OperatorKind::Compare:
     case OperatorKind::Round:  // the rounding increment added to the kept bits
       return carry_chain(f, w);
+    case OperatorKind::SignMask:  // a LUT per bit: the bit and the sign (max) or its inverse (min)
+      c.resources.lut = w;
+      c.delay_ns = f.lut_ns;
+      return c;
     case OperatorKind::MaxMin:
     case OperatorKind::Saturate: {  // compare, then a 2:1 mux of the result bits
       c = carry_chain(f, w);

@@ -28,6 +28,7 @@ enum class OperatorKind : uint8_t {
   Compare,    // w-bit comparison (carry chain), 1-bit result
   Mux,        // N:1 select of w bits
   MaxMin,     // compare + 2:1 mux
+  SignMask,   // max or min against 0 (a ReLU): each result bit gated by the sign, no comparison
   Round,      // an add of the rounding increment
   Saturate,   // compare against the range + 2:1 mux
   Rom,        // a table of N entries x w bits in LUTs
@@ -100,6 +101,7 @@ struct EnumNames<sched::OperatorKind> {
       {sched::OperatorKind::Compare, "compare"},
       {sched::OperatorKind::Mux, "mux"},
       {sched::OperatorKind::MaxMin, "max_min"},
+      {sched::OperatorKind::SignMask, "sign_mask"},
       {sched::OperatorKind::Round, "round"},
       {sched::OperatorKind::Saturate, "saturate"},
       {sched::OperatorKind::Rom, "rom"},

@@ -78,6 +78,9 @@ TEST(OperatorLibrary, CarryChainKinds) {
   EXPECT_EQ(sat.resources.lut, 16 + 8);  // compare + two bits of 2:1 mux per LUT
   EXPECT_GT(sat.delay_ns, add.delay_ns);
   EXPECT_EQ(operator_cost(OperatorKind::MaxMin, {16}, kUs).resources.lut, 24);
+  // A ReLU: a LUT per bit, one LUT deep, no carry chain.
+  EXPECT_EQ(operator_cost(OperatorKind::SignMask, {16}, kUs).resources.lut, 16);
+  EXPECT_EQ(operator_cost(OperatorKind::SignMask, {16}, kUs).resources.carry, 0);
 }
 
 TEST(OperatorLibrary, OtherKinds) {
