@@ -9,7 +9,7 @@
 #    the estimate, its features (the stage's `calibration` breakdown) and Yosys's counts;
 # 3. fits the coefficients on the training designs (bench/calibration/fit.py) and reports the
 #    error on the training and held-out designs: bench/calibration/fit.txt, and writes
-#    src/kiln/rtl/calibration_coefficients.inc (the table the estimate compiles in; rebuild).
+#    src/kiln/rtl/stage/calibration_coefficients.inc (the table the estimate compiles in; rebuild).
 # About 30 minutes from scratch on this 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,4 +54,4 @@ if [[ $fit_only == 0 ]]; then
   /usr/bin/python3 "$cal/collect.py" "$cal/designs.txt" "$work" > "$cal/data.csv.tmp"
   mv "$cal/data.csv.tmp" "$cal/data.csv"
 fi
-/usr/bin/python3 "$cal/fit.py" "$cal/data.csv" --table src/kiln/rtl/calibration_coefficients.inc | tee "$cal/fit.txt"
+/usr/bin/python3 "$cal/fit.py" "$cal/data.csv" --table src/kiln/rtl/stage/calibration_coefficients.inc | tee "$cal/fit.txt"

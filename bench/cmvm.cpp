@@ -1,4 +1,4 @@
-// Constant matrix products (rtl/cmvm.h) on matrices from files: kiln's
+// Constant matrix products (rtl/cmvm/cmvm.h) on matrices from files: kiln's
 // adders, adder depth and adder bits, unconstrained and at the minimal depth,
 // and the solver's time. bench/cmvm.sh runs it beside da4ml's core when
 // DA4ML_SRC names a checkout of it.
@@ -12,7 +12,7 @@
 // = sum_i W[i][j] x_i); fractions are scaled by the least power of two that
 // makes every weight an integer. Inputs are N-bit signed integers (default 8).
 // Without files: five random 16x16 8-bit matrices.
-#include "kiln/rtl/cmvm.h"
+#include "kiln/rtl/cmvm/cmvm.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Constant matrix products: kiln's adder graphs (rtl/cmvm.h) against da4ml's
+# Constant matrix products: kiln's adder graphs (rtl/cmvm/cmvm.h) against da4ml's
 # core on the same integer matrices (issue 27). Prints, per matrix, kiln's
 # adders and adder depth unconstrained and at the minimal depth, and da4ml's
 # (hard_dc -1 and 0) when DA4ML_SRC names a checkout, or the bare git

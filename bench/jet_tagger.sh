@@ -7,7 +7,7 @@
 # post-training quantization 50 ns, 89,209 LUT, 1,852 DSP; 6-bit
 # quantization-aware 45 ns, 63,251 LUT, 38 DSP). Every weight is a constant:
 # kiln shares the products and their sums across each layer's matrix
-# (rtl/cmvm_pass.h), in LUTs, and puts the Softmax's five products in LUTs
+# (rtl/cmvm/cmvm_pass.h), in LUTs, and puts the Softmax's five products in LUTs
 # too (MultiplierLimit 0), so that no DSP is used. Rows:
 #   16-bit, hls4ml's types: ap_fixed<16,6> everywhere, the accumulator too,
 #     so that each product is truncated to it before it is summed (as

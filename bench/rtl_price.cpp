@@ -1,5 +1,5 @@
-// Plans priced per second (rtl/price.h): for each layer of a model, every plan
-// the search may try (rtl/search.h candidate_plans: each top-level loop kept,
+// Plans priced per second (rtl/plan/price.h): for each layer of a model, every plan
+// the search may try (rtl/plan/search.h candidate_plans: each top-level loop kept,
 // each unroll factor, flattened or not, weights in banks or registers, a
 // stride-1 convolution's line-buffered form, and fully unrolled) priced from
 // a cold Pricer (each dataflow graph built once, then shared by the plans
@@ -37,9 +37,9 @@
 #include <vector>
 
 #include "kiln/flow/configure.h"
-#include "kiln/rtl/options.h"
-#include "kiln/rtl/price.h"
-#include "kiln/rtl/search.h"
+#include "kiln/rtl/plan/options.h"
+#include "kiln/rtl/plan/price.h"
+#include "kiln/rtl/plan/search.h"
 #include "kiln/support/error.h"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "kiln/dfg/unroll.h"
 #include "kiln/hls/model_text.h"
 #include "kiln/loop/lower_layers.h"
-#include "kiln/rtl/design.h"
+#include "kiln/rtl/lower/design.h"
 #include "kiln/support/strings.h"
 
 namespace {

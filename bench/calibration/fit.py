@@ -1,4 +1,4 @@
-"""Fits the RTL estimate's coefficients (src/kiln/rtl/calibration.h) to Yosys's counts.
+"""Fits the RTL estimate's coefficients (src/kiln/rtl/stage/calibration.h) to Yosys's counts.
 
 Each row of data.csv is a stage module (or a top) with its raw cost terms (f_lut_<term>,
 f_ff_<term>: the operator library's LUTs and flip-flops per term) and Yosys's counts. The

@@ -19,9 +19,9 @@
 #include "kiln/onnx/npy.h"
 #include "kiln/onnx/tensor_proto.h"
 #include "kiln/onnx/test_data.h"
-#include "kiln/rtl/options.h"
-#include "kiln/rtl/rtlsim.h"
-#include "kiln/rtl/synth.h"
+#include "kiln/rtl/dir/rtlsim.h"
+#include "kiln/rtl/dir/synth.h"
+#include "kiln/rtl/plan/options.h"
 #include "kiln/support/atomic_dir.h"
 #include "kiln/support/error.h"
 #include "kiln/tools/process.h"
@@ -498,7 +498,7 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   const auto explore_one = [&](const hls::Model& model) {
     rtl::RtlOptions rtl_options = rtl::rtl_options(model);
     // The point's config fixes every layer's plan; the targets it drops would
-    // otherwise stream the inputs (rtl/options.h input_lanes).
+    // otherwise stream the inputs (rtl/plan/options.h input_lanes).
     rtl_options.interval_targets.clear();
     rtl_options.latency_cycles.reset();
     rtl_options.fold.clear();

@@ -8,7 +8,7 @@
 #include "kiln/commands/hls_flow.h"
 #include "kiln/netlist/text.h"
 #include "kiln/netlist/verify.h"
-#include "kiln/rtl/design_dir.h"
+#include "kiln/rtl/dir/design_dir.h"
 #include "kiln/support/error.h"
 
 namespace kiln::commands {

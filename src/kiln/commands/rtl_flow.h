@@ -13,10 +13,10 @@
 
 #include "kiln/commands/hls_flow.h"
 #include "kiln/loop/loop_sites.h"
-#include "kiln/rtl/design.h"
-#include "kiln/rtl/loop_schedule.h"
-#include "kiln/rtl/rtlsim.h"
-#include "kiln/rtl/synth.h"
+#include "kiln/rtl/analysis/loop_schedule.h"
+#include "kiln/rtl/dir/rtlsim.h"
+#include "kiln/rtl/dir/synth.h"
+#include "kiln/rtl/lower/design.h"
 
 namespace kiln::commands {
 
@@ -54,7 +54,7 @@ struct LoopListing {
   std::string model;
   loop::Program program;  // lowered, with the config's directives
   std::vector<loop::LoopSite> sites;
-  // Each layer's top-level loops as pipelined loops (rtl/loop_schedule.h).
+  // Each layer's top-level loops as pipelined loops (rtl/analysis/loop_schedule.h).
   std::vector<rtl::PipelineEstimate> pipelines;
 };
 LoopListing list_loops(const std::filesystem::path& onnx, const CompileOptions& options);

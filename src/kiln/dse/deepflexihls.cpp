@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "kiln/rtl/options.h"
-#include "kiln/rtl/search.h"
+#include "kiln/rtl/plan/options.h"
+#include "kiln/rtl/plan/search.h"
 #include "kiln/support/error.h"
 
 namespace kiln::dse {

@@ -36,8 +36,8 @@
 
 #include "kiln/dse/explore.h"
 #include "kiln/loop/loop_ir.h"
-#include "kiln/rtl/plan.h"
-#include "kiln/rtl/price.h"
+#include "kiln/rtl/plan/plan.h"
+#include "kiln/rtl/plan/price.h"
 
 namespace kiln::dse {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kiln/hls/model_text.h"
-#include "kiln/rtl/design.h"
+#include "kiln/rtl/lower/design.h"
 
 namespace kiln::dse {
 namespace {

@@ -19,10 +19,10 @@
 #include "kiln/dse/deepflexihls.h"
 #include "kiln/fpga/devices.h"
 #include "kiln/loop/loop_ir.h"
-#include "kiln/rtl/options.h"
-#include "kiln/rtl/price.h"
-#include "kiln/rtl/search.h"
-#include "kiln/rtl/timing.h"
+#include "kiln/rtl/analysis/timing.h"
+#include "kiln/rtl/plan/options.h"
+#include "kiln/rtl/plan/price.h"
+#include "kiln/rtl/plan/search.h"
 #include "kiln/support/error.h"
 
 namespace kiln::dse {

@@ -28,8 +28,8 @@
 #include "kiln/dse/precision.h"
 #include "kiln/fpga/devices.h"
 #include "kiln/hls/model.h"
-#include "kiln/rtl/design.h"
-#include "kiln/rtl/plan.h"
+#include "kiln/rtl/lower/design.h"
+#include "kiln/rtl/plan/plan.h"
 
 namespace kiln::dse {
 

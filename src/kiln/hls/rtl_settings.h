@@ -1,10 +1,10 @@
 // What a config asks of kiln rtl, as the layer model carries it once the
 // config is resolved (layer_passes/resolve_config.cpp): the directive types
 // the config's Loop and Buffer blocks are parsed into and the Loop IR keeps
-// (loop/loop_ir.h uses these very types, and rtl/plan.h reads plans from and
+// (loop/loop_ir.h uses these very types, and rtl/plan/plan.h reads plans from and
 // writes them to them: one form of directives), the design-wide settings
 // (scheduler, latency budget) and each layer's (multiplier limit, interval
-// target, convolution form). kiln compile reads none of it; rtl/options.h
+// target, convolution form). kiln compile reads none of it; rtl/plan/options.h
 // turns it into kiln rtl's options without looking at the config again.
 #pragma once
 
@@ -19,7 +19,7 @@
 
 namespace kiln::hls {
 
-// The scheduler of every stage (rtl/design.h), set as Model.Scheduler.
+// The scheduler of every stage (rtl/lower/design.h), set as Model.Scheduler.
 enum class RtlScheduler : uint8_t { Asap, List, Sdc };
 inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 
@@ -29,7 +29,7 @@ inline constexpr RtlScheduler kDefaultRtlScheduler = RtlScheduler::List;
 enum class ConstantProducts : uint8_t { Lut, Dsp };
 
 // How kiln rtl shares a layer's sums of products by its weights (a constant
-// matrix product, rtl/cmvm_pass.h): with the fewest adders, or at the least
+// matrix product, rtl/cmvm/cmvm_pass.h): with the fewest adders, or at the least
 // adder depth its sums need (shallower, so faster, for some adders more).
 enum class AdderDepth : uint8_t { Lean, Least };
 
@@ -96,7 +96,7 @@ struct ModelRtlSettings {
   // Whether the config sets a Strategy anywhere (kiln rtl says it ignores it).
   bool strategy_set = false;
   // Whether the config writes IOType: kiln rtl streams the model's inputs
-  // as it says, and otherwise chooses (rtl/options.h input_lanes).
+  // as it says, and otherwise chooses (rtl/plan/options.h input_lanes).
   bool io_type_set = false;
 };
 

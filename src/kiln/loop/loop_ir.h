@@ -6,7 +6,7 @@
 // order, as loops (lower_layers.h); the interpreter runs it bit-exactly
 // (interpret.h); the symbolic unroller turns it into a dataflow graph
 // (dfg/). Directives (unroll, pipeline, flatten, partitioning, storage) are
-// typed fields (hls/rtl_settings.h): the config writes them, plans (rtl/plan.h)
+// typed fields (hls/rtl_settings.h): the config writes them, plans (rtl/plan/plan.h)
 // read and write them.
 //
 // Values are SSA: each `Let` statement defines one value, visible in the rest
@@ -95,7 +95,7 @@ enum class BufferRole : uint8_t {
 };
 
 // The config's directive types (hls/rtl_settings.h): the config writes them,
-// the IR carries them, plans (rtl/plan.h) read and write them.
+// the IR carries them, plans (rtl/plan/plan.h) read and write them.
 using Partition = hls::BufferPartition;
 using Storage = hls::BufferStorage;
 using BufferDirectives = hls::BufferDirectives;

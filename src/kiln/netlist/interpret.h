@@ -1,5 +1,5 @@
 // Runs a netlist design cycle by cycle with exact widths: the simulator
-// `kiln rtlsim --simulator kiln` uses (rtl/rtlsim.h drives its testbench
+// `kiln rtlsim --simulator kiln` uses (rtl/dir/rtlsim.h drives its testbench
 // protocol over it). The hierarchy is flattened once; each cycle evaluates
 // the combinational operations in a topological order, then the clock edge
 // loads every register and registered read and performs every write from the

@@ -32,7 +32,7 @@
 #include "kiln/onnx/load.h"
 #include "kiln/python/convert.h"
 #include "kiln/ref/interpreter.h"
-#include "kiln/rtl/design_dir.h"
+#include "kiln/rtl/dir/design_dir.h"
 #include "kiln/support/error.h"
 
 namespace kiln::python {

@@ -13,7 +13,7 @@
 #include "kiln/hls/model_text.h"
 #include "kiln/hls/project_writer.h"
 #include "kiln/loop/lower_layers.h"
-#include "kiln/rtl/options.h"
+#include "kiln/rtl/plan/options.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/tools/process.h"
 

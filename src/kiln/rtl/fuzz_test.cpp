@@ -17,7 +17,7 @@
 #include <iostream>
 #include <map>
 
-#include "kiln/rtl/design.h"
+#include "kiln/rtl/lower/design.h"
 #include "kiln/rtl/testing/random_designs.h"
 #include "kiln/rtl/testing/sim_check.h"
 #include "kiln/support/error.h"

@@ -59,7 +59,7 @@ std::vector<HdlDiagnostic> parse_verilator_diagnostics(const std::string& log);
 
 // --- Simulation --------------------------------------------------------------
 
-// Kiln is kiln's own netlist interpreter (rtl/netlist_sim.h runs it;
+// Kiln is kiln's own netlist interpreter (rtl/dir/netlist_sim.h runs it;
 // simulate() below runs only the external tools).
 enum class Simulator { Verilator, Icarus, Kiln };
 const char* to_string(Simulator s);  // "verilator", "icarus", "kiln"

@@ -308,7 +308,7 @@ SimResult simulate(Simulator simulator, const std::vector<fs::path>& files, cons
                    const fs::path& work_dir, const SimOptions& options) {
   if (simulator == Simulator::Kiln) {
     SimResult r;
-    r.error = "kiln's netlist interpreter is not an external simulator (rtl/netlist_sim.h)";
+    r.error = "kiln's netlist interpreter is not an external simulator (rtl/dir/netlist_sim.h)";
     return r;
   }
   make_work_dir(work_dir);

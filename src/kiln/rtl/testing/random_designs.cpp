@@ -12,9 +12,9 @@
 #include "kiln/hls/derived.h"
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/model_text.h"
-#include "kiln/rtl/options.h"
-#include "kiln/rtl/price.h"
-#include "kiln/rtl/search.h"
+#include "kiln/rtl/plan/options.h"
+#include "kiln/rtl/plan/price.h"
+#include "kiln/rtl/plan/search.h"
 #include "kiln/support/error.h"
 
 namespace kiln::rtl::testing {

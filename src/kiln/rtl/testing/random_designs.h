@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "kiln/hls/model.h"
-#include "kiln/rtl/design.h"
+#include "kiln/rtl/lower/design.h"
 
 namespace kiln::rtl::testing {
 
