@@ -507,8 +507,12 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
 
   ExploreCommandResult r;
   r.model = built.model.name;
+  // Each explored variant's model (the result's variant index): the reuse
+  // factors each point's config gives kiln compile are its.
+  std::vector<hls::Model> variant_models;
   if (!options.accuracy) {
     r.result = explore_one(built.model);
+    variant_models.push_back(built.model);
     r.result.variants = {dse::PrecisionVariant{"as configured", {}, {}, 0}};
   } else {
     // The precision search first, then each variant's designs; one frontier.
@@ -533,8 +537,10 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
     for (const dse::PrecisionVariant& v : variants) {
       say(fmt::format("exploring precision '{}' ({} overrides)", v.name, v.sets.size()));
       try {
-        parts.push_back(explore_one(build(v.sets)));
+        hls::Model model = build(v.sets);
+        parts.push_back(explore_one(model));
         explored.push_back(v);
+        variant_models.push_back(std::move(model));
       } catch (const Error& e) {
         // A narrower variant with no design within the limits adds nothing.
         if (explored.empty() && &v == &variants.front()) throw;
@@ -551,26 +557,19 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   AtomicDir out(options.output_dir, options.overwrite);
   const fs::path& dir = out.staging();
   fs::create_directories(dir / "points");
-  // Each variant's model once: the reuse factors kiln compile gets are its.
-  std::map<int, hls::Model> variant_models;
   for (std::size_t i = 0; i < r.result.frontier.size(); ++i) {
     const dse::ExplorePoint& p = r.result.frontier[i];
     r.configs.push_back(point_name(i));
     std::vector<std::string> sets = co.sets;
     const dse::PrecisionVariant& v = r.result.variants.at(static_cast<std::size_t>(p.variant));
     sets.insert(sets.end(), v.sets.begin(), v.sets.end());
-    auto m = variant_models.find(p.variant);
-    if (m == variant_models.end()) {
-      flow::ConfigureOptions vc = co;
-      vc.sets = sets;
-      m = variant_models.emplace(p.variant, flow::configure_model(onnx, vc).model).first;
-    }
+    const hls::Model& model = variant_models.at(static_cast<std::size_t>(p.variant));
     // Each product layer at the reuse factor that keeps kiln compile's
     // estimate within the point's interval (as TargetCycles picks it).
     std::map<std::string, int64_t> reuse;
-    for (const hls::Layer& l : m->second.layers)
+    for (const hls::Layer& l : model.layers)
       if (hls::valid_reuse_factors(l).size() > 1)
-        reuse[l.name] = hls::reuse_factor_for_target(m->second, l, p.placed.interval);
+        reuse[l.name] = hls::reuse_factor_for_target(model, l, p.placed.interval);
     write_file_atomically(dir / r.configs.back(),
                           point_config_yaml(co.configs, sets, p.plans_yaml, reuse));
   }

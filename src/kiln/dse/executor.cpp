@@ -104,6 +104,8 @@ BatchRun run_slurm(const fs::path& script, const std::vector<int>& tasks, const 
                                    "--output=" + (log_dir / "%A_%a.log").string()};
   args.insert(args.end(), options.sbatch_options.begin(), options.sbatch_options.end());
   args.push_back("--wrap=" + wrap);
+  // An earlier run of this batch (interrupted) may have left them.
+  for (int t : tasks) fs::remove(log_dir / fmt::format("exit_{}", t));
   const auto t0 = Clock::now();
   const tools::ProcessResult submitted = tools::run_process("sbatch", args);
   run.job_id = first_line(submitted.out).substr(0, first_line(submitted.out).find(';'));
@@ -149,7 +151,6 @@ BatchRun run_slurm(const fs::path& script, const std::vector<int>& tasks, const 
       run.failures.push_back(
           fmt::format("task {}: exit status {} (log {}_{}.log)", t, code, run.job_id, t));
   }
-  run.seconds = since(t0);
   return run;
 }
 

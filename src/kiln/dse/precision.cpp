@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -173,6 +174,12 @@ std::vector<PrecisionVariant> search_precisions(
     return result;
   };
   const auto uniform = [&](int d) { return Choice{std::vector<int>(fields.size(), d)}; };
+  // "profiled ranges", "profiled ranges -2 bits" (d fraction bits fewer), "+1 bit".
+  const auto uniform_name = [](int d) {
+    if (d == 0) return std::string("profiled ranges");
+    return fmt::format("profiled ranges {}{} bit{}", d > 0 ? "-" : "+", std::abs(d),
+                       std::abs(d) > 1 ? "s" : "");
+  };
   const auto changes = [&](const Choice& a, const Choice& b) {
     for (std::size_t f = 0; f < fields.size(); ++f)
       if (narrowed(fields[f].type, a.drop[f], options.narrowest) !=
@@ -183,21 +190,18 @@ std::vector<PrecisionVariant> search_precisions(
 
   // The profiled ranges at the configured widths; where they miss the goal,
   // every type a fraction bit wider at a time (up to 8) until one meets it.
-  std::optional<PrecisionVariant> start = variant_of(uniform(0), "profiled ranges");
+  std::optional<PrecisionVariant> start = variant_of(uniform(0), uniform_name(0));
   int d = 0;
   while (start && !meets(start->accuracy, goal) && d > -8) {
     --d;
-    start = variant_of(uniform(d), fmt::format("profiled ranges +{} bit{}", -d, d < -1 ? "s" : ""));
+    start = variant_of(uniform(d), uniform_name(d));
   }
   if (!start || !meets(start->accuracy, goal)) return finish(out);
   std::vector<PrecisionVariant> passing{*start};
   // Then every type together, a bit narrower at a time, while it holds.
   for (int n = d + 1;; ++n) {
     if (!changes(uniform(n), uniform(n - 1))) break;
-    const std::optional<PrecisionVariant> v = variant_of(
-        uniform(n), n > 0    ? fmt::format("profiled ranges -{} bit{}", n, n > 1 ? "s" : "")
-                    : n == 0 ? std::string("profiled ranges")
-                             : fmt::format("profiled ranges +{} bit{}", -n, n < -1 ? "s" : ""));
+    const std::optional<PrecisionVariant> v = variant_of(uniform(n), uniform_name(n));
     if (!v || !meets(v->accuracy, goal)) break;
     passing.push_back(*v);
     d = n;
@@ -208,7 +212,7 @@ std::vector<PrecisionVariant> search_precisions(
   for (std::size_t f = 0; same && f < fields.size(); ++f)
     same = fields[f].type == configured_fields[f].type;
   const auto keep = [&](const PrecisionVariant& v) {
-    if (same && v.bits == configured.bits && v.name == "profiled ranges") return;
+    if (same && v.bits == configured.bits && v.name == uniform_name(0)) return;
     for (const PrecisionVariant& o : out)
       if (o.sets == v.sets && !o.sets.empty()) return;
     out.push_back(v);
