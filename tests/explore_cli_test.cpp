@@ -111,23 +111,26 @@ TEST(ExploreCli, SeedStrategyCountsItsRunsAndItsPointsRebuild) {
   EXPECT_DOUBLE_EQ(rep["estimate"]["lut"].get<double>(), p["lut"].get<double>());
 }
 
-// Pricing on two threads (a pricer each) gives the same frontier as one.
-TEST(ExploreCli, JobsGiveTheSameFrontier) {
+// Pricing and placing on two threads (a pricer each) gives the same
+// frontier as one, and so does a graph cache of 1 MB (every graph dropped
+// and made again as plans and designs need it).
+TEST(ExploreCli, JobsAndTheCacheGiveTheSameFrontier) {
   TempDir tmp;
   std::vector<nlohmann::json> points;
-  for (const char* jobs : {"1", "2"}) {
-    const fs::path out = tmp.path() / (std::string("x") + jobs);
+  for (const auto& [jobs, cache] : {std::pair{"1", "1024"}, {"2", "1024"}, {"2", "1"}}) {
+    const fs::path out = tmp.path() / (std::string("x") + jobs + "_" + cache);
     const ProcessResult r =
-        kiln({"explore", zoo("lenet5"), "--jobs", jobs, "--fastest", "4000", "--max-latency",
-              "20000", "--set", "Model.Precision.weight=ap_fixed<6,2>", "--no-design", "-o",
-              out.string(), "--json"});
+        kiln({"explore", zoo("lenet5"), "--jobs", jobs, "--cache-memory", cache, "--fastest",
+              "4000", "--max-latency", "20000", "--set", "Model.Precision.weight=ap_fixed<6,2>",
+              "--no-design", "-o", out.string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     points.push_back(nlohmann::json::parse(r.out)["points"]);
   }
   EXPECT_EQ(points[0], points[1]);
+  EXPECT_EQ(points[0], points[2]);
   // A point's config is kiln compile's too: each product layer gets the
   // reuse factor its interval implies.
-  const fs::path config = tmp.path() / "x1" / points[0][0]["config"].get<std::string>();
+  const fs::path config = tmp.path() / "x1_1024" / points[0][0]["config"].get<std::string>();
   std::ifstream in(config);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("ReuseFactor:"), std::string::npos) << text;

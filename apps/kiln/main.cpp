@@ -316,6 +316,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   explore_cmd->add_option("--jobs,-j", explore_opts.jobs, "Cores to price on (default 1)")
       ->check(CLI::Range(1, 1024));
+  int64_t explore_cache_mb = 1024;
+  explore_cmd
+      ->add_option("--cache-memory", explore_cache_mb,
+                   "MB the layers' graphs cached for pricing may hold, shared by the --jobs "
+                   "(default 1024; a graph dropped is made again when a plan needs it)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   std::string explore_executor = "local";
   explore_cmd->add_option("--executor", explore_executor,
                           "Where --validate's points run: local (default, --jobs at once) or "
@@ -590,6 +596,7 @@ int main(int argc, char** argv) {
       o.explore.strategy = commands::parse_strategy(explore_strategy);
       if (!explore_max.empty()) commands::parse_max(explore_max, o.explore);
       if (explore_max_latency > 0) o.explore.max_cycles = explore_max_latency;
+      o.explore.graph_cache_bytes = static_cast<std::size_t>(explore_cache_mb) << 20;
       o.executor = dse::parse_executor(explore_executor);
       o.write_design = !explore_no_design;
       commands::set_accuracy(explore_accuracy, explore_min_top1, explore_max_error, o);

@@ -584,6 +584,15 @@ bool Graph::same_content(const Graph& o) const {
                     same_outputs);
 }
 
+std::size_t Graph::bytes() const {
+  const auto of = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  std::size_t b = sizeof(Graph) + name_.capacity() + of(nodes_) + of(args_) + of(types_) +
+                  type_ids_.bytes() + of(inputs_) + input_ids_.bytes() + of(targets_) +
+                  of(lookups_) + of(tables_) + of(outputs_) + of(memo_);
+  for (const Table& t : tables_) b += t.name.capacity() + of(t.data);
+  return b;
+}
+
 uint64_t Graph::content_hash() const {
   // The nodes, operands, inputs and outputs: equal graphs hash alike, and
   // graphs that differ mostly differ there.

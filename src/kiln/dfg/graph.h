@@ -149,6 +149,8 @@ class Graph {
   // kept loop), found by content_hash(), a hash of the same.
   bool same_content(const Graph& other) const;
   uint64_t content_hash() const;
+  // The heap bytes it holds (what a cache of graphs weighs it by).
+  std::size_t bytes() const;
 
  private:
   // select(c, a + p, a) -> a + select(c, p, 0) for modular adds (graph.cpp),

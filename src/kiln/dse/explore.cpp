@@ -267,12 +267,20 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   if (options.max_ops > 0) uo.max_ops = options.max_ops;
   std::set<std::string> forms;
   for (const auto& [layer, lb] : options.line_buffer) forms.insert(layer);
+  const int jobs =
+      options.scheduler == rtl::Scheduler::Sdc
+          ? 1
+          : std::max(1, std::min<int>(eo.jobs, static_cast<int>(program.kernels.size())));
   const auto make_pricer = [&] {
-    return std::make_unique<rtl::Pricer>(program, model, uo, device, options.configured_buffers,
-                                         forms, options.constants_on_dsps, options.least_depth);
+    auto p = std::make_unique<rtl::Pricer>(program, model, uo, device, options.configured_buffers,
+                                           forms, options.constants_on_dsps, options.least_depth);
+    p->set_graph_budget(eo.graph_cache_bytes / static_cast<std::size_t>(jobs));
+    return p;
   };
-  const std::unique_ptr<rtl::Pricer> main_pricer = make_pricer();
-  rtl::Pricer& pricer = *main_pricer;
+  // One pricer per thread; the first also serves seed 003's strategy.
+  std::vector<std::unique_ptr<rtl::Pricer>> pricers;
+  for (int j = 0; j < jobs; ++j) pricers.push_back(make_pricer());
+  rtl::Pricer& pricer = *pricers.front();
 
   fpga::Resources limit = device.capacity;
   if (eo.max_lut) limit.lut = *eo.max_lut;
@@ -350,6 +358,7 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
       for (std::size_t i = 0; i < plans.size(); ++i) {
         const rtl::PlanChoice& c = plans[i];
         if (c.plan.loop < 0) continue;
+        pricer.trim();  // between plans: no graph held
         const rtl::LayerGraph* g = pricer.graph_for(kk, c.plan, nullptr);
         if (!g || !g->split) continue;
         const loop::Program& form = pricer.program_for(kk, c.plan);
@@ -413,6 +422,7 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
       kept.push_back(c.plan);
     }
     pricer.forget(kk, kept);
+    pricer.trim();
     return candidates;
   };
 
@@ -424,8 +434,6 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   for (const loop::Kernel& k : program.kernels) result.layers.push_back(k.name);
   result.candidates.resize(n);
   std::vector<int64_t> tried(n, 0);
-  const int jobs =
-      options.scheduler == rtl::Scheduler::Sdc ? 1 : std::max(1, std::min<int>(eo.jobs, n));
   std::vector<std::size_t> order_by_ops(n);
   std::iota(order_by_ops.begin(), order_by_ops.end(), 0);
   std::stable_sort(order_by_ops.begin(), order_by_ops.end(),
@@ -451,14 +459,9 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   if (jobs == 1) {
     work(pricer);
   } else {
-    // The first thread prices on the design's pricer, which then holds its
-    // layers' graphs for the placements.
-    std::vector<std::unique_ptr<rtl::Pricer>> own;
-    for (int j = 1; j < jobs; ++j) own.push_back(make_pricer());
     std::vector<std::thread> threads;
     for (int j = 0; j < jobs; ++j)
-      threads.emplace_back(
-          [&, j] { work(j == 0 ? pricer : *own[static_cast<std::size_t>(j - 1)]); });
+      threads.emplace_back([&, j] { work(*pricers[static_cast<std::size_t>(j)]); });
     for (std::thread& t : threads) t.join();
   }
   for (std::size_t k = 0; k < n; ++k) {
@@ -468,14 +471,20 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
 
   // One design of candidates placed as build_design places it; nullopt
   // (said) when it cannot be.
-  const auto place_pick = [&](const std::vector<int>& pick) -> std::optional<ExplorePoint> {
+  std::mutex placing;  // result.points_placed and `say` while placing on threads
+  const auto place_on = [&](rtl::Pricer& pricer,
+                            const std::vector<int>& pick) -> std::optional<ExplorePoint> {
     ExplorePoint p;
     for (std::size_t k = 0; k < pick.size(); ++k)
       p.plans.push_back(result.candidates[k][static_cast<std::size_t>(pick[k])].plan);
     p.estimate = estimate_of(result.candidates, pick);
+    pricer.trim();  // between designs: no graph held
     try {
       const rtl::PlacedDesign d = rtl::place_design(pricer, options, so, p.plans);
-      ++result.points_placed;
+      {
+        std::lock_guard<std::mutex> lock(placing);
+        ++result.points_placed;
+      }
       p.plans.clear();
       for (std::size_t k = 0; k < d.plans.size(); ++k) {
         p.plans.push_back(d.plans[k].plan);
@@ -488,10 +497,41 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
           fmt::format("kiln explore's point for {}: {} cycles of latency, an interval of {}",
                       model.name, d.latency, d.interval));
     } catch (const Error& e) {
+      std::lock_guard<std::mutex> lock(placing);
       say(fmt::format("a design could not be placed: {}", e.what()));
       return std::nullopt;
     }
     return p;
+  };
+  const auto place_pick = [&](const std::vector<int>& pick) { return place_on(pricer, pick); };
+  // Designs placed on `jobs` threads (each on its pricer: a placement reads
+  // no other's), the results in `picks`' order; `said(i, point)` reports
+  // each as it is placed.
+  const auto place_all = [&](const std::vector<const std::vector<int>*>& picks,
+                             const std::function<void(std::size_t, const ExplorePoint&)>& said) {
+    std::vector<std::optional<ExplorePoint>> out(picks.size());
+    std::atomic<std::size_t> next_pick{0};
+    std::vector<std::exception_ptr> failures(pricers.size());
+    const auto run = [&](std::size_t j) {
+      try {
+        for (std::size_t i; (i = next_pick++) < picks.size();) {
+          out[i] = place_on(*pricers[j], *picks[i]);
+          if (out[i]) {
+            std::lock_guard<std::mutex> lock(placing);
+            said(i, *out[i]);
+          }
+        }
+      } catch (...) {
+        failures[j] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t j = 1; j < pricers.size(); ++j) threads.emplace_back(run, j);
+    run(0);
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : failures)
+      if (e) std::rethrow_exception(e);
+    return out;
   };
   std::vector<ExplorePoint> placed;
 
@@ -633,14 +673,17 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
       for (std::size_t i : spread(*est, eo.goal, eo.placements, device.capacity)) both.insert(i);
     to_place.assign(both.begin(), both.end());
   }
-  for (std::size_t n = 0; n < to_place.size(); ++n) {
-    std::optional<ExplorePoint> placed_point = place_pick(picks[order[to_place[n]]]);
-    if (!placed_point) continue;
-    ExplorePoint& p = *placed_point;
-    say(fmt::format("placed {} of {}: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} DSP, {:.0f} BRAM18",
-                    n + 1, to_place.size(), p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
-                    p.placed.dsp, p.placed.bram18));
-    placed.push_back(std::move(p));
+  {
+    std::vector<const std::vector<int>*> these;
+    for (std::size_t i : to_place) these.push_back(&picks[order[i]]);
+    std::size_t done = 0;
+    for (std::optional<ExplorePoint>& p : place_all(these, [&](std::size_t, const ExplorePoint& p) {
+           say(fmt::format(
+               "placed {} of {}: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} DSP, {:.0f} BRAM18",
+               ++done, these.size(), p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
+               p.placed.dsp, p.placed.bram18));
+         }))
+      if (p) placed.push_back(std::move(*p));
   }
   // Where the frontier meets the limits: the composed designs just faster,
   // by their estimate, than the fastest design placed within the limits,
@@ -662,16 +705,17 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
     for (std::size_t i = sorted.size(); i-- > 0;)
       if (!done.count(i) && sorted[i].cycles(eo.goal) < below) nearer.push_back(i);
     const std::size_t more = std::min<std::size_t>(nearer.size(), eo.placements / 4);
-    for (std::size_t n = 0; n < more; ++n) {
-      std::optional<ExplorePoint> p = place_pick(picks[order[nearer[n]]]);
-      if (!p) continue;
-      say(
-          fmt::format("placed {} of {} near the limits: {} cycles, {:.0f} LUT, {:.0f} FF, {:.0f} "
-                      "DSP, {:.0f} BRAM18",
-                      n + 1, more, p->placed.cycles(eo.goal), p->placed.lut, p->placed.ff,
-                      p->placed.dsp, p->placed.bram18));
-      placed.push_back(std::move(*p));
-    }
+    std::vector<const std::vector<int>*> these;
+    for (std::size_t n = 0; n < more; ++n) these.push_back(&picks[order[nearer[n]]]);
+    std::size_t near_done = 0;
+    for (std::optional<ExplorePoint>& p : place_all(these, [&](std::size_t, const ExplorePoint& p) {
+           say(
+               fmt::format("placed {} of {} near the limits: {} cycles, {:.0f} LUT, {:.0f} FF, "
+                           "{:.0f} DSP, {:.0f} BRAM18",
+                           ++near_done, more, p.placed.cycles(eo.goal), p.placed.lut, p.placed.ff,
+                           p.placed.dsp, p.placed.bram18));
+         }))
+      if (p) placed.push_back(std::move(*p));
   }
   keep_frontier(result, std::move(placed), eo.goal, limit, max_cycles);
   result.seconds = seconds_since(t0);

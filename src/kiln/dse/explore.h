@@ -53,6 +53,10 @@ struct ExploreOptions {
   int placements = 64;
   // Threads pricing layers' plans (each with a pricer of its own).
   int jobs = 1;
+  // The most bytes the pricers' cached graphs hold between plans and
+  // between designs placed, shared among the threads (rtl::Pricer::trim):
+  // a graph dropped is made again when asked for. 0: no limit.
+  std::size_t graph_cache_bytes = std::size_t{1} << 30;
   // Each plan that keeps a loop also priced with its inputs through
   // channels: the composition's second resource model.
   bool inputs_through_channels = true;

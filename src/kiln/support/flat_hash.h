@@ -30,6 +30,8 @@ class FlatHashMap {
  public:
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // The heap bytes its slots take.
+  std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
   // The value of `key`, or null.
   const V* find(const K& key) const {

@@ -1,5 +1,7 @@
 #include "kiln/rtl/plan/price.h"
 
+#include <algorithm>
+
 #include "kiln/loop/lower_layers.h"
 #include "kiln/loop/sink_nests.h"
 #include "kiln/support/error.h"
@@ -64,8 +66,42 @@ const loop::Program& Pricer::program_for(int kernel, const LayerPlan& plan) {
   return *slot;
 }
 
+namespace {
+
+std::size_t bytes_of(const LayerGraph& g) {
+  std::size_t b = sizeof(LayerGraph);
+  if (g.unrolled) b += g.unrolled->graph.bytes();
+  if (g.split) b += g.split->before.bytes() + g.split->body.graph.bytes() + g.split->after.bytes();
+  return b;
+}
+
+std::size_t bytes_of(const LoopMemories& m) {
+  std::size_t b = sizeof(LoopMemories);
+  for (const auto* accesses : {&m.elements.reads, &m.elements.writes})
+    for (const std::vector<int64_t>& v : *accesses) b += v.capacity() * sizeof(int64_t);
+  return b;
+}
+
+}  // namespace
+
+void Pricer::weigh(CachedGraph& c) {
+  std::size_t b = 0;
+  const auto add = [&](const LayerGraph* g) {
+    if (!g) return;
+    b += bytes_of(*g);
+    for (auto m = memories_.lower_bound({g, WeightPlace{}});
+         m != memories_.end() && m->first.first == g; ++m)
+      b += bytes_of(*m->second);
+  };
+  add(c.graph.get());
+  for (const CachedGraph::Shared& sh : c.shared) add(sh.graph.get());
+  graph_bytes_ = graph_bytes_ - c.bytes + b;
+  c.bytes = b;
+}
+
 const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::string* reason) {
   CachedGraph& c = graphs_[graph_key(kernel, plan)];
+  c.used = ++tick_;
   if (!plan.constants_on_dsps) {
     const CachedGraph::Shared* s = shared_for(kernel, plan, reason);
     if (s && s->graph) return s->graph.get();
@@ -81,6 +117,7 @@ const LayerGraph* Pricer::graph_for(int kernel, const LayerPlan& plan, std::stri
       if (e.kind() == ErrorKind::Internal) throw;
       c.reason = e.what();  // over the unrolling bound, accesses a loop cannot order
     }
+    weigh(c);
   }
   if (reason) *reason = c.reason;
   return c.graph.get();
@@ -92,7 +129,8 @@ Pricer::CachedGraph::Shared* Pricer::shared_for(int kernel, const LayerPlan& pla
   base.constants_on_dsps = true;  // the graph as unrolled
   const LayerGraph* unrolled = graph_for(kernel, base, reason);
   if (!unrolled) return nullptr;
-  CachedGraph::Shared& s = graphs_[graph_key(kernel, plan)].shared[plan.least_depth ? 1 : 0];
+  CachedGraph& c = graphs_[graph_key(kernel, plan)];
+  CachedGraph::Shared& s = c.shared[plan.least_depth ? 1 : 0];
   if (s.done) return &s;
   s.done = true;
   ShareOptions o;
@@ -101,6 +139,7 @@ Pricer::CachedGraph::Shared* Pricer::shared_for(int kernel, const LayerPlan& pla
   auto g = std::make_unique<LayerGraph>(*unrolled);
   s.sums = share_layer_sums(*g, o);
   if (s.sums.roots > 0) s.graph = std::move(g);
+  weigh(c);
   return &s;
 }
 
@@ -118,32 +157,71 @@ Pricer::GraphKey Pricer::graph_key(int kernel, const LayerPlan& plan) {
 void Pricer::forget(int kernel, const std::vector<LayerPlan>& keep) {
   std::set<GraphKey> kept;
   for (const LayerPlan& p : keep) kept.insert(graph_key(kernel, p));
-  // The stage cache and schedules point into graphs: all go.
+  for (auto it = graphs_.begin(); it != graphs_.end();) {
+    const auto next = std::next(it);
+    if (std::get<0>(it->first) == kernel && !kept.count(it->first)) drop(it);
+    it = next;
+  }
+  // What was cached from the graphs kept goes too: a search that forgets a
+  // layer is done pricing its plans.
   cache_.stages.clear();
   cache_.content_hashes.clear();
   cache_.schedules.clear();
-  for (auto it = graphs_.begin(); it != graphs_.end();) {
-    if (std::get<0>(it->first) != kernel || kept.count(it->first)) {
-      ++it;
-      continue;
+}
+
+void Pricer::drop(std::map<GraphKey, CachedGraph>::iterator it) {
+  CachedGraph& c = it->second;
+  std::set<const LayerGraph*> graphs;
+  if (c.graph) graphs.insert(c.graph.get());
+  for (const CachedGraph::Shared& s : c.shared)
+    if (s.graph) graphs.insert(s.graph.get());
+  // The stage cache's keys point into the graphs and their memories' programs.
+  std::set<const dfg::Graph*> parts;
+  std::set<const dfg::LoopBody*> bodies;
+  std::set<const void*> memories;  // LoopMemories and their programs
+  for (const LayerGraph* g : graphs) {
+    if (g->unrolled) parts.insert(&g->unrolled->graph);
+    if (g->split) {
+      parts.insert(&g->split->before);
+      parts.insert(&g->split->after);
+      bodies.insert(&g->split->body);
     }
-    const auto dropped = [&](const LayerGraph* g) {
-      if (g == it->second.graph.get()) return true;
-      for (const CachedGraph::Shared& s : it->second.shared)
-        if (g == s.graph.get()) return true;
-      return false;
-    };
-    for (auto m = memories_.begin(); m != memories_.end();)
-      m = dropped(m->first.first) ? memories_.erase(m) : std::next(m);
-    it = graphs_.erase(it);
+    for (auto m = memories_.lower_bound({g, WeightPlace{}});
+         m != memories_.end() && m->first.first == g;) {
+      memories.insert(m->second.get());
+      memories.insert(&m->second->program);
+      m = memories_.erase(m);
+    }
+  }
+  std::erase_if(cache_.stages, [&](const auto& e) {
+    return parts.count(e.second.graph) || memories.count(e.second.program);
+  });
+  std::erase_if(cache_.content_hashes, [&](const auto& e) { return parts.count(e.first); });
+  std::erase_if(cache_.schedules, [&](const auto& e) {
+    return bodies.count(std::get<0>(e.first)) || memories.count(std::get<1>(e.first));
+  });
+  graph_bytes_ -= c.bytes;
+  graphs_.erase(it);
+}
+
+void Pricer::trim() {
+  if (graph_budget_ == 0 || graph_bytes_ <= graph_budget_ || holds_ > 0) return;
+  std::vector<std::pair<uint64_t, GraphKey>> by_use;
+  for (const auto& [key, c] : graphs_) by_use.emplace_back(c.used, key);
+  std::sort(by_use.begin(), by_use.end());
+  for (const auto& [used, key] : by_use) {
+    if (graph_bytes_ <= graph_budget_) break;
+    drop(graphs_.find(key));
   }
 }
 
 const LoopMemories& Pricer::memories_for(int kernel, const LayerPlan& plan,
                                          const LayerGraph& graph) {
   auto& slot = memories_[{&graph, plan.weights}];
-  if (!slot)
+  if (!slot) {
     slot = std::make_unique<LoopMemories>(loop_memories(program_for(kernel, plan), *graph.split));
+    weigh(graphs_[graph_key(kernel, plan)]);
+  }
   return *slot;
 }
 

@@ -94,6 +94,30 @@ class Pricer {
   // Pointers to a dropped graph must not be used after.
   void forget(int kernel, const std::vector<LayerPlan>& keep);
 
+  // The most bytes the cached graphs (with what was built from them) may
+  // hold after trim(); 0, the default: no limit.
+  void set_graph_budget(std::size_t bytes) { graph_budget_ = bytes; }
+  // Drops the least recently used graphs, of any kernel, until those left
+  // fit the budget; a dropped graph is made again when a plan asks for it.
+  // Call it where no pointer from graph_for, shared_sums or memories_for is
+  // held: between plans, between designs placed. VGG-16's layers' graphs
+  // kept all together would not fit in memory.
+  void trim();
+  // What the cached graphs hold now, in bytes.
+  std::size_t graph_bytes() const { return graph_bytes_; }
+  // While one lives, trim() drops nothing: a design being placed holds its
+  // producers' graphs across the layers' plans.
+  class Hold {
+   public:
+    explicit Hold(Pricer& pricer) : pricer_(pricer) { ++pricer_.holds_; }
+    ~Hold() { --pricer_.holds_; }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    Pricer& pricer_;
+  };
+
   int64_t priced() const { return priced_; }
   // The program as given (every kernel in its configured form).
   const loop::Program& program() const { return base_; }
@@ -122,11 +146,20 @@ class Pricer {
       SharedSums sums;
     };
     Shared shared[2];
+    uint64_t used = 0;      // when last asked for (the Pricer's tick_)
+    std::size_t bytes = 0;  // the graphs' and their memories' heap bytes
   };
   CachedGraph::Shared* shared_for(int kernel, const LayerPlan& plan, std::string* reason);
   using GraphKey = std::tuple<int, bool, int, int64_t, int>;
   static GraphKey graph_key(int kernel, const LayerPlan& plan);
   std::map<GraphKey, CachedGraph> graphs_;
+  // Drops one cached graph with its memories and the stage cache's entries
+  // that point into either.
+  void drop(std::map<GraphKey, CachedGraph>::iterator it);
+  void weigh(CachedGraph& c);  // c.bytes, graph_bytes_ updated
+  uint64_t tick_ = 0;
+  std::size_t graph_budget_ = 0, graph_bytes_ = 0;
+  int holds_ = 0;
   std::map<std::pair<const LayerGraph*, WeightPlace>, std::unique_ptr<LoopMemories>> memories_;
   std::map<int, bool> may_line_buffer_;
   StageCache cache_;

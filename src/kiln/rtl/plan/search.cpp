@@ -71,7 +71,7 @@ LayerPlan configured(const Pricer& pricer, int kernel) {
   return plan;
 }
 
-PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPrice price) {
+PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, const PlanPrice& price) {
   PlanChoice c;
   c.plan = plan;
   c.interval = price.interval;
@@ -80,7 +80,6 @@ PlanChoice choice_of(const loop::Kernel& kernel, const LayerPlan& plan, PlanPric
   c.on_multipliers = price.on_multipliers;
   c.text = describe(kernel, plan);
   c.resources = price.stage.report;
-  c.stage = std::make_shared<const BuiltStage>(std::move(price.stage));
   return c;
 }
 
@@ -236,9 +235,6 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
           std::any_of(meeting.begin(), meeting.end(),
                       [](const PlanChoice& c) { return c.plan.loop >= 0; }))
         std::erase_if(meeting, [](const PlanChoice& c) { return c.plan.loop < 0; });
-      // The pick needs each plan's latency and resources only: the design
-      // prices the one picked again where it puts it (place_layers).
-      for (PlanChoice& c : meeting) c.stage.reset();
       pricer.forget(static_cast<int>(k), {});
       out.layers.push_back(std::move(meeting));
       continue;
@@ -246,7 +242,6 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
     // A layer folded onto its multipliers keeps that plan.
     if (options.fold.count(kernel.name) && searched(options, kernel))
       if (std::optional<PlanChoice> c = fold_plan(pricer, static_cast<int>(k), options, alone)) {
-        c->stage.reset();
         out.layers.push_back({std::move(*c)});
         continue;
       }
@@ -254,8 +249,7 @@ LatencyCandidates latency_candidates(Pricer& pricer, const RtlOptions& options,
     PlanPrice p = pricer.price(static_cast<int>(k), plan, so);
     if (!p.feasible)
       throw_error(ErrorKind::Unsupported, "layer '" + kernel.onnx_name + "'", p.reason);
-    PlanChoice only = choice_of(kernel, plan, std::move(p));
-    only.stage.reset();
+    PlanChoice only = choice_of(kernel, plan, p);
     only.tried = 1;
     out.layers.push_back({only});
   }
@@ -393,6 +387,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
   // Prices `plan` and its variants into `priced`; whether one meets the target.
   int stage_refused = 0;  // plans whose stage could not be built (a schedule, a clock)
   const auto price = [&](const LayerPlan& plan) {
+    pricer.trim();  // between plans: no graph held
     ++tried;
     // The variants below differ in where products go, not in the plan's form:
     // the same options (and channels) price them.
@@ -429,7 +424,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       fewer.push_back(0);
     }
     const int latency = p.latency, interval = p.interval;
-    priced.push_back(choice_of(k, plan, std::move(p)));
+    priced.push_back(choice_of(k, plan, p));
     if (variant) {
       LayerPlan on_dsps = plan;
       on_dsps.constants_on_dsps = true;
@@ -437,7 +432,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       PlanPrice d = pricer.price(kernel, on_dsps, options);
       if (d.feasible && d.stage.report.dsp > dsp) {
         meets = meets || d.interval <= target.cycles;
-        priced.push_back(choice_of(k, on_dsps, std::move(d)));
+        priced.push_back(choice_of(k, on_dsps, d));
       }
     }
     // Its sums of products by constants at the least adder depth too, where
@@ -451,7 +446,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
         PlanPrice d = pricer.price(kernel, shallow, options);
         if (d.feasible && (d.latency < latency || d.interval < interval)) {
           meets = meets || d.interval <= target.cycles;
-          priced.push_back(choice_of(k, shallow, std::move(d)));
+          priced.push_back(choice_of(k, shallow, d));
         }
       }
     }
@@ -460,8 +455,7 @@ std::vector<PlanChoice> layer_plans(Pricer& pricer, int kernel, const IntervalTa
       on_fewer.multipliers = n;
       ++tried;
       PlanPrice f = pricer.price(kernel, on_fewer, options);
-      if (f.feasible && f.stage.report.dsp < dsp)
-        priced.push_back(choice_of(k, on_fewer, std::move(f)));
+      if (f.feasible && f.stage.report.dsp < dsp) priced.push_back(choice_of(k, on_fewer, f));
     }
     return meets;
   };
@@ -853,6 +847,7 @@ Placed place_layers(Pricer& pricer, const RtlOptions& options, const StageOption
                     const std::vector<std::optional<PlanChoice>>& for_latency, bool forget = true) {
   const loop::Program& program = pricer.program();
   Placed placed;
+  const Pricer::Hold hold(pricer);  // chosen_graph's pointers stay valid
 
   // Layers in order, each where the chosen ones before it put it.
   const Users users(program);

@@ -51,10 +51,10 @@ struct PlanChoice {
   int slow = 0;      // plans not priced: more iterations than the target's cycles
   // Its products run on DSP multipliers (none by constants as shifts and adds).
   bool on_multipliers = false;
-  std::string text;                         // describe(): the plan in words
-  std::string why;                          // for the report
-  std::shared_ptr<const BuiltStage> stage;  // as priced
-  fpga::Resources resources;                // its estimate (the stage report's)
+  std::string text;           // describe(): the plan in words
+  std::string why;            // for the report
+  fpga::Resources resources;  // its estimate (the stage report's); the design
+                              // prices the plan picked again where it puts it
 };
 
 struct LayerChoice {

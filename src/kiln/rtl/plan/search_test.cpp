@@ -262,8 +262,10 @@ TEST(LayerPlans, SharedSumsArePricedAtTheLeastDepthToo) {
   for (const PlanChoice& c : layer_plans(searched, 0, target, 0, alone))
     if (c.plan.loop < 0 && !c.plan.constants_on_dsps) (c.plan.least_depth ? least : lean) = c;
   ASSERT_TRUE(lean && least);
-  EXPECT_LT(lean->stage->report.adders, least->stage->report.adders);
-  EXPECT_GT(lean->stage->report.adder_depth, least->stage->report.adder_depth);
+  const StageReport lean_report = searched.price(0, lean->plan, so).stage.report;
+  const StageReport least_report = searched.price(0, least->plan, so).stage.report;
+  EXPECT_LT(lean_report.adders, least_report.adders);
+  EXPECT_GT(lean_report.adder_depth, least_report.adder_depth);
   EXPECT_LT(least->latency, lean->latency);
   const SharedSums* s = searched.shared_sums(0, lean->plan);
   ASSERT_NE(s, nullptr);
