@@ -696,6 +696,7 @@ json explore_to_json(const ExploreCommandResult& r) {
   for (std::size_t i = 0; i < x.frontier.size(); ++i) {
     const dse::ExplorePoint& p = x.frontier[i];
     json j = objectives(p.placed);
+    j["lutram"] = p.resources.lutram;  // of the LUTs, those used as distributed RAM
     const dse::PrecisionVariant& variant = x.variants.at(static_cast<std::size_t>(p.variant));
     j["accuracy"] = nullptr;
     if (x.accuracy_goal)
@@ -764,6 +765,7 @@ json explore_to_json(const ExploreCommandResult& r) {
                      {"ff", x.capacity.ff},
                      {"dsp", x.capacity.dsp},
                      {"bram18", x.capacity.bram18}};
+  if (x.capacity.lutram > 0) out["capacity"]["lutram"] = x.capacity.lutram;
   if (x.accuracy_goal) {
     const dse::AccuracyGoal& g = *x.accuracy_goal;
     out["accuracy_goal"] = g.metric == dse::AccuracyMetric::Top1 ? json{{"min_top1", g.min_top1}}

@@ -294,6 +294,7 @@ DeepFlexiResult deepflexihls(rtl::Pricer& pricer, const hls::Model& model,
         p.texts.push_back(rtl::describe(program.kernels[k], d.plans[k].plan));
       }
       p.placed = Objectives::of(d.latency, d.interval, d.resources);
+      p.resources = d.resources;
       const bool streamed = !rtl::streamed_inputs(program, options).empty();
       p.plans_yaml = rtl::design_plans_yaml(
           pricer, model, d.plans, streamed,

@@ -133,14 +133,19 @@ std::vector<std::size_t> spread(const std::vector<Objectives>& points, Goal goal
   return {chosen.begin(), chosen.end()};
 }
 
+// Whether a placed point is within the limits: the goal's cycles, the four
+// resources and, where the part's table has it, LUT RAM within its SLICEMs.
+bool fits(const ExplorePoint& p, Goal goal, const fpga::Resources& limit, int64_t max_cycles) {
+  const Objectives& o = p.placed;
+  return o.cycles(goal) <= max_cycles && o.lut <= limit.lut && o.ff <= limit.ff &&
+         o.dsp <= limit.dsp && o.bram18 <= limit.bram18 &&
+         (limit.lutram <= 0 || p.resources.lutram <= limit.lutram);
+}
+
 // The placed points within the limits, cut to their frontier (checked).
 void keep_frontier(ExploreResult& result, std::vector<ExplorePoint> placed, Goal goal,
                    const fpga::Resources& limit, int64_t max_cycles) {
-  std::erase_if(placed, [&](const ExplorePoint& p) {
-    const Objectives& o = p.placed;
-    return o.cycles(goal) > max_cycles || o.lut > limit.lut || o.ff > limit.ff ||
-           o.dsp > limit.dsp || o.bram18 > limit.bram18;
-  });
+  std::erase_if(placed, [&](const ExplorePoint& p) { return !fits(p, goal, limit, max_cycles); });
   if (placed.empty())
     throw_error(ErrorKind::InvalidModel, "kiln explore",
                 "none of the designs placed is within the limits",
@@ -491,6 +496,7 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
         p.texts.push_back(rtl::describe(program.kernels[k], d.plans[k].plan));
       }
       p.placed = Objectives::of(d.latency, d.interval, d.resources);
+      p.resources = d.resources;
       const bool streamed = !rtl::streamed_inputs(program, options).empty();
       p.plans_yaml = rtl::design_plans_yaml(
           pricer, model, d.plans, streamed,
@@ -689,13 +695,9 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
   // by their estimate, than the fastest design placed within the limits,
   // placed too (a quarter of --placements), the nearest first: the fastest
   // design that fits is what a user with one part wants.
-  const auto fits = [&](const Objectives& o) {
-    return o.cycles(eo.goal) <= max_cycles && o.lut <= limit.lut && o.ff <= limit.ff &&
-           o.dsp <= limit.dsp && o.bram18 <= limit.bram18;
-  };
   const ExplorePoint* fastest_fit = nullptr;
   for (const ExplorePoint& p : placed)
-    if (fits(p.placed) &&
+    if (fits(p, eo.goal, limit, max_cycles) &&
         (!fastest_fit || p.placed.cycles(eo.goal) < fastest_fit->placed.cycles(eo.goal)))
       fastest_fit = &p;
   if (fastest_fit) {

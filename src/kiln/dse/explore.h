@@ -78,6 +78,7 @@ struct ExplorePoint {
   std::vector<std::string> texts;     // each plan in words
   Objectives estimate;                // composed from the layers priced alone
   Objectives placed;                  // where the design places them
+  fpga::Resources resources;          // placed, every field (LUT RAM among them)
   std::string plans_yaml;             // rtl::design_plans_yaml
   int variant = 0;                    // its precision: ExploreResult::variants
 };

@@ -13,8 +13,9 @@ namespace kiln::fpga {
 namespace {
 
 Device row(const char* name, const char* title, Family family, double lut, double ff, double dsp,
-           double bram36, double uram) {
+           double bram36, double uram, double lutram = 0) {
   Device d{name, title, family, {}};
+  d.capacity.lutram = lutram;
   d.capacity.lut = lut;
   d.capacity.ff = ff;
   d.capacity.dsp = dsp;
@@ -23,14 +24,17 @@ Device row(const char* name, const char* title, Family family, double lut, doubl
   return d;
 }
 
-// CLB LUTs, CLB flip-flops, DSP slices, 36 Kb block RAMs, UltraRAMs.
+// CLB LUTs, CLB flip-flops, DSP slices, 36 Kb block RAMs, UltraRAMs, and
+// where known the LUTs of SLICEMs (four per SLICEM on 7-series, eight per
+// CLBM on UltraScale+): what distributed RAM can use.
 const std::vector<Device> kDevices = {
     // Virtex UltraScale+ (DS923) and the Alveo cards built on them (DS962).
     row("xcvu9p", "Virtex UltraScale+ VU9P", Family::UltraScalePlus, 1182240, 2364480, 6840, 2160,
-        960),
+        960, 591840),
     row("xcvu13p", "Virtex UltraScale+ VU13P", Family::UltraScalePlus, 1728000, 3456000, 12288,
         2688, 1280),
-    row("xcu200", "Alveo U200 (VU9P)", Family::UltraScalePlus, 1182240, 2364480, 6840, 2160, 960),
+    row("xcu200", "Alveo U200 (VU9P)", Family::UltraScalePlus, 1182240, 2364480, 6840, 2160, 960,
+        591840),
     row("xcu250", "Alveo U250 (VU13P)", Family::UltraScalePlus, 1728000, 3456000, 12288, 2688,
         1280),
     row("xcu280", "Alveo U280", Family::UltraScalePlus, 1303680, 2607360, 9024, 2016, 960),
@@ -48,8 +52,8 @@ const std::vector<Device> kDevices = {
         216, 0),
     // Zynq-7000 (DS190) and Artix-7 (DS180).
     row("xc7z020", "Zynq-7000 Z-7020 (PYNQ-Z2, ZedBoard)", Family::Series7, 53200, 106400, 220, 140,
-        0),
-    row("xc7z010", "Zynq-7000 Z-7010", Family::Series7, 17600, 35200, 80, 60, 0),
+        0, 17400),
+    row("xc7z010", "Zynq-7000 Z-7010", Family::Series7, 17600, 35200, 80, 60, 0, 6000),
     row("xc7a100t", "Artix-7 100T", Family::Series7, 63400, 126800, 240, 135, 0),
     row("xc7a35t", "Artix-7 35T", Family::Series7, 20800, 41600, 90, 50, 0),
     row("xc7a200t", "Artix-7 200T", Family::Series7, 134600, 269200, 740, 365, 0),
@@ -111,7 +115,8 @@ std::vector<std::string> over_capacity(const Resources& used, const Resources& c
     const double have = capacity.*f.member, need = used.*f.member;
     const bool counted = f.member == &Resources::lut || f.member == &Resources::ff ||
                          f.member == &Resources::dsp || f.member == &Resources::bram18 ||
-                         f.member == &Resources::uram;
+                         f.member == &Resources::uram ||
+                         (f.member == &Resources::lutram && have > 0);  // 0: not known
     if (counted && need > have)
       out.push_back(fmt::format("{} {:.0f} of {:.0f}", f.label, std::ceil(need), have));
   }
@@ -127,7 +132,8 @@ nlohmann::json device_json(const std::string& part, const Device& d) {
           {"ff", static_cast<int64_t>(d.capacity.ff)},
           {"dsp", static_cast<int64_t>(d.capacity.dsp)},
           {"bram18", static_cast<int64_t>(d.capacity.bram18)},
-          {"uram", static_cast<int64_t>(d.capacity.uram)}};
+          {"uram", static_cast<int64_t>(d.capacity.uram)},
+          {"lutram", static_cast<int64_t>(d.capacity.lutram)}};
 }
 
 }  // namespace kiln::fpga

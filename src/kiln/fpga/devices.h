@@ -20,7 +20,9 @@ struct Device {
   std::string name;   // the part's prefix: "xcvu9p"
   std::string title;  // "Virtex UltraScale+ VU9P"
   Family family = Family::UltraScalePlus;
-  // lut, ff, dsp, bram18 and uram (the other fields 0).
+  // lut, ff, dsp, bram18 and uram, and lutram: the LUTs that can be
+  // distributed RAM (SLICEM LUTs), 0 where kiln's table does not have it
+  // (not checked then). carry and srl are 0.
   Resources capacity;
 };
 

@@ -63,6 +63,21 @@ TEST(Devices, ShareAndOverCapacity) {
   EXPECT_TRUE(std::isinf(share(r, z.capacity)));
 }
 
+// LUT RAM is checked against the SLICEMs' LUTs where the table has them
+// (the Z-7020's 4,350 SLICEMs: 17,400 LUTs), not where it does not.
+TEST(Devices, LutRamWithinTheSliceMs) {
+  Resources r;
+  r.lut = 30000;
+  r.lutram = 26488;
+  const std::vector<std::string> over = over_capacity(r, device_of_part("xc7z020").capacity);
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0], "LUTRAM 26488 of 17400");
+  r.lutram = 17400;
+  EXPECT_TRUE(over_capacity(r, device_of_part("xc7z020").capacity).empty());
+  r.lutram = 1e9;
+  EXPECT_TRUE(over_capacity(r, device_of_part("xcu280").capacity).empty());  // not known
+}
+
 TEST(Devices, Json) {
   const nlohmann::json j = device_json("xcu280-fsvh2892-2L-e", device_of_part("xcu280"));
   EXPECT_EQ(j["part"], "xcu280-fsvh2892-2L-e");
