@@ -1,0 +1,384 @@
+#include "kiln/cgen/print_c.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <set>
+
+#include "kiln/cgen/c_runtime.h"
+#include "kiln/support/error.h"
+
+namespace kiln::cgen {
+
+namespace {
+
+using loop::Affine;
+using loop::Buffer;
+using loop::BufferRole;
+using loop::Kernel;
+using loop::Op;
+using loop::Program;
+using loop::ScalarType;
+using loop::Stmt;
+using loop::StmtKind;
+using loop::Value;
+
+// The widest raw value int64_t arithmetic holds with a bit to spare for the
+// sign of a difference.
+constexpr int kMostBits = 63;
+
+// An identifier from a name: letters, digits and '_' kept, the rest '_'.
+std::string identifier(const std::string& name) {
+  std::string s;
+  for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+// An int64_t literal (INT64_MIN has none in C).
+std::string literal(int64_t v) {
+  if (v == INT64_MIN) return "(-INT64_C(9223372036854775807) - 1)";
+  return fmt::format("INT64_C({})", v);
+}
+
+class Printer {
+ public:
+  Printer(const Program& p, std::string top) : p_(p), top_(std::move(top)) {}
+
+  CProgram run() {
+    check_widths();
+    CProgram out;
+    out.header = header();
+    std::string& s = out.source;
+    s += fmt::format(
+        "/* {}.c: written by kiln from the loop IR of model {}. Each filter is a layer's\n"
+        "   kernel; values are raw integers at the fraction bits of their types. */\n",
+        top_, p_.name);
+    s += fmt::format("#include \"{}.h\"\n#include \"{}\"\n\n", top_, kCFixedHeaderName);
+    bool lookups = false;
+    for (const Kernel& k : p_.kernels)
+      for (const Value& v : k.values) lookups = lookups || v.op == Op::Lookup;
+    if (lookups)  // a lookup's bin clamped into its table
+      s += "static int64_t kiln_clamp_index(int64_t i, int64_t size) {\n"
+           "  return i < 0 ? 0 : (i >= size ? size - 1 : i);\n}\n\n";
+    s += weights();
+    s += tensors();
+    for (std::size_t k = 0; k < p_.kernels.size(); ++k) s += filter(static_cast<int>(k));
+    s += top_function();
+    return out;
+  }
+
+  // The name of buffer b's storage array.
+  std::string array(int b) const {
+    const int s = p_.storage_of(b);
+    return fmt::format("b{}_{}", s, identifier(p_.buffers[static_cast<std::size_t>(s)].name));
+  }
+
+ private:
+  const Buffer& buffer(int b) const { return p_.buffers[static_cast<std::size_t>(b)]; }
+
+  void check_widths() const {
+    for (const Buffer& b : p_.buffers)
+      if (b.type.width > kMostBits || (!b.type.is_signed && b.type.width >= kMostBits))
+        throw_error(ErrorKind::Unsupported, "buffer @" + b.name,
+                    fmt::format("its type {} is wider than the {} bits the C holds exactly",
+                                loop::to_string(b.type), kMostBits),
+                    "narrow its precision in the config");
+    for (const Kernel& k : p_.kernels)
+      for (std::size_t v = 0; v < k.values.size(); ++v) {
+        const ScalarType& t = k.values[v].type;
+        if (t.width > kMostBits || (!t.is_signed && t.width >= kMostBits))
+          throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
+                      fmt::format("value %v{} of its kernel is {} bits wide, more than the {} "
+                                  "the C holds exactly",
+                                  v, t.width, kMostBits),
+                      "narrow the layer's accumulator or result precision in the config");
+      }
+  }
+
+  std::string header() const {
+    const std::string guard = "KILN_" + identifier(top_) + "_H";
+    std::string s = fmt::format(
+        "/* {}.h: written by kiln. The top function of model {}: raw fixed-point values. */\n"
+        "#ifndef {}\n#define {}\n\n#include <stdint.h>\n\n",
+        top_, p_.name, guard, guard);
+    for (int b : p_.inputs)
+      s += fmt::format("#define {}_IN_{} {} /* {} */\n", identifier(top_),
+                       identifier(buffer(b).name), buffer(b).numel(),
+                       loop::to_string(buffer(b).type));
+    for (int b : p_.outputs)
+      s += fmt::format("#define {}_OUT_{} {} /* {} */\n", identifier(top_),
+                       identifier(buffer(b).name), buffer(b).numel(),
+                       loop::to_string(buffer(b).type));
+    s += "\n" + prototype() + ";\n\n#endif\n";
+    return s;
+  }
+
+  std::string prototype() const {
+    std::vector<std::string> params;
+    for (int b : p_.inputs)
+      params.push_back(fmt::format("const {} {}[{}]", c_storage_type(buffer(b).type), array(b),
+                                   buffer(b).numel()));
+    for (int b : p_.outputs)
+      params.push_back(
+          fmt::format("{} {}[{}]", c_storage_type(buffer(b).type), array(b), buffer(b).numel()));
+    return fmt::format("void {}({})", identifier(top_), fmt::join(params, ", "));
+  }
+
+  std::string weights() const {
+    std::string s;
+    for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
+      const Buffer& buf = p_.buffers[b];
+      if (buf.role != BufferRole::Const || buf.alias_of >= 0) continue;
+      s += fmt::format("static const {} {}[{}] = {{", c_storage_type(buf.type),
+                       array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()));
+      for (std::size_t i = 0; i < buf.data.size(); ++i)
+        s += fmt::format("{}{}{}", i % 16 == 0 ? "\n  " : " ", buf.data[i],
+                         i + 1 < buf.data.size() ? "," : "");
+      s += "};\n";
+    }
+    return s + (s.empty() ? "" : "\n");
+  }
+
+  // Tensors between filters and the filters' locals: static, so a large
+  // map does not sit on the stack.
+  // A tensor that a model input or output views is the top's parameter.
+  std::string tensors() const {
+    std::set<int> ports;
+    for (const std::vector<int>* v : {&p_.inputs, &p_.outputs})
+      for (int b : *v) ports.insert(p_.storage_of(b));
+    std::string s;
+    for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
+      const Buffer& buf = p_.buffers[b];
+      if ((buf.role != BufferRole::Tensor && buf.role != BufferRole::Local) || buf.alias_of >= 0 ||
+          ports.count(static_cast<int>(b)))
+        continue;
+      s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), array(static_cast<int>(b)),
+                       std::max<int64_t>(1, buf.numel()));
+    }
+    return s + (s.empty() ? "" : "\n");
+  }
+
+  // The storage buffers a kernel takes as parameters: the tensors, inputs
+  // and outputs it reads or writes (weights and locals are the file's).
+  std::vector<std::pair<int, bool>> parameters(const Kernel& k) const {
+    std::set<int> read, written;
+    for (int b : k.reads) read.insert(p_.storage_of(b));
+    for (int b : k.writes) written.insert(p_.storage_of(b));
+    std::vector<std::pair<int, bool>> out;  // (storage, written)
+    std::set<int> all(read);
+    all.insert(written.begin(), written.end());
+    for (int s : all) {
+      const BufferRole role = buffer(s).role;
+      if (role == BufferRole::Const || role == BufferRole::Local) continue;
+      out.emplace_back(s, written.count(s) > 0);
+    }
+    return out;
+  }
+
+  std::string filter_name(int k) const {
+    return fmt::format("k{}_{}", k, identifier(p_.kernels[static_cast<std::size_t>(k)].name));
+  }
+
+  std::string filter(int kk) {
+    k_ = &p_.kernels[static_cast<std::size_t>(kk)];
+    std::vector<std::string> params;
+    for (const auto& [s, written] : parameters(*k_))
+      params.push_back(fmt::format("{}{} *{}", written ? "" : "const ",
+                                   c_storage_type(buffer(s).type), array(s)));
+    std::string s =
+        fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
+                    params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
+    for (std::size_t l = 0; l < k_->loops.size(); ++l)
+      s += fmt::format("  int64_t l{}; /* {} */\n", l, k_->loops[l].name);
+    block(k_->body, 1, s);
+    s += "}\n\n";
+    return s;
+  }
+
+  std::string affine(const Affine& a) const {
+    std::string s = a.constant != 0 || a.terms.empty() ? std::to_string(a.constant) : "";
+    for (const auto& [loop, c] : a.terms) {
+      const std::string v = fmt::format("l{}", loop);
+      const std::string term = c == 1 ? v : fmt::format("{} * {}", c, v);
+      if (s.empty())
+        s = term;
+      else
+        s += (c < 0 ? " - " : " + ") +
+             (c < 0 ? (c == -1 ? v : fmt::format("{} * {}", -c, v)) : term);
+    }
+    return s;
+  }
+
+  // Row-major flat index of buffer b at `index` (b's own shape, an alias's
+  // included).
+  std::string flat(int b, const std::vector<Affine>& index) const {
+    const Buffer& buf = buffer(b);
+    std::string f;
+    for (std::size_t d = 0; d < index.size(); ++d) {
+      const std::string i = affine(index[d]);
+      f = d == 0 ? i : fmt::format("({}) * {} + {}", f, buf.shape[d], i);
+    }
+    return f.empty() ? "0" : f;
+  }
+
+  const ScalarType& type_of(int v) const { return k_->values[static_cast<std::size_t>(v)].type; }
+
+  // Value v's raw at `frac` fraction bits (>= its own).
+  std::string at_frac(int v, int frac) const {
+    const int up = frac - type_of(v).frac;
+    KILN_ASSERT(up >= 0 && up < kMostBits, "a value aligned down or too far");
+    return up == 0 ? fmt::format("v{}", v) : fmt::format("v{} * {}", v, literal(int64_t{1} << up));
+  }
+
+  std::string expression(const Value& v) const {
+    const auto arg = [&](std::size_t i) { return v.args[i]; };
+    switch (v.op) {
+      case Op::Load:
+        return fmt::format("(int64_t){}[{}]", array(v.buffer), flat(v.buffer, v.index));
+      case Op::Const: return literal(v.imm);
+      case Op::Add:
+        return fmt::format("{} + {}", at_frac(arg(0), v.type.frac), at_frac(arg(1), v.type.frac));
+      case Op::Sub:
+        return fmt::format("{} - {}", at_frac(arg(0), v.type.frac), at_frac(arg(1), v.type.frac));
+      case Op::Mul: return fmt::format("v{} * v{}", arg(0), arg(1));
+      case Op::Neg: return fmt::format("-v{}", arg(0));
+      case Op::Shl: return fmt::format("v{}", arg(0));  // the bits stay, the type moves the point
+      case Op::Quantize: {
+        const numeric::FixedType& t = v.target;
+        return fmt::format("kiln_quantize(v{}, {}, {}, {}, {}, KILN_{}, KILN_{})", arg(0),
+                           type_of(arg(0)).frac, t.width, t.frac(), t.is_signed ? 1 : 0,
+                           enum_name(t.quant), enum_name(t.overflow));
+      }
+      case Op::Max:
+      case Op::Min: {
+        const std::string a = at_frac(arg(0), v.type.frac), b = at_frac(arg(1), v.type.frac);
+        return fmt::format("({}) {} ({}) ? ({}) : ({})", a, v.op == Op::Max ? ">=" : "<=", b, a, b);
+      }
+      case Op::Lt: {
+        const int f = std::max(type_of(arg(0)).frac, type_of(arg(1)).frac);
+        return fmt::format("({}) < ({}) ? 1 : 0", at_frac(arg(0), f), at_frac(arg(1), f));
+      }
+      case Op::Select:
+        return fmt::format("v{} != 0 ? ({}) : ({})", arg(0), at_frac(arg(1), v.type.frac),
+                           at_frac(arg(2), v.type.frac));
+      case Op::Lookup: {
+        const int64_t size = buffer(v.buffer).shape.at(0);
+        return fmt::format("(int64_t){}[kiln_clamp_index(kiln_floor_scaled(v{}, {}, {}) + {}, {})]",
+                           array(v.buffer), arg(0), type_of(arg(0)).frac, v.shift, literal(v.imm),
+                           size);
+      }
+    }
+    KILN_ASSERT(false, "an op the C printer does not know");
+    return {};
+  }
+
+  void block(const std::vector<Stmt>& stmts, int depth, std::string& s) const {
+    const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+    for (const Stmt& st : stmts) {
+      switch (st.kind) {
+        case StmtKind::Let: {
+          const Value& v = k_->values[static_cast<std::size_t>(st.value)];
+          s += fmt::format("{}const int64_t v{} = {}; /* {} */\n", pad, st.value, expression(v),
+                           loop::to_string(v.type));
+          break;
+        }
+        case StmtKind::Store: {
+          const Buffer& b = buffer(st.buffer);
+          s += fmt::format("{}{}[{}] = ({}) ({});\n", pad, array(st.buffer),
+                           flat(st.buffer, st.index), c_storage_type(b.type),
+                           at_frac(st.value, b.type.frac));
+          break;
+        }
+        case StmtKind::For: {
+          const loop::Loop& l = k_->loops[static_cast<std::size_t>(st.loop)];
+          s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop, st.loop,
+                           l.trip, st.loop, l.name);
+          block(st.body, depth + 1, s);
+          s += pad + "}\n";
+          break;
+        }
+        case StmtKind::If: {
+          std::vector<std::string> conds;
+          for (const loop::Guard& g : st.guards) {
+            const std::string e = affine(g.expr);
+            conds.push_back(fmt::format("({}) >= {} && ({}) < {}", e, g.lo, e, g.hi));
+          }
+          s += fmt::format("{}if ({}) {{\n", pad, fmt::join(conds, " && "));
+          block(st.body, depth + 1, s);
+          s += pad + "}\n";
+          break;
+        }
+      }
+    }
+  }
+
+  std::string top_function() const {
+    std::string s = prototype() + " {\n";
+    for (std::size_t k = 0; k < p_.kernels.size(); ++k) {
+      std::vector<std::string> args;
+      for (const auto& [st, written] : parameters(p_.kernels[k])) args.push_back(array(st));
+      s += fmt::format("  {}({});\n", filter_name(static_cast<int>(k)), fmt::join(args, ", "));
+    }
+    s += "}\n";
+    return s;
+  }
+
+  const Program& p_;
+  std::string top_;
+  const Kernel* k_ = nullptr;
+};
+
+}  // namespace
+
+std::string c_storage_type(const ScalarType& t) {
+  for (int bits : {8, 16, 32, 64})
+    if (t.width <= bits) return fmt::format("{}int{}_t", t.is_signed ? "" : "u", bits);
+  return "int64_t";
+}
+
+CProgram print_c(const loop::Program& program, const std::string& top) {
+  return Printer(program, top).run();
+}
+
+std::string print_c_raw_main(const loop::Program& program, const std::string& top) {
+  const Printer names(program, top);
+  std::string s = fmt::format(
+      "/* A test driver written by kiln: raw inputs on stdin, raw outputs on stdout. */\n"
+      "#include <stdio.h>\n#include \"{}.h\"\n\n",
+      top);
+  for (int b : program.inputs) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), names.array(b), buf.numel());
+  }
+  for (int b : program.outputs) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), names.array(b), buf.numel());
+  }
+  s += "\nint main(int argc, char **argv) {\n  long long x;\n"
+       "  FILE *in = argc > 1 ? fopen(argv[1], \"r\") : stdin;\n"
+       "  if (!in) return 2;\n  for (;;) {\n";
+  for (int b : program.inputs) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    s += fmt::format(
+        "    {{\n      long i;\n      for (i = 0; i < {}; ++i) {{\n"
+        "        if (fscanf(in, \"%lld\", &x) != 1) return 0;\n        {}[i] = ({}) x;\n      }}\n "
+        "   }}\n",
+        buf.numel(), names.array(b), c_storage_type(buf.type));
+  }
+  std::vector<std::string> args;
+  for (int b : program.inputs) args.push_back(names.array(b));
+  for (int b : program.outputs) args.push_back(names.array(b));
+  s += fmt::format("    {}({});\n", identifier(top), fmt::join(args, ", "));
+  for (int b : program.outputs) {
+    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+    s += fmt::format(
+        "    {{\n      long i;\n      for (i = 0; i < {}; ++i) printf(\"%lld \", (long long) "
+        "{}[i]);\n"
+        "    }}\n",
+        buf.numel(), names.array(b));
+  }
+  s += "    printf(\"\\n\");\n  }\n}\n";
+  return s;
+}
+
+}  // namespace kiln::cgen

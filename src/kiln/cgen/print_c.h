@@ -1,0 +1,40 @@
+// C99 from the loop IR (docs/cflow.md): one function per kernel (a filter,
+// seed 001's word) taking the buffers it reads and writes, the weights as
+// static const arrays, and a top function that runs the filters in the
+// program's order over static intermediate tensors. Arithmetic is on raw
+// values in int64_t with the fraction bits the loop IR's types give each
+// value (c_runtime.h), so the C computes exactly what loop::interpret
+// computes: the same exact sums and products, the same quantizations.
+//
+// The printer writes the program as it is; the clean-ups seed 001 makes
+// before printing (elementary operations, hoisting, accumulators in locals,
+// FIFOs between filters) are passes over the loop IR in front of it.
+#pragma once
+
+#include <string>
+
+#include "kiln/loop/loop_ir.h"
+
+namespace kiln::cgen {
+
+struct CProgram {
+  std::string header;  // <top>.h: the top function's prototype and the sizes
+  std::string source;  // <top>.c: includes <top>.h and kiln_fixed_c.h
+};
+
+// `top` names the top function and the files. Throws kiln::Error
+// (Unsupported, naming the kernel and value) for a value or buffer wider
+// than 63 bits, which int64_t raw arithmetic cannot hold exactly.
+CProgram print_c(const loop::Program& program, const std::string& top);
+
+// A main() for tests: reads samples from the file its first argument names
+// (stdin without one), each every input's raw
+// values in order (whitespace-separated integers), and prints for each one
+// line of every output's raw values; stops at the end of input.
+std::string print_c_raw_main(const loop::Program& program, const std::string& top);
+
+// The C storage type of a buffer of type `t`: the narrowest of int8_t ..
+// int64_t (uint8_t .. for unsigned types) that holds its raw values.
+std::string c_storage_type(const loop::ScalarType& t);
+
+}  // namespace kiln::cgen
