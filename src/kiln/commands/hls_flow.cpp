@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "kiln/cgen/c_project.h"
 #include "kiln/commands/test_onnx.h"
 #include "kiln/fpga/devices.h"
 #include "kiln/graph/ir_text.h"
@@ -183,7 +184,11 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
       fs::copy_file(onnx, staging / copy_path);
       if (has_data) fs::copy_file(data, ir_data_path(staging / copy_path));
     };
-  hls::write_project(r.model, po, options.output_dir);
+  // Backend: bambu is seed 001's C99 from the loop IR (docs/cflow.md).
+  if (r.model.backend == hls::Backend::Bambu)
+    cgen::write_c_project(r.model, po, options.output_dir);
+  else
+    hls::write_project(r.model, po, options.output_dir);
   r.project = options.output_dir;
   r.seconds = seconds_since(t0);
   return r;

@@ -70,15 +70,27 @@ fs::file_time_type newest_source(const fs::path& dir) {
 // with the same command. Returns whether it compiled.
 bool build_testbench(const fs::path& dir, const Model& model, const CsimOptions& opts,
                      CsimResult& result) {
-  const tools::ToolInfo cxx = tools::find_cxx();
+  // A C99 project (Backend: bambu, written from the loop IR) or the layer
+  // library's C++: the same testbench protocol.
+  std::error_code exists_ec;
+  const bool c99 = fs::exists(dir / "firmware" / (model.name + ".c"), exists_ec);
+  const tools::ToolInfo cxx = c99 ? tools::find_cc() : tools::find_cxx();
   if (!cxx.found())
-    throw_error(ErrorKind::Unsupported, "csim", "no C++ compiler found (" + cxx.name + ")",
-                "install g++ or set KILN_CXX");
-  std::vector<std::string> args = {"-std=c++14", "-O2", "-Wall", "-Wextra"};
+    throw_error(
+        ErrorKind::Unsupported, "csim",
+        std::string(c99 ? "no C compiler" : "no C++ compiler") + " found (" + cxx.name + ")",
+        c99 ? "install gcc or set KILN_CC" : "install g++ or set KILN_CXX");
+  std::vector<std::string> args =
+      c99 ? std::vector<std::string>{"-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic"}
+          : std::vector<std::string>{"-std=c++14", "-O2", "-Wall", "-Wextra"};
   args.insert(args.end(), opts.extra_cflags.begin(), opts.extra_cflags.end());
-  args.insert(args.end(),
-              {"-DKILN_LOAD_WEIGHTS", "-I", "firmware", "firmware/" + model.name + ".cpp",
-               "tb/" + model.name + "_test.cpp", "-o", kBinary});
+  if (c99)
+    args.insert(args.end(), {"-I", "firmware", "firmware/" + model.name + ".c",
+                             "tb/" + model.name + "_test.c", "-o", kBinary, "-lm"});
+  else
+    args.insert(args.end(),
+                {"-DKILN_LOAD_WEIGHTS", "-I", "firmware", "firmware/" + model.name + ".cpp",
+                 "tb/" + model.name + "_test.cpp", "-o", kBinary});
   std::string command = cxx.path->string();
   for (const std::string& a : args) command += " " + a;
 
@@ -193,7 +205,10 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
   // path handed to it must not depend on ours.
   const fs::path project_dir = fs::absolute(given_dir);
   CsimResult result;
-  for (const std::string& f : {"firmware/" + model.name + ".cpp", "tb/" + model.name + "_test.cpp"})
+  // The C99 project (Backend: bambu) or the layer library's C++.
+  const std::string ext = fs::exists(project_dir / "firmware" / (model.name + ".c")) ? "c" : "cpp";
+  for (const std::string& f :
+       {"firmware/" + model.name + "." + ext, "tb/" + model.name + "_test." + ext})
     if (!fs::exists(project_dir / f))
       throw_error(ErrorKind::InvalidModel, project_dir.string(), "missing " + f,
                   "is this a project written by `kiln compile`?");

@@ -59,6 +59,14 @@ ToolInfo find_cxx() {
   return info;
 }
 
+ToolInfo find_cc() {
+  const char* env = std::getenv("KILN_CC");
+  const std::string program = env && *env ? env : "gcc";
+  ToolInfo info = probe_tool(program, program, {"-dumpfullversion"});
+  info.name = program;
+  return info;
+}
+
 ToolInfo detect_vitis_hls() {
   return probe_tool("vitis_hls", "vitis_hls", {"-version"});
 }

@@ -21,6 +21,9 @@ struct ToolInfo {
 // The C++ compiler for C simulation: $KILN_CXX if set, else g++ on PATH.
 // Version from `-dumpfullversion`.
 ToolInfo find_cxx();
+// The C compiler for the C projects (`Backend: bambu`): $KILN_CC if set, else
+// gcc on PATH.
+ToolInfo find_cc();
 // `vitis_hls -version` / `bambu --version` (short time limit) when on PATH.
 ToolInfo detect_vitis_hls();
 ToolInfo detect_bambu();

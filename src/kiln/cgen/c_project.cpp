@@ -1,0 +1,218 @@
+#include "kiln/cgen/c_project.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "kiln/cgen/c_runtime.h"
+#include "kiln/cgen/print_c.h"
+#include "kiln/hls/csim.h"
+#include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/model_json.h"
+#include "kiln/loop/lower_layers.h"
+#include "kiln/support/atomic_dir.h"
+#include "kiln/support/error.h"
+
+namespace kiln::cgen {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& path, std::string_view text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw_error(ErrorKind::Io, path.string(), "cannot write the file");
+}
+
+// The testbench: the layer library's protocol (hls/csim.h) in C99.
+std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::string& top) {
+  int64_t n_in = 0, n_out = 0;
+  for (int b : p.inputs) n_in += p.buffers[static_cast<std::size_t>(b)].numel();
+  for (int b : p.outputs) n_out += p.buffers[static_cast<std::size_t>(b)].numel();
+  std::string s = fmt::format(
+      "/* Testbench of {0}, written by kiln.\n"
+      "   Usage: {0}_test [INPUTS [RESULTS [EXPECTED]]]\n"
+      "   INPUTS   (default tb_data/inputs.txt): per sample, the values of all inputs,\n"
+      "            channels-last.\n"
+      "   RESULTS  (default tb_data/csim_results.txt): per sample, the raw integers of all\n"
+      "            outputs, \" |\", then their values.\n"
+      "   EXPECTED (default tb_data/expected_raw.txt with the default INPUTS): kiln's\n"
+      "            emulator's raw outputs; every sample must match.\n"
+      "   Exit status: 0 ok, 1 a mismatch, 2 an I/O or format error. */\n"
+      "#include <math.h>\n#include <stdio.h>\n\n#include \"../firmware/{1}.h\"\n"
+      "#include \"../firmware/{2}\"\n\n",
+      m.name, top, kCFixedHeaderName);
+  const auto array = [&](int b) { return fmt::format("buf{}", b); };
+  for (const std::vector<int>* v : {&p.inputs, &p.outputs})
+    for (int b : *v) {
+      const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+      s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), array(b), buf.numel());
+    }
+  s += fmt::format(
+      "\nint main(int argc, char **argv) {{\n"
+      "  const char *inputs_path = argc > 1 ? argv[1] : \"tb_data/inputs.txt\";\n"
+      "  const char *results_path = argc > 2 ? argv[2] : \"tb_data/csim_results.txt\";\n"
+      "  const char *expected_path = argc > 3 ? argv[3] : (argc < 2 ? \"tb_data/expected_raw.txt\" "
+      ": 0);\n"
+      "  FILE *in = fopen(inputs_path, \"r\");\n"
+      "  FILE *out = fopen(results_path, \"w\");\n"
+      "  FILE *expected = expected_path ? fopen(expected_path, \"r\") : 0;\n"
+      "  long sample = 0, mismatches = 0, i;\n"
+      "  double v;\n"
+      "  if (!in || !out) {{\n"
+      "    fprintf(stderr, \"%s: cannot open\\n\", !in ? inputs_path : results_path);\n"
+      "    return 2;\n  }}\n"
+      "  for (;;) {{\n"
+      "    long long raw[{0}];\n"
+      "    double value[{0}];\n"
+      "    long n = 0;\n",
+      std::max<int64_t>(1, n_out));
+  bool first = true;
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const int b = p.inputs[k];
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    const int t = m.inputs.at(k);
+    const numeric::FixedType& ft = m.tensors[static_cast<std::size_t>(t)].type;
+    s += fmt::format("    for (i = 0; i < {}; ++i) {{\n", buf.numel());
+    if (first)
+      s += "      const int got = fscanf(in, \"%lf\", &v);\n"
+           "      if (got != 1 && i == 0) goto done;\n"
+           "      if (got != 1) {\n"
+           "        fprintf(stderr, \"%s: sample %ld: too few numbers\\n\", inputs_path, sample);\n"
+           "        return 2;\n      }\n";
+    else
+      s += "      if (fscanf(in, \"%lf\", &v) != 1) {\n"
+           "        fprintf(stderr, \"%s: sample %ld: too few numbers\\n\", inputs_path, sample);\n"
+           "        return 2;\n      }\n";
+    s += fmt::format(
+        "      {}[i] = ({}) kiln_from_double(v, {}, {}, {}, KILN_{}, KILN_{});\n    }}\n", array(b),
+        c_storage_type(buf.type), ft.width, ft.frac(), ft.is_signed ? 1 : 0, enum_name(ft.quant),
+        enum_name(ft.overflow));
+    first = false;
+  }
+  std::vector<std::string> args;
+  for (int b : p.inputs) args.push_back(array(b));
+  for (int b : p.outputs) args.push_back(array(b));
+  s += fmt::format("    {}({});\n", top, fmt::join(args, ", "));
+  for (int b : p.outputs) {
+    const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
+    s += fmt::format(
+        "    for (i = 0; i < {}; ++i) {{\n"
+        "      raw[n] = (long long) {}[i];\n"
+        "      value[n++] = ldexp((double) {}[i], {});\n    }}\n",
+        buf.numel(), array(b), array(b), -buf.type.frac);
+  }
+  s += fmt::format(
+      "    for (i = 0; i < n; ++i) fprintf(out, i ? \" %lld\" : \"%lld\", raw[i]);\n"
+      "    fprintf(out, \" |\");\n"
+      "    for (i = 0; i < n; ++i) fprintf(out, \" %.17g\", value[i]);\n"
+      "    fprintf(out, \"\\n\");\n"
+      "    if (expected) {{\n"
+      "      int same = 1;\n"
+      "      for (i = 0; i < {0}; ++i) {{\n"
+      "        long long r;\n"
+      "        if (fscanf(expected, \"%lld\", &r) != 1) {{\n"
+      "          fprintf(stderr, \"%s: no values for sample %ld\\n\", expected_path, sample);\n"
+      "          return 2;\n        }}\n"
+      "        if (r != raw[i]) same = 0;\n      }}\n"
+      "      if (!same) {{\n"
+      "        if (mismatches == 0) fprintf(stderr, \"sample %ld differs from %s\\n\", sample, "
+      "expected_path);\n"
+      "        ++mismatches;\n      }}\n    }}\n"
+      "    ++sample;\n  }}\n"
+      "done:\n"
+      "  if (fclose(out) != 0) {{\n"
+      "    fprintf(stderr, \"%s: write failed\\n\", results_path);\n    return 2;\n  }}\n"
+      "  if (expected) {{\n"
+      "    printf(\"%ld samples, %ld differ from %s\\n\", sample, mismatches, expected_path);\n"
+      "    return mismatches == 0 ? 0 : 1;\n  }}\n"
+      "  printf(\"%ld samples written to %s\\n\", sample, results_path);\n"
+      "  return 0;\n}}\n",
+      n_out);
+  (void)n_in;
+  return s;
+}
+
+// Seed 001 runs Bambu on the C with the top function named and a clock.
+std::string bambu_sh(const hls::Model& m, const std::string& top) {
+  return fmt::format(
+      "#!/bin/sh\n"
+      "# Runs Bambu (PandA) on kiln's C99 for {0}. Written by kiln; Bambu is not installed\n"
+      "# where kiln is tested. Extra arguments go to bambu, e.g. "
+      "--device-name=xc7z020-1clg484-VVD\n"
+      "set -e\ncd \"$(dirname \"$0\")/..\"\nmkdir -p bambu/out\ncd bambu/out\n"
+      "exec bambu ../../firmware/{1}.c --top-fname={1} -I../../firmware --std=c99 \\\n"
+      "  --compiler=I386_GCC49 -O3 --clock-period={2:g} --simulate \"$@\"\n",
+      m.name, top, m.clock_period_ns);
+}
+
+std::string makefile(const hls::Model& m, const std::string& top) {
+  return fmt::format(
+      "# C simulation of kiln's C99 with a C compiler. Written by kiln.\n"
+      "#   make csim   builds build/kiln_csim and runs it on tb_data/inputs.txt, comparing\n"
+      "#               with tb_data/expected_raw.txt (kiln's emulator).\n"
+      "CC ?= gcc\nCFLAGS ?= -std=c99 -O2 -Wall -Wextra -pedantic\n\n"
+      "SOURCES := firmware/{1}.c tb/{0}_test.c\n"
+      "HEADERS := $(wildcard firmware/*.h)\n\n"
+      ".PHONY: csim clean\n\n"
+      "csim: build/kiln_csim\n\t./build/kiln_csim\n\n"
+      "build/kiln_csim: $(SOURCES) $(HEADERS)\n\tmkdir -p build\n"
+      "\t$(CC) $(CFLAGS) -I firmware $(SOURCES) -o $@ -lm\n\n"
+      "clean:\n\trm -rf build tb_data/csim_results.txt\n",
+      m.name, top);
+}
+
+std::string readme(const hls::Model& m, const std::string& top) {
+  return fmt::format(
+      "# {0}: C99 for Bambu, written by kiln\n\n"
+      "kiln's loop IR of the model printed as C99 (docs/cflow.md in kiln): `firmware/{1}.c` "
+      "holds a\nfunction per layer (a filter) and the top `{1}`, on raw fixed-point values "
+      "with\n`firmware/kiln_fixed_c.h`'s assignment. `make csim` or `kiln csim .` checks it "
+      "bit for bit\nagainst kiln's emulator; `sh bambu/bambu.sh` runs Bambu on it.\n",
+      m.name, top);
+}
+
+}  // namespace
+
+void write_c_project(const hls::Model& model, const hls::ProjectOptions& options,
+                     const fs::path& out_dir) {
+  const loop::Program program = loop::lower_model(model);
+  const std::string top = model.name;
+  // Print first: an error leaves no directory.
+  const CProgram c = print_c(program, top);
+  std::vector<hls::Sample> samples;
+  std::vector<hls::EmulationResult> expected;
+  if (options.tb_samples > 0) {
+    samples = hls::random_samples(model, options.tb_samples, options.tb_seed, -1.0, 1.0);
+    for (const hls::Sample& s : samples) expected.push_back(hls::emulate(model, s));
+  }
+  AtomicDir dir(out_dir, options.replace_existing);
+  const fs::path root = dir.staging();
+  write_file(root / "firmware" / (top + ".h"), c.header);
+  write_file(root / "firmware" / (top + ".c"), c.source);
+  write_file(root / "firmware" / std::string(kCFixedHeaderName), c_fixed_header());
+  write_file(root / "tb" / (model.name + "_test.c"), testbench_c(model, program, top));
+  std::string inputs, exp;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    inputs += hls::format_input_line(samples[i]) + "\n";
+    exp += hls::format_raw_line(expected[i].outputs) + "\n";
+  }
+  write_file(root / hls::kInputsFile, inputs);
+  if (!samples.empty()) write_file(root / hls::kExpectedFile, exp);
+  write_file(root / "bambu" / "bambu.sh", bambu_sh(model, top));
+  std::error_code ec;
+  fs::permissions(root / "bambu" / "bambu.sh", fs::perms::owner_exec | fs::perms::group_exec,
+                  fs::perm_options::add, ec);
+  write_file(root / "Makefile", makefile(model, top));
+  nlohmann::json report = {
+      {"model", model.name}, {"backend", "bambu"}, {"language", "c99"}, {"source", options.source}};
+  write_file(root / "report.json", report.dump(2) + "\n");
+  hls::save_model_json(root / hls::kModelJsonFile, model, options.source);
+  write_file(root / "README.md", readme(model, top));
+  if (options.before_commit) options.before_commit(root);
+  dir.commit();
+}
+
+}  // namespace kiln::cgen
