@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "kiln/support/testing/test_helpers.h"
 #include "subprocess.h"
@@ -51,6 +53,38 @@ TEST_P(BambuC, CompilesAsC99AndSimulatesBitExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, BambuC, ::testing::Values("mlp", "lenet5", "softmax_a"));
+
+// Style: loops: the same loop nests as C++ for Vitis HLS, each loop labelled
+// by its name and the config's Loop and Buffer directives as pragmas; it
+// C-simulates bit-exact.
+TEST(VitisLoops, CarriesTheDirectivesAsPragmasAndSimulatesBitExact) {
+  TempDir tmp;
+  const fs::path config = tmp.path() / "loops.yaml";
+  std::ofstream(config) << "Style: loops\n"
+                           "Loop:\n"
+                           "  fc_Gemm/i:\n"
+                           "    Pipeline: 2\n"
+                           "  fc_Gemm/j:\n"
+                           "    Unroll: 5\n"
+                           "  Softmax/e:\n"
+                           "    Unroll: full\n"
+                           "Buffer:\n"
+                           "  fc_Gemm_b:\n"
+                           "    Storage: registers\n";
+  const fs::path out = tmp.path() / "p";
+  const ProcessResult c = kiln({"compile", zoo("mlp"), "-c", config.string(), "-o", out.string()});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::ifstream in(out / "firmware" / "mlp.cpp");
+  const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* want :
+       {"  i:\n", "    j:\n", "KILN_PRAGMA(HLS PIPELINE II=2)", "KILN_PRAGMA(HLS UNROLL factor=5)",
+        "KILN_PRAGMA(HLS UNROLL)\n", "type=complete dim=1)"})
+    EXPECT_NE(code.find(want), std::string::npos) << want;
+  EXPECT_TRUE(fs::exists(out / "build_prj.tcl"));
+  const ProcessResult s = kiln({"csim", out.string(), "--samples", "5", "--werror"});
+  ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
+  EXPECT_NE(s.out.find("5/5 samples bit-exact"), std::string::npos) << s.out;
+}
 
 }  // namespace
 }  // namespace kiln::testing

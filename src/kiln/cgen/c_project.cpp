@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 
 #include "kiln/cgen/c_runtime.h"
 #include "kiln/cgen/print_c.h"
@@ -164,6 +165,43 @@ std::string makefile(const hls::Model& m, const std::string& top) {
       m.name, top);
 }
 
+// Vitis HLS's project for the loops: the C++ and its testbench, the part
+// and clock of the config.
+std::string build_prj_tcl(const hls::Model& m, const std::string& top) {
+  return fmt::format(
+      "# Vitis HLS project for {0}: kiln's loop nests with their directives as pragmas.\n"
+      "# Written by kiln. Run from this directory: vitis_hls -f build_prj.tcl\n"
+      "set run_csim 1\nset run_csynth 1\nset run_cosim 0\nset run_export 0\n\n"
+      "open_project -reset {0}_prj\nset_top {1}\n"
+      "add_files firmware/{1}.cpp -cflags \"-std=c++14 -DKILN_VITIS -Ifirmware\"\n"
+      "add_files -tb tb/{0}_test.cpp -cflags \"-std=c++14 -DKILN_VITIS -Ifirmware\"\n"
+      "add_files -tb tb_data\n"
+      "open_solution -reset solution1\nset_part {{{2}}}\ncreate_clock -period {3:g} -name "
+      "default\n\n"
+      "if {{$run_csim}} {{ csim_design }}\n"
+      "if {{$run_csynth}} {{ csynth_design }}\n"
+      "if {{$run_cosim}} {{ cosim_design }}\n"
+      "if {{$run_export}} {{ export_design -format ip_catalog }}\n"
+      "exit\n",
+      m.name, top, m.part, m.clock_period_ns);
+}
+
+std::string makefile_cpp(const hls::Model& m, const std::string& top) {
+  return fmt::format(
+      "# C simulation of kiln's loop nests with g++ (the pragmas are Vitis's). Written by kiln.\n"
+      "#   make csim   builds build/kiln_csim and runs it on tb_data/inputs.txt, comparing\n"
+      "#               with tb_data/expected_raw.txt (kiln's emulator).\n"
+      "CXX ?= g++\nCXXFLAGS ?= -std=c++14 -O2 -Wall -Wextra\n\n"
+      "SOURCES := firmware/{1}.cpp tb/{0}_test.cpp\n"
+      "HEADERS := $(wildcard firmware/*.h)\n\n"
+      ".PHONY: csim clean\n\n"
+      "csim: build/kiln_csim\n\t./build/kiln_csim\n\n"
+      "build/kiln_csim: $(SOURCES) $(HEADERS)\n\tmkdir -p build\n"
+      "\t$(CXX) $(CXXFLAGS) -I firmware $(SOURCES) -o $@\n\n"
+      "clean:\n\trm -rf build tb_data/csim_results.txt\n",
+      m.name, top);
+}
+
 std::string readme(const hls::Model& m, const std::string& top) {
   return fmt::format(
       "# {0}: C99 for Bambu, written by kiln\n\n"
@@ -178,10 +216,18 @@ std::string readme(const hls::Model& m, const std::string& top) {
 
 void write_c_project(const hls::Model& model, const hls::ProjectOptions& options,
                      const fs::path& out_dir) {
-  const loop::Program program = loop::lower_model(model);
+  // The loops as the config builds them: its line-buffered convolutions, its
+  // Loop and Buffer directives (a kiln explore point's plans among them).
+  std::map<std::string, bool> line_buffered;
+  for (const hls::Layer& l : model.layers)
+    if (l.rtl.line_buffer) line_buffered[l.name] = *l.rtl.line_buffer;
+  const loop::Program program =
+      loop::configured_program(model, line_buffered, model.rtl.directives);
   const std::string top = model.name;
+  // Vitis's loops (Style: loops) or Bambu's C99.
+  const bool vitis = model.backend == hls::Backend::Vitis;
   // Print first: an error leaves no directory.
-  const CProgram c = print_c(program, top);
+  const CProgram c = print_c(program, top, vitis ? Dialect::VitisCpp : Dialect::C99);
   std::vector<hls::Sample> samples;
   std::vector<hls::EmulationResult> expected;
   if (options.tb_samples > 0) {
@@ -191,9 +237,10 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   AtomicDir dir(out_dir, options.replace_existing);
   const fs::path root = dir.staging();
   write_file(root / "firmware" / (top + ".h"), c.header);
-  write_file(root / "firmware" / (top + ".c"), c.source);
+  const std::string ext = vitis ? "cpp" : "c";
+  write_file(root / "firmware" / (top + "." + ext), c.source);
   write_file(root / "firmware" / std::string(kCFixedHeaderName), c_fixed_header());
-  write_file(root / "tb" / (model.name + "_test.c"), testbench_c(model, program, top));
+  write_file(root / "tb" / (model.name + "_test." + ext), testbench_c(model, program, top));
   std::string inputs, exp;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     inputs += hls::format_input_line(samples[i]) + "\n";
@@ -201,13 +248,21 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   }
   write_file(root / hls::kInputsFile, inputs);
   if (!samples.empty()) write_file(root / hls::kExpectedFile, exp);
-  write_file(root / "bambu" / "bambu.sh", bambu_sh(model, top));
-  std::error_code ec;
-  fs::permissions(root / "bambu" / "bambu.sh", fs::perms::owner_exec | fs::perms::group_exec,
-                  fs::perm_options::add, ec);
-  write_file(root / "Makefile", makefile(model, top));
-  nlohmann::json report = {
-      {"model", model.name}, {"backend", "bambu"}, {"language", "c99"}, {"source", options.source}};
+  if (vitis) {
+    write_file(root / "build_prj.tcl", build_prj_tcl(model, top));
+    write_file(root / "Makefile", makefile_cpp(model, top));
+  } else {
+    write_file(root / "bambu" / "bambu.sh", bambu_sh(model, top));
+    std::error_code ec;
+    fs::permissions(root / "bambu" / "bambu.sh", fs::perms::owner_exec | fs::perms::group_exec,
+                    fs::perm_options::add, ec);
+    write_file(root / "Makefile", makefile(model, top));
+  }
+  nlohmann::json report = {{"model", model.name},
+                           {"backend", vitis ? "vitis" : "bambu"},
+                           {"style", "loops"},
+                           {"language", vitis ? "c++14" : "c99"},
+                           {"source", options.source}};
   write_file(root / "report.json", report.dump(2) + "\n");
   hls::save_model_json(root / hls::kModelJsonFile, model, options.source);
   write_file(root / "README.md", readme(model, top));

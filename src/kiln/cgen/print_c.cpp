@@ -42,7 +42,8 @@ std::string literal(int64_t v) {
 
 class Printer {
  public:
-  Printer(const Program& p, std::string top) : p_(p), top_(std::move(top)) {}
+  Printer(const Program& p, std::string top, Dialect dialect = Dialect::C99)
+      : p_(p), top_(std::move(top)), vitis_(dialect == Dialect::VitisCpp) {}
 
   CProgram run() {
     check_widths();
@@ -50,10 +51,16 @@ class Printer {
     out.header = header();
     std::string& s = out.source;
     s += fmt::format(
-        "/* {}.c: written by kiln from the loop IR of model {}. Each filter is a layer's\n"
+        "/* {}.{}: written by kiln from the loop IR of model {}. Each filter is a layer's\n"
         "   kernel; values are raw integers at the fraction bits of their types. */\n",
-        top_, p_.name);
+        top_, vitis_ ? "cpp" : "c", p_.name);
     s += fmt::format("#include \"{}.h\"\n#include \"{}\"\n\n", top_, kCFixedHeaderName);
+    if (vitis_)
+      s += "/* Vitis HLS reads the pragmas; g++ sees none (it warns of unknown ones). */\n"
+           "#if defined(KILN_VITIS) || defined(__SYNTHESIS__)\n"
+           "#define KILN_PRAGMA(x) _Pragma(#x)\n#else\n#define KILN_PRAGMA(x)\n#endif\n"
+           "/* The labels name the loops for Vitis; nothing jumps to them. */\n"
+           "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wunused-label\"\n#endif\n\n";
     bool lookups = false;
     for (const Kernel& k : p_.kernels)
       for (const Value& v : k.values) lookups = lookups || v.op == Op::Lookup;
@@ -190,6 +197,13 @@ class Printer {
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
     for (std::size_t l = 0; l < k_->loops.size(); ++l)
       s += fmt::format("  int64_t l{}; /* {} */\n", l, k_->loops[l].name);
+    if (vitis_) {  // the weights' and locals' directives, where this filter uses them
+      std::set<int> own;
+      for (int b : k_->reads)
+        if (buffer(p_.storage_of(b)).role == BufferRole::Const) own.insert(p_.storage_of(b));
+      for (int b : k_->locals) own.insert(p_.storage_of(b));
+      for (int b : own) s += array_pragmas(b);
+    }
     block(k_->body, 1, s);
     s += "}\n\n";
     return s;
@@ -272,7 +286,10 @@ class Printer {
     return {};
   }
 
-  void block(const std::vector<Stmt>& stmts, int depth, std::string& s) const {
+  // `flattened_into`: the statements are the body of a loop kept together
+  // with the loop it holds (LoopDirectives::flatten).
+  void block(const std::vector<Stmt>& stmts, int depth, std::string& s,
+             bool flattened_into = false) const {
     const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
     for (const Stmt& st : stmts) {
       switch (st.kind) {
@@ -291,9 +308,16 @@ class Printer {
         }
         case StmtKind::For: {
           const loop::Loop& l = k_->loops[static_cast<std::size_t>(st.loop)];
-          s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop, st.loop,
-                           l.trip, st.loop, l.name);
-          block(st.body, depth + 1, s);
+          if (vitis_) {
+            s += fmt::format("{}{}:\n", pad, label(st.loop));
+            s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{\n", pad, st.loop, st.loop, l.trip,
+                             st.loop);
+            s += loop_pragmas(l, flattened_into, pad + "  ");
+          } else {
+            s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop,
+                             st.loop, l.trip, st.loop, l.name);
+          }
+          block(st.body, depth + 1, s, l.directives.flatten);
           s += pad + "}\n";
           break;
         }
@@ -304,7 +328,7 @@ class Printer {
             conds.push_back(fmt::format("({}) >= {} && ({}) < {}", e, g.lo, e, g.hi));
           }
           s += fmt::format("{}if ({}) {{\n", pad, fmt::join(conds, " && "));
-          block(st.body, depth + 1, s);
+          block(st.body, depth + 1, s, flattened_into);
           s += pad + "}\n";
           break;
         }
@@ -312,8 +336,64 @@ class Printer {
     }
   }
 
+  // A loop's label: its loop IR name (unique in the kernel), as kiln rtl
+  // --list-loops and the config's Loop blocks name it after the layer.
+  std::string label(int loop) const {
+    return identifier(k_->loops[static_cast<std::size_t>(loop)].name);
+  }
+
+  std::string loop_pragmas(const loop::Loop& l, bool flattened_into, const std::string& pad) const {
+    std::string s;
+    const hls::LoopDirectives& d = l.directives;
+    if (flattened_into) s += pad + "KILN_PRAGMA(HLS LOOP_FLATTEN)\n";
+    if (d.pipeline_ii) s += fmt::format("{}KILN_PRAGMA(HLS PIPELINE II={})\n", pad, *d.pipeline_ii);
+    if (d.unroll && *d.unroll == 0) s += pad + "KILN_PRAGMA(HLS UNROLL)\n";
+    if (d.unroll && *d.unroll > 1)
+      s += fmt::format("{}KILN_PRAGMA(HLS UNROLL factor={})\n", pad, *d.unroll);
+    return s;
+  }
+
+  // A buffer's partition and storage as pragmas on its flat array: what
+  // maps exactly (complete; cyclic on the last dimension; block on the
+  // first), the rest said in a comment.
+  std::string array_pragmas(int b) const {
+    const Buffer& buf = buffer(b);
+    const hls::BufferDirectives& d = buf.directives;
+    const std::string v = array(b), pad = "  ";
+    std::string s;
+    const int rank = static_cast<int>(buf.shape.size());
+    using hls::BufferPartition;
+    if (d.partition == BufferPartition::Complete || d.storage == hls::BufferStorage::Registers)
+      s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim=1)\n", pad,
+                       v);
+    else if (d.partition == BufferPartition::Cyclic && (d.dim == rank || rank == 1))
+      s += fmt::format(
+          "{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=cyclic factor={} dim=1)\n", pad, v,
+          d.factor);
+    else if (d.partition == BufferPartition::Block && (d.dim == 1 || rank == 1))
+      s +=
+          fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=block factor={} dim=1)\n",
+                      pad, v, d.factor);
+    else if (d.partition != BufferPartition::None)
+      s += fmt::format("{}/* {}: partition {} by {} of dimension {} has no flat form here */\n",
+                       pad, v, enum_name(d.partition), d.factor, d.dim);
+    if (!d.more_dims.empty())
+      s += fmt::format("{}/* {}: further dimensions partitioned completely: not expressed */\n",
+                       pad, v);
+    const bool rom = buf.role == BufferRole::Const;
+    if (d.storage == hls::BufferStorage::Lutram || d.storage == hls::BufferStorage::Bram)
+      s += fmt::format("{}KILN_PRAGMA(HLS BIND_STORAGE variable={} type={} impl={})\n", pad, v,
+                       rom ? "rom_2p" : "ram_2p",
+                       d.storage == hls::BufferStorage::Lutram ? "lutram" : "bram");
+    return s;
+  }
+
   std::string top_function() const {
     std::string s = prototype() + " {\n";
+    if (vitis_)
+      for (std::size_t b = 0; b < p_.buffers.size(); ++b)
+        if (p_.buffers[b].role == BufferRole::Tensor && p_.buffers[b].alias_of < 0)
+          s += array_pragmas(static_cast<int>(b));
     for (std::size_t k = 0; k < p_.kernels.size(); ++k) {
       std::vector<std::string> args;
       for (const auto& [st, written] : parameters(p_.kernels[k])) args.push_back(array(st));
@@ -325,6 +405,7 @@ class Printer {
 
   const Program& p_;
   std::string top_;
+  bool vitis_ = false;
   const Kernel* k_ = nullptr;
 };
 
@@ -336,8 +417,8 @@ std::string c_storage_type(const ScalarType& t) {
   return "int64_t";
 }
 
-CProgram print_c(const loop::Program& program, const std::string& top) {
-  return Printer(program, top).run();
+CProgram print_c(const loop::Program& program, const std::string& top, Dialect dialect) {
+  return Printer(program, top, dialect).run();
 }
 
 std::string print_c_raw_main(const loop::Program& program, const std::string& top) {

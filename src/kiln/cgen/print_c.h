@@ -17,6 +17,12 @@
 
 namespace kiln::cgen {
 
+// C99 for Bambu and gcc, or C++ for Vitis HLS: the same code, with each
+// loop labelled by its loop IR name and the directives (pipeline II, unroll
+// factor, flatten, array partition, storage) as pragmas (KILN_PRAGMA, a
+// no-op outside Vitis).
+enum class Dialect : uint8_t { C99, VitisCpp };
+
 struct CProgram {
   std::string header;  // <top>.h: the top function's prototype and the sizes
   std::string source;  // <top>.c: includes <top>.h and kiln_fixed_c.h
@@ -25,7 +31,8 @@ struct CProgram {
 // `top` names the top function and the files. Throws kiln::Error
 // (Unsupported, naming the kernel and value) for a value or buffer wider
 // than 63 bits, which int64_t raw arithmetic cannot hold exactly.
-CProgram print_c(const loop::Program& program, const std::string& top);
+CProgram print_c(const loop::Program& program, const std::string& top,
+                 Dialect dialect = Dialect::C99);
 
 // A main() for tests: reads samples from the file its first argument names
 // (stdin without one), each every input's raw

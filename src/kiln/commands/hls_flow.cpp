@@ -185,7 +185,8 @@ CompileResult compile_model(const fs::path& onnx, const CompileOptions& options)
       if (has_data) fs::copy_file(data, ir_data_path(staging / copy_path));
     };
   // Backend: bambu is seed 001's C99 from the loop IR (docs/cflow.md).
-  if (r.model.backend == hls::Backend::Bambu)
+  // Style: loops is the same code as Vitis C++ with the directives as pragmas.
+  if (r.model.backend == hls::Backend::Bambu || r.model.style == hls::Style::Loops)
     cgen::write_c_project(r.model, po, options.output_dir);
   else
     hls::write_project(r.model, po, options.output_dir);

@@ -45,9 +45,9 @@ std::string spelling_hint(std::string_view word, const std::vector<std::string>&
 }
 
 const std::vector<std::string>& top_keys() {
-  static const std::vector<std::string> k = {"Part",      "ClockPeriod", "IOType",
-                                             "Backend",   "Model",       "LayerType",
-                                             "LayerName", "Loop",        "Buffer"};
+  static const std::vector<std::string> k = {"Part",  "ClockPeriod", "IOType",    "Backend",
+                                             "Style", "Model",       "LayerType", "LayerName",
+                                             "Loop",  "Buffer"};
   return k;
 }
 const std::vector<std::string>& layer_keys() {
@@ -393,6 +393,8 @@ void merge_root(Config& cfg, const YAML::Node& root, const Ctx& c) {
                      cfg.io_type_set = true;
                    } else if (k == "Backend") {
                      cfg.backend = parse_enum<Backend>(c, sub, v);
+                   } else if (k == "Style") {
+                     cfg.style = parse_enum<Style>(c, sub, v);
                    } else if (k == "Model") {
                      parse_layer_block(c, sub, v, cfg.model, &cfg);
                    } else if (k == "LayerType") {
@@ -512,7 +514,8 @@ void apply_set(Config& cfg, const std::string& assignment) {
       bad_path("too many components", "e.g. Model.Precision.result=ap_fixed<18,8>");
     }
   };
-  if (top == "Part" || top == "ClockPeriod" || top == "IOType" || top == "Backend") {
+  if (top == "Part" || top == "ClockPeriod" || top == "IOType" || top == "Backend" ||
+      top == "Style") {
     if (parts.size() != 1) bad_path("'" + top + "' has no sub-keys", "--set " + top + "=VALUE");
     root[top] = value;
   } else if (top == "Model") {
@@ -763,6 +766,7 @@ std::string default_config_yaml(const Model& model, Granularity granularity) {
       "IOType: " + std::string(enum_name(model.io_type)) + "  # " + enum_choices<IOType>() + "\n";
   out +=
       "Backend: " + std::string(enum_name(model.backend)) + "  # " + enum_choices<Backend>() + "\n";
+  out += "Style: " + std::string(enum_name(model.style)) + "  # " + enum_choices<Style>() + "\n";
   out += "Model:\n";
   write_block(out, "  ", defaults(), std::nullopt, nullptr);
   if (granularity == Granularity::Type) {

@@ -63,6 +63,7 @@ struct Config {
   IOType io_type = IOType::Parallel;
   bool io_type_set = false;  // IOType written (kiln rtl chooses its inputs' form otherwise)
   Backend backend = Backend::Vitis;
+  Style style = Style::Layers;
   LayerConfig model;
   std::optional<RtlScheduler> scheduler;  // Model.Scheduler
   std::optional<int64_t> latency_cycles;  // Model.LatencyCycles (kiln rtl)

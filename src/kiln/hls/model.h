@@ -34,6 +34,10 @@ enum class IOType : uint8_t { Parallel, Stream };  // io_parallel, io_stream
 enum class Strategy : uint8_t { Latency, Resource };
 enum class ConvImpl : uint8_t { LineBuffer, Encoded };
 enum class Backend : uint8_t { Vitis, Bambu };
+// What a Vitis project holds: the layer library's dataflow of layer
+// functions (the default), or the loop IR's nests with the directives as
+// pragmas (docs/cflow.md).
+enum class Style : uint8_t { Layers, Loops };
 
 // Activations a layer can apply (standalone Activation layers or fused into
 // Dense/Conv). Sigmoid, Tanh, Exp, Elu and Selu read lookup tables.
@@ -458,6 +462,7 @@ struct Model {
   double clock_period_ns = 5.0;
   IOType io_type = IOType::Parallel;
   Backend backend = Backend::Vitis;
+  Style style = Style::Layers;
   // What the config asks of kiln rtl (not in kiln_model.json).
   ModelRtlSettings rtl;
 
@@ -505,6 +510,11 @@ template <>
 struct EnumNames<hls::Backend> {
   static constexpr std::pair<hls::Backend, std::string_view> kNames[] = {
       {hls::Backend::Vitis, "vitis"}, {hls::Backend::Bambu, "bambu"}};
+};
+template <>
+struct EnumNames<hls::Style> {
+  static constexpr std::pair<hls::Style, std::string_view> kNames[] = {
+      {hls::Style::Layers, "layers"}, {hls::Style::Loops, "loops"}};
 };
 template <>
 struct EnumNames<hls::ActKind> {

@@ -130,6 +130,7 @@ json model_to_json(const Model& m) {
   j["clock_period_ns"] = m.clock_period_ns;
   j["io_type"] = put(m.io_type);
   j["backend"] = put(m.backend);
+  j["style"] = put(m.style);
   json tensors = json::array();
   for (const TensorInfo& t : m.tensors)
     tensors.push_back({{"name", t.name}, {"shape", t.shape}, {"type", put(t.type)}});
@@ -169,6 +170,7 @@ Model model_from_json(const json& j, const std::string& where) {
     get(j.at("clock_period_ns"), m.clock_period_ns);
     get(j.at("io_type"), m.io_type);
     get(j.at("backend"), m.backend);
+    if (j.contains("style")) get(j.at("style"), m.style);  // older files: the layer library
     for (const json& jt : j.at("tensors")) {
       TensorInfo t;
       get(jt.at("name"), t.name);

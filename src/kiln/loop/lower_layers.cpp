@@ -8,7 +8,9 @@
 
 #include "kiln/hls/layer_kinds.h"
 #include "kiln/hls/tables.h"
+#include "kiln/loop/directives.h"
 #include "kiln/loop/lowering.h"
+#include "kiln/loop/sink_nests.h"
 #include "kiln/support/enum_table.h"
 #include "kiln/support/error.h"
 
@@ -135,6 +137,23 @@ Program lower_model(const hls::Model& model) {
   for (int t : model.outputs) p.outputs.push_back(buffer_of.at(static_cast<std::size_t>(t)));
   verify(p);
   return p;
+}
+
+Program configured_program(const hls::Model& model,
+                           const std::map<std::string, bool>& line_buffered,
+                           const hls::ConfiguredDirectives& directives) {
+  Program program = lower_model(model);
+  // Line-buffered first, so that the directives name that form's loops and
+  // buffers; a convolution without the form (a stride over 1) stays direct.
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
+    const auto it = line_buffered.find(program.kernels[k].name);
+    if (it != line_buffered.end() && it->second &&
+        can_line_buffer(program, model, static_cast<int>(k)))
+      line_buffer(program, model, static_cast<int>(k));
+  }
+  for (std::size_t k = 0; k < program.kernels.size(); ++k) sink_nests(program, static_cast<int>(k));
+  apply_directives(program, directives);  // names and values
+  return program;
 }
 
 }  // namespace kiln::loop

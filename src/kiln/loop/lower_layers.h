@@ -4,6 +4,9 @@
 // hls::emulate gives.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "kiln/hls/model.h"
 #include "kiln/loop/loop_ir.h"
 
@@ -27,5 +30,14 @@ bool can_line_buffer(const Program& program, const hls::Model& model, int kernel
 // indices (the new locals come last). Throws kiln::Error(Unsupported) when it
 // has none.
 void line_buffer(Program& program, const hls::Model& model, int kernel);
+
+// The program a config builds: lower_model, the convolutions
+// `line_buffered` names (by layer) true put in that form where they have
+// one, every nest made perfect (sink_nests.h: plans and Loop blocks can keep
+// the loops inside a pixel loop), then `directives` (the config's Loop and
+// Buffer blocks) applied. The RTL backend and the C flow start from it.
+Program configured_program(const hls::Model& model,
+                           const std::map<std::string, bool>& line_buffered,
+                           const hls::ConfiguredDirectives& directives);
 
 }  // namespace kiln::loop

@@ -32,6 +32,7 @@ class ResolveConfig final : public LayerPass {
     m.clock_period_ns = cfg_.clock_period_ns;
     m.io_type = cfg_.io_type;
     m.backend = cfg_.backend;
+    m.style = cfg_.style;
     m.rtl = model_rtl_settings();
     check_layer_names(m);
     for (Layer& l : m.layers) {

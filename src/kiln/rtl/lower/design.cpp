@@ -59,23 +59,9 @@ void refuse_memories_of_computed_buffers(const loop::Program& p, const RtlOption
 }  // namespace
 
 loop::Program design_program(const hls::Model& model, const RtlOptions& options) {
-  loop::Program program = loop::lower_model(model);
   // Convolutions the config builds line-buffered (ConvImplementation:
-  // LineBuffer) take that form before their plans are made, so that the
-  // directives name its loops and buffers; one without it (a stride over 1)
-  // stays direct.
-  for (std::size_t k = 0; k < program.kernels.size(); ++k) {
-    const auto it = options.line_buffer.find(program.kernels[k].name);
-    if (it != options.line_buffer.end() && it->second &&
-        loop::can_line_buffer(program, model, static_cast<int>(k)))
-      loop::line_buffer(program, model, static_cast<int>(k));
-  }
-  // Nests made perfect (loop/sink_nests.h), so that plans and the config can
-  // keep the loops inside a pixel loop; the unrolled graphs do not change.
-  for (std::size_t k = 0; k < program.kernels.size(); ++k)
-    loop::sink_nests(program, static_cast<int>(k));
-  loop::apply_directives(program, options.directives);  // names and values
-  return program;
+  // LineBuffer) take that form before their plans are made.
+  return loop::configured_program(model, options.line_buffer, options.directives);
 }
 
 Design build_design(const hls::Model& model, const RtlOptions& options) {
