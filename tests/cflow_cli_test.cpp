@@ -4,9 +4,12 @@
 // kiln's emulator; the project's own `make csim` agrees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
+#include <regex>
 
 #include "kiln/support/testing/test_helpers.h"
 #include "subprocess.h"
@@ -84,6 +87,53 @@ TEST(VitisLoops, CarriesTheDirectivesAsPragmasAndSimulatesBitExact) {
   const ProcessResult s = kiln({"csim", out.string(), "--samples", "5", "--werror"});
   ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
   EXPECT_NE(s.out.find("5/5 samples bit-exact"), std::string::npos) << s.out;
+}
+
+// The values a pattern's first group takes in `text`, sorted.
+std::vector<std::string> all_of(const std::string& text, const std::string& pattern) {
+  std::vector<std::string> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back((*it)[1]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// kiln explore --emit vitis: the chosen point written as a Style: loops
+// project whose pragmas are the point's directives, one for one, and which
+// C-simulates bit-exact.
+TEST(ExploreEmit, TheChosenPointsVitisProjectCarriesItsDirectives) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "x";
+  const ProcessResult r =
+      kiln({"explore", zoo("lenet5"), "--fastest", "4000", "--max-latency", "20000", "--no-design",
+            "--emit", "vitis", "-o", out.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["emitted"], nlohmann::json::array({"vitis"}));
+  const std::string config =
+      read(out / j["points"][j["chosen"].get<int>()]["config"].get<std::string>());
+  const std::string code = read(out / "vitis" / "firmware" / "lenet5.cpp");
+  const std::vector<std::string> pipelines = all_of(config, R"(\n\s+Pipeline: (\d+))");
+  ASSERT_FALSE(pipelines.empty()) << config;
+  EXPECT_EQ(all_of(code, R"(HLS PIPELINE II=(\d+))"), pipelines) << config;
+  std::vector<std::string> unrolls;
+  for (const std::string& u : all_of(config, R"(\n\s+Unroll: (\w+))"))
+    if (u != "1") unrolls.push_back(u == "full" ? "full" : u);
+  std::vector<std::string> pragmas = all_of(code, R"(HLS UNROLL factor=(\d+))");
+  for (std::size_t n = all_of(code, R"(HLS (UNROLL)\))").size(); n > 0; --n)
+    pragmas.push_back("full");
+  std::sort(pragmas.begin(), pragmas.end());
+  EXPECT_EQ(pragmas, unrolls) << config;
+  const ProcessResult s = kiln({"csim", (out / "vitis").string(), "--samples", "3", "--werror"});
+  ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
+  EXPECT_NE(s.out.find("3/3 samples bit-exact"), std::string::npos) << s.out;
 }
 
 }  // namespace

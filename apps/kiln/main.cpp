@@ -340,6 +340,12 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--simulator", explore_opts.simulator,
                           "The validation's simulator: kiln (default), verilator or icarus");
   explore_cmd->add_flag("--no-synth", explore_opts.no_synth, "Validate without Yosys");
+  std::vector<std::string> explore_emit;
+  explore_cmd
+      ->add_option("--emit", explore_emit,
+                   "Also write the chosen point as a C project in DIR/<KIND>: vitis (the loops "
+                   "as Vitis HLS C++, its directives as pragmas) or bambu (C99); repeatable")
+      ->check(CLI::IsMember({"vitis", "bambu"}));
   bool explore_no_design = false;
   explore_cmd->add_flag("--no-design", explore_no_design,
                         "Do not build the chosen point's design into DIR/design");
@@ -599,6 +605,7 @@ int main(int argc, char** argv) {
       o.explore.graph_cache_bytes = static_cast<std::size_t>(explore_cache_mb) << 20;
       o.executor = dse::parse_executor(explore_executor);
       o.write_design = !explore_no_design;
+      o.emit = explore_emit;
       commands::set_accuracy(explore_accuracy, explore_min_top1, explore_max_error, o);
       std::error_code ec;
       o.kiln_program = std::filesystem::read_symlink("/proc/self/exe", ec);

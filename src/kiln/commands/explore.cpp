@@ -586,6 +586,18 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
                     json{{"command", "kiln explore"}, {"config", r.configs[r.chosen]}});
     r.design = "design";
   }
+  for (const std::string& kind : options.emit) {
+    // The chosen point as a C project, from its config alone as kiln
+    // compile -c builds it.
+    say(fmt::format("writing the chosen point as a {} project ({})", kind, r.configs.at(r.chosen)));
+    CompileOptions c;
+    static_cast<flow::ConfigureOptions&>(c) = co;
+    c.configs = {dir / r.configs[r.chosen]};
+    c.sets = {kind == "vitis" ? "Style=loops" : "Backend=bambu"};
+    c.output_dir = dir / kind;
+    compile_model(onnx, c);
+    r.emitted.push_back(kind);
+  }
   r.validated.resize(r.result.frontier.size());
   if (options.validate > 0) validate_points(onnx, options, dir, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -758,6 +770,7 @@ json explore_to_json(const ExploreCommandResult& r) {
       {"seconds", r.seconds},
       {"search_seconds", x.seconds},
       {"design", r.design.empty() ? json(nullptr) : json(r.design)},
+      {"emitted", r.emitted},
       {"dir", r.dir.string()},
       {"note",
        "cycles from kiln's exact schedules; resources are the operator library's estimate"}};

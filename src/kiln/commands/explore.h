@@ -45,6 +45,10 @@ struct ExploreCommandOptions : CompileOptions {
   dse::AccuracyGoal accuracy_goal;
   // The chosen point's design built into DIR/design (--no-design: not).
   bool write_design = true;
+  // --emit: the chosen point also written as the C projects named, each in
+  // DIR/<name>: "vitis" (Style: loops, its directives as pragmas) or
+  // "bambu" (seed 001's C99); docs/cflow.md.
+  std::vector<std::string> emit;
 };
 
 // What validating a frontier point measured.
@@ -65,8 +69,9 @@ struct ExploreCommandResult {
   std::vector<std::optional<PointValidation>> validated;  // per frontier point
   std::optional<dse::BatchRun> batch;                     // how the validations ran
   std::filesystem::path work_dir;
-  std::size_t chosen = 0;  // the frontier point the objective picks
-  std::string design;      // its design's directory in DIR ("design"), if built
+  std::size_t chosen = 0;            // the frontier point the objective picks
+  std::string design;                // its design's directory in DIR ("design"), if built
+  std::vector<std::string> emitted;  // the C projects written (--emit), each DIR/<name>
   std::filesystem::path dir;
   double seconds = 0;
 };
