@@ -6,6 +6,7 @@
 #include <map>
 
 #include "kiln/cgen/c_runtime.h"
+#include "kiln/cgen/clean_up.h"
 #include "kiln/cgen/print_c.h"
 #include "kiln/hls/csim.h"
 #include "kiln/hls/emulate/emulator.h"
@@ -221,8 +222,8 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   std::map<std::string, bool> line_buffered;
   for (const hls::Layer& l : model.layers)
     if (l.rtl.line_buffer) line_buffered[l.name] = *l.rtl.line_buffer;
-  const loop::Program program =
-      loop::configured_program(model, line_buffered, model.rtl.directives);
+  loop::Program program = loop::configured_program(model, line_buffered, model.rtl.directives);
+  clean_up(program);
   const std::string top = model.name;
   // Vitis's loops (Style: loops) or Bambu's C99.
   const bool vitis = model.backend == hls::Backend::Vitis;

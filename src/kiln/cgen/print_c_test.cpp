@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "kiln/cgen/c_runtime.h"
+#include "kiln/cgen/clean_up.h"
 #include "kiln/hls/build_model.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/loop/interpret.h"
@@ -151,7 +152,10 @@ TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
   for (const loop::Kernel& k : p.kernels) ops += loop::dynamic_ops(k);
   if (ops > kMostOps) GTEST_SKIP() << ops << " operations";
   TempDir tmp;
-  const CProgram c = print_c(p, "top");
+  // Printed after the clean-ups, compared with the program before them.
+  loop::Program cleaned = p;
+  clean_up(cleaned);
+  const CProgram c = print_c(cleaned, "top");
   write(tmp.path() / "top.h", c.header);
   write(tmp.path() / "top.c", c.source);
   write(tmp.path() / kCFixedHeaderName, c_fixed_header());
