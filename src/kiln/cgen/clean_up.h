@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/cgen/hoist_invariants.h"
+#include "kiln/cgen/simplify_guards.h"
 #include "kiln/loop/loop_ir.h"
 
 namespace kiln::cgen {
@@ -17,7 +18,9 @@ struct CleanUp {
   int (*run)(loop::Program& program);  // how many changes it made
 };
 
+// Guards first: a Let an If no longer holds can then be hoisted.
 inline constexpr CleanUp kCleanUps[] = {
+    {"simplify_guards", &simplify_guards},
     {"hoist_invariants", &hoist_invariants},
 };
 
