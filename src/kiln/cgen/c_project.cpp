@@ -29,7 +29,9 @@ void write_file(const fs::path& path, std::string_view text) {
 }
 
 // The testbench: the layer library's protocol (hls/csim.h) in C99.
-std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::string& top) {
+// `load_weights`: the weights are in firmware/weights/*.dat, read first.
+std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::string& top,
+                        bool load_weights) {
   int64_t n_in = 0, n_out = 0;
   for (int b : p.inputs) n_in += p.buffers[static_cast<std::size_t>(b)].numel();
   for (int b : p.outputs) n_out += p.buffers[static_cast<std::size_t>(b)].numel();
@@ -66,11 +68,17 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
       "  if (!in || !out) {{\n"
       "    fprintf(stderr, \"%s: cannot open\\n\", !in ? inputs_path : results_path);\n"
       "    return 2;\n  }}\n"
+      "{1}"
       "  for (;;) {{\n"
       "    long long raw[{0}];\n"
       "    double value[{0}];\n"
       "    long n = 0;\n",
-      std::max<int64_t>(1, n_out));
+      std::max<int64_t>(1, n_out),
+      load_weights ? fmt::format("  if (!{}_load_weights(\"firmware/weights\")) {{\n"
+                                 "    fprintf(stderr, \"firmware/weights: cannot read the "
+                                 "weights\\n\");\n    return 2;\n  }}\n",
+                                 top)
+                   : std::string());
   bool first = true;
   for (std::size_t k = 0; k < p.inputs.size(); ++k) {
     const int b = p.inputs[k];
@@ -228,7 +236,10 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   // Vitis's loops (Style: loops) or Bambu's C99.
   const bool vitis = model.backend == hls::Backend::Vitis;
   // Print first: an error leaves no directory.
-  const CProgram c = print_c(program, top, vitis ? Dialect::VitisCpp : Dialect::C99);
+  PrintOptions po;
+  po.dialect = vitis ? Dialect::VitisCpp : Dialect::C99;
+  po.weight_files = !vitis;  // seed 001's .dat files for Bambu
+  const CProgram c = print_c(program, top, po);
   std::vector<hls::Sample> samples;
   std::vector<hls::EmulationResult> expected;
   if (options.tb_samples > 0) {
@@ -241,7 +252,10 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   const std::string ext = vitis ? "cpp" : "c";
   write_file(root / "firmware" / (top + "." + ext), c.source);
   write_file(root / "firmware" / std::string(kCFixedHeaderName), c_fixed_header());
-  write_file(root / "tb" / (model.name + "_test." + ext), testbench_c(model, program, top));
+  write_file(root / "tb" / (model.name + "_test." + ext),
+             testbench_c(model, program, top, po.weight_files));
+  for (const auto& [name, text] : c.weight_files)
+    write_file(root / "firmware" / "weights" / name, text);
   std::string inputs, exp;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     inputs += hls::format_input_line(samples[i]) + "\n";

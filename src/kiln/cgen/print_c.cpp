@@ -42,8 +42,11 @@ std::string literal(int64_t v) {
 
 class Printer {
  public:
-  Printer(const Program& p, std::string top, Dialect dialect = Dialect::C99)
-      : p_(p), top_(std::move(top)), vitis_(dialect == Dialect::VitisCpp) {}
+  Printer(const Program& p, std::string top, const PrintOptions& options = {})
+      : p_(p),
+        top_(std::move(top)),
+        vitis_(options.dialect == Dialect::VitisCpp),
+        weight_files_(options.weight_files) {}
 
   CProgram run() {
     check_widths();
@@ -54,6 +57,7 @@ class Printer {
         "/* {}.{}: written by kiln from the loop IR of model {}. Each filter is a layer's\n"
         "   kernel; values are raw integers at the fraction bits of their types. */\n",
         top_, vitis_ ? "cpp" : "c", p_.name);
+    if (weight_files_) s += "#include <stdio.h>\n";
     s += fmt::format("#include \"{}.h\"\n#include \"{}\"\n\n", top_, kCFixedHeaderName);
     if (vitis_)
       s += "/* Vitis HLS reads the pragmas; g++ sees none (it warns of unknown ones). */\n"
@@ -68,6 +72,7 @@ class Printer {
       s += "static int64_t kiln_clamp_index(int64_t i, int64_t size) {\n"
            "  return i < 0 ? 0 : (i >= size ? size - 1 : i);\n}\n\n";
     s += weights();
+    if (weight_files_) s += loader(out);
     s += tensors();
     for (std::size_t k = 0; k < p_.kernels.size(); ++k) s += filter(static_cast<int>(k));
     s += top_function();
@@ -116,7 +121,13 @@ class Printer {
       s += fmt::format("#define {}_OUT_{} {} /* {} */\n", identifier(top_),
                        identifier(buffer(b).name), buffer(b).numel(),
                        loop::to_string(buffer(b).type));
-    s += "\n" + prototype() + ";\n\n#endif\n";
+    s += "\n" + prototype() + ";\n";
+    if (weight_files_)
+      s += fmt::format(
+          "/* Loads the weights from DIR/<array>.dat: 1 on success. */\n"
+          "int {}_load_weights(const char *dir);\n",
+          identifier(top_));
+    s += "\n#endif\n";
     return s;
   }
 
@@ -131,8 +142,48 @@ class Printer {
     return fmt::format("void {}({})", identifier(top_), fmt::join(params, ", "));
   }
 
+  std::vector<int> weight_arrays() const {
+    std::vector<int> out;
+    for (std::size_t b = 0; b < p_.buffers.size(); ++b)
+      if (p_.buffers[b].role == BufferRole::Const && p_.buffers[b].alias_of < 0)
+        out.push_back(static_cast<int>(b));
+    return out;
+  }
+
+  // The loader of the weights' .dat files, and the files.
+  std::string loader(CProgram& out) const {
+    std::string s = fmt::format(
+        "/* Reads each weight array from DIR/<array>.dat (its raw values): 0 when a file is\n"
+        "   missing or short. */\n"
+        "int {}_load_weights(const char *dir) {{\n",
+        identifier(top_));
+    if (weight_arrays().empty()) return s + "  (void)dir; /* no weights */\n  return 1;\n}\n\n";
+    s += "  char path[4096];\n  FILE *f;\n  long i;\n  long long x;\n";
+    for (int b : weight_arrays()) {
+      const Buffer& buf = buffer(b);
+      s += fmt::format(
+          "  snprintf(path, sizeof path, \"%s/{0}.dat\", dir);\n"
+          "  if (!(f = fopen(path, \"r\"))) return 0;\n"
+          "  for (i = 0; i < {1}; ++i) {{\n"
+          "    if (fscanf(f, \"%lld\", &x) != 1) {{\n      fclose(f);\n      return 0;\n    }}\n"
+          "    {0}[i] = ({2}) x;\n  }}\n  fclose(f);\n",
+          array(b), buf.data.size(), c_storage_type(buf.type));
+      std::string text;
+      for (std::size_t i = 0; i < buf.data.size(); ++i)
+        text += fmt::format("{}{}", buf.data[i], (i + 1) % 16 == 0 ? "\n" : " ");
+      out.weight_files.emplace_back(array(b) + ".dat", text + "\n");
+    }
+    return s + "  return 1;\n}\n\n";
+  }
+
   std::string weights() const {
     std::string s;
+    if (weight_files_) {
+      for (int b : weight_arrays())
+        s += fmt::format("static {} {}[{}];\n", c_storage_type(buffer(b).type), array(b),
+                         std::max<int64_t>(1, buffer(b).numel()));
+      return s + (s.empty() ? "" : "\n");
+    }
     for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];
       if (buf.role != BufferRole::Const || buf.alias_of >= 0) continue;
@@ -406,6 +457,7 @@ class Printer {
   const Program& p_;
   std::string top_;
   bool vitis_ = false;
+  bool weight_files_ = false;
   const Kernel* k_ = nullptr;
 };
 
@@ -417,8 +469,9 @@ std::string c_storage_type(const ScalarType& t) {
   return "int64_t";
 }
 
-CProgram print_c(const loop::Program& program, const std::string& top, Dialect dialect) {
-  return Printer(program, top, dialect).run();
+CProgram print_c(const loop::Program& program, const std::string& top,
+                 const PrintOptions& options) {
+  return Printer(program, top, options).run();
 }
 
 std::string print_c_raw_main(const loop::Program& program, const std::string& top) {

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kiln/loop/loop_ir.h"
 
@@ -26,13 +28,24 @@ enum class Dialect : uint8_t { C99, VitisCpp };
 struct CProgram {
   std::string header;  // <top>.h: the top function's prototype and the sizes
   std::string source;  // <top>.c: includes <top>.h and kiln_fixed_c.h
+  // With weight files: each weight array's file name (<array>.dat) and text,
+  // its raw values whitespace-separated, which <top>_load_weights(DIR) reads.
+  std::vector<std::pair<std::string, std::string>> weight_files;
+};
+
+struct PrintOptions {
+  Dialect dialect = Dialect::C99;
+  // The weights in .dat files that a generated <top>_load_weights(DIR) reads
+  // into static arrays (seed 001 §4.5: swapped without recompiling), not
+  // static const arrays in the source.
+  bool weight_files = false;
 };
 
 // `top` names the top function and the files. Throws kiln::Error
 // (Unsupported, naming the kernel and value) for a value or buffer wider
 // than 63 bits, which int64_t raw arithmetic cannot hold exactly.
 CProgram print_c(const loop::Program& program, const std::string& top,
-                 Dialect dialect = Dialect::C99);
+                 const PrintOptions& options = {});
 
 // A main() for tests: reads samples from the file its first argument names
 // (stdin without one), each every input's raw
