@@ -19,15 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string zoo(const std::string& m) {
-  return (fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx").string();
-}
-
-ProcessResult kiln(std::vector<std::string> args, double timeout = 600) {
-  args.insert(args.begin(), kiln_binary());
-  return run_process(args, timeout);
-}
-
 // The error lines (progress lines say "kiln explore: ...").
 int error_lines(const std::string& s) {
   int n = 0;

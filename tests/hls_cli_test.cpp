@@ -18,15 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string zoo(const std::string& m) {
-  return (fs::path(source_dir()) / "models" / "zoo" / m / "model.onnx").string();
-}
-
-ProcessResult kiln(std::vector<std::string> args, double timeout = 300) {
-  args.insert(args.begin(), kiln_binary());
-  return run_process(args, timeout);
-}
-
 int lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -13,18 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string zoo(const std::string& m) {
-  return zoo_model(m).string();
-}
-
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-ProcessResult kiln(std::vector<std::string> args, double timeout = 120) {
-  args.insert(args.begin(), kiln_binary());
-  return run_process(args, timeout);
 }
 
 TEST(CliIr, RoundTripsByteForByteAndRunsTheSame) {

@@ -27,4 +27,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 // Path of the kiln binary under test (set by CMake).
 std::string kiln_binary();
 
+// `kiln ARGS...` run as a user runs it.
+inline ProcessResult kiln(std::vector<std::string> args, double timeout = 600) {
+  args.insert(args.begin(), kiln_binary());
+  return run_process(args, timeout);
+}
+
+// A committed zoo model's ONNX file, as a command-line argument.
+inline std::string zoo(const std::string& name) {
+  return zoo_model(name).string();
+}
+
 }  // namespace kiln::testing

@@ -183,21 +183,14 @@ TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
       }
 }
 
-std::vector<std::string> models() {
-  std::vector<std::string> names;
-  for (const char* sub : {"zoo", "coverage"})
-    for (const std::string& n :
-         kiln::testing::model_names(kiln::testing::source_dir() / "models" / sub))
-      names.push_back(std::string(sub) + "/" + n);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Models, CFromLoop, ::testing::ValuesIn(models()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (c == '/') c = '_';
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Models, CFromLoop,
+                         ::testing::ValuesIn(kiln::testing::zoo_and_coverage_models()),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (c == '/') c = '_';
+                           return s;
+                         });
 
 // A value wider than int64_t arithmetic holds is refused, naming the layer.
 TEST(CFromLoop, RefusesAValueWiderThan63Bits) {

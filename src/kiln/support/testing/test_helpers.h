@@ -72,6 +72,15 @@ inline std::filesystem::path zoo_model(const std::string& name) {
 inline std::vector<std::string> zoo_models() {
   return model_names(zoo_dir());
 }
+// Every zoo and coverage model as "zoo/<name>" and "coverage/<name>" (paths
+// under models/), for the tests that run each.
+inline std::vector<std::string> zoo_and_coverage_models() {
+  std::vector<std::string> names;
+  for (const char* sub : {"zoo", "coverage"})
+    for (const std::string& n : model_names(source_dir() / "models" / sub))
+      names.push_back(std::string(sub) + "/" + n);
+  return names;
+}
 
 // Runs f and returns the kiln::Error it throws (fails the test if none).
 template <class F>
