@@ -32,8 +32,7 @@ void write_file(const fs::path& path, std::string_view text) {
 // `load_weights`: the weights are in firmware/weights/*.dat, read first.
 std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::string& top,
                         bool load_weights) {
-  int64_t n_in = 0, n_out = 0;
-  for (int b : p.inputs) n_in += p.buffers[static_cast<std::size_t>(b)].numel();
+  int64_t n_out = 0;
   for (int b : p.outputs) n_out += p.buffers[static_cast<std::size_t>(b)].numel();
   std::string s = fmt::format(
       "/* Testbench of {0}, written by kiln.\n"
@@ -141,7 +140,6 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
       "  printf(\"%ld samples written to %s\\n\", sample, results_path);\n"
       "  return 0;\n}}\n",
       n_out);
-  (void)n_in;
   return s;
 }
 

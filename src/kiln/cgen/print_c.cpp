@@ -263,13 +263,10 @@ class Printer {
   std::string affine(const Affine& a) const {
     std::string s = a.constant != 0 || a.terms.empty() ? std::to_string(a.constant) : "";
     for (const auto& [loop, c] : a.terms) {
-      const std::string v = fmt::format("l{}", loop);
-      const std::string term = c == 1 ? v : fmt::format("{} * {}", c, v);
-      if (s.empty())
-        s = term;
-      else
-        s += (c < 0 ? " - " : " + ") +
-             (c < 0 ? (c == -1 ? v : fmt::format("{} * {}", -c, v)) : term);
+      // After the first term a negative coefficient is a subtraction.
+      const int64_t m = c < 0 && !s.empty() ? -c : c;
+      const std::string term = m == 1 ? fmt::format("l{}", loop) : fmt::format("{} * l{}", m, loop);
+      s = s.empty() ? term : s + (c < 0 ? " - " : " + ") + term;
     }
     return s;
   }

@@ -185,12 +185,7 @@ TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Models, CFromLoop,
                          ::testing::ValuesIn(kiln::testing::zoo_and_coverage_models()),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s)
-                             if (c == '/') c = '_';
-                           return s;
-                         });
+                         kiln::testing::ModelParamName());
 
 // A value wider than int64_t arithmetic holds is refused, naming the layer.
 TEST(CFromLoop, RefusesAValueWiderThan63Bits) {

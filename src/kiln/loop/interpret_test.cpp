@@ -123,12 +123,7 @@ TEST_P(ZooModel, SunkNestsMatchEmulator) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ZooModel,
                          ::testing::ValuesIn(kiln::testing::zoo_and_coverage_models()),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s)
-                             if (c == '/') c = '_';
-                           return s;
-                         });
+                         kiln::testing::ModelParamName());
 
 }  // namespace
 }  // namespace kiln::loop

@@ -72,6 +72,17 @@ inline std::filesystem::path zoo_model(const std::string& name) {
 inline std::vector<std::string> zoo_models() {
   return model_names(zoo_dir());
 }
+// A test parameter's name for a model path ("zoo/lenet5" -> "zoo_lenet5").
+struct ModelParamName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    std::string s = info.param;
+    for (char& c : s)
+      if (c == '/') c = '_';
+    return s;
+  }
+};
+
 // Every zoo and coverage model as "zoo/<name>" and "coverage/<name>" (paths
 // under models/), for the tests that run each.
 inline std::vector<std::string> zoo_and_coverage_models() {
