@@ -139,5 +139,105 @@ TEST(ExploreEmit, TheChosenPointsVitisProjectCarriesItsDirectives) {
   EXPECT_NE(s.out.find("3/3 samples bit-exact"), std::string::npos) << s.out;
 }
 
+// kiln csynth runs the tool a project is for and reads its report. Neither
+// Vitis HLS nor Bambu is installed where kiln is tested, so stand-ins on
+// PATH play them: each checks how kiln called it and answers in its tool's
+// report format. RealTool runs the real one when it is on PATH.
+void write_tool(const fs::path& path, const std::string& script) {
+  std::ofstream(path) << "#!/bin/sh\n" << script;
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+ProcessResult kiln_with_path(const std::string& path, std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/env", "PATH=" + path, kiln_binary()});
+  return run_process(args, 600);
+}
+
+TEST(CsynthCli, SaysWhichToolIsMissingAndExits3) {
+  TempDir tmp;
+  const fs::path p = tmp.path() / "p";
+  ASSERT_EQ(
+      kiln({"compile", zoo("vecmul_a"), "--set", "Backend=bambu", "-o", p.string()}).exit_code, 0);
+  fs::create_directories(tmp.path() / "bin");
+  const ProcessResult r =
+      kiln_with_path((tmp.path() / "bin").string() + ":/usr/bin:/bin", {"csynth", p.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("bambu is not on PATH"), std::string::npos) << r.err;
+}
+
+TEST(CsynthCli, RunsTheProjectsBambuScriptAndReadsItsCycles) {
+  TempDir tmp;
+  const fs::path p = tmp.path() / "p", bin = tmp.path() / "bin";
+  ASSERT_EQ(
+      kiln({"compile", zoo("vecmul_a"), "--set", "Backend=bambu", "-o", p.string()}).exit_code, 0);
+  fs::create_directories(bin);
+  // Seed 001's options, as bambu.sh passes them, or no answer.
+  write_tool(bin / "bambu",
+             "case \"$*\" in *firmware/vecmul_a.c*--top-fname=vecmul_a*--std=c99*--simulate*) ;;\n"
+             "  *) echo \"unexpected: $*\" >&2; exit 1 ;; esac\n"
+             "echo '  Total number of flip-flops in function vecmul_a: 321'\n"
+             "echo '    Estimated number of DSPs: 1'\n"
+             "echo '1. Simulation completed with SUCCESS; Execution time 77 cycles;'\n");
+  const ProcessResult r =
+      kiln_with_path(bin.string() + ":/usr/bin:/bin", {"csynth", p.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = stdout_json(r);
+  EXPECT_EQ(j["tool"], "bambu");
+  EXPECT_EQ(j["simulated_cycles"], 77);
+  EXPECT_EQ(j["ff"], 321);
+  EXPECT_EQ(j["dsp"], 1);
+  EXPECT_TRUE(fs::exists(p / "bambu" / "bambu.log"));
+}
+
+TEST(CsynthCli, RunsVitisSynthesisOnlyAndReadsItsReport) {
+  TempDir tmp;
+  const fs::path p = tmp.path() / "p", bin = tmp.path() / "bin";
+  ASSERT_EQ(kiln({"compile", zoo("vecmul_a"), "--set", "Style=loops", "-o", p.string()}).exit_code,
+            0);
+  fs::create_directories(bin);
+  // It must be asked for csynth alone, through the project's build_prj.tcl.
+  write_tool(bin / "vitis_hls",
+             "[ \"$1 $2\" = \"-f kiln_csynth.tcl\" ] || exit 1\n"
+             "grep -q 'set run_csim 0' kiln_csynth.tcl && grep -q 'source build_prj.tcl' "
+             "kiln_csynth.tcl || exit 1\n"
+             "top=$(sed -n 's/^set_top //p' build_prj.tcl)\n"
+             "d=${top}_prj/solution1/syn/report; mkdir -p $d\n"
+             "cat > $d/${top}_csynth.xml <<'X'\n"
+             "<profile><PerformanceEstimates><SummaryOfOverallLatency>"
+             "<Best-caseLatency>12</Best-caseLatency><Worst-caseLatency>14</Worst-caseLatency>"
+             "<Interval-max>15</Interval-max></SummaryOfOverallLatency></PerformanceEstimates>"
+             "<AreaEstimates><Resources><BRAM_18K>0</BRAM_18K><DSP>3</DSP><FF>90</FF>"
+             "<LUT>250</LUT></Resources></AreaEstimates></profile>\nX\n");
+  const ProcessResult r =
+      kiln_with_path(bin.string() + ":/usr/bin:/bin", {"csynth", p.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = stdout_json(r);
+  EXPECT_EQ(j["tool"], "vitis");
+  EXPECT_EQ(j["latency_worst"], 14);
+  EXPECT_EQ(j["interval"], 15);
+  EXPECT_EQ(j["lut"], 250);
+  EXPECT_EQ(j["dsp"], 3);
+}
+
+// The real tools, when installed: synthesis reports some cycles.
+TEST(CsynthCli, RealTool) {
+  const auto on_path = [&](const std::string& tool) {
+    return ProcessResult(run_process({"/bin/sh", "-c", "command -v " + tool}, 10)).exit_code == 0;
+  };
+  const bool vitis = on_path("vitis_hls"), bambu = on_path("bambu");
+  if (!vitis && !bambu)
+    GTEST_SKIP() << "neither vitis_hls nor bambu is on PATH: kiln csynth's real run not tested";
+  TempDir tmp;
+  const fs::path p = tmp.path() / "p";
+  ASSERT_EQ(kiln({"compile", zoo("vecmul_a"), "--set", bambu ? "Backend=bambu" : "Style=loops",
+                  "-o", p.string()})
+                .exit_code,
+            0);
+  const ProcessResult r = kiln({"csynth", p.string(), "--json"}, 3600);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = stdout_json(r);
+  EXPECT_TRUE(j.contains(bambu ? "simulated_cycles" : "latency_worst")) << j.dump();
+}
+
 }  // namespace
 }  // namespace kiln::testing

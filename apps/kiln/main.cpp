@@ -215,6 +215,18 @@ int main(int argc, char** argv) {
   csim->add_flag("--rebuild", csim_rebuild, "Rebuild the testbench even if it is up to date");
   csim->add_flag("--json", csim_json, "Machine-readable output");
 
+  // ---- kiln csynth
+  std::string csynth_dir;
+  double csynth_timeout = 24 * 3600;
+  bool csynth_json = false;
+  CLI::App* csynth = app.add_subcommand(
+      "csynth",
+      "Run the HLS tool a project is for (Vitis HLS or Bambu, when on PATH) and read its report");
+  csynth->add_option("DIR", csynth_dir, "Project directory written by `kiln compile`")->required();
+  csynth->add_option("--timeout", csynth_timeout, "Seconds before the tool is stopped")
+      ->check(CLI::PositiveNumber);
+  csynth->add_flag("--json", csynth_json, "Machine-readable output");
+
   // ---- kiln profile
   ImportFlags profile_flags;
   std::string profile_model_path, profile_data;
@@ -452,8 +464,9 @@ int main(int argc, char** argv) {
   // Progress lines on stderr for the long commands, when it is a terminal
   // and the output is for people (support/progress.h).
   set_progress_enabled(progress_wanted(info_json || run_json || test_json || compile_json ||
-                                       csim_json || profile_json || report_json || rtl_json ||
-                                       rtlsim_json || synth_json || opt_json || layers_json));
+                                       csim_json || csynth_json || profile_json || report_json ||
+                                       rtl_json || rtlsim_json || synth_json || opt_json ||
+                                       layers_json));
   try {
     if (*info) {
       const commands::ModelInfo r =
@@ -559,6 +572,11 @@ int main(int argc, char** argv) {
       const commands::CsimCommandResult r = commands::csim_project(csim_dir, o);
       print(r, csim_json, commands::csim_to_json, commands::format_csim_summary);
       return r.csim.bit_exact() ? kExitOk : kExitMismatch;
+    }
+    if (*csynth) {
+      print(commands::csynth_project(csynth_dir, csynth_timeout), csynth_json,
+            commands::csynth_to_json, commands::format_csynth_summary);
+      return kExitOk;
     }
     if (*profile) {
       commands::ProfileOptions o;

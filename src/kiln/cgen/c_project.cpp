@@ -178,7 +178,10 @@ std::string build_prj_tcl(const hls::Model& m, const std::string& top) {
   return fmt::format(
       "# Vitis HLS project for {0}: kiln's loop nests with their directives as pragmas.\n"
       "# Written by kiln. Run from this directory: vitis_hls -f build_prj.tcl\n"
-      "set run_csim 1\nset run_csynth 1\nset run_cosim 0\nset run_export 0\n\n"
+      "# The steps (1 = run); a script that sources this one may set them first\n"
+      "# (kiln csynth: csynth only).\n"
+      "foreach {{step on}} {{run_csim 1 run_csynth 1 run_cosim 0 run_export 0}} {{\n"
+      "  if {{![info exists $step]}} {{ set $step $on }}\n}}\n\n"
       "open_project -reset {0}_prj\nset_top {1}\n"
       "add_files firmware/{1}.cpp -cflags \"-std=c++14 -DKILN_VITIS -Ifirmware\"\n"
       "add_files -tb tb/{0}_test.cpp -cflags \"-std=c++14 -DKILN_VITIS -Ifirmware\"\n"

@@ -299,6 +299,38 @@ nlohmann::json csim_to_json(const CsimCommandResult& r) {
   return j;
 }
 
+hls::CsynthResult csynth_project(const fs::path& project, double timeout_seconds) {
+  hls::CsynthOptions o;
+  o.timeout_seconds = timeout_seconds;
+  return hls::run_csynth(project, o);
+}
+
+std::string format_csynth_summary(const hls::CsynthResult& r) {
+  const hls::CsynthReport& c = r.report;
+  const auto n = [](const std::optional<int64_t>& v) {
+    return v ? fmt::format("{}", *v) : std::string("-");
+  };
+  std::string s = fmt::format("{} ran for {:.0f} s; its report (the tool's figures, not kiln's):\n",
+                              c.tool == hls::HlsTool::Vitis ? "Vitis HLS" : "Bambu", r.seconds);
+  if (c.tool == hls::HlsTool::Vitis)
+    s += fmt::format("  latency {} .. {} cycles, interval {}\n", n(c.latency_best),
+                     n(c.latency_worst), n(c.interval));
+  else
+    s += fmt::format("  simulated {} cycles ({} runs), {} FSM states\n", n(c.simulated_cycles),
+                     c.simulated_runs, n(c.bambu_states));
+  if (c.clock_ns) s += fmt::format("  estimated clock {:.3f} ns\n", *c.clock_ns);
+  s += fmt::format("  LUT {}, FF {}, DSP {}, BRAM18 {}", n(c.lut), n(c.ff), n(c.dsp), n(c.bram18));
+  if (c.bambu_area) s += fmt::format(", area {} (Bambu's unit)", *c.bambu_area);
+  return s + fmt::format("\nlog: {}", r.log.string());
+}
+
+nlohmann::json csynth_to_json(const hls::CsynthResult& r) {
+  nlohmann::json j = hls::to_json(r.report);
+  j["log"] = r.log.string();
+  j["seconds"] = r.seconds;
+  return j;
+}
+
 ProfileResult profile_model(const fs::path& onnx, const ProfileOptions& options) {
   if (options.samples < 1) throw_error(ErrorKind::Usage, "--samples", "must be at least 1", "");
   const hls::PreparedGraph p = hls::prepare_graph(onnx, options.import);

@@ -15,6 +15,7 @@
 #include "kiln/graph/graph.h"
 #include "kiln/hls/config.h"
 #include "kiln/hls/csim.h"
+#include "kiln/hls/csynth.h"
 #include "kiln/hls/model.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/hls/profile.h"
@@ -107,6 +108,12 @@ CsimCommandResult csim_project(const std::filesystem::path& project,
                                const CsimCommandOptions& options);
 std::string format_csim_summary(const CsimCommandResult& result);
 nlohmann::json csim_to_json(const CsimCommandResult& result);
+
+// ---- kiln csynth --------------------------------------------------------------
+// Runs the HLS tool the project is for (hls/csynth.h) and reads its report.
+hls::CsynthResult csynth_project(const std::filesystem::path& project, double timeout_seconds);
+std::string format_csynth_summary(const hls::CsynthResult& result);
+nlohmann::json csynth_to_json(const hls::CsynthResult& result);
 
 // ---- kiln profile -------------------------------------------------------------
 struct ProfileOptions {

@@ -457,8 +457,10 @@ std::string build_prj_tcl(const Model& m) {
   return "# Vitis HLS project for " + m.name +
          ". Written by kiln.\n"
          "# Run from this directory: vitis_hls -f build_prj.tcl\n"
-         "# Choose the steps (1 = run):\n"
-         "set run_csim 1\nset run_csynth 1\nset run_cosim 0\nset run_export 0\n\n"
+         "# The steps (1 = run); a script that sources this one may set them first\n"
+         "# (kiln csynth: csynth only).\n"
+         "foreach {step on} {run_csim 1 run_csynth 1 run_cosim 0 run_export 0} {\n"
+         "  if {![info exists $step]} { set $step $on }\n}\n\n"
          "set part \"" +
          m.part + "\"\nset clock_period " + clock +
          "\n\n"

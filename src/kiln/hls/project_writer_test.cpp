@@ -169,7 +169,7 @@ TEST(ProjectWriter, WritesTheDocumentedFiles) {
   const std::string tcl = read(dir / "build_prj.tcl");
   EXPECT_CONTAINS(tcl, "set_top tiny_dense");
   EXPECT_CONTAINS(tcl, "-DKILN_VITIS");
-  EXPECT_CONTAINS(tcl, "set run_cosim 0");
+  EXPECT_CONTAINS(tcl, "run_csim 1 run_csynth 1 run_cosim 0 run_export 0");
   const nlohmann::json report = nlohmann::json::parse(read(dir / "report.json"));
   EXPECT_EQ(report["io_type"], "io_parallel");
   EXPECT_EQ(report["layers"][1]["precision"]["weight"], "ap_fixed<8,3>");
