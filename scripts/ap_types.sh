@@ -2,12 +2,14 @@
 # scripts/ap_types.sh AP_TYPES_DIR [OUT_DIR]
 #
 # The ap_types tier: every zoo model compiled in io_parallel, io_stream and
-# io_stream with encoded convolutions, C-simulated by kiln (20 random samples,
+# io_stream with encoded convolutions, and as the loop nests of `Style: loops`
+# (the typed C++ from kiln's loop IR, docs/cflow.md), C-simulated by kiln (20 random samples,
 # bit-exact with the emulator), then rebuilt against the vendor's ap_fixed
 # headers in AP_TYPES_DIR with the project's `make csim_ap_types`, which
 # requires every raw output to equal the kiln_fixed.h build's. The headers are
 # never part of kiln: fetch Xilinx's HLS_arbitrary_Precision_Types (include/)
 # and add an hls_stream.h (e.g. hls4ml's templates/vivado/ap_types/).
+# VARIANTS (default "io_parallel io_stream encoded loops") picks some.
 # Exit 0 only when every project is identical; the last line counts them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +26,12 @@ n=0
 ok=0
 for dir in models/zoo/*/; do
   model=$(basename "$dir")
-  for variant in io_parallel io_stream encoded; do
+  for variant in ${VARIANTS:-io_parallel io_stream encoded loops}; do
     sets=(--set IOType=io_stream)
     case $variant in
       io_parallel) sets=(--set IOType=io_parallel) ;;
       encoded) sets+=(--set Model.ConvImplementation=Encoded) ;;
+      loops) sets=(--set Style=loops) ;;
     esac
     prj=$out/${model}__$variant
     n=$((n + 1))

@@ -90,6 +90,13 @@ TEST(VitisLoops, CarriesTheDirectivesAsPragmasAndSimulatesBitExact) {
   const ProcessResult s = kiln({"csim", out.string(), "--samples", "5", "--werror"});
   ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
   EXPECT_NE(s.out.find("5/5 samples bit-exact"), std::string::npos) << s.out;
+  // Typed values (ap_fixed under Vitis) and the vendor-header build, which
+  // refuses a folder without ap_fixed.h (scripts/test.sh ap_types runs it).
+  EXPECT_NE(code.find("KILN_FX(16, 6) *"), std::string::npos);
+  const ProcessResult apt = run_process(
+      {"/usr/bin/make", "-C", out.string(), "csim_ap_types", "AP_TYPES=/nonexistent"}, 300);
+  EXPECT_NE(apt.exit_code, 0);
+  EXPECT_NE(apt.out.find("no ap_fixed.h there"), std::string::npos) << apt.out << apt.err;
 }
 
 // The values a pattern's first group takes in `text`, sorted.

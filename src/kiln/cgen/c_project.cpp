@@ -10,6 +10,7 @@
 #include "kiln/cgen/print_c.h"
 #include "kiln/hls/csim.h"
 #include "kiln/hls/emulate/emulator.h"
+#include "kiln/hls/library_headers.h"
 #include "kiln/hls/model_json.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/support/atomic_dir.h"
@@ -28,10 +29,11 @@ void write_file(const fs::path& path, std::string_view text) {
   if (!out) throw_error(ErrorKind::Io, path.string(), "cannot write the file");
 }
 
-// The testbench: the layer library's protocol (hls/csim.h) in C99.
+// The testbench: the layer library's protocol (hls/csim.h) in C99, or for
+// the typed C++ (`typed`) on the ports' ap_fixed types.
 // `load_weights`: the weights are in firmware/weights/*.dat, read first.
 std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::string& top,
-                        bool load_weights) {
+                        bool load_weights, bool typed) {
   int64_t n_out = 0;
   for (int b : p.outputs) n_out += p.buffers[static_cast<std::size_t>(b)].numel();
   std::string s = fmt::format(
@@ -44,14 +46,16 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
       "   EXPECTED (default tb_data/expected_raw.txt with the default INPUTS): kiln's\n"
       "            emulator's raw outputs; every sample must match.\n"
       "   Exit status: 0 ok, 1 a mismatch, 2 an I/O or format error. */\n"
-      "#include <math.h>\n#include <stdio.h>\n\n#include \"../firmware/{1}.h\"\n"
-      "#include \"../firmware/{2}\"\n\n",
-      m.name, top, kCFixedHeaderName);
+      "#include <math.h>\n#include <stdio.h>\n\n#include \"../firmware/{1}.h\"\n{2}\n",
+      m.name, top,
+      typed ? std::string() : fmt::format("#include \"../firmware/{}\"\n", kCFixedHeaderName));
   const auto array = [&](int b) { return fmt::format("buf{}", b); };
   for (const std::vector<int>* v : {&p.inputs, &p.outputs})
     for (int b : *v) {
       const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
-      s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), array(b), buf.numel());
+      s += fmt::format("static {} {}[{}];\n",
+                       typed ? vitis_type(buf.type) : c_storage_type(buf.type), array(b),
+                       buf.numel());
     }
   s += fmt::format(
       "\nint main(int argc, char **argv) {{\n"
@@ -95,10 +99,13 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
       s += "      if (fscanf(in, \"%lf\", &v) != 1) {\n"
            "        fprintf(stderr, \"%s: sample %ld: too few numbers\\n\", inputs_path, sample);\n"
            "        return 2;\n      }\n";
-    s += fmt::format(
-        "      {}[i] = ({}) kiln_from_double(v, {}, {}, {}, KILN_{}, KILN_{});\n    }}\n", array(b),
-        c_storage_type(buf.type), ft.width, ft.frac(), ft.is_signed ? 1 : 0, enum_name(ft.quant),
-        enum_name(ft.overflow));
+    if (typed)  // ap_fixed's assignment from a double, in the input's modes
+      s += fmt::format("      {}[i] = {}(v);\n    }}\n", array(b), vitis_type(ft));
+    else
+      s += fmt::format(
+          "      {}[i] = ({}) kiln_from_double(v, {}, {}, {}, KILN_{}, KILN_{});\n    }}\n",
+          array(b), c_storage_type(buf.type), ft.width, ft.frac(), ft.is_signed ? 1 : 0,
+          enum_name(ft.quant), enum_name(ft.overflow));
     first = false;
   }
   std::vector<std::string> args;
@@ -109,9 +116,12 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
     const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];
     s += fmt::format(
         "    for (i = 0; i < {}; ++i) {{\n"
-        "      raw[n] = (long long) {}[i];\n"
-        "      value[n++] = ldexp((double) {}[i], {});\n    }}\n",
-        buf.numel(), array(b), array(b), -buf.type.frac);
+        "      raw[n] = {};\n"
+        "      value[n] = ldexp((double) raw[n], {});\n      ++n;\n    }}\n",
+        buf.numel(),
+        typed ? fmt::format("kiln::raw_bits({}[i])", array(b))
+              : fmt::format("(long long) {}[i]", array(b)),
+        -buf.type.frac);
   }
   s += fmt::format(
       "    for (i = 0; i < n; ++i) fprintf(out, i ? \" %lld\" : \"%lld\", raw[i]);\n"
@@ -199,15 +209,33 @@ std::string build_prj_tcl(const hls::Model& m, const std::string& top) {
 std::string makefile_cpp(const hls::Model& m, const std::string& top) {
   return fmt::format(
       "# C simulation of kiln's loop nests with g++ (the pragmas are Vitis's). Written by kiln.\n"
-      "#   make csim   builds build/kiln_csim and runs it on tb_data/inputs.txt, comparing\n"
-      "#               with tb_data/expected_raw.txt (kiln's emulator).\n"
+      "#   make csim   builds build/kiln_csim on kiln's kiln_fixed.h and runs it on\n"
+      "#               tb_data/inputs.txt, comparing with tb_data/expected_raw.txt (kiln's\n"
+      "#               emulator).\n"
+      "#   make csim_ap_types AP_TYPES=DIR\n"
+      "#               builds the same code against the vendor's ap_fixed (DIR holds\n"
+      "#               ap_fixed.h, ap_int.h and etc/, e.g. Xilinx's\n"
+      "#               HLS_arbitrary_Precision_Types include/), runs both builds on\n"
+      "#               tb_data/inputs.txt and requires identical raw outputs.\n"
       "CXX ?= g++\nCXXFLAGS ?= -std=c++14 -O2 -Wall -Wextra\n\n"
       "SOURCES := firmware/{1}.cpp tb/{0}_test.cpp\n"
-      "HEADERS := $(wildcard firmware/*.h)\n\n"
-      ".PHONY: csim clean\n\n"
+      "HEADERS := $(wildcard firmware/*.h firmware/kiln/*.h)\n\n"
+      ".PHONY: csim csim_ap_types clean\n\n"
       "csim: build/kiln_csim\n\t./build/kiln_csim\n\n"
       "build/kiln_csim: $(SOURCES) $(HEADERS)\n\tmkdir -p build\n"
       "\t$(CXX) $(CXXFLAGS) -I firmware $(SOURCES) -o $@\n\n"
+      "# The vendor headers are system headers here, their own warnings off.\n"
+      "build/csim_ap_types: $(SOURCES) $(HEADERS)\n"
+      "\t@test -f \"$(AP_TYPES)/ap_fixed.h\" || {{ echo \"AP_TYPES=$(AP_TYPES): no ap_fixed.h "
+      "there; set AP_TYPES to the folder holding the ap_types headers\"; exit 2; }}\n"
+      "\tmkdir -p build\n"
+      "\t$(CXX) $(CXXFLAGS) -Wno-unknown-pragmas -Wno-uninitialized -Wno-maybe-uninitialized "
+      "-DKILN_VITIS -isystem \"$(AP_TYPES)\" -I firmware $(SOURCES) -o $@\n\n"
+      "csim_ap_types: build/kiln_csim build/csim_ap_types\n"
+      "\t./build/kiln_csim tb_data/inputs.txt build/results_kiln.txt\n"
+      "\t./build/csim_ap_types tb_data/inputs.txt build/results_ap_types.txt\n"
+      "\tcmp build/results_kiln.txt build/results_ap_types.txt\n"
+      "\t@echo \"ap_types: every output identical to kiln_fixed.h's\"\n\n"
       "clean:\n\trm -rf build tb_data/csim_results.txt\n",
       m.name, top);
 }
@@ -252,9 +280,15 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   write_file(root / "firmware" / (top + ".h"), c.header);
   const std::string ext = vitis ? "cpp" : "c";
   write_file(root / "firmware" / (top + "." + ext), c.source);
-  write_file(root / "firmware" / std::string(kCFixedHeaderName), c_fixed_header());
+  if (vitis) {  // the typed C++ on kiln's ap_fixed-compatible header
+    for (const hls::EmbeddedFile& f : hls::library_headers())
+      if (f.name == "kiln_common.h" || f.name == "kiln_fixed.h")
+        write_file(root / "firmware" / "kiln" / std::string(f.name), f.text);
+  } else {
+    write_file(root / "firmware" / std::string(kCFixedHeaderName), c_fixed_header());
+  }
   write_file(root / "tb" / (model.name + "_test." + ext),
-             testbench_c(model, program, top, po.weight_files));
+             testbench_c(model, program, top, po.weight_files, vitis));
   for (const auto& [name, text] : c.weight_files)
     write_file(root / "firmware" / "weights" / name, text);
   std::string inputs, exp;

@@ -40,12 +40,30 @@ std::string literal(int64_t v) {
   return fmt::format("INT64_C({})", v);
 }
 
+// The typed C++'s value types: Xilinx's ap_fixed under Vitis HLS
+// (KILN_VITIS, which __SYNTHESIS__ implies), kiln's kiln_fixed.h elsewhere.
+constexpr const char* kVitisTypes =
+    "#include \"kiln/kiln_common.h\"\n\n"
+    "/* Value types: ap_fixed under Vitis HLS (KILN_VITIS), kiln's kiln_fixed.h elsewhere. */\n"
+    "#ifdef KILN_VITIS\n"
+    "#define KILN_FX(W, I) ap_fixed<W, I>\n"
+    "#define KILN_UFX(W, I) ap_ufixed<W, I>\n"
+    "#define KILN_FXM(W, I, Q, O) ap_fixed<W, I, AP_##Q, AP_##O>\n"
+    "#define KILN_UFXM(W, I, Q, O) ap_ufixed<W, I, AP_##Q, AP_##O>\n"
+    "#else\n"
+    "#define KILN_FX(W, I) kiln::fixed<W, I>\n"
+    "#define KILN_UFX(W, I) kiln::ufixed<W, I>\n"
+    "#define KILN_FXM(W, I, Q, O) kiln::fixed<W, I, kiln::Q, kiln::O>\n"
+    "#define KILN_UFXM(W, I, Q, O) kiln::ufixed<W, I, kiln::Q, kiln::O>\n"
+    "#endif\n\n";
+
 class Printer {
  public:
   Printer(const Program& p, std::string top, const PrintOptions& options = {})
       : p_(p),
         top_(std::move(top)),
         vitis_(options.dialect == Dialect::VitisCpp),
+        typed_(vitis_),
         weight_files_(options.weight_files) {}
 
   CProgram run() {
@@ -55,10 +73,15 @@ class Printer {
     std::string& s = out.source;
     s += fmt::format(
         "/* {}.{}: written by kiln from the loop IR of model {}. Each filter is a layer's\n"
-        "   kernel; values are raw integers at the fraction bits of their types. */\n",
-        top_, vitis_ ? "cpp" : "c", p_.name);
+        "   kernel; {}. */\n",
+        top_, vitis_ ? "cpp" : "c", p_.name,
+        typed_ ? "values have ap_fixed types (kiln_fixed.h's outside Vitis HLS)"
+               : "values are raw integers at the fraction bits of their types");
     if (weight_files_) s += "#include <stdio.h>\n";
-    s += fmt::format("#include \"{}.h\"\n#include \"{}\"\n\n", top_, kCFixedHeaderName);
+    if (typed_)
+      s += fmt::format("#include \"{}.h\"\n\n", top_);
+    else
+      s += fmt::format("#include \"{}.h\"\n#include \"{}\"\n\n", top_, kCFixedHeaderName);
     if (vitis_)
       s += "/* Vitis HLS reads the pragmas; g++ sees none (it warns of unknown ones). */\n"
            "#if defined(KILN_VITIS) || defined(__SYNTHESIS__)\n"
@@ -85,24 +108,72 @@ class Printer {
     return fmt::format("b{}_{}", s, identifier(p_.buffers[static_cast<std::size_t>(s)].name));
   }
 
+  // The type of buffer b's elements: its raw integer, or its ap_fixed type.
+  // Weights stay raw integers in the typed C++ too: thousands of ap_fixed
+  // constants initialized from literals take a compiler minutes (the
+  // vendor's constructors run at start-up), integers take nothing.
+  std::string element(int b) const {
+    return typed_ && !raw_weights(b) ? vitis_type(buffer(b).type) : c_storage_type(buffer(b).type);
+  }
+
+  bool raw_weights(int b) const { return buffer(p_.storage_of(b)).role == BufferRole::Const; }
+
+  // Buffer b's element from the raw integer `x` (a long long).
+  std::string from_raw(int b, const std::string& x) const {
+    return typed_ ? fmt::format("kiln::from_raw_bits<{} >({})", element(b), x)
+                  : fmt::format("({}) {}", element(b), x);
+  }
+
+  // Buffer b's element `e` as a long long raw integer.
+  std::string to_raw(const std::string& e) const {
+    return typed_ ? fmt::format("kiln::raw_bits({})", e) : fmt::format("(long long) {}", e);
+  }
+
  private:
   const Buffer& buffer(int b) const { return p_.buffers[static_cast<std::size_t>(b)]; }
 
+  // The widest value each dialect holds exactly: raw int64_t arithmetic
+  // needs a bit to spare for a difference's sign; the typed C++ assigns to
+  // at most 64 bits (buffers, quantizations, selections, a shift's or a
+  // lookup's operand) and holds exact sums and products up to 128.
+  int most_bits(const Value* v) const {
+    if (!typed_) return kMostBits;
+    if (v == nullptr) return 64;  // a buffer
+    switch (v->op) {
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Neg:
+      case Op::Load: return 127;
+      default: return 64;
+    }
+  }
+
+  static bool fits(const ScalarType& t, int bits) {
+    return t.width <= bits && (t.is_signed || t.width < bits);
+  }
+
   void check_widths() const {
     for (const Buffer& b : p_.buffers)
-      if (b.type.width > kMostBits || (!b.type.is_signed && b.type.width >= kMostBits))
+      if (!fits(b.type, most_bits(nullptr)))
         throw_error(ErrorKind::Unsupported, "buffer @" + b.name,
                     fmt::format("its type {} is wider than the {} bits the C holds exactly",
-                                loop::to_string(b.type), kMostBits),
+                                loop::to_string(b.type), most_bits(nullptr)),
                     "narrow its precision in the config");
     for (const Kernel& k : p_.kernels)
       for (std::size_t v = 0; v < k.values.size(); ++v) {
-        const ScalarType& t = k.values[v].type;
-        if (t.width > kMostBits || (!t.is_signed && t.width >= kMostBits))
+        const Value& value = k.values[v];
+        int bits = most_bits(&value);
+        // A shift and a lookup read their operand's raw bits as 64.
+        for (int a : value.args)
+          if (typed_ && (value.op == Op::Shl || value.op == Op::Lookup) &&
+              !fits(k.values[static_cast<std::size_t>(a)].type, 64))
+            bits = 0;
+        if (!fits(value.type, bits))
           throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
                       fmt::format("value %v{} of its kernel is {} bits wide, more than the {} "
                                   "the C holds exactly",
-                                  v, t.width, kMostBits),
+                                  v, value.type.width, std::max(bits, 64)),
                       "narrow the layer's accumulator or result precision in the config");
       }
   }
@@ -110,9 +181,10 @@ class Printer {
   std::string header() const {
     const std::string guard = "KILN_" + identifier(top_) + "_H";
     std::string s = fmt::format(
-        "/* {}.h: written by kiln. The top function of model {}: raw fixed-point values. */\n"
+        "/* {}.h: written by kiln. The top function of model {}. */\n"
         "#ifndef {}\n#define {}\n\n#include <stdint.h>\n\n",
         top_, p_.name, guard, guard);
+    if (typed_) s += kVitisTypes;
     for (int b : p_.inputs)
       s += fmt::format("#define {}_IN_{} {} /* {} */\n", identifier(top_),
                        identifier(buffer(b).name), buffer(b).numel(),
@@ -134,11 +206,9 @@ class Printer {
   std::string prototype() const {
     std::vector<std::string> params;
     for (int b : p_.inputs)
-      params.push_back(fmt::format("const {} {}[{}]", c_storage_type(buffer(b).type), array(b),
-                                   buffer(b).numel()));
+      params.push_back(fmt::format("const {} {}[{}]", element(b), array(b), buffer(b).numel()));
     for (int b : p_.outputs)
-      params.push_back(
-          fmt::format("{} {}[{}]", c_storage_type(buffer(b).type), array(b), buffer(b).numel()));
+      params.push_back(fmt::format("{} {}[{}]", element(b), array(b), buffer(b).numel()));
     return fmt::format("void {}({})", identifier(top_), fmt::join(params, ", "));
   }
 
@@ -166,8 +236,8 @@ class Printer {
           "  if (!(f = fopen(path, \"r\"))) return 0;\n"
           "  for (i = 0; i < {1}; ++i) {{\n"
           "    if (fscanf(f, \"%lld\", &x) != 1) {{\n      fclose(f);\n      return 0;\n    }}\n"
-          "    {0}[i] = ({2}) x;\n  }}\n  fclose(f);\n",
-          array(b), buf.data.size(), c_storage_type(buf.type));
+          "    {0}[i] = {2};\n  }}\n  fclose(f);\n",
+          array(b), buf.data.size(), from_raw(b, "x"));
       std::string text;
       for (std::size_t i = 0; i < buf.data.size(); ++i)
         text += fmt::format("{}{}", buf.data[i], (i + 1) % 16 == 0 ? "\n" : " ");
@@ -187,7 +257,7 @@ class Printer {
     for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];
       if (buf.role != BufferRole::Const || buf.alias_of >= 0) continue;
-      s += fmt::format("static const {} {}[{}] = {{", c_storage_type(buf.type),
+      s += fmt::format("static const {} {}[{}] = {{", element(static_cast<int>(b)),
                        array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()));
       for (std::size_t i = 0; i < buf.data.size(); ++i)
         s += fmt::format("{}{}{}", i % 16 == 0 ? "\n  " : " ", buf.data[i],
@@ -210,8 +280,8 @@ class Printer {
       if ((buf.role != BufferRole::Tensor && buf.role != BufferRole::Local) || buf.alias_of >= 0 ||
           ports.count(static_cast<int>(b)))
         continue;
-      s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), array(static_cast<int>(b)),
-                       std::max<int64_t>(1, buf.numel()));
+      s += fmt::format("static {} {}[{}];\n", element(static_cast<int>(b)),
+                       array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()));
     }
     return s + (s.empty() ? "" : "\n");
   }
@@ -241,8 +311,7 @@ class Printer {
     k_ = &p_.kernels[static_cast<std::size_t>(kk)];
     std::vector<std::string> params;
     for (const auto& [s, written] : parameters(*k_))
-      params.push_back(fmt::format("{}{} *{}", written ? "" : "const ",
-                                   c_storage_type(buffer(s).type), array(s)));
+      params.push_back(fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
     std::string s =
         fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
@@ -334,6 +403,51 @@ class Printer {
     return {};
   }
 
+  // Value v's definition in the typed C++: exact sums, differences,
+  // products and negations keep the type ap_fixed's operators give them
+  // (auto), which is the loop IR's; the other ops name their type.
+  std::string typed_let(const Value& v, int id) const {
+    const auto a = [&](std::size_t i) { return fmt::format("v{}", v.args[i]); };
+    const std::string t = vitis_type(v.type);
+    switch (v.op) {
+      case Op::Load:
+        if (raw_weights(v.buffer))
+          return fmt::format("const {} v{} = kiln::from_raw_bits<{} >({}[{}])", t, id, t,
+                             array(v.buffer), flat(v.buffer, v.index));
+        return fmt::format("const auto v{} = {}[{}]", id, array(v.buffer), flat(v.buffer, v.index));
+      case Op::Const:
+        return fmt::format("const {} v{} = kiln::from_raw_bits<{} >({})", t, id, t, literal(v.imm));
+      case Op::Add: return fmt::format("const auto v{} = {} + {}", id, a(0), a(1));
+      case Op::Sub: return fmt::format("const auto v{} = {} - {}", id, a(0), a(1));
+      case Op::Mul: return fmt::format("const auto v{} = {} * {}", id, a(0), a(1));
+      case Op::Neg: return fmt::format("const auto v{} = -{}", id, a(0));
+      case Op::Shl:  // the operand's bits at its own format, the point moved
+        return fmt::format("const {} v{} = kiln::from_raw_bits<{} >(kiln::raw_bits({}({})))", t, id,
+                           t, vitis_type(type_of(v.args[0])), a(0));
+      case Op::Quantize: return fmt::format("const {} v{} = {}", vitis_type(v.target), id, a(0));
+      // exact_less: the vendor's ap_fixed compares some mixed-sign pairs as
+      // C compares unsigned integers (kiln_common.h).
+      case Op::Max:
+        return fmt::format("const {0} v{1} = !kiln::exact_less({2}, {3}) ? {0}({2}) : {0}({3})", t,
+                           id, a(0), a(1));
+      case Op::Min:
+        return fmt::format("const {0} v{1} = !kiln::exact_less({3}, {2}) ? {0}({2}) : {0}({3})", t,
+                           id, a(0), a(1));
+      case Op::Lt:
+        return fmt::format("const {} v{} = kiln::exact_less({}, {}) ? 1 : 0", t, id, a(0), a(1));
+      case Op::Select:
+        return fmt::format("const {0} v{1} = {2} != 0 ? {0}({3}) : {0}({4})", t, id, a(0), a(1),
+                           a(2));
+      case Op::Lookup:
+        return fmt::format(
+            "const {0} v{1} = kiln::from_raw_bits<{0} >({2}[kiln_clamp_index("
+            "kiln::floor_scaled<{3}>({4}) + {5}, {6})])",
+            t, id, array(v.buffer), v.shift, a(0), literal(v.imm), buffer(v.buffer).shape.at(0));
+    }
+    KILN_ASSERT(false, "an op the C printer does not know");
+    return {};
+  }
+
   // `flattened_into`: the statements are the body of a loop kept together
   // with the loop it holds (LoopDirectives::flatten).
   void block(const std::vector<Stmt>& stmts, int depth, std::string& s,
@@ -343,15 +457,23 @@ class Printer {
       switch (st.kind) {
         case StmtKind::Let: {
           const Value& v = k_->values[static_cast<std::size_t>(st.value)];
-          s += fmt::format("{}const int64_t v{} = {}; /* {} */\n", pad, st.value, expression(v),
-                           loop::to_string(v.type));
+          if (typed_)
+            s += fmt::format("{}{}; /* {} */\n", pad, typed_let(v, st.value),
+                             loop::to_string(v.type));
+          else
+            s += fmt::format("{}const int64_t v{} = {}; /* {} */\n", pad, st.value, expression(v),
+                             loop::to_string(v.type));
           break;
         }
         case StmtKind::Store: {
           const Buffer& b = buffer(st.buffer);
-          s += fmt::format("{}{}[{}] = ({}) ({});\n", pad, array(st.buffer),
-                           flat(st.buffer, st.index), c_storage_type(b.type),
-                           at_frac(st.value, b.type.frac));
+          if (typed_)  // the value has the buffer's format: an exact assignment
+            s += fmt::format("{}{}[{}] = v{};\n", pad, array(st.buffer), flat(st.buffer, st.index),
+                             st.value);
+          else
+            s += fmt::format("{}{}[{}] = ({}) ({});\n", pad, array(st.buffer),
+                             flat(st.buffer, st.index), c_storage_type(b.type),
+                             at_frac(st.value, b.type.frac));
           break;
         }
         case StmtKind::For: {
@@ -454,11 +576,24 @@ class Printer {
   const Program& p_;
   std::string top_;
   bool vitis_ = false;
+  // Values and arrays of ap_fixed types (vitis_type), not raw integers.
+  bool typed_ = false;
   bool weight_files_ = false;
   const Kernel* k_ = nullptr;
 };
 
 }  // namespace
+
+std::string vitis_type(const ScalarType& t) {
+  return fmt::format("KILN_{}FX({}, {})", t.is_signed ? "" : "U", t.width, t.integer());
+}
+
+std::string vitis_type(const numeric::FixedType& t) {
+  if (t.quant == numeric::QuantMode::Trn && t.overflow == numeric::OverflowMode::Wrap)
+    return vitis_type(loop::scalar_of(t));
+  return fmt::format("KILN_{}FXM({}, {}, {}, {})", t.is_signed ? "" : "U", t.width, t.integer,
+                     enum_name(t.quant), enum_name(t.overflow));
+}
 
 std::string c_storage_type(const ScalarType& t) {
   for (int bits : {8, 16, 32, 64})
@@ -471,43 +606,38 @@ CProgram print_c(const loop::Program& program, const std::string& top,
   return Printer(program, top, options).run();
 }
 
-std::string print_c_raw_main(const loop::Program& program, const std::string& top) {
-  const Printer names(program, top);
+std::string print_c_raw_main(const loop::Program& program, const std::string& top,
+                             Dialect dialect) {
+  PrintOptions options;
+  options.dialect = dialect;
+  const Printer names(program, top, options);
   std::string s = fmt::format(
       "/* A test driver written by kiln: raw inputs on stdin, raw outputs on stdout. */\n"
       "#include <stdio.h>\n#include \"{}.h\"\n\n",
       top);
-  for (int b : program.inputs) {
-    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
-    s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), names.array(b), buf.numel());
-  }
-  for (int b : program.outputs) {
-    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
-    s += fmt::format("static {} {}[{}];\n", c_storage_type(buf.type), names.array(b), buf.numel());
-  }
+  for (const std::vector<int>* ports : {&program.inputs, &program.outputs})
+    for (int b : *ports)
+      s += fmt::format("static {} {}[{}];\n", names.element(b), names.array(b),
+                       program.buffers[static_cast<std::size_t>(b)].numel());
   s += "\nint main(int argc, char **argv) {\n  long long x;\n"
        "  FILE *in = argc > 1 ? fopen(argv[1], \"r\") : stdin;\n"
        "  if (!in) return 2;\n  for (;;) {\n";
-  for (int b : program.inputs) {
-    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+  for (int b : program.inputs)
     s += fmt::format(
         "    {{\n      long i;\n      for (i = 0; i < {}; ++i) {{\n"
-        "        if (fscanf(in, \"%lld\", &x) != 1) return 0;\n        {}[i] = ({}) x;\n      }}\n "
+        "        if (fscanf(in, \"%lld\", &x) != 1) return 0;\n        {}[i] = {};\n      }}\n "
         "   }}\n",
-        buf.numel(), names.array(b), c_storage_type(buf.type));
-  }
+        program.buffers[static_cast<std::size_t>(b)].numel(), names.array(b),
+        names.from_raw(b, "x"));
   std::vector<std::string> args;
   for (int b : program.inputs) args.push_back(names.array(b));
   for (int b : program.outputs) args.push_back(names.array(b));
   s += fmt::format("    {}({});\n", identifier(top), fmt::join(args, ", "));
-  for (int b : program.outputs) {
-    const loop::Buffer& buf = program.buffers[static_cast<std::size_t>(b)];
+  for (int b : program.outputs)
     s += fmt::format(
-        "    {{\n      long i;\n      for (i = 0; i < {}; ++i) printf(\"%lld \", (long long) "
-        "{}[i]);\n"
+        "    {{\n      long i;\n      for (i = 0; i < {}; ++i) printf(\"%lld \", {});\n"
         "    }}\n",
-        buf.numel(), names.array(b));
-  }
+        program.buffers[static_cast<std::size_t>(b)].numel(), names.to_raw(names.array(b) + "[i]"));
   s += "    printf(\"\\n\");\n  }\n}\n";
   return s;
 }

@@ -51,7 +51,16 @@ CProgram print_c(const loop::Program& program, const std::string& top,
 // (stdin without one), each every input's raw
 // values in order (whitespace-separated integers), and prints for each one
 // line of every output's raw values; stops at the end of input.
-std::string print_c_raw_main(const loop::Program& program, const std::string& top);
+// In the Vitis dialect it converts the raw values to and from the ports'
+// ap_fixed types.
+std::string print_c_raw_main(const loop::Program& program, const std::string& top,
+                             Dialect dialect = Dialect::C99);
+
+// The Vitis dialect's C++ type of a value of format `t` (KILN_FX(W, I),
+// KILN_UFX(W, I): ap_fixed under Vitis HLS, kiln_fixed.h elsewhere), and of
+// a quantization's target, its modes included (KILN_FXM(W, I, Q, O)).
+std::string vitis_type(const loop::ScalarType& t);
+std::string vitis_type(const numeric::FixedType& t);
 
 // The C storage type of a buffer of type `t`: the narrowest of int8_t ..
 // int64_t (uint8_t .. for unsigned types) that holds its raw values.

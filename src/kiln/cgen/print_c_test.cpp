@@ -15,6 +15,7 @@
 #include "kiln/cgen/c_runtime.h"
 #include "kiln/cgen/clean_up.h"
 #include "kiln/hls/build_model.h"
+#include "kiln/hls/library_headers.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/loop/interpret.h"
 #include "kiln/loop/lower_layers.h"
@@ -137,13 +138,30 @@ constexpr int64_t kMostOps = 50'000'000;
 
 class CFromLoop : public ::testing::TestWithParam<std::string> {};
 
-// Every zoo and coverage model's C (the ones the HLS flow builds), compiled
-// as C99, gives loop::interpret's raw outputs on random inputs over twice
-// each input type's range (saturation and wrap included).
-TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
+// Compiles `files` in `dir` as C++14 with kiln's headers (kiln/) and every
+// warning an error; the compiler's output on failure.
+std::string compile_cpp(const fs::path& dir, const std::vector<std::string>& files,
+                        const std::string& out) {
+  fs::create_directories(dir / "kiln");
+  for (const hls::EmbeddedFile& f : hls::library_headers()) write(dir / "kiln" / f.name, f.text);
+  std::vector<std::string> args = {"-std=c++14", "-Wall", "-Wextra", "-Werror", "-O1", "-I."};
+  args.insert(args.end(), files.begin(), files.end());
+  args.insert(args.end(), {"-o", out});
+  tools::ProcessOptions o;
+  o.cwd = dir;
+  o.timeout_seconds = 600;
+  const tools::ProcessResult r = tools::run_process("g++", args, o);
+  return r.ok() ? "" : r.status_text() + ": " + r.err.substr(0, 4000);
+}
+
+// The model's program, cleaned up and printed in `dialect`, compiled and
+// run on random inputs over twice each input type's range (saturation and
+// wrap included), gives loop::interpret's raw outputs for the program
+// before the clean-ups.
+void expect_interpreters_outputs(const std::string& model, Dialect dialect) {
   hls::Model m;
   try {
-    m = model_of(kiln::testing::source_dir() / "models" / GetParam() / "model.onnx");
+    m = model_of(kiln::testing::source_dir() / "models" / model / "model.onnx");
   } catch (const Error& e) {
     GTEST_SKIP() << "not an HLS model: " << e.message();
   }
@@ -152,15 +170,22 @@ TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
   for (const loop::Kernel& k : p.kernels) ops += loop::dynamic_ops(k);
   if (ops > kMostOps) GTEST_SKIP() << ops << " operations";
   TempDir tmp;
-  // Printed after the clean-ups, compared with the program before them.
   loop::Program cleaned = p;
   clean_up(cleaned);
-  const CProgram c = print_c(cleaned, "top");
+  PrintOptions po;
+  po.dialect = dialect;
+  const CProgram c = print_c(cleaned, "top", po);
   write(tmp.path() / "top.h", c.header);
-  write(tmp.path() / "top.c", c.source);
-  write(tmp.path() / kCFixedHeaderName, c_fixed_header());
-  write(tmp.path() / "main.c", print_c_raw_main(p, "top"));
-  ASSERT_EQ(compile_c99(tmp.path(), {"top.c", "main.c"}, "sim"), "");
+  if (dialect == Dialect::C99) {
+    write(tmp.path() / "top.c", c.source);
+    write(tmp.path() / kCFixedHeaderName, c_fixed_header());
+    write(tmp.path() / "main.c", print_c_raw_main(p, "top"));
+    ASSERT_EQ(compile_c99(tmp.path(), {"top.c", "main.c"}, "sim"), "");
+  } else {
+    write(tmp.path() / "top.cpp", c.source);
+    write(tmp.path() / "main.cpp", print_c_raw_main(p, "top", dialect));
+    ASSERT_EQ(compile_cpp(tmp.path(), {"top.cpp", "main.cpp"}, "sim"), "");
+  }
 
   std::string input;
   std::vector<std::vector<hls::FixedTensor>> want;
@@ -179,8 +204,19 @@ TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
         long long got = 0;
         ASSERT_TRUE(out >> got) << "sample " << s << ": the C printed too few values";
         ASSERT_EQ(got, want[s][o].raw[i])
-            << GetParam() << ": sample " << s << ", output " << o << ", element " << i;
+            << model << ": sample " << s << ", output " << o << ", element " << i;
       }
+}
+
+// Every zoo and coverage model's C (the ones the HLS flow builds), as C99.
+TEST_P(CFromLoop, CompilesAsC99AndEqualsTheInterpreter) {
+  expect_interpreters_outputs(GetParam(), Dialect::C99);
+}
+
+// The same as the Vitis dialect's typed C++ on kiln_fixed.h (the ap_types
+// tier, scripts/test.sh ap_types, builds it on the vendor's headers).
+TEST_P(CFromLoop, TypedCppEqualsTheInterpreter) {
+  expect_interpreters_outputs(GetParam(), Dialect::VitisCpp);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CFromLoop,

@@ -76,6 +76,14 @@ inline long long raw_bits(const T& x) {
   return static_cast<long long>(v);
 }
 
+// The value of type T whose raw bits are the low W bits of r (W <= 64).
+template <class T>
+inline T from_raw_bits(long long r) {
+  T x;
+  x.range(fixed_traits<T>::width - 1, 0) = ap_uint<64>(static_cast<unsigned long long>(r));
+  return x;
+}
+
 // a < b for values of any two fixed types, exactly. ap_private compares an
 // unsigned operand of 32 or more bits with a signed one the way C compares
 // unsigned integers (a negative bound then compares greater than everything),
@@ -131,6 +139,11 @@ struct fixed_traits {
 template <class T>
 inline long long raw_bits(const T& x) {
   return static_cast<long long>(x.raw());
+}
+
+template <class T>
+inline T from_raw_bits(long long r) {
+  return T::from_raw(static_cast<typename T::raw_type>(r));
 }
 
 // a < b exactly: kiln_fixed.h compares any two fixed types by value
