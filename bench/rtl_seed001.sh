@@ -6,7 +6,11 @@
 # designs use 16-bit fixed point (the zoo's default config); the
 # convolutions' weights are constants, so their products are shifts and adds
 # in LUTs. Rows: maxpool 8x8 and 32x32, conv2d 8x8 (unrolled) and 64x64 (the
-# loop over output rows pipelined), and the MLP folded on 9 DSPs.
+# loop over output rows pipelined), and the MLP folded on 9 DSPs. A second table
+# takes each model through the C flow (Backend: bambu, docs/cflow.md): its
+# filters, the values computed per sample before and after the clean-ups, the
+# C99's C simulation against kiln's emulator, and Bambu's cycles from
+# `kiln csynth` when Bambu is installed.
 #   bash bench/rtl_seed001.sh [--kiln build/apps/kiln/kiln] [--samples 8] [--no-synth]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +46,11 @@ for row in "${rows[@]}"; do
     "$kiln" synth "$d" --json > "$d.syn.json" || true
     echo $(( $(date +%s) - s )) > "$d.syn.s"
   fi
+  # The same model through the C flow (Backend: bambu, seed 001's C99): C-simulated against
+  # kiln's emulator, and Bambu's own report when it is installed (kiln csynth, else exit 3).
+  "$kiln" compile "models/zoo/$model/model.onnx" --set Backend=bambu -o "$d.c" > /dev/null
+  "$kiln" csim "$d.c" --samples "$samples" --werror --json > "$d.csim.json" || true
+  "$kiln" csynth "$d.c" --json > "$d.csynth.json" 2> "$d.csynth.err" || true
   echo "$name|$auto|$root|$dsp|$sets" > "$d.row"
 done
 /usr/bin/python3 - "$t" <<'PY'
@@ -62,5 +71,20 @@ for name in ["maxpool_8", "maxpool_32", "conv2d_8x8", "conv2d_64x64", "MLP"]:
     ratio = f"{int(auto) / lat:,.0f}x" if lat else "-"
     print(f"| {name} | {lat} | {sim.get('bit_exact')} | {syn.get('dsp', '-')} | {syn.get('lut', '-')} | "
           f"{syn.get('ff', '-')} | {syn.get('bram18', '-')} | {secs} | {int(auto):,} / {int(root):,} | {dsp} | {ratio} |")
+print()
+print("| benchmark | C flow filters | C ops per sample (before / after clean-ups) | C99 csim bit-exact | kiln csynth (Bambu) |")
+print("|---|---|---|---|---|")
+for name in ["maxpool_8", "maxpool_32", "conv2d_8x8", "conv2d_64x64", "MLP"]:
+    d = os.path.join(t, name)
+    if not os.path.exists(d + ".row"): continue
+    rep, cs, syn = load(d + ".c/report.json"), load(d + ".csim.json"), load(d + ".csynth.json")
+    ops = rep.get("ops_per_sample", {})
+    exact = f"{cs.get('bit_exact_samples')}/{cs.get('samples')}" if cs else "-"
+    if syn:
+        bambu = f"{syn.get('simulated_cycles', '-')} cycles"
+    else:
+        err = open(d + ".csynth.err").read().strip() if os.path.exists(d + ".csynth.err") else ""
+        bambu = "not installed" if "not on PATH" in err else ("failed: " + err[:80] if err else "-")
+    print(f"| {name} | {rep.get('filters', '-')} | {ops.get('before_clean_ups', 0):,} / {ops.get('after_clean_ups', 0):,} | {exact} | {bambu} |")
 print("(kiln: 16-bit fixed point, the clock period is kiln's delay-model estimate; Bambu: floats, Zynq-7000 at 60-89 MHz)")
 PY

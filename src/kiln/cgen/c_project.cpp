@@ -153,6 +153,14 @@ std::string testbench_c(const hls::Model& m, const loop::Program& p, const std::
   return s;
 }
 
+// The values the program computes per sample (loop::dynamic_ops): what the
+// clean-ups save.
+int64_t ops_per_sample(const loop::Program& p) {
+  int64_t n = 0;
+  for (const loop::Kernel& k : p.kernels) n += loop::dynamic_ops(k);
+  return n;
+}
+
 // Seed 001 runs Bambu on the C with the top function named and a clock.
 std::string bambu_sh(const hls::Model& m, const std::string& top) {
   return fmt::format(
@@ -260,7 +268,8 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
   for (const hls::Layer& l : model.layers)
     if (l.rtl.line_buffer) line_buffered[l.name] = *l.rtl.line_buffer;
   loop::Program program = loop::configured_program(model, line_buffered, model.rtl.directives);
-  clean_up(program);
+  const int64_t ops_before = ops_per_sample(program);
+  const std::vector<std::pair<std::string_view, int>> cleaned = clean_up(program);
   const std::string top = model.name;
   // Vitis's loops (Style: loops) or Bambu's C99.
   const bool vitis = model.backend == hls::Backend::Vitis;
@@ -308,11 +317,16 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
                     fs::perm_options::add, ec);
     write_file(root / "Makefile", makefile(model, top));
   }
-  nlohmann::json report = {{"model", model.name},
-                           {"backend", vitis ? "vitis" : "bambu"},
-                           {"style", "loops"},
-                           {"language", vitis ? "c++14" : "c99"},
-                           {"source", options.source}};
+  nlohmann::json report = {
+      {"model", model.name},
+      {"backend", vitis ? "vitis" : "bambu"},
+      {"style", "loops"},
+      {"language", vitis ? "c++14" : "c99"},
+      {"source", options.source},
+      {"filters", program.kernels.size()},
+      {"ops_per_sample",
+       {{"before_clean_ups", ops_before}, {"after_clean_ups", ops_per_sample(program)}}}};
+  for (const auto& [name, changes] : cleaned) report["clean_ups"][std::string(name)] = changes;
   write_file(root / "report.json", report.dump(2) + "\n");
   hls::save_model_json(root / hls::kModelJsonFile, model, options.source);
   write_file(root / "README.md", readme(model, top));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/cgen/hoist_invariants.h"
+#include "kiln/cgen/keep_in_locals.h"
 #include "kiln/cgen/simplify_guards.h"
 #include "kiln/loop/loop_ir.h"
 
@@ -18,10 +19,12 @@ struct CleanUp {
   int (*run)(loop::Program& program);  // how many changes it made
 };
 
-// Guards first: a Let an If no longer holds can then be hoisted.
+// Guards first: a Let an If no longer holds can then be hoisted. Locals
+// last: the loads hoisting moves out are not kept in them.
 inline constexpr CleanUp kCleanUps[] = {
     {"simplify_guards", &simplify_guards},
     {"hoist_invariants", &hoist_invariants},
+    {"keep_in_locals", &keep_in_locals},
 };
 
 // Runs every clean-up; each one's name and changes.

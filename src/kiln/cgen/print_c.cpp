@@ -6,6 +6,7 @@
 #include <set>
 
 #include "kiln/cgen/c_runtime.h"
+#include "kiln/cgen/find_fifos.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cgen {
@@ -68,6 +69,9 @@ class Printer {
 
   CProgram run() {
     check_widths();
+    // Queues between filters: the typed C++'s streams (kiln::stream, which
+    // is hls::stream under Vitis); the C99 marks them and keeps arrays.
+    for (const Fifo& f : find_fifos(p_)) fifos_.insert(f.buffer);
     CProgram out;
     out.header = header();
     std::string& s = out.source;
@@ -278,10 +282,17 @@ class Printer {
     for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];
       if ((buf.role != BufferRole::Tensor && buf.role != BufferRole::Local) || buf.alias_of >= 0 ||
-          ports.count(static_cast<int>(b)))
+          ports.count(static_cast<int>(b)) || scalar(static_cast<int>(b)))
         continue;
-      s += fmt::format("static {} {}[{}];\n", element(static_cast<int>(b)),
-                       array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()));
+      if (stream(static_cast<int>(b)))
+        s += fmt::format("static kiln::stream<{} > {}; /* a FIFO: read in the order written */\n",
+                         element(static_cast<int>(b)), array(static_cast<int>(b)));
+      else
+        s += fmt::format("static {} {}[{}];{}\n", element(static_cast<int>(b)),
+                         array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()),
+                         fifos_.count(static_cast<int>(b))
+                             ? " /* a FIFO: read in the order written (an array in C) */"
+                             : "");
     }
     return s + (s.empty() ? "" : "\n");
   }
@@ -311,17 +322,25 @@ class Printer {
     k_ = &p_.kernels[static_cast<std::size_t>(kk)];
     std::vector<std::string> params;
     for (const auto& [s, written] : parameters(*k_))
-      params.push_back(fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
+      params.push_back(
+          stream(s) ? fmt::format("kiln::stream<{} > &{}", element(s), array(s))
+                    : fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
     std::string s =
         fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
     for (std::size_t l = 0; l < k_->loops.size(); ++l)
       s += fmt::format("  int64_t l{}; /* {} */\n", l, k_->loops[l].name);
+    // One-element locals are variables: zero when the filter starts, as the
+    // loop IR's buffers are when a sample starts.
+    for (int b : k_->locals)
+      if (scalar(b))
+        s += fmt::format("  {} {} = 0; /* {} */\n", element(b), array(b), buffer(b).name);
     if (vitis_) {  // the weights' and locals' directives, where this filter uses them
       std::set<int> own;
       for (int b : k_->reads)
         if (buffer(p_.storage_of(b)).role == BufferRole::Const) own.insert(p_.storage_of(b));
-      for (int b : k_->locals) own.insert(p_.storage_of(b));
+      for (int b : k_->locals)
+        if (!scalar(b)) own.insert(p_.storage_of(b));
       for (int b : own) s += array_pragmas(b);
     }
     block(k_->body, 1, s);
@@ -338,6 +357,25 @@ class Printer {
       s = s.empty() ? term : s + (c < 0 ? " - " : " + ") + term;
     }
     return s;
+  }
+
+  // Whether buffer b is a FIFO printed as a stream (the typed C++).
+  bool stream(int b) const { return typed_ && fifos_.count(p_.storage_of(b)) > 0; }
+
+  // Whether buffer b is a one-element local of a kernel, printed as a
+  // variable of its filter.
+  bool scalar(int b) const {
+    const Buffer& buf = buffer(b);
+    if (buf.role != BufferRole::Local || buf.alias_of >= 0 || buf.numel() != 1) return false;
+    int owners = 0;
+    for (const Kernel& k : p_.kernels)
+      for (int l : k.locals) owners += l == b;
+    return owners == 1;
+  }
+
+  // Buffer b's element at `index`: `array[flat]`, or a scalar's variable.
+  std::string access(int b, const std::vector<Affine>& index) const {
+    return scalar(b) ? array(b) : fmt::format("{}[{}]", array(b), flat(b, index));
   }
 
   // Row-major flat index of buffer b at `index` (b's own shape, an alias's
@@ -364,8 +402,7 @@ class Printer {
   std::string expression(const Value& v) const {
     const auto arg = [&](std::size_t i) { return v.args[i]; };
     switch (v.op) {
-      case Op::Load:
-        return fmt::format("(int64_t){}[{}]", array(v.buffer), flat(v.buffer, v.index));
+      case Op::Load: return fmt::format("(int64_t){}", access(v.buffer, v.index));
       case Op::Const: return literal(v.imm);
       case Op::Add:
         return fmt::format("{} + {}", at_frac(arg(0), v.type.frac), at_frac(arg(1), v.type.frac));
@@ -412,9 +449,11 @@ class Printer {
     switch (v.op) {
       case Op::Load:
         if (raw_weights(v.buffer))
-          return fmt::format("const {} v{} = kiln::from_raw_bits<{} >({}[{}])", t, id, t,
-                             array(v.buffer), flat(v.buffer, v.index));
-        return fmt::format("const auto v{} = {}[{}]", id, array(v.buffer), flat(v.buffer, v.index));
+          return fmt::format("const {} v{} = kiln::from_raw_bits<{} >({})", t, id, t,
+                             access(v.buffer, v.index));
+        if (stream(v.buffer))
+          return fmt::format("const {} v{} = {}.read()", t, id, array(v.buffer));
+        return fmt::format("const auto v{} = {}", id, access(v.buffer, v.index));
       case Op::Const:
         return fmt::format("const {} v{} = kiln::from_raw_bits<{} >({})", t, id, t, literal(v.imm));
       case Op::Add: return fmt::format("const auto v{} = {} + {}", id, a(0), a(1));
@@ -468,12 +507,12 @@ class Printer {
         case StmtKind::Store: {
           const Buffer& b = buffer(st.buffer);
           if (typed_)  // the value has the buffer's format: an exact assignment
-            s += fmt::format("{}{}[{}] = v{};\n", pad, array(st.buffer), flat(st.buffer, st.index),
-                             st.value);
+            s += stream(st.buffer)
+                     ? fmt::format("{}{}.write(v{});\n", pad, array(st.buffer), st.value)
+                     : fmt::format("{}{} = v{};\n", pad, access(st.buffer, st.index), st.value);
           else
-            s += fmt::format("{}{}[{}] = ({}) ({});\n", pad, array(st.buffer),
-                             flat(st.buffer, st.index), c_storage_type(b.type),
-                             at_frac(st.value, b.type.frac));
+            s += fmt::format("{}{} = ({}) ({});\n", pad, access(st.buffer, st.index),
+                             c_storage_type(b.type), at_frac(st.value, b.type.frac));
           break;
         }
         case StmtKind::For: {
@@ -560,10 +599,12 @@ class Printer {
 
   std::string top_function() const {
     std::string s = prototype() + " {\n";
-    if (vitis_)
-      for (std::size_t b = 0; b < p_.buffers.size(); ++b)
-        if (p_.buffers[b].role == BufferRole::Tensor && p_.buffers[b].alias_of < 0)
-          s += array_pragmas(static_cast<int>(b));
+    for (std::size_t b = 0; b < p_.buffers.size() && vitis_; ++b)
+      if (stream(static_cast<int>(b)))  // every element is written before one is read
+        s += fmt::format("  KILN_PRAGMA(HLS STREAM variable={} depth={})\n",
+                         array(static_cast<int>(b)), p_.buffers[b].numel());
+      else if (p_.buffers[b].role == BufferRole::Tensor && p_.buffers[b].alias_of < 0)
+        s += array_pragmas(static_cast<int>(b));
     for (std::size_t k = 0; k < p_.kernels.size(); ++k) {
       std::vector<std::string> args;
       for (const auto& [st, written] : parameters(p_.kernels[k])) args.push_back(array(st));
@@ -579,6 +620,7 @@ class Printer {
   // Values and arrays of ap_fixed types (vitis_type), not raw integers.
   bool typed_ = false;
   bool weight_files_ = false;
+  std::set<int> fifos_;  // storage buffers find_fifos found
   const Kernel* k_ = nullptr;
 };
 

@@ -172,6 +172,7 @@ void expect_interpreters_outputs(const std::string& model, Dialect dialect) {
   TempDir tmp;
   loop::Program cleaned = p;
   clean_up(cleaned);
+  loop::verify(cleaned);  // the clean-ups keep the loop IR's rules
   PrintOptions po;
   po.dialect = dialect;
   const CProgram c = print_c(cleaned, "top", po);
