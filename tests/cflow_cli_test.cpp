@@ -58,6 +58,36 @@ TEST_P(BambuC, CompilesAsC99AndSimulatesBitExact) {
   EXPECT_NE(missing.err.find("cannot read the weights"), std::string::npos) << missing.err;
 }
 
+// Seed 001's parallel loops: with the Gemm's loop over outputs unrolled (a
+// parallel loop of the schedule), the C99 marks it `omp parallel for`,
+// bambu.sh passes -fopenmp, and on two threads the C is still bit-exact.
+TEST(BambuOpenMp, AnUnrolledLoopOverOutputsRunsOnThreadsBitExact) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "p";
+  const ProcessResult c =
+      kiln({"compile", zoo("mlp"), "--set", "Backend=bambu", "--set", "Loop.fc_Gemm/j.Unroll=5",
+            "--set", "Loop.fc_Gemm/i.Unroll=2", "-o", out.string()});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::ifstream in(out / "firmware" / "mlp.c");
+  const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // j (over outputs) is parallel; i (the reduction) is not, though unrolled.
+  const std::string pragma = "#pragma omp parallel for\n#endif\n";
+  const std::size_t at = code.find(pragma);
+  ASSERT_NE(at, std::string::npos) << code;
+  EXPECT_NE(code.find("/* j */", at), std::string::npos);
+  EXPECT_EQ(code.find(pragma, at + 1), std::string::npos);
+  std::ifstream sh(out / "bambu" / "bambu.sh");
+  const std::string script((std::istreambuf_iterator<char>(sh)), std::istreambuf_iterator<char>());
+  EXPECT_NE(script.find("-fopenmp --pragma-parse"), std::string::npos) << script;
+  const ProcessResult make =
+      run_process({"/usr/bin/env", "OMP_NUM_THREADS=2", "make", "-B", "-C", out.string(), "csim",
+                   "OPENMP=-fopenmp", "CFLAGS=-std=c99 -O2 -Wall -Wextra -pedantic -Werror"},
+                  300);
+  EXPECT_EQ(make.exit_code, 0) << make.out << make.err;
+  EXPECT_NE(make.out.find("-fopenmp"), std::string::npos) << make.out;
+  EXPECT_NE(make.out.find(" 0 differ"), std::string::npos) << make.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, BambuC, ::testing::Values("mlp", "lenet5", "softmax_a", "vecmul_a"));
 
 // Style: loops: the same loop nests as C++ for Vitis HLS, each loop labelled

@@ -162,7 +162,9 @@ int64_t ops_per_sample(const loop::Program& p) {
 }
 
 // Seed 001 runs Bambu on the C with the top function named and a clock.
-std::string bambu_sh(const hls::Model& m, const std::string& top) {
+// With parallel loops, -fopenmp and --pragma-parse let Bambu read their
+// `#pragma omp parallel for`.
+std::string bambu_sh(const hls::Model& m, const std::string& top, bool openmp) {
   return fmt::format(
       "#!/bin/sh\n"
       "# Runs Bambu (PandA) on kiln's C99 for {0}. Written by kiln; Bambu is not installed\n"
@@ -170,8 +172,8 @@ std::string bambu_sh(const hls::Model& m, const std::string& top) {
       "--device-name=xc7z020-1clg484-VVD\n"
       "set -e\ncd \"$(dirname \"$0\")/..\"\nmkdir -p bambu/out\ncd bambu/out\n"
       "exec bambu ../../firmware/{1}.c --top-fname={1} -I../../firmware --std=c99 \\\n"
-      "  --compiler=I386_GCC49 -O3 --clock-period={2:g} --simulate \"$@\"\n",
-      m.name, top, m.clock_period_ns);
+      "  --compiler=I386_GCC49 -O3 --clock-period={2:g} {3}--simulate \"$@\"\n",
+      m.name, top, m.clock_period_ns, openmp ? "-fopenmp --pragma-parse " : "");
 }
 
 std::string makefile(const hls::Model& m, const std::string& top) {
@@ -179,13 +181,14 @@ std::string makefile(const hls::Model& m, const std::string& top) {
       "# C simulation of kiln's C99 with a C compiler. Written by kiln.\n"
       "#   make csim   builds build/kiln_csim and runs it on tb_data/inputs.txt, comparing\n"
       "#               with tb_data/expected_raw.txt (kiln's emulator).\n"
+      "#   make -B csim OPENMP=-fopenmp  the same with the parallel loops on threads.\n"
       "CC ?= gcc\nCFLAGS ?= -std=c99 -O2 -Wall -Wextra -pedantic\n\n"
       "SOURCES := firmware/{1}.c tb/{0}_test.c\n"
       "HEADERS := $(wildcard firmware/*.h)\n\n"
       ".PHONY: csim clean\n\n"
       "csim: build/kiln_csim\n\t./build/kiln_csim\n\n"
       "build/kiln_csim: $(SOURCES) $(HEADERS)\n\tmkdir -p build\n"
-      "\t$(CC) $(CFLAGS) -I firmware $(SOURCES) -o $@ -lm\n\n"
+      "\t$(CC) $(CFLAGS) $(OPENMP) -I firmware $(SOURCES) -o $@ -lm\n\n"
       "clean:\n\trm -rf build tb_data/csim_results.txt\n",
       m.name, top);
 }
@@ -311,7 +314,7 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
     write_file(root / "build_prj.tcl", build_prj_tcl(model, top));
     write_file(root / "Makefile", makefile_cpp(model, top));
   } else {
-    write_file(root / "bambu" / "bambu.sh", bambu_sh(model, top));
+    write_file(root / "bambu" / "bambu.sh", bambu_sh(model, top, c.parallel_loops > 0));
     std::error_code ec;
     fs::permissions(root / "bambu" / "bambu.sh", fs::perms::owner_exec | fs::perms::group_exec,
                     fs::perm_options::add, ec);

@@ -7,6 +7,7 @@
 
 #include "kiln/cgen/c_runtime.h"
 #include "kiln/cgen/find_fifos.h"
+#include "kiln/cgen/parallel_loops.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cgen {
@@ -72,7 +73,9 @@ class Printer {
     // Queues between filters: the typed C++'s streams (kiln::stream, which
     // is hls::stream under Vitis); the C99 marks them and keeps arrays.
     for (const Fifo& f : find_fifos(p_)) fifos_.insert(f.buffer);
+    if (!vitis_) parallel_ = parallel_loops(p_);  // Vitis has its UNROLL pragmas
     CProgram out;
+    out.parallel_loops = static_cast<int>(parallel_.size());
     out.header = header();
     std::string& s = out.source;
     s += fmt::format(
@@ -320,6 +323,7 @@ class Printer {
 
   std::string filter(int kk) {
     k_ = &p_.kernels[static_cast<std::size_t>(kk)];
+    kernel_ = kk;
     std::vector<std::string> params;
     for (const auto& [s, written] : parameters(*k_))
       params.push_back(
@@ -328,8 +332,6 @@ class Printer {
     std::string s =
         fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
-    for (std::size_t l = 0; l < k_->loops.size(); ++l)
-      s += fmt::format("  int64_t l{}; /* {} */\n", l, k_->loops[l].name);
     // One-element locals are variables: zero when the filter starts, as the
     // loop IR's buffers are when a sample starts.
     for (int b : k_->locals)
@@ -519,11 +521,15 @@ class Printer {
           const loop::Loop& l = k_->loops[static_cast<std::size_t>(st.loop)];
           if (vitis_) {
             s += fmt::format("{}{}:\n", pad, label(st.loop));
-            s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{\n", pad, st.loop, st.loop, l.trip,
-                             st.loop);
+            s += fmt::format("{}for (int64_t l{} = 0; l{} < {}; ++l{}) {{\n", pad, st.loop, st.loop,
+                             l.trip, st.loop);
             s += loop_pragmas(l, flattened_into, pad + "  ");
           } else {
-            s += fmt::format("{}for (l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop,
+            // Seed 001's coarse-grained parallelism: Bambu reads it with -fopenmp;
+            // a compiler without OpenMP sees no pragma.
+            if (parallel_.count({kernel_, st.loop}))
+              s += "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n";
+            s += fmt::format("{}for (int64_t l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop,
                              st.loop, l.trip, st.loop, l.name);
           }
           block(st.body, depth + 1, s, l.directives.flatten);
@@ -620,8 +626,10 @@ class Printer {
   // Values and arrays of ap_fixed types (vitis_type), not raw integers.
   bool typed_ = false;
   bool weight_files_ = false;
-  std::set<int> fifos_;  // storage buffers find_fifos found
+  std::set<int> fifos_;                     // storage buffers find_fifos found
+  std::set<std::pair<int, int>> parallel_;  // (kernel, loop): omp parallel for (C99)
   const Kernel* k_ = nullptr;
+  int kernel_ = -1;
 };
 
 }  // namespace

@@ -31,6 +31,8 @@ struct CProgram {
   // With weight files: each weight array's file name (<array>.dat) and text,
   // its raw values whitespace-separated, which <top>_load_weights(DIR) reads.
   std::vector<std::pair<std::string, std::string>> weight_files;
+  // Loops marked `#pragma omp parallel for` (parallel_loops.h; C99 only).
+  int parallel_loops = 0;
 };
 
 struct PrintOptions {
