@@ -106,7 +106,11 @@ TEST(VitisLoops, CarriesTheDirectivesAsPragmasAndSimulatesBitExact) {
                            "    Unroll: full\n"
                            "Buffer:\n"
                            "  fc_Gemm_b:\n"
-                           "    Storage: registers\n";
+                           "    Storage: registers\n"
+                           "  fc_Gemm_w:\n"
+                           "    Partition: cyclic\n"
+                           "    Factor: 5\n"
+                           "    Dim: 2\n";
   const fs::path out = tmp.path() / "p";
   const ProcessResult c = kiln({"compile", zoo("mlp"), "-c", config.string(), "-o", out.string()});
   ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -114,7 +118,9 @@ TEST(VitisLoops, CarriesTheDirectivesAsPragmasAndSimulatesBitExact) {
   const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const char* want :
        {"  i:\n", "    j:\n", "KILN_PRAGMA(HLS PIPELINE II=2)", "KILN_PRAGMA(HLS UNROLL factor=5)",
-        "KILN_PRAGMA(HLS UNROLL)\n", "type=complete dim=1)"})
+        "KILN_PRAGMA(HLS UNROLL)\n", "type=complete dim=1)",
+        // the weights keep their two dimensions, so the partition of the second maps
+        "b2_fc_Gemm_w[784][10] = {", "variable=b2_fc_Gemm_w type=cyclic factor=5 dim=2)"})
     EXPECT_NE(code.find(want), std::string::npos) << want;
   EXPECT_TRUE(fs::exists(out / "build_prj.tcl"));
   const ProcessResult s = kiln({"csim", out.string(), "--samples", "5", "--werror"});

@@ -264,8 +264,8 @@ class Printer {
     for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
       const Buffer& buf = p_.buffers[b];
       if (buf.role != BufferRole::Const || buf.alias_of >= 0) continue;
-      s += fmt::format("static const {} {}[{}] = {{", element(static_cast<int>(b)),
-                       array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()));
+      s += fmt::format("static const {} {}{} = {{", element(static_cast<int>(b)),
+                       array(static_cast<int>(b)), dims(static_cast<int>(b)));
       for (std::size_t i = 0; i < buf.data.size(); ++i)
         s += fmt::format("{}{}{}", i % 16 == 0 ? "\n  " : " ", buf.data[i],
                          i + 1 < buf.data.size() ? "," : "");
@@ -291,8 +291,8 @@ class Printer {
         s += fmt::format("static kiln::stream<{} > {}; /* a FIFO: read in the order written */\n",
                          element(static_cast<int>(b)), array(static_cast<int>(b)));
       else
-        s += fmt::format("static {} {}[{}];{}\n", element(static_cast<int>(b)),
-                         array(static_cast<int>(b)), std::max<int64_t>(1, buf.numel()),
+        s += fmt::format("static {} {}{};{}\n", element(static_cast<int>(b)),
+                         array(static_cast<int>(b)), dims(static_cast<int>(b)),
                          fifos_.count(static_cast<int>(b))
                              ? " /* a FIFO: read in the order written (an array in C) */"
                              : "");
@@ -327,8 +327,10 @@ class Printer {
     std::vector<std::string> params;
     for (const auto& [s, written] : parameters(*k_))
       params.push_back(
-          stream(s) ? fmt::format("kiln::stream<{} > &{}", element(s), array(s))
-                    : fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
+          stream(s)      ? fmt::format("kiln::stream<{} > &{}", element(s), array(s))
+          : multi_dim(s) ? fmt::format("{}{} {}{}", written ? "" : "const ", element(s), array(s),
+                                       dims(s))
+                         : fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
     std::string s =
         fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
@@ -361,6 +363,28 @@ class Printer {
     return s;
   }
 
+  // Whether buffer b is printed with its dimensions (`T a[R][C]`, read as
+  // a[i][j]), so that a partition of any dimension maps onto the array: the
+  // typed C++'s tensors, locals and weights that no other buffer views.
+  // Ports stay flat, as the testbench passes them.
+  bool multi_dim(int b) const {
+    const Buffer& buf = buffer(b);
+    if (!typed_ || buf.alias_of >= 0 || buf.shape.size() < 2 || buf.role == BufferRole::Input ||
+        buf.role == BufferRole::Output || scalar(b) || stream(b))
+      return false;
+    for (const Buffer& o : p_.buffers)
+      if (o.alias_of == b) return false;
+    return true;
+  }
+
+  // The declarator's dimensions of buffer b: "[R][C]", or "[N]" flat.
+  std::string dims(int b) const {
+    if (!multi_dim(b)) return fmt::format("[{}]", std::max<int64_t>(1, buffer(b).numel()));
+    std::string d;
+    for (int64_t n : buffer(b).shape) d += fmt::format("[{}]", n);
+    return d;
+  }
+
   // Whether buffer b is a FIFO printed as a stream (the typed C++).
   bool stream(int b) const { return typed_ && fifos_.count(p_.storage_of(b)) > 0; }
 
@@ -377,7 +401,11 @@ class Printer {
 
   // Buffer b's element at `index`: `array[flat]`, or a scalar's variable.
   std::string access(int b, const std::vector<Affine>& index) const {
-    return scalar(b) ? array(b) : fmt::format("{}[{}]", array(b), flat(b, index));
+    if (scalar(b)) return array(b);
+    if (!multi_dim(b)) return fmt::format("{}[{}]", array(b), flat(b, index));
+    std::string s = array(b);
+    for (const Affine& a : index) s += "[" + affine(a) + "]";
+    return s;
   }
 
   // Row-major flat index of buffer b at `index` (b's own shape, an alias's
@@ -578,7 +606,20 @@ class Printer {
     std::string s;
     const int rank = static_cast<int>(buf.shape.size());
     using hls::BufferPartition;
-    if (d.partition == BufferPartition::Complete || d.storage == hls::BufferStorage::Registers)
+    if (multi_dim(b)) {  // every partition is Vitis's own, dimension by dimension
+      if (d.storage == hls::BufferStorage::Registers)
+        s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim=0)\n",
+                         pad, v);
+      else if (d.partition == BufferPartition::Complete)
+        s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim={})\n",
+                         pad, v, d.dim);
+      else if (d.partition != BufferPartition::None)
+        s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type={} factor={} dim={})\n",
+                         pad, v, enum_name(d.partition), d.factor, d.dim);
+      for (int more : d.more_dims)
+        s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim={})\n",
+                         pad, v, more);
+    } else if (d.partition == BufferPartition::Complete || d.storage == hls::BufferStorage::Registers)
       s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim=1)\n", pad,
                        v);
     else if (d.partition == BufferPartition::Cyclic && (d.dim == rank || rank == 1))
@@ -592,7 +633,7 @@ class Printer {
     else if (d.partition != BufferPartition::None)
       s += fmt::format("{}/* {}: partition {} by {} of dimension {} has no flat form here */\n",
                        pad, v, enum_name(d.partition), d.factor, d.dim);
-    if (!d.more_dims.empty())
+    if (!d.more_dims.empty() && !multi_dim(b))
       s += fmt::format("{}/* {}: further dimensions partitioned completely: not expressed */\n",
                        pad, v);
     const bool rom = buf.role == BufferRole::Const;
