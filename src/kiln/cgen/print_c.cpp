@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "kiln/cgen/c_runtime.h"
@@ -324,13 +326,19 @@ class Printer {
   std::string filter(int kk) {
     k_ = &p_.kernels[static_cast<std::size_t>(kk)];
     kernel_ = kk;
+    depth_.clear();
+    index_names_.clear();
+    index_decls_.clear();
+    plan_indices(k_->body, 0);
+    int named = 0;
+    number_indices(k_->body, named);
     std::vector<std::string> params;
     for (const auto& [s, written] : parameters(*k_))
       params.push_back(
-          stream(s)      ? fmt::format("kiln::stream<{} > &{}", element(s), array(s))
-          : multi_dim(s) ? fmt::format("{}{} {}{}", written ? "" : "const ", element(s), array(s),
-                                       dims(s))
-                         : fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
+          stream(s) ? fmt::format("kiln::stream<{} > &{}", element(s), array(s))
+          : multi_dim(s)
+              ? fmt::format("{}{} {}{}", written ? "" : "const ", element(s), array(s), dims(s))
+              : fmt::format("{}{} *{}", written ? "" : "const ", element(s), array(s)));
     std::string s =
         fmt::format("/* layer {} */\nstatic void {}({}) {{\n", k_->onnx_name, filter_name(kk),
                     params.empty() ? "void" : fmt::format("{}", fmt::join(params, ", ")));
@@ -402,22 +410,106 @@ class Printer {
   // Buffer b's element at `index`: `array[flat]`, or a scalar's variable.
   std::string access(int b, const std::vector<Affine>& index) const {
     if (scalar(b)) return array(b);
-    if (!multi_dim(b)) return fmt::format("{}[{}]", array(b), flat(b, index));
     std::string s = array(b);
-    for (const Affine& a : index) s += "[" + affine(a) + "]";
+    for (const Affine& a : index_units(b, index)) s += "[" + index_text(a) + "]";
     return s;
   }
 
-  // Row-major flat index of buffer b at `index` (b's own shape, an alias's
-  // included).
-  std::string flat(int b, const std::vector<Affine>& index) const {
-    const Buffer& buf = buffer(b);
-    std::string f;
-    for (std::size_t d = 0; d < index.size(); ++d) {
-      const std::string i = affine(index[d]);
-      f = d == 0 ? i : fmt::format("({}) * {} + {}", f, buf.shape[d], i);
+  // The affine expressions an access of buffer b at `index` prints: one per
+  // dimension of a multi-dimensional array, else the row-major flat index.
+  std::vector<Affine> index_units(int b, const std::vector<Affine>& index) const {
+    if (multi_dim(b)) return index;
+    Affine flat = Affine::of(0);
+    for (std::size_t d = 0; d < index.size(); ++d) flat = flat * buffer(b).shape[d] + index[d];
+    return {flat};
+  }
+
+  // Seed 001's elementary operations with shared subexpressions, for the
+  // indices: an affine index is a chain of partial sums, the one that adds
+  // the term of loop l computed once at the top of l's body
+  // (`x3 = x1 + 28 * l2`), shared by every access that needs it, so no
+  // index is recomputed in a loop it does not depend on.
+  using IndexKey = std::pair<int64_t, std::vector<std::pair<int, int64_t>>>;
+
+  // a's terms merged per loop, zeros dropped, outermost loop first.
+  IndexKey canonical(const Affine& a) const {
+    std::map<int, int64_t> by_loop;
+    for (const auto& [l, c] : a.terms) by_loop[l] += c;
+    std::vector<std::pair<int, int64_t>> terms;
+    for (const auto& [l, c] : by_loop)
+      if (c != 0) terms.emplace_back(l, c);
+    std::sort(terms.begin(), terms.end(), [&](const auto& x, const auto& y) {
+      return std::make_pair(depth_.at(x.first), x.first) <
+             std::make_pair(depth_.at(y.first), y.first);
+    });
+    return {a.constant, terms};
+  }
+
+  static bool trivial(const IndexKey& k) {
+    return k.second.empty() || (k.second.size() == 1 && k.second[0].second == 1 && k.first == 0);
+  }
+
+  static std::string term_text(const std::string& prev, int loop, int64_t c) {
+    if (prev.empty()) return c == 1 ? fmt::format("l{}", loop) : fmt::format("{} * l{}", c, loop);
+    const int64_t m = c < 0 ? -c : c;
+    return prev + (c < 0 ? " - " : " + ") +
+           (m == 1 ? fmt::format("l{}", loop) : fmt::format("{} * l{}", m, loop));
+  }
+
+  // Registers a's partial sums that need a name under the loop each adds.
+  void plan_index(const Affine& a) {
+    const IndexKey key = canonical(a);
+    IndexKey partial{key.first, {}};
+    for (const auto& [l, c] : key.second) {
+      partial.second.emplace_back(l, c);
+      if (!trivial(partial) && index_names_.emplace(partial, "").second)
+        index_decls_[l].push_back(partial);
     }
-    return f.empty() ? "0" : f;
+  }
+
+  // Names the partial sums in the order they are printed: x0, x1, ...
+  void number_indices(const std::vector<Stmt>& stmts, int& n) {
+    for (const Stmt& st : stmts) {
+      if (st.kind == StmtKind::For)
+        if (const auto it = index_decls_.find(st.loop); it != index_decls_.end())
+          for (const IndexKey& k : it->second) index_names_[k] = fmt::format("x{}", n++);
+      if (st.kind == StmtKind::For || st.kind == StmtKind::If) number_indices(st.body, n);
+    }
+  }
+
+  std::string key_text(const IndexKey& key) const {
+    if (key.second.empty()) return std::to_string(key.first);
+    if (trivial(key)) return fmt::format("l{}", key.second[0].first);
+    return index_names_.at(key);
+  }
+
+  // A partial sum's definition: the one before it plus its last term.
+  std::string definition(const IndexKey& key) const {
+    IndexKey prev = key;
+    prev.second.pop_back();
+    const std::string before =
+        prev.second.empty() ? (prev.first != 0 ? std::to_string(prev.first) : "") : key_text(prev);
+    return term_text(before, key.second.back().first, key.second.back().second);
+  }
+
+  std::string index_text(const Affine& a) const { return key_text(canonical(a)); }
+
+  // Every access's index in `stmts`, planned (depth_ set for their loops).
+  void plan_indices(const std::vector<Stmt>& stmts, int depth) {
+    for (const Stmt& st : stmts) {
+      if (st.kind == StmtKind::For) {
+        depth_[st.loop] = depth;
+        plan_indices(st.body, depth + 1);
+      } else if (st.kind == StmtKind::If) {
+        plan_indices(st.body, depth);
+      } else {
+        const Value* v =
+            st.kind == StmtKind::Let ? &k_->values[static_cast<std::size_t>(st.value)] : nullptr;
+        const int b = v ? (v->op == Op::Load ? v->buffer : -1) : st.buffer;
+        if (b < 0 || scalar(b) || stream(b)) continue;
+        for (const Affine& a : index_units(b, v ? v->index : st.index)) plan_index(a);
+      }
+    }
   }
 
   const ScalarType& type_of(int v) const { return k_->values[static_cast<std::size_t>(v)].type; }
@@ -560,6 +652,10 @@ class Printer {
             s += fmt::format("{}for (int64_t l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop,
                              st.loop, l.trip, st.loop, l.name);
           }
+          if (const auto it = index_decls_.find(st.loop); it != index_decls_.end())
+            for (const IndexKey& key : it->second)
+              s += fmt::format("{}  const int64_t {} = {};\n", pad, index_names_.at(key),
+                               definition(key));
           block(st.body, depth + 1, s, l.directives.flatten);
           s += pad + "}\n";
           break;
@@ -614,12 +710,14 @@ class Printer {
         s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim={})\n",
                          pad, v, d.dim);
       else if (d.partition != BufferPartition::None)
-        s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type={} factor={} dim={})\n",
-                         pad, v, enum_name(d.partition), d.factor, d.dim);
+        s +=
+            fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type={} factor={} dim={})\n",
+                        pad, v, enum_name(d.partition), d.factor, d.dim);
       for (int more : d.more_dims)
         s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim={})\n",
                          pad, v, more);
-    } else if (d.partition == BufferPartition::Complete || d.storage == hls::BufferStorage::Registers)
+    } else if (d.partition == BufferPartition::Complete ||
+               d.storage == hls::BufferStorage::Registers)
       s += fmt::format("{}KILN_PRAGMA(HLS ARRAY_PARTITION variable={} type=complete dim=1)\n", pad,
                        v);
     else if (d.partition == BufferPartition::Cyclic && (d.dim == rank || rank == 1))
@@ -669,6 +767,11 @@ class Printer {
   bool weight_files_ = false;
   std::set<int> fifos_;                     // storage buffers find_fifos found
   std::set<std::pair<int, int>> parallel_;  // (kernel, loop): omp parallel for (C99)
+  // The filter's index arithmetic (plan_index): each loop's depth, each
+  // partial sum's name, and the names each loop's body defines.
+  std::map<int, int> depth_;
+  std::map<IndexKey, std::string> index_names_;
+  std::map<int, std::vector<IndexKey>> index_decls_;
   const Kernel* k_ = nullptr;
   int kernel_ = -1;
 };

@@ -18,6 +18,7 @@
 #include "kiln/hls/library_headers.h"
 #include "kiln/hls/prepare.h"
 #include "kiln/loop/interpret.h"
+#include "kiln/loop/loop_text.h"
 #include "kiln/loop/lower_layers.h"
 #include "kiln/loop/testing/emulator_match.h"
 #include "kiln/support/error.h"
@@ -233,6 +234,47 @@ TEST(CFromLoop, RefusesAValueWiderThan63Bits) {
   const Error e = kiln::testing::catch_error([&] { print_c(p, "top"); });
   EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
   EXPECT_NE(std::string(e.what()).find("70 bits"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace kiln::cgen
+
+namespace kiln::cgen {
+namespace {
+
+// Seed 001's elementary operations with shared subexpressions, for indices:
+// x[i][j] and y[i][j] share one flat index, built as partial sums, each at
+// the top of the loop whose term it adds; the loads and the store use it.
+TEST(PrintC, IndicesArePartialSumsSharedByTheAccessesAndComputedOncePerLoop) {
+  const loop::Program p = loop::parse_program(kiln::testing::text_block(R"(
+program "s"
+buffer @x input ap_fixed<8,3> [4x3]
+buffer @y output ap_fixed<9,4> [4x3]
+inputs @x
+outputs @y
+kernel k "/K" reads @x writes @y locals {
+  for %i < 4 {
+    for %j < 3 {
+      %v0 = load @x[%i, %j] : ap_fixed<8,3>
+      %v1 = load @x[%i, 2] : ap_fixed<8,3>
+      %v2 = add %v0, %v1 : ap_fixed<9,4>
+      store @y[%i, %j] = %v2
+    }
+  }
+}
+)"),
+                                              "s.loop");
+  const std::string c = print_c(p, "top").source;
+  const std::string want =
+      "  for (int64_t l0 = 0; l0 < 4; ++l0) { /* i */\n"
+      "    const int64_t x0 = 3 * l0;\n"
+      "    const int64_t x1 = 2 + 3 * l0;\n"
+      "    for (int64_t l1 = 0; l1 < 3; ++l1) { /* j */\n"
+      "      const int64_t x2 = x0 + l1;\n"
+      "      const int64_t v0 = (int64_t)b0_x[x2]; /* ap_fixed<8,3> */\n"
+      "      const int64_t v1 = (int64_t)b0_x[x1]; /* ap_fixed<8,3> */\n";
+  EXPECT_NE(c.find(want), std::string::npos) << c;
+  EXPECT_NE(c.find("b1_y[x2] = "), std::string::npos) << c;
 }
 
 }  // namespace
