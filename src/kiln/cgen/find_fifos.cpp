@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "kiln/cgen/accesses.h"
+
 namespace kiln::cgen {
 
 namespace {
@@ -9,41 +11,7 @@ namespace {
 using loop::Affine;
 using loop::BufferRole;
 using loop::Kernel;
-using loop::Op;
 using loop::Program;
-using loop::Stmt;
-using loop::StmtKind;
-
-// One access of a buffer: where, and whether under a guard.
-struct Access {
-  std::vector<Affine> index;
-  std::vector<int> nest;  // the loops around it, outermost first
-  bool guarded = false;
-  bool store = false;
-};
-
-void accesses(const Program& p, const Kernel& k, const std::vector<Stmt>& stmts,
-              std::vector<int>& nest, bool guarded, std::map<int, std::vector<Access>>& out) {
-  for (const Stmt& s : stmts) {
-    switch (s.kind) {
-      case StmtKind::Let: {
-        const loop::Value& v = k.values[static_cast<std::size_t>(s.value)];
-        if (v.op == Op::Load || v.op == Op::Lookup)
-          out[p.storage_of(v.buffer)].push_back({v.index, nest, guarded, false});
-        break;
-      }
-      case StmtKind::Store:
-        out[p.storage_of(s.buffer)].push_back({s.index, nest, guarded, true});
-        break;
-      case StmtKind::For:
-        nest.push_back(s.loop);
-        accesses(p, k, s.body, nest, guarded, out);
-        nest.pop_back();
-        break;
-      case StmtKind::If: accesses(p, k, s.body, nest, true, out); break;
-    }
-  }
-}
 
 // sum of coefficient per loop, zeros dropped.
 std::map<int, int64_t> terms_of(const Affine& a) {
@@ -76,12 +44,9 @@ bool in_row_major_order(const Program& p, const Kernel& k, int buffer,
 std::vector<Fifo> find_fifos(const Program& p) {
   // Per storage buffer, each kernel's accesses.
   std::map<int, std::map<int, std::vector<Access>>> by_buffer;
-  for (std::size_t k = 0; k < p.kernels.size(); ++k) {
-    std::map<int, std::vector<Access>> acc;
-    std::vector<int> nest;
-    accesses(p, p.kernels[k], p.kernels[k].body, nest, false, acc);
-    for (auto& [b, list] : acc) by_buffer[b][static_cast<int>(k)] = std::move(list);
-  }
+  for (std::size_t k = 0; k < p.kernels.size(); ++k)
+    for (Access& a : accesses(p, p.kernels[k], p.kernels[k].body))
+      by_buffer[a.storage][static_cast<int>(k)].push_back(std::move(a));
   std::vector<Fifo> out;
   for (const auto& [b, kernels] : by_buffer) {
     const loop::Buffer& buf = p.buffers[static_cast<std::size_t>(b)];

@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "kiln/cgen/accesses.h"
+
 namespace kiln::cgen {
 
 namespace {
@@ -37,37 +39,20 @@ class Keeper {
  private:
   Kernel& kernel() { return p_.kernels[static_cast<std::size_t>(kernel_)]; }
 
-  void record(std::map<int, Use>& uses, int buffer, const std::vector<Affine>& index, bool store,
-              bool guarded) {
-    Use& u = uses[p_.storage_of(buffer)];
-    u.buffers.insert(buffer);
-    if (!u.index)
-      u.index = index;
-    else if (*u.index != index)
-      u.same_index = false;
-    (store ? u.stores : u.loads) = true;
-    u.unguarded = u.unguarded || !guarded;
-  }
-
-  // Every access in `stmts` and the loops they iterate.
-  void scan(const std::vector<Stmt>& stmts, bool guarded, std::map<int, Use>& uses,
-            std::set<int>& loops) {
-    for (const Stmt& s : stmts) {
-      switch (s.kind) {
-        case StmtKind::Let: {
-          const Value& v = kernel().values[static_cast<std::size_t>(s.value)];
-          if (v.op == Op::Load) record(uses, v.buffer, v.index, false, guarded);
-          if (v.op == Op::Lookup) record(uses, v.buffer, {}, false, guarded);
-          break;
-        }
-        case StmtKind::Store: record(uses, s.buffer, s.index, true, guarded); break;
-        case StmtKind::For:
-          loops.insert(s.loop);
-          scan(s.body, guarded, uses, loops);
-          break;
-        case StmtKind::If: scan(s.body, true, uses, loops); break;
-      }
+  // How the statements use each storage buffer.
+  std::map<int, Use> uses_of(const std::vector<Stmt>& stmts) {
+    std::map<int, Use> uses;
+    for (const Access& a : accesses(p_, kernel(), stmts)) {
+      Use& u = uses[a.storage];
+      u.buffers.insert(a.buffer);
+      if (!u.index)
+        u.index = a.index;
+      else if (*u.index != a.index)
+        u.same_index = false;
+      (a.store ? u.stores : u.loads) = true;
+      u.unguarded = u.unguarded || !a.guarded;
     }
+    return uses;
   }
 
   static bool uses_loops(const std::vector<Affine>& index, const std::set<int>& loops) {
@@ -117,9 +102,9 @@ class Keeper {
     for (std::size_t i = 0; i < stmts.size(); ++i) {
       if (stmts[i].kind == StmtKind::If) block(stmts[i].body);
       if (stmts[i].kind != StmtKind::For) continue;
-      std::map<int, Use> uses;
-      std::set<int> loops = {stmts[i].loop};
-      scan(stmts[i].body, false, uses, loops);
+      const std::map<int, Use> uses = uses_of(stmts[i].body);
+      std::set<int> loops = loops_in(stmts[i].body);
+      loops.insert(stmts[i].loop);
       std::vector<Stmt> before, after;
       for (const auto& [storage, u] : uses) {
         const BufferRole role = p_.buffers[static_cast<std::size_t>(storage)].role;

@@ -1,8 +1,8 @@
 #include "kiln/cgen/parallel_loops.h"
 
-#include <map>
-#include <optional>
 #include <vector>
+
+#include "kiln/cgen/accesses.h"
 
 namespace kiln::cgen {
 
@@ -10,38 +10,9 @@ namespace {
 
 using loop::Affine;
 using loop::Kernel;
-using loop::Op;
 using loop::Program;
 using loop::Stmt;
 using loop::StmtKind;
-
-struct Accesses {
-  std::map<int, std::vector<std::pair<int, const std::vector<Affine>*>>>
-      of;                // storage -> (id, index)
-  std::set<int> stored;  // storage buffers
-  std::set<int> loops;   // the loops inside
-};
-
-void scan(const Program& p, const Kernel& k, const std::vector<Stmt>& stmts, Accesses& a) {
-  for (const Stmt& s : stmts) {
-    switch (s.kind) {
-      case StmtKind::Let: {
-        const loop::Value& v = k.values[static_cast<std::size_t>(s.value)];
-        if (v.op == Op::Load) a.of[p.storage_of(v.buffer)].push_back({v.buffer, &v.index});
-        break;
-      }
-      case StmtKind::Store:
-        a.of[p.storage_of(s.buffer)].push_back({s.buffer, &s.index});
-        a.stored.insert(p.storage_of(s.buffer));
-        break;
-      case StmtKind::For:
-        a.loops.insert(s.loop);
-        scan(p, k, s.body, a);
-        break;
-      case StmtKind::If: scan(p, k, s.body, a); break;
-    }
-  }
-}
 
 bool marked_parallel(const Kernel& k, int loop) {
   const auto& u = k.loops[static_cast<std::size_t>(loop)].directives.unroll;
@@ -64,23 +35,21 @@ void find(const Program& p, int kernel, const std::vector<Stmt>& stmts,
 }  // namespace
 
 bool iterations_independent(const Program& p, const Kernel& k, const Stmt& loop) {
-  Accesses a;
-  scan(p, k, loop.body, a);
-  for (int storage : a.stored) {
-    const auto& list = a.of.at(storage);
-    const int id = list.front().first;
-    const std::vector<Affine>& index = *list.front().second;
-    for (const auto& [b, other] : list)
-      if (b != id || *other != index) return false;
+  const std::vector<Access> all = accesses(p, k, loop.body);
+  const std::set<int> inner = loops_in(loop.body);
+  for (const Access& w : all) {
+    if (!w.store) continue;
+    for (const Access& a : all)  // every access of what it stores: the same buffer and index
+      if (a.storage == w.storage && (a.buffer != w.buffer || a.index != w.index)) return false;
     bool separates = false;  // a dimension that only this loop and outer ones move
-    for (const Affine& d : index) {
+    for (const Affine& d : w.index) {
       int64_t own = 0;
-      bool inner = false;
+      bool moves_inside = false;
       for (const auto& [l, c] : d.terms) {
         if (l == loop.loop) own += c;
-        inner = inner || a.loops.count(l) > 0;
+        moves_inside = moves_inside || inner.count(l) > 0;
       }
-      separates = separates || (own != 0 && !inner);
+      separates = separates || (own != 0 && !moves_inside);
     }
     if (!separates) return false;
   }
