@@ -262,6 +262,23 @@ TEST(CsynthCli, RunsVitisSynthesisOnlyAndReadsItsReport) {
   EXPECT_EQ(j["dsp"], 3);
 }
 
+// A tool that fails: exit 2, naming the log it left in the project.
+TEST(CsynthCli, AFailingToolIsReportedWithItsLog) {
+  TempDir tmp;
+  const fs::path p = tmp.path() / "p", bin = tmp.path() / "bin";
+  ASSERT_EQ(kiln({"compile", zoo("vecmul_a"), "--set", "Style=loops", "-o", p.string()}).exit_code,
+            0);
+  fs::create_directories(bin);
+  write_tool(bin / "vitis_hls", "echo 'ERROR: [HLS 200-70] no license' >&2\nexit 1\n");
+  const ProcessResult r = kiln_with_path(bin.string() + ":/usr/bin:/bin", {"csynth", p.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("vitis_hls failed (exit status 1)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("vitis_hls_csynth.log"), std::string::npos) << r.err;
+  std::ifstream log(p / "vitis_hls_csynth.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("no license"), std::string::npos) << text;
+}
+
 // The real tools, when installed: synthesis reports some cycles.
 TEST(CsynthCli, RealTool) {
   const auto on_path = [&](const std::string& tool) {
