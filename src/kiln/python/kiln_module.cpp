@@ -389,7 +389,8 @@ py::dict explore(const std::shared_ptr<Model>& m, const std::string& part, const
                  const std::string& objective, const std::string& strategy,
                  const std::optional<int64_t>& max_latency, const std::optional<std::string>& max,
                  int jobs, int validate, bool force, const std::optional<std::string>& accuracy,
-                 const std::optional<double>& min_top1, const std::optional<double>& max_error) {
+                 const std::optional<double>& min_top1, const std::optional<double>& max_error,
+                 int64_t cache_memory_mb, const std::vector<std::string>& emit) {
   commands::ExploreCommandOptions o;
   static_cast<commands::CompileOptions&>(o) = compile_options(*m, config, out_dir, sets, force);
   o.part = part;
@@ -399,6 +400,11 @@ py::dict explore(const std::shared_ptr<Model>& m, const std::string& part, const
   if (max) commands::parse_max(*max, o.explore);
   o.jobs = jobs;
   o.validate = validate;
+  if (cache_memory_mb < 1)
+    throw_error(ErrorKind::Usage, "kiln.explore", "cache_memory_mb must be at least 1",
+                "the default is 1024");
+  o.explore.graph_cache_bytes = static_cast<std::size_t>(cache_memory_mb) << 20;
+  o.emit = emit;
   commands::set_accuracy(accuracy.value_or(""), min_top1.value_or(-1), max_error.value_or(-1), o);
   commands::ExploreCommandResult r;
   {
@@ -558,11 +564,14 @@ PYBIND11_MODULE(kiln, m) {
         py::arg("max_latency") = py::none(), py::arg("max") = py::none(), py::arg("jobs") = 1,
         py::arg("validate") = 0, py::arg("force") = false, py::arg("accuracy") = py::none(),
         py::arg("min_top1") = py::none(), py::arg("max_error") = py::none(),
+        py::arg("cache_memory_mb") = 1024, py::arg("emit") = std::vector<std::string>{},
         "kiln explore: the frontier of designs for the part (with accuracy='random:N' or a data "
         "directory, per-layer precisions too, each point's accuracy measured); returns "
         "{'points': [...], "
         "'frontier': frontier.json, 'dir': out_dir}; each point's 'config' (in out_dir) "
-        "builds it with kiln.rtl.");
+        "builds it with kiln.rtl; cache_memory_mb bounds the pricing's graph cache "
+        "(--cache-memory); emit=['vitis', 'bambu'] also writes the chosen point as C "
+        "projects (--emit).");
   m.def("rtl", &kp::rtl, py::arg("model"), py::arg("config") = py::none(), py::arg("out_dir"),
         py::arg("sets") = std::vector<std::string>{}, py::arg("force") = false,
         "kiln rtl: writes kiln's own Verilog to out_dir and returns the design.");

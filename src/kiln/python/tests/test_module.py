@@ -164,3 +164,16 @@ def test_explore_returns_the_frontier_and_each_point_builds(tmp_path, zoo):
     with pytest.raises(kiln.InvalidInputError) as e:
         kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "y", objective="speed")
     assert "is not an objective" in str(e.value)
+
+
+def test_explore_under_a_small_cache_gives_the_same_frontier_and_emits_c(tmp_path, zoo):
+    m = kiln.load(zoo / "thxprlsg" / "model.onnx")
+    a = kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "a")
+    b = kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "b", cache_memory_mb=1,
+                     emit=["bambu"])
+    key = lambda x: [(p["latency_cycles"], p["lut"]) for p in x["points"]]
+    assert key(a) == key(b)
+    assert b["frontier"]["emitted"] == ["bambu"]
+    assert (tmp_path / "b" / "bambu" / "bambu" / "bambu.sh").exists()
+    with pytest.raises(kiln.InvalidInputError):
+        kiln.explore(m, part="xcvu9p-flga2104-2L-e", out_dir=tmp_path / "c", cache_memory_mb=0)
