@@ -640,8 +640,8 @@ std::string format_explore_table(const ExploreCommandResult& r) {
                        dse::meets(v.accuracy, *x.accuracy_goal) ? "" : "  (misses the goal)");
   }
   s += fmt::format(
-      "{:>4} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7}  {}{}\n", "#", "latency", "interval", "LUT", "FF",
-      "DSP", "BRAM18",
+      "{:>4} {:>9} {:>9} {:>9} {:>7} {:>9} {:>6} {:>7}  {}{}\n", "#", "latency", "interval", "LUT",
+      "LUTRAM", "FF", "DSP", "BRAM18",
       x.accuracy_goal ? fmt::format("{:>8}  {:<26} ", top1 ? "top-1" : "error", "precision") : "",
       "config");
   for (std::size_t i = 0; i < x.frontier.size(); ++i) {
@@ -655,8 +655,10 @@ std::string format_explore_table(const ExploreCommandResult& r) {
                              : fmt::format("{:.3g}", v.accuracy.max_error),
                         v.name);
     }
-    s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}{}\n", i,
-                     o.latency, o.interval, o.lut, o.ff, o.dsp, o.bram18, acc,
+    // LUTRAM: of the LUTs, those used as distributed RAM (checked against the part's SLICEMs).
+    s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>7.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}{}\n", i,
+                     o.latency, o.interval, o.lut, x.frontier[i].resources.lutram, o.ff, o.dsp,
+                     o.bram18, acc,
                      i < r.configs.size() ? r.configs[i] : "", i == r.chosen ? "  (chosen)" : "");
   }
   if (r.batch) {

@@ -301,12 +301,12 @@ def explore_html(frontier):
     """The HTML report of a kiln explore directory: the Pareto plot and the
     frontier's table."""
     accuracy = bool(frontier.get("accuracy_goal"))
-    rows = [["#", "latency", "interval", "LUT", "FF", "DSP", "BRAM18"]
+    rows = [["#", "latency", "interval", "LUT", "LUTRAM", "FF", "DSP", "BRAM18"]
             + (["top-1", "max error", "precision"] if accuracy else []) + ["validated", "config"]]
     for i, p in enumerate(frontier["points"]):
         a = p.get("accuracy") or {}
         rows.append([i, p["latency_cycles"], p["interval_cycles"], f"{p['lut']:.0f}",
-                     f"{p['ff']:.0f}", f"{p['dsp']:.0f}", f"{p['bram18']:.0f}"]
+                     f"{p.get('lutram', 0):.0f}", f"{p['ff']:.0f}", f"{p['dsp']:.0f}", f"{p['bram18']:.0f}"]
                     + ([f"{100 * a.get('top1', 0):.2f}%", f"{a.get('max_error', 0):.3g}",
                         (p.get("precision") or {}).get("variant", "")] if accuracy else [])
                     + ["yes" if p.get("validated") else "", p.get("config", "")])
