@@ -130,6 +130,23 @@ TEST(ExploreCli, JobsAndTheCacheGiveTheSameFrontier) {
   EXPECT_EQ(c.exit_code, 0) << c.err;
 }
 
+// --strategy exhaustive places every design of the space on the --jobs
+// threads, in the same order: the same true frontier at 1 and 2 threads.
+TEST(ExploreCli, ExhaustiveGivesTheSameFrontierOnTwoThreads) {
+  TempDir tmp;
+  std::vector<nlohmann::json> runs;
+  for (const char* jobs : {"1", "2"}) {
+    const ProcessResult r =
+        kiln({"explore", zoo("mlp"), "--part", "xcvu9p-flga2104-2L-e", "--strategy", "exhaustive",
+              "--jobs", jobs, "--no-design", "-o", (tmp.path() / jobs).string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(nlohmann::json::parse(r.out));
+  }
+  EXPECT_EQ(runs[0]["points"], runs[1]["points"]);
+  EXPECT_EQ(runs[0]["points_priced"], runs[1]["points_priced"]);
+  EXPECT_GT(runs[0]["points"].size(), 10u);
+}
+
 // --validate 1: the fastest point built from its config, simulated
 // bit-exact with the frontier's latency, and counted by Yosys per module.
 TEST(ExploreCli, ValidateBuildsSimulatesAndCounts) {

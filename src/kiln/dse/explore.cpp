@@ -552,17 +552,27 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
                     fmt::format("the space of {} has over {} designs", model.name, kMostExhaustive),
                     "use kiln's strategy (leave --strategy out), or --max-latency to shrink it");
     }
+    // Every pick in mixed-radix order, placed on the threads in that order.
+    std::vector<std::vector<int>> all;
+    all.reserve(static_cast<std::size_t>(designs));
     std::vector<int> pick(result.candidates.size(), 0);
     for (int64_t d = 0; d < designs; ++d) {
-      ++result.points_priced;
-      if (std::optional<ExplorePoint> p = place_pick(pick)) placed.push_back(std::move(*p));
-      if ((d + 1) % 1000 == 0)
-        say(fmt::format("placed {} of {} designs ({:.1f} s)", d + 1, designs, seconds_since(t0)));
+      all.push_back(pick);
       for (std::size_t k = 0; k < pick.size(); ++k) {  // the next, mixed radix
         if (++pick[k] < static_cast<int>(result.candidates[k].size())) break;
         pick[k] = 0;
       }
     }
+    std::vector<const std::vector<int>*> picks;
+    for (const std::vector<int>& p : all) picks.push_back(&p);
+    std::size_t done = 0;
+    for (std::optional<ExplorePoint>& p : place_all(picks, [&](std::size_t, const ExplorePoint&) {
+           if (++done % 1000 == 0)
+             say(fmt::format("placed {} of {} designs ({:.1f} s)", done, designs,
+                             seconds_since(t0)));
+         }))
+      if (p) placed.push_back(std::move(*p));
+    result.points_priced += designs;
     keep_frontier(result, std::move(placed), eo.goal, limit, max_cycles);
     result.seconds = seconds_since(t0);
     return result;
