@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "kiln/dse/placed_point.h"
 #include "kiln/rtl/plan/options.h"
 #include "kiln/rtl/plan/search.h"
 #include "kiln/support/error.h"
@@ -288,20 +289,10 @@ DeepFlexiResult deepflexihls(rtl::Pricer& pricer, const hls::Model& model,
     try {
       const std::vector<rtl::LayerPlan> plans = plans_with(chosen);
       const rtl::PlacedDesign d = rtl::place_design(pricer, options, stage, plans);
-      ExplorePoint p;
-      for (std::size_t k = 0; k < n; ++k) {
-        p.plans.push_back(d.plans[k].plan);
-        p.texts.push_back(rtl::describe(program.kernels[k], d.plans[k].plan));
-      }
-      p.placed = Objectives::of(d.latency, d.interval, d.resources);
-      p.resources = d.resources;
-      const bool streamed = !rtl::streamed_inputs(program, options).empty();
-      p.plans_yaml = rtl::design_plans_yaml(
-          pricer, model, d.plans, streamed,
-          fmt::format("kiln explore (seed 003's strategy) point for {}: {} cycles of latency, "
-                      "an interval of {}",
-                      model.name, d.latency, d.interval));
-      return p;
+      return placed_point(pricer, model, program, options, d,
+                          fmt::format("kiln explore (seed 003's strategy) point for {}: {} "
+                                      "cycles of latency, an interval of {}",
+                                      model.name, d.latency, d.interval));
     } catch (const Error& e) {
       say(std::string("deepflexihls: a design could not be placed: ") + e.what());
       return std::nullopt;

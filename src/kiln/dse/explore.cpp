@@ -1,4 +1,5 @@
 #include "kiln/dse/explore.h"
+#include "kiln/dse/placed_point.h"
 
 #include <fmt/format.h>
 
@@ -490,18 +491,12 @@ ExploreResult explore(const hls::Model& model, const rtl::RtlOptions& options,
         std::lock_guard<std::mutex> lock(placing);
         ++result.points_placed;
       }
-      p.plans.clear();
-      for (std::size_t k = 0; k < d.plans.size(); ++k) {
-        p.plans.push_back(d.plans[k].plan);
-        p.texts.push_back(rtl::describe(program.kernels[k], d.plans[k].plan));
-      }
-      p.placed = Objectives::of(d.latency, d.interval, d.resources);
-      p.resources = d.resources;
-      const bool streamed = !rtl::streamed_inputs(program, options).empty();
-      p.plans_yaml = rtl::design_plans_yaml(
-          pricer, model, d.plans, streamed,
-          fmt::format("kiln explore's point for {}: {} cycles of latency, an interval of {}",
-                      model.name, d.latency, d.interval));
+      const Objectives estimate = p.estimate;
+      p = placed_point(pricer, model, program, options, d,
+                       fmt::format("kiln explore's point for {}: {} cycles of latency, an "
+                                   "interval of {}",
+                                   model.name, d.latency, d.interval));
+      p.estimate = estimate;
     } catch (const Error& e) {
       std::lock_guard<std::mutex> lock(placing);
       say(fmt::format("a design could not be placed: {}", e.what()));
