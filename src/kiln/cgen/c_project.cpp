@@ -327,6 +327,7 @@ void write_c_project(const hls::Model& model, const hls::ProjectOptions& options
       {"language", vitis ? "c++14" : "c99"},
       {"source", options.source},
       {"filters", program.kernels.size()},
+      {"parallel_loops", c.parallel_loops},
       {"ops_per_sample",
        {{"before_clean_ups", ops_before}, {"after_clean_ups", ops_per_sample(program)}}}};
   for (const auto& [name, changes] : cleaned) report["clean_ups"][std::string(name)] = changes;

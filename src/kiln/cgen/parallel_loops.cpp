@@ -14,9 +14,10 @@ using loop::Program;
 using loop::Stmt;
 using loop::StmtKind;
 
+// Unrolled by the schedule, and more than one iteration to run at once.
 bool marked_parallel(const Kernel& k, int loop) {
-  const auto& u = k.loops[static_cast<std::size_t>(loop)].directives.unroll;
-  return u && *u != 1;
+  const loop::Loop& l = k.loops[static_cast<std::size_t>(loop)];
+  return l.directives.unroll && *l.directives.unroll != 1 && l.trip > 1;
 }
 
 void find(const Program& p, int kernel, const std::vector<Stmt>& stmts,

@@ -22,7 +22,7 @@ bool iterations_independent(const loop::Program& program, const loop::Kernel& ke
                             const loop::Stmt& loop);
 
 // The (kernel, loop) pairs that are marked parallel: unrolled by the
-// schedule, independent, and inside no other such loop.
+// schedule over more than one iteration, independent, and inside no other such loop.
 std::set<std::pair<int, int>> parallel_loops(const loop::Program& program);
 
 }  // namespace kiln::cgen

@@ -68,6 +68,15 @@ TEST(ParallelLoops, TheC99CarriesTheOpenMpPragmaGuardedForCompilersWithoutIt) {
   const std::string pragma = "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n";
   ASSERT_NE(c.find(pragma + "  for (int64_t l0 = 0; l0 < 4; ++l0)"), std::string::npos) << c;
   EXPECT_EQ(c.find("omp", c.find(pragma) + pragma.size()), std::string::npos) << c;
+  // Seed 001's split: the body is a function of what it needs, one call per
+  // iteration, printed before the filter.
+  const std::string body = "static void k0_k_o(const int8_t *b0_x, int64_t l0) {\n";
+  ASSERT_NE(c.find(body), std::string::npos) << c;
+  EXPECT_LT(c.find(body), c.find("static void k0_k("));
+  EXPECT_NE(c.find(pragma +
+                   "  for (int64_t l0 = 0; l0 < 4; ++l0) { /* o */\n    k0_k_o(b0_x, l0);\n  }\n"),
+            std::string::npos)
+      << c;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "kiln/cgen/accesses.h"
 #include "kiln/cgen/c_runtime.h"
 #include "kiln/cgen/find_fifos.h"
 #include "kiln/cgen/parallel_loops.h"
@@ -355,9 +356,10 @@ class Printer {
         if (!scalar(b)) own.insert(p_.storage_of(b));
       for (int b : own) s += array_pragmas(b);
     }
+    bodies_.clear();
     block(k_->body, 1, s);
     s += "}\n\n";
-    return s;
+    return bodies_ + s;  // the split loop bodies first: the filter calls them
   }
 
   std::string affine(const Affine& a) const {
@@ -646,9 +648,17 @@ class Printer {
             s += loop_pragmas(l, flattened_into, pad + "  ");
           } else {
             // Seed 001's coarse-grained parallelism: Bambu reads it with -fopenmp;
-            // a compiler without OpenMP sees no pragma.
-            if (parallel_.count({kernel_, st.loop}))
+            // a compiler without OpenMP sees no pragma. The body is a function
+            // of its own, one call per iteration, as seed 001 splits it: Bambu
+            // runs calls concurrently more readily than loop bodies.
+            if (parallel_.count({kernel_, st.loop})) {
               s += "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n";
+              s += fmt::format("{}for (int64_t l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad,
+                               st.loop, st.loop, l.trip, st.loop, l.name);
+              s += fmt::format("{}  {};\n", pad, split_body(st));
+              s += pad + "}\n";
+              break;
+            }
             s += fmt::format("{}for (int64_t l{} = 0; l{} < {}; ++l{}) {{ /* {} */\n", pad, st.loop,
                              st.loop, l.trip, st.loop, l.name);
           }
@@ -673,6 +683,112 @@ class Printer {
         }
       }
     }
+  }
+
+  // What a loop's body uses from outside it: the loop variables its indices
+  // and guards read (its own included), the values and index partial sums
+  // defined before it, the filter's pointer parameters and one-element
+  // variables it accesses.
+  struct FreeNames {
+    std::set<int> loops, values, params, scalars;
+    std::set<IndexKey> indices;
+  };
+
+  void free_names(const std::vector<Stmt>& stmts, const std::set<int>& inside,
+                  std::set<int>& defined, FreeNames& f) const {
+    const auto use_affine = [&](const Affine& a) {
+      for (const auto& [l, c] : a.terms)
+        if (c != 0 && !inside.count(l)) f.loops.insert(l);
+    };
+    const auto use_access = [&](int b, const std::vector<Affine>& index) {
+      if (scalar(b)) {
+        f.scalars.insert(b);
+        return;
+      }
+      if (buffer(p_.storage_of(b)).role != BufferRole::Const &&
+          buffer(p_.storage_of(b)).role != BufferRole::Local)
+        f.params.insert(p_.storage_of(b));
+      // What the index's text names: a loop variable, a partial sum defined
+      // outside, or one defined inside, which names the one before it.
+      for (const Affine& a : index_units(b, index))
+        for (IndexKey key = canonical(a); !key.second.empty(); key.second.pop_back()) {
+          if (trivial(key)) {
+            if (!inside.count(key.second[0].first)) f.loops.insert(key.second[0].first);
+            break;
+          }
+          if (!inside.count(key.second.back().first)) {
+            f.indices.insert(key);
+            break;
+          }
+        }
+    };
+    for (const Stmt& st : stmts) {
+      switch (st.kind) {
+        case StmtKind::Let: {
+          const Value& v = k_->values[static_cast<std::size_t>(st.value)];
+          for (int a : v.args)
+            if (!defined.count(a)) f.values.insert(a);
+          if (v.op == Op::Load) use_access(v.buffer, v.index);
+          defined.insert(st.value);
+          break;
+        }
+        case StmtKind::Store:
+          if (!defined.count(st.value)) f.values.insert(st.value);
+          use_access(st.buffer, st.index);
+          break;
+        case StmtKind::For: free_names(st.body, inside, defined, f); break;
+        case StmtKind::If:
+          for (const loop::Guard& g : st.guards) use_affine(g.expr);
+          free_names(st.body, inside, defined, f);
+          break;
+      }
+    }
+  }
+
+  // Prints loop statement `loop`'s body as a function of the filter
+  // (bodies_) and returns the call one iteration makes.
+  std::string split_body(const Stmt& loop) const {
+    std::set<int> inside = loops_in(loop.body);
+    inside.insert(loop.loop);
+    std::set<int> defined;
+    FreeNames f;
+    free_names(loop.body, inside, defined, f);
+    f.loops.insert(loop.loop);
+    std::vector<std::string> params, args;
+    for (int b : f.params) {
+      bool written = false;
+      for (int w : k_->writes) written = written || p_.storage_of(w) == b;
+      params.push_back(fmt::format("{}{} *{}", written ? "" : "const ", element(b), array(b)));
+      args.push_back(array(b));
+    }
+    for (int b : f.scalars) {
+      params.push_back(fmt::format("{} {}", element(b), array(b)));
+      args.push_back(array(b));
+    }
+    for (int l : f.loops) {
+      params.push_back(fmt::format("int64_t l{}", l));
+      args.push_back(fmt::format("l{}", l));
+    }
+    for (int v : f.values) {
+      params.push_back(fmt::format("int64_t v{}", v));
+      args.push_back(fmt::format("v{}", v));
+    }
+    for (const IndexKey& key : f.indices) {
+      params.push_back("int64_t " + index_names_.at(key));
+      args.push_back(index_names_.at(key));
+    }
+    const std::string name = fmt::format("{}_{}", filter_name(kernel_), label(loop.loop));
+    std::string body = fmt::format(
+        "/* one iteration of loop {} of layer {}: a call per iteration, which Bambu "
+        "can run concurrently (seed 001) */\nstatic void {}({}) {{\n",
+        k_->loops[static_cast<std::size_t>(loop.loop)].name, k_->onnx_name, name,
+        fmt::join(params, ", "));
+    if (const auto it = index_decls_.find(loop.loop); it != index_decls_.end())
+      for (const IndexKey& key : it->second)
+        body += fmt::format("  const int64_t {} = {};\n", index_names_.at(key), definition(key));
+    block(loop.body, 1, body);
+    bodies_ += body + "}\n\n";
+    return fmt::format("{}({})", name, fmt::join(args, ", "));
   }
 
   // A loop's label: its loop IR name (unique in the kernel), as kiln rtl
@@ -772,6 +888,8 @@ class Printer {
   std::map<int, int> depth_;
   std::map<IndexKey, std::string> index_names_;
   std::map<int, std::vector<IndexKey>> index_decls_;
+  // The filter's split loop bodies (split_body), printed before it.
+  mutable std::string bodies_;
   const Kernel* k_ = nullptr;
   int kernel_ = -1;
 };
