@@ -6,6 +6,9 @@
 #                              built and simulated in Icarus and Verilator (ctest label `rtl-zoo`)
 #   scripts/test.sh ap_types DIR  every zoo project rebuilt against the vendor's ap_fixed headers in
 #                              DIR and compared bit for bit (scripts/ap_types.sh; headers not included)
+#   scripts/test.sh cflow      the C flow on every zoo, coverage and MLPerf Tiny model in both
+#                              styles, and with every loop unrolled on OpenMP threads
+#                              (scripts/cflow.sh)
 #   scripts/test.sh large      the large tier: AlexNet, ZFNet, VGG-16 generated with PyTorch
 #   scripts/test.sh fuzz [S]   libFuzzer on import + interpreter for S seconds (default 600)
 #   scripts/test.sh fuzz-rtl [N]  N random RTL designs (default 100000, from seed
@@ -39,6 +42,11 @@ case "$tier" in
     # The RTL's bit-exactness reproducers as HLS projects under the same headers.
     KILN_AP_TYPES="$(readlink -f "$2")" build/src/kiln/kiln_rtl_tests --gtest_filter='*BitExact.ApFixed*'
     ;;
+  cflow)
+    bash scripts/install-deps.sh
+    bash scripts/build.sh
+    bash scripts/cflow.sh
+    ;;
   large)
     bash scripts/install-deps.sh --torch
     bash scripts/build.sh
@@ -58,7 +66,7 @@ case "$tier" in
       build/src/kiln/kiln_rtl_tests --gtest_filter='RtlFuzz.*'
     ;;
   *)
-    echo "usage: scripts/test.sh [default|slow|rtl-zoo|ap_types DIR|large|fuzz [SECONDS]|fuzz-rtl [N]]" >&2
+    echo "usage: scripts/test.sh [default|slow|rtl-zoo|ap_types DIR|cflow|large|fuzz [SECONDS]|fuzz-rtl [N]]" >&2
     exit 2
     ;;
 esac
