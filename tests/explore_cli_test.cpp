@@ -147,6 +147,31 @@ TEST(ExploreCli, ExhaustiveGivesTheSameFrontierOnTwoThreads) {
   EXPECT_GT(runs[0]["points"].size(), 10u);
 }
 
+// conv2d_b's 64x64 input in registers takes over 90,000 flip-flops, so under
+// 60,000 no design fits; kiln explore then streams the inputs, says so, and
+// every point's config carries IOType: io_stream. A config that sets IOType
+// itself is not overridden.
+TEST(ExploreCli, StreamsTheInputsWhenNoDesignFitsWithThemInRegisters) {
+  TempDir tmp;
+  const ProcessResult r =
+      kiln({"explore", zoo("conv2d_b"), "--part", "xcvu9p-flga2104-2L-e", "--max", "ff=60000",
+            "--no-design", "-o", (tmp.path() / "x").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["io_stream_chosen"].get<bool>());
+  EXPECT_NE(r.err.find("exploring again with the inputs streamed"), std::string::npos) << r.err;
+  std::ifstream in(tmp.path() / "x" / j["points"][0]["config"].get<std::string>());
+  const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(config.find("IOType: io_stream"), std::string::npos) << config;
+  for (const nlohmann::json& p : j["points"]) EXPECT_LE(p["ff"].get<double>(), 60000);
+  const ProcessResult kept =
+      kiln({"explore", zoo("conv2d_b"), "--part", "xcvu9p-flga2104-2L-e", "--max", "ff=60000",
+            "--set", "IOType=io_parallel", "--no-design", "-o", (tmp.path() / "y").string()});
+  EXPECT_EQ(kept.exit_code, 2) << kept.err;
+  EXPECT_NE(kept.err.find("none of the designs placed is within the limits"), std::string::npos)
+      << kept.err;
+}
+
 // --validate 1: the fastest point built from its config, simulated
 // bit-exact with the frontier's latency, and counted by Yosys per module.
 TEST(ExploreCli, ValidateBuildsSimulatesAndCounts) {

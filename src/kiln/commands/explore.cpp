@@ -511,8 +511,26 @@ ExploreCommandResult explore_model(const fs::path& onnx, const ExploreCommandOpt
   // factors each point's config gives kiln compile are its.
   std::vector<hls::Model> variant_models;
   if (!options.accuracy) {
-    r.result = explore_one(built.model);
-    variant_models.push_back(built.model);
+    try {
+      r.result = explore_one(built.model);
+      variant_models.push_back(built.model);
+    } catch (const Error& e) {
+      // No design within the limits while every input sits in registers
+      // (io_parallel): streamed, the inputs may leave room. Tried only when
+      // the config leaves IOType to kiln.
+      if (e.kind() != ErrorKind::InvalidModel || built.config.io_type_set ||
+          built.model.io_type == hls::IOType::Stream)
+        throw;
+      say(
+          fmt::format("{} with the inputs in registers (io_parallel); exploring again with the "
+                      "inputs streamed (IOType=io_stream)",
+                      e.what_happened()));
+      co.sets.push_back("IOType=io_stream");
+      hls::Model streamed = flow::configure_model(onnx, co).model;
+      r.result = explore_one(streamed);
+      variant_models.push_back(std::move(streamed));
+      r.io_stream_chosen = true;
+    }
     r.result.variants = {dse::PrecisionVariant{"as configured", {}, {}, 0}};
   } else {
     // The precision search first, then each variant's designs; one frontier.
@@ -617,6 +635,9 @@ std::string format_explore_table(const ExploreCommandResult& r) {
       x.seconds, static_cast<double>(x.points_priced) / std::max(x.seconds, 1e-3), r.seconds);
   if (!r.design.empty())
     s += fmt::format("the chosen point's design: {}/ (kiln rtlsim, kiln synth)\n", r.design);
+  if (r.io_stream_chosen)
+    s += "no design fit with the inputs in registers: these designs stream them "
+         "(IOType: io_stream, in every point's config)\n";
   if (x.deepflexihls) {
     const dse::DeepFlexiStats& d = *x.deepflexihls;
     s += fmt::format(
@@ -658,8 +679,8 @@ std::string format_explore_table(const ExploreCommandResult& r) {
     // LUTRAM: of the LUTs, those used as distributed RAM (checked against the part's SLICEMs).
     s += fmt::format("{:>4} {:>9} {:>9} {:>9.0f} {:>7.0f} {:>9.0f} {:>6.0f} {:>7.0f}  {}{}{}\n", i,
                      o.latency, o.interval, o.lut, x.frontier[i].resources.lutram, o.ff, o.dsp,
-                     o.bram18, acc,
-                     i < r.configs.size() ? r.configs[i] : "", i == r.chosen ? "  (chosen)" : "");
+                     o.bram18, acc, i < r.configs.size() ? r.configs[i] : "",
+                     i == r.chosen ? "  (chosen)" : "");
   }
   if (r.batch) {
     std::size_t cached = 0, validated = 0;
@@ -773,6 +794,7 @@ json explore_to_json(const ExploreCommandResult& r) {
       {"search_seconds", x.seconds},
       {"design", r.design.empty() ? json(nullptr) : json(r.design)},
       {"emitted", r.emitted},
+      {"io_stream_chosen", r.io_stream_chosen},
       {"dir", r.dir.string()},
       {"note",
        "cycles from kiln's exact schedules; resources are the operator library's estimate"}};

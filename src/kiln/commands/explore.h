@@ -72,6 +72,9 @@ struct ExploreCommandResult {
   std::size_t chosen = 0;            // the frontier point the objective picks
   std::string design;                // its design's directory in DIR ("design"), if built
   std::vector<std::string> emitted;  // the C projects written (--emit), each DIR/<name>
+  // No design fit with the inputs in registers, so the frontier is of designs
+  // that stream them (IOType=io_stream, in every point's config).
+  bool io_stream_chosen = false;
   std::filesystem::path dir;
   double seconds = 0;
 };
