@@ -173,18 +173,20 @@ class Printer {
     for (const Kernel& k : p_.kernels)
       for (std::size_t v = 0; v < k.values.size(); ++v) {
         const Value& value = k.values[v];
-        int bits = most_bits(&value);
-        // A shift and a lookup read their operand's raw bits as 64.
-        for (int a : value.args)
-          if (typed_ && (value.op == Op::Shl || value.op == Op::Lookup) &&
-              !fits(k.values[static_cast<std::size_t>(a)].type, 64))
-            bits = 0;
-        if (!fits(value.type, bits))
-          throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
-                      fmt::format("value %v{} of its kernel is {} bits wide, more than the {} "
-                                  "the C holds exactly",
-                                  v, value.type.width, std::max(bits, 64)),
-                      "narrow the layer's accumulator or result precision in the config");
+        // A shift and a lookup read their operand's raw bits as 64 (typed).
+        std::vector<int> checked = {static_cast<int>(v)};
+        if (typed_ && (value.op == Op::Shl || value.op == Op::Lookup))
+          checked.insert(checked.end(), value.args.begin(), value.args.end());
+        for (int c : checked) {
+          const ScalarType& t = k.values[static_cast<std::size_t>(c)].type;
+          const int bits = c == static_cast<int>(v) ? most_bits(&value) : 64;
+          if (!fits(t, bits))
+            throw_error(ErrorKind::Unsupported, "layer '" + k.onnx_name + "'",
+                        fmt::format("value %v{} of its kernel is {} bits wide, more than the {} "
+                                    "the C holds exactly",
+                                    c, t.width, bits),
+                        "narrow the layer's accumulator or result precision in the config");
+        }
       }
   }
 

@@ -1,10 +1,12 @@
 // C99 from the loop IR (docs/cflow.md): one function per kernel (a filter,
 // seed 001's word) taking the buffers it reads and writes, the weights as
 // static const arrays, and a top function that runs the filters in the
-// program's order over static intermediate tensors. Arithmetic is on raw
-// values in int64_t with the fraction bits the loop IR's types give each
-// value (c_runtime.h), so the C computes exactly what loop::interpret
-// computes: the same exact sums and products, the same quantizations.
+// program's order over static intermediate tensors. In C99, arithmetic is
+// on raw values in int64_t with the fraction bits the loop IR's types give
+// each value (c_runtime.h); the Vitis C++ computes on ap_fixed types (its
+// header's KILN_FX macros). Either way the C computes exactly what
+// loop::interpret computes: the same exact sums and products, the same
+// quantizations.
 //
 // The printer writes the program as it is; the clean-ups seed 001 makes
 // before printing (elementary operations, hoisting, accumulators in locals,

@@ -54,6 +54,13 @@ std::string head(const std::string& text, std::size_t max_chars = 600) {
   return s;
 }
 
+// A C99 project (Backend: bambu: firmware/<name>.c, written from the loop
+// IR) rather than the layer library's C++.
+bool is_c99_project(const fs::path& dir, const Model& model) {
+  std::error_code ec;
+  return fs::exists(dir / "firmware" / (model.name + ".c"), ec);
+}
+
 fs::file_time_type newest_source(const fs::path& dir) {
   fs::file_time_type newest = fs::file_time_type::min();
   std::error_code ec;
@@ -72,8 +79,7 @@ bool build_testbench(const fs::path& dir, const Model& model, const CsimOptions&
                      CsimResult& result) {
   // A C99 project (Backend: bambu, written from the loop IR) or the layer
   // library's C++: the same testbench protocol.
-  std::error_code exists_ec;
-  const bool c99 = fs::exists(dir / "firmware" / (model.name + ".c"), exists_ec);
+  const bool c99 = is_c99_project(dir, model);
   const tools::ToolInfo cxx = c99 ? tools::find_cc() : tools::find_cxx();
   if (!cxx.found())
     throw_error(
@@ -205,8 +211,7 @@ CsimResult run_csim(const fs::path& given_dir, const Model& model, const CsimOpt
   // path handed to it must not depend on ours.
   const fs::path project_dir = fs::absolute(given_dir);
   CsimResult result;
-  // The C99 project (Backend: bambu) or the layer library's C++.
-  const std::string ext = fs::exists(project_dir / "firmware" / (model.name + ".c")) ? "c" : "cpp";
+  const std::string ext = is_c99_project(project_dir, model) ? "c" : "cpp";
   for (const std::string& f :
        {"firmware/" + model.name + "." + ext, "tb/" + model.name + "_test." + ext})
     if (!fs::exists(project_dir / f))
